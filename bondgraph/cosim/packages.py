@@ -1,0 +1,92 @@
+"""Time-stamped data packages exchanged between the master and the subsystems.
+
+Every package carries the simulation time at which its data were produced. Before the
+master cross-assigns outputs to inputs it checks those stamps against the
+communication time (:func:`check_times`); a mismatch is reported to the error catcher.
+
+Examples
+--------
+>>> import numpy as np
+>>> sent = OutputPackage("mass", 0.002, np.array([0.1, 0.0]))
+>>> late = OutputPackage("spring", 0.001, np.array([5.0]))
+>>> check_times([sent, late], expected=0.002, step=0.001)
+["subsystem 'spring' sent outputs stamped t=0.001 s, expected t=0.002 s"]
+>>> InputPackage("spring", 0.002, np.array([0.1, 0.0]), np.zeros((0, 2))).time
+0.002
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+
+__all__ = ["OutputPackage", "InputPackage", "check_times", "TIME_TOLERANCE"]
+
+#: Relative tolerance (as a fraction of the step) within which two stamps are equal.
+TIME_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class OutputPackage:
+    """What a subsystem sent: its outputs and the time they belong to.
+
+    Parameters
+    ----------
+    source : str
+        Subsystem name.
+    time : float
+        Simulation time at which the values were produced.
+    values : ndarray, shape (n_outputs,)
+        Output values, in the subsystem's output order.
+    """
+
+    source: str
+    time: float
+    values: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class InputPackage:
+    """What a subsystem receives: its inputs as a polynomial around ``time``.
+
+    Parameters
+    ----------
+    target : str
+        Subsystem name.
+    time : float
+        Time at which ``values`` hold (start of the receiver's step).
+    values : ndarray, shape (n_inputs,)
+        Input values at ``time``.
+    derivatives : ndarray, shape (order, n_inputs)
+        Time derivatives at ``time`` (row k: derivative of order k + 1).
+    """
+
+    target: str
+    time: float
+    values: np.ndarray
+    derivatives: np.ndarray
+
+
+def check_times(packages: Iterable[OutputPackage], expected: float, step: float) -> list[str]:
+    """Return one message per package whose stamp differs from ``expected``.
+
+    Parameters
+    ----------
+    packages : iterable of OutputPackage
+        The packages about to be cross-assigned.
+    expected : float
+        The communication time they must belong to.
+    step : float
+        The communication step; stamps within ``TIME_TOLERANCE * step`` are equal.
+
+    Returns
+    -------
+    list of str
+        Empty when all stamps agree.
+    """
+    tol = TIME_TOLERANCE * step
+    return [f"subsystem {p.source!r} sent outputs stamped t={p.time:.9g} s, "
+            f"expected t={expected:.9g} s"
+            for p in packages if not abs(p.time - expected) <= tol]

@@ -1,0 +1,584 @@
+"""Equations from the causal graph: a block-triangular, linearly implicit system.
+
+:func:`derive` walks the causal graph once. Every element writes the variables
+its causality makes it compute (:meth:`~bondgraph.elements.Element.equations`);
+the assignments are chained in causal order by substitution — no global
+``solve``, no symbolic matrix reduction of the whole system.
+
+What comes out
+--------------
+* **states** ``x``: integral storage (flows of inertias, efforts of compliances,
+  or momenta / displacements), and *displacement states* of junctions (a body
+  angle ``θ = ∫ω``) that modulated laws use;
+* **algebraic loops** are torn: a bond variable ``z`` of each loop becomes an
+  unknown with the residual ``z − g(z, …) = 0``;
+* **derivative causality**: a dependent inertia outputs ``e = m·d/dt(f)`` with
+  ``f`` an expression of the states; the time derivative is taken by the chain
+  rule, which brings in ``ẋ`` (and ``ż`` of torn flow loops, with the
+  differentiated loop residual as their equation). This is how the inertia of
+  every body a kinematic chain drags along ends up in the mass matrix;
+* the unknowns ``U = [ẋ, ż, z]`` and one residual per unknown, ordered by a
+  block lower-triangular (BLT) decomposition: most blocks are a single explicit
+  equation; a coupled block is the small dense ``E_b(x)·U_b = f_b`` that is
+  solved numerically at each call. Velocity-level loop blocks that are
+  nonlinear are solved by Newton's method; everything else must be affine in its
+  block unknowns (it always is for linear storage elements).
+
+Together these rows are the linearly implicit system ``E(x)·ẋ = f(x, u, t)``
+of the issue, kept in factored (BLT) form so ``E`` is never formed beyond its
+coupled blocks.
+
+Examples
+--------
+>>> from bondgraph import BondGraph, Se, One, I, C, R, assemble, derive
+>>> bg = BondGraph("msd")
+>>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 2.0), C.spring("k", 50.0), R("b", 0.3))
+>>> for a, b in [("F", "v"), ("v", "m"), ("v", "k"), ("v", "b")]:
+...     _ = bg.connect(a, b)
+>>> eqs = derive(assemble(bg))
+>>> [s.name for s in eqs.states]
+['msd/m.f', 'msd/k.e']
+>>> [len(b.unknowns) for b in eqs.blocks]
+[1, 1]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import symengine as se
+import sympy as sp
+
+from .causality import CausalReport, assign_causality
+from .elements import Constitutive, InputSignal, PortVars, Role, StateSpec, _is_number
+from .errors import EquationError, ParameterError
+
+__all__ = ["StateInfo", "Block", "Equations", "derive"]
+
+_T = se.Symbol("t")
+
+
+@dataclass(frozen=True)
+class StateInfo:
+    """A state variable of the generated system."""
+
+    name: str
+    element: str
+    kind: str
+    initial: float
+
+
+@dataclass(frozen=True)
+class Block:
+    """One diagonal block of the BLT form: unknowns solved together."""
+
+    unknowns: tuple[int, ...]
+    affine: bool
+
+
+@dataclass
+class Equations:
+    """The generated system, in symengine form for compilation.
+
+    Attributes
+    ----------
+    states : list of StateInfo
+    params : dict
+        Parameter name → value (numbers the compiled code reads at run time).
+    inputs : list of str
+        External inputs; ``input_derivatives`` those whose time derivative is used.
+    unknowns : list of str
+        Names of ``U`` (``der(x)``, ``der(z)``, ``z``); ``residuals[i]`` defines
+        ``unknowns[i]`` inside its block.
+    blocks : list of Block
+        BLT order.
+    xdot : list of int
+        Index in ``U`` of each state's derivative.
+    bond_exprs : dict
+        ``"e[bond]"`` / ``"f[bond]"`` → expression of ``t, x, U, u, du, p``.
+    energy : dict
+        Storage element → stored energy expression (states and parameters).
+    source_power, dissipation : dict
+        Bond → power delivered by a source / dissipated by a resistor.
+    """
+
+    model: str
+    report: CausalReport
+    states: list[StateInfo]
+    params: dict[str, float]
+    param_owner: dict[str, str]
+    inputs: list[str]
+    input_derivatives: list[str]
+    unknowns: list[str]
+    unknown_kind: list[str]
+    residuals: list[se.Basic]
+    blocks: list[Block]
+    xdot: list[int]
+    bond_exprs: dict[str, se.Basic]
+    energy: dict[str, se.Basic]
+    source_power: dict[str, se.Basic]
+    dissipation: dict[str, se.Basic]
+    state_owner_bond: dict[str, str] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    def symbols(self) -> dict[str, list[se.Symbol]]:
+        """The symbol lists the compiled code takes, by role."""
+        return {
+            "x": [se.Symbol(s.name) for s in self.states],
+            "U": [se.Symbol(u) for u in self.unknowns],
+            "u": [se.Symbol(u) for u in self.inputs],
+            "du": [se.Symbol(f"der({u})") for u in self.input_derivatives],
+            "p": [se.Symbol(p) for p in self.params],
+        }
+
+    def sympy(self) -> list[sp.Eq]:
+        """The residual equations as sympy ``Eq(0, r)`` objects, in BLT order."""
+        out = []
+        for b in self.blocks:
+            for i in b.unknowns:
+                out.append(sp.Eq(sp.Symbol(self.unknowns[i]),
+                                 sp.Symbol(self.unknowns[i]) - self.residuals[i]._sympy_(),
+                                 evaluate=False))
+        return out
+
+    def latex(self, params: bool = False) -> str:
+        """LaTeX of the equations (parameters substituted unless ``params``)."""
+        subs = {} if params else {sp.Symbol(k): sp.Float(v, 6) for k, v in self.params.items()}
+        lines = []
+        for eq in self.sympy():
+            rhs = eq.rhs.xreplace(subs) if subs else eq.rhs
+            lhs = sp.latex(eq.lhs, symbol_names=_names([eq.lhs]))
+            lines.append(lhs + " &= " + sp.latex(sp.simplify(rhs) if len(str(rhs)) < 400 else rhs,
+                                                 symbol_names=_names([rhs])))
+        return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+    def _repr_latex_(self) -> str:
+        return "$$" + self.latex() + "$$"
+
+    def __str__(self) -> str:
+        sizes = [len(b.unknowns) for b in self.blocks]
+        coupled = [s for s in sizes if s > 1]
+        return (f"equations of {self.model!r}: {self.n_states} states, "
+                f"{len(self.unknowns)} unknowns in {len(self.blocks)} blocks "
+                f"({len(coupled)} coupled, largest {max(sizes, default=0)}), "
+                f"{len(self.params)} parameters, {len(self.inputs)} inputs")
+
+
+def _names(exprs) -> dict:
+    out = {}
+    for e in exprs:
+        for s in e.free_symbols:
+            n = s.name
+            if n.startswith("der(") and n.endswith(")"):
+                out[s] = r"\dot{\mathtt{" + _tt(n[4:-1]) + "}}"
+            else:
+                out[s] = r"\mathtt{" + _tt(n) + "}"
+    return out
+
+
+def _tt(name: str) -> str:
+    return name.replace("_", r"\_").replace("[", "{[}").replace("]", "{]}")
+
+
+# ---------------------------------------------------------------------- context
+class _Ctx:
+    """What an element sees while writing its equations."""
+
+    def __init__(self, d: "_Deriver", node: str):
+        self.d = d
+        self.name = node
+
+    def param(self, key: str, value: Any) -> sp.Expr:
+        if _is_number(value):
+            sym = sp.Symbol(f"{self.name}.{key}", real=True)
+            self.d.params[sym.name] = float(value)
+            self.d.param_owner[sym.name] = self.name
+            return sym
+        return self.resolve(value)
+
+    def state(self, key: str, initial: float) -> sp.Symbol:
+        sym = sp.Symbol(f"{self.name}.{key}", real=True)
+        if not _is_number(initial):
+            raise ParameterError(f"{self.name}: initial value of {key!r} is {initial!r}, "
+                                 "expected a number")
+        self.d.state_initial[sym.name] = float(initial)
+        return sym
+
+    def derivative(self, var: sp.Symbol) -> sp.Symbol:
+        sym = sp.Symbol(f"D({var.name})", real=True)
+        self.d.dsyms[sym.name] = var.name
+        return sym
+
+    def resolve(self, expr: Any) -> sp.Expr:
+        try:
+            expr = sp.sympify(expr)
+        except (sp.SympifyError, TypeError) as exc:
+            raise ParameterError(f"{self.name}: law {expr!r} is not a number or a sympy "
+                                 f"expression ({exc})") from None
+        if self.d.handles:
+            expr = expr.xreplace(self.d.handles)
+        for s in expr.free_symbols:
+            if isinstance(s, InputSignal):
+                self.d.inputs.setdefault(s.name, self.name)
+        return expr
+
+
+# ---------------------------------------------------------------------- deriver
+class _Deriver:
+    def __init__(self, g: nx.MultiDiGraph, params: dict | None):
+        self.g = g
+        self.handles = g.graph.get("handles", {})
+        self.params: dict[str, float] = {}
+        self.param_owner: dict[str, str] = {}
+        self.user_params = {}
+        for k, v in (params or {}).items():
+            name = k.name if isinstance(k, sp.Symbol) else str(k)
+            if not _is_number(v):
+                raise ParameterError(f"parameter {name!r}: value {v!r}, expected a number")
+            self.user_params[name] = float(v)
+        self.state_initial: dict[str, float] = {}
+        self.dsyms: dict[str, str] = {}
+        self.inputs: dict[str, str] = {}
+
+
+def _to_se(expr: sp.Expr) -> se.Basic:
+    if expr.has(sp.Abs, sp.sign, sp.Max, sp.Min, sp.Heaviside):
+        expr = expr.rewrite(sp.Piecewise)
+    return se.sympify(expr)
+
+
+def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
+    """Generate the equations of a global bond graph.
+
+    Parameters
+    ----------
+    g : networkx.MultiDiGraph
+        Global graph; causality is assigned first if it is not yet.
+    params : dict, optional
+        Values of symbols used in laws that are not element parameters, states,
+        inputs or ``t`` (name or symbol → number).
+
+    Returns
+    -------
+    Equations
+
+    Raises
+    ------
+    ParameterError
+        A law uses a symbol with no value (all such symbols are listed).
+    EquationError
+        The system needs second derivatives (index > 2), or a coupled block is
+        not affine in its unknowns.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from bondgraph import BondGraph, Se, One, I, assemble, derive
+    >>> bg = BondGraph("m")
+    >>> _ = bg.add(Se("F", sp.Symbol("F0")), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> derive(assemble(bg))
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: model 'm': 1 problem
+      - symbol 'F0' used by m/F has no value; pass params={'F0': ...}
+    """
+    if not g.graph.get("causality"):
+        report = assign_causality(g)
+        g.graph["report"] = report
+    report = g.graph.get("report") or assign_causality(g)
+    g.graph["report"] = report
+    d = _Deriver(g, params)
+    name = g.graph.get("name", "?")
+
+    # bond symbols and ports
+    bvar: dict[str, tuple[sp.Symbol, sp.Symbol]] = {}
+    ports: dict[str, dict[str, PortVars]] = {n: {} for n in g.nodes}
+    for u, v, k, data in g.edges(keys=True, data=True):
+        e, f = sp.Symbol(f"e[{k}]", real=True), sp.Symbol(f"f[{k}]", real=True)
+        bvar[k] = (e, f)
+        bond = data["bond"]
+        eff = data["effort_to"]
+        ports[u][bond.tail.name] = PortVars(bond.tail.name, k, e, f, -1, eff == u)
+        ports[v][bond.head.name] = PortVars(bond.head.name, k, e, f, +1, eff == v)
+
+    assigned: dict[str, sp.Expr] = {}
+    owner: dict[str, str] = {}
+    states: list[StateSpec] = []
+    energy_sp: dict[str, sp.Expr] = {}
+    problems: list[str] = []
+    for n, el in g.nodes(data="element"):
+        ctx = _Ctx(d, n)
+        try:
+            cons: Constitutive = el.equations(ports[n], ctx)
+        except (EquationError, ParameterError) as exc:
+            problems += exc.problems
+            continue
+        for var, expr in cons.outputs.items():
+            if var.name in assigned:
+                problems.append(f"{var.name} computed by both {owner[var.name]} and {n} "
+                                "(internal causality error)")
+            assigned[var.name] = sp.sympify(expr)
+            owner[var.name] = n
+        states += cons.states
+        if cons.energy != 0:
+            energy_sp[n] = cons.energy
+    if problems:
+        raise EquationError(problems, subject=f"model {name!r}")
+    missing = [s.name for pair in bvar.values() for s in pair if s.name not in assigned]
+    if missing:
+        raise EquationError([f"{m}: no element computes it (internal causality error)"
+                             for m in missing], subject=f"model {name!r}")
+
+    # ---- classify symbols; check parameters
+    state_names = [s.symbol.name for s in states]
+    known = set(assigned) | set(state_names) | set(d.params) | set(d.dsyms) | set(d.inputs) | {"t"}
+    unknown_syms: dict[str, str] = {}
+    for var, expr in assigned.items():
+        for s in expr.free_symbols:
+            if s.name not in known:
+                unknown_syms.setdefault(s.name, owner[var])
+    for spec in states:
+        for s in (spec.coeff.free_symbols | spec.rhs.free_symbols):
+            if s.name not in known:
+                unknown_syms.setdefault(s.name, spec.element)
+    for nm, el in list(unknown_syms.items()):
+        if nm in d.user_params:
+            d.params[nm] = d.user_params[nm]
+            d.param_owner[nm] = "user"
+            del unknown_syms[nm]
+    if unknown_syms:
+        raise ParameterError([f"symbol {s!r} used by {el} has no value; pass params={{{s!r}: ...}}"
+                              for s, el in sorted(unknown_syms.items())],
+                             subject=f"model {name!r}")
+    extra = sorted(set(d.user_params) - set(d.params))
+    if extra:
+        raise ParameterError([f"parameter {p!r} given but no law uses it" for p in extra],
+                             subject=f"model {name!r}")
+
+    # ---- to symengine
+    se_assigned = {k: _to_se(v) for k, v in assigned.items()}
+    bond_names = set(assigned)
+
+    # ---- dependency graph and tearing
+    dep = nx.DiGraph()
+    dep.add_nodes_from(bond_names)
+    for var, expr in se_assigned.items():
+        for s in expr.free_symbols:
+            if s.name in bond_names:
+                dep.add_edge(s.name, var)
+    tears = _tear(dep)
+    order_graph = dep.copy()
+    order_graph.remove_edges_from([(a, b) for a, b in dep.edges if b in tears])
+    try:
+        order = list(nx.topological_sort(order_graph))
+    except nx.NetworkXUnfeasible:  # pragma: no cover - _tear guarantees acyclicity
+        raise EquationError("could not order the causal assignments", subject=name)
+
+    full: dict[str, se.Basic] = {}
+    for var in order:
+        expr = se_assigned[var]
+        rep = {}
+        for s in expr.free_symbols:
+            nm = s.name
+            if nm in bond_names and nm not in tears:
+                rep[s] = full[nm]
+        full[var] = expr.subs(rep) if rep else expr
+        if var in tears:
+            full[var] = se.Symbol(var)
+    tear_expr = {}
+    for z in tears:
+        expr = se_assigned[z]
+        rep = {s: full[s.name] for s in expr.free_symbols if s.name in bond_names and s.name not in tears}
+        tear_expr[z] = expr.subs(rep) if rep else expr
+
+    # ---- stage of tears: A (no derivatives involved) or B
+    dnames = set(d.dsyms)
+    stage_b: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for z, ex in tear_expr.items():
+            if z in stage_b:
+                continue
+            names = {s.name for s in ex.free_symbols}
+            if names & dnames or names & stage_b:
+                stage_b.add(z)
+                changed = True
+    stage_a = [z for z in tears if z not in stage_b]
+
+    x_syms = {nm: se.Symbol(nm) for nm in state_names}
+    u_syms = {nm: se.Symbol(nm) for nm in d.inputs}
+    der = lambda nm: se.Symbol(f"der({nm})")  # noqa: E731
+
+    def time_derivative(expr: se.Basic, what: str) -> tuple[se.Basic, set[str], set[str]]:
+        out = se.diff(expr, _T)
+        used_z, used_u = set(), set()
+        for s in expr.free_symbols:
+            nm = s.name
+            if nm in x_syms:
+                out += se.diff(expr, s) * der(nm)
+            elif nm in stage_a_set:
+                out += se.diff(expr, s) * der(nm)
+                used_z.add(nm)
+            elif nm in u_syms:
+                out += se.diff(expr, s) * der(nm)
+                used_u.add(nm)
+            elif nm in dnames or nm in stage_b:
+                raise EquationError(
+                    f"{what}: its derivative needs the derivative of {nm}, a second "
+                    "derivative (index > 2); make one of the storage elements on this "
+                    "path independent, e.g. insert a compliance", subject=f"model {name!r}")
+        return out, used_z, used_u
+
+    stage_a_set = set(stage_a)
+    dexpr: dict[str, se.Basic] = {}
+    need_zdot: set[str] = set()
+    need_du: set[str] = set()
+    for dn, var in d.dsyms.items():
+        ex = full[var]
+        el = owner.get(var, "?")
+        dex, uz, uu = time_derivative(ex, f"dependent storage {_element_of(var, g, ports)}")
+        dexpr[dn] = dex
+        need_zdot |= uz
+        need_du |= uu
+        del el
+    # closure of needed loop derivatives
+    zdot_rows: dict[str, se.Basic] = {}
+    pending = list(need_zdot)
+    while pending:
+        z = pending.pop()
+        if z in zdot_rows:
+            continue
+        r = se.Symbol(z) - tear_expr[z]
+        dr, uz, uu = time_derivative(r, f"loop variable {z}")
+        zdot_rows[z] = dr
+        need_du |= uu
+        for z2 in uz:
+            if z2 not in zdot_rows:
+                pending.append(z2)
+
+    dsubs = {se.Symbol(k): v for k, v in dexpr.items()}
+
+    def no_d(expr: se.Basic) -> se.Basic:
+        if dsubs and any(s.name in dnames for s in expr.free_symbols):
+            return expr.subs(dsubs)
+        return expr
+
+    # ---- unknowns and residuals
+    unknowns: list[str] = []
+    kinds: list[str] = []
+    residuals: list[se.Basic] = []
+    xdot_idx = []
+    for spec in states:
+        nm = spec.symbol.name
+        coeff = _to_se(spec.coeff)
+        rhs = _full_of(_to_se(spec.rhs), full, bond_names)
+        xdot_idx.append(len(unknowns))
+        unknowns.append(f"der({nm})")
+        kinds.append("der(x)")
+        residuals.append(coeff * der(nm) - no_d(rhs))
+    for z in stage_a:
+        unknowns.append(z)
+        kinds.append("z")
+        residuals.append(se.Symbol(z) - tear_expr[z])
+    for z in sorted(zdot_rows):
+        unknowns.append(f"der({z})")
+        kinds.append("der(z)")
+        residuals.append(no_d(zdot_rows[z]))
+    for z in sorted(stage_b):
+        unknowns.append(z)
+        kinds.append("z")
+        residuals.append(se.Symbol(z) - no_d(tear_expr[z]))
+
+    blocks = _blt(unknowns, kinds, residuals, name)
+
+    bond_exprs = {var: no_d(full[var]) for var in assigned}
+    energy = {n: no_d(_full_of(_to_se(e), full, bond_names)) for n, e in energy_sp.items()}
+    source_power, dissipation = {}, {}
+    for u, v, k in g.edges(keys=True):
+        eu, ev = g.nodes[u]["element"], g.nodes[v]["element"]
+        pw = bond_exprs[f"e[{k}]"] * bond_exprs[f"f[{k}]"]
+        if eu.role in (Role.EFFORT_SOURCE, Role.FLOW_SOURCE):
+            source_power[k] = pw
+        if ev.role is Role.RESISTOR:
+            dissipation[k] = pw
+
+    state_info = [StateInfo(s.symbol.name, s.element, s.kind, d.state_initial.get(s.symbol.name, 0.0))
+                  for s in states]
+    inputs = sorted(d.inputs)
+    return Equations(
+        model=name, report=report, states=state_info, params=dict(d.params),
+        param_owner=dict(d.param_owner), inputs=inputs,
+        input_derivatives=sorted(need_du), unknowns=unknowns, unknown_kind=kinds,
+        residuals=residuals, blocks=blocks, xdot=xdot_idx, bond_exprs=bond_exprs,
+        energy=energy, source_power=source_power, dissipation=dissipation)
+
+
+def _element_of(var: str, g, ports) -> str:
+    bond = var[2:-1]
+    for u, v, k in g.edges(keys=True):
+        if k == bond:
+            return f"on bond {bond} ({u} → {v})"
+    return var
+
+
+def _full_of(expr: se.Basic, full: dict, bond_names: set) -> se.Basic:
+    rep = {s: full[s.name] for s in expr.free_symbols if s.name in bond_names}
+    return expr.subs(rep) if rep else expr
+
+
+def _tear(dep: nx.DiGraph) -> set[str]:
+    """Choose tearing variables so that the dependency graph becomes acyclic."""
+    tears: set[str] = set()
+    work = dep.copy()
+    while True:
+        cyclic = [c for c in nx.strongly_connected_components(work)
+                  if len(c) > 1 or any(work.has_edge(n, n) for n in c)]
+        if not cyclic:
+            return tears
+        for comp in cyclic:
+            sub = work.subgraph(comp)
+            # prefer variables many loop members read (high out-degree), then flows
+            best = max(sorted(comp), key=lambda n: (sub.out_degree(n) * sub.in_degree(n),
+                                                    n.startswith("f["), n))
+            tears.add(best)
+            work.remove_edges_from(list(work.in_edges(best)))
+
+
+def _blt(unknowns, kinds, residuals, model) -> list[Block]:
+    idx = {u: i for i, u in enumerate(unknowns)}
+    dg = nx.DiGraph()
+    dg.add_nodes_from(range(len(unknowns)))
+    for i, r in enumerate(residuals):
+        for s in r.free_symbols:
+            j = idx.get(s.name)
+            if j is not None and j != i:
+                dg.add_edge(j, i)
+    cond = nx.condensation(dg)
+    blocks = []
+    problems = []
+    for c in nx.topological_sort(cond):
+        members = tuple(sorted(cond.nodes[c]["members"]))
+        names = {unknowns[i] for i in members}
+        affine = True
+        for i in members:
+            for j in members:
+                dr = se.diff(residuals[i], se.Symbol(unknowns[j]))
+                if any(s.name in names for s in dr.free_symbols):
+                    affine = False
+        if not affine and any(kinds[i] != "z" for i in members):
+            problems.append(
+                "unknowns " + ", ".join(unknowns[i] for i in members) +
+                " are coupled nonlinearly with state derivatives; expected a linear "
+                "dependence (use linear laws on the dependent path or insert a compliance)")
+        blocks.append(Block(members, affine))
+    if problems:
+        raise EquationError(problems, subject=f"model {model!r}")
+    return blocks

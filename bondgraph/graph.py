@@ -1,0 +1,429 @@
+"""Building bond graphs from elements and nested components; the global graph.
+
+A :class:`BondGraph` is a model or a reusable component: named children
+(elements or other components), bonds between their ports, and *exposed ports*
+through which a parent connects to it. An exposed port may fix its causality
+(the component receives the effort, or the flow), which is how the templates
+carry the causal port classes ``Rt``, ``Pd``, ``Pr``, ``Li`` and ``I``.
+
+:func:`assemble` flattens a model into the **global graph**, a
+``networkx.MultiDiGraph``: one node per element, named by its hierarchical path
+(``excavator/boom/w``), with the element in the ``element`` attribute; one keyed
+edge per bond, from tail to head (the power direction), with attributes
+``bond`` (a :class:`Bond`), ``fixed`` (causality imposed by exposed ports) and,
+once :func:`~bondgraph.causality.assign_causality` ran, ``effort_to`` (the node
+at the causal-stroke end, which receives the effort).
+
+Reference syntax inside a graph: ``"m"`` (a child element, its only port or a
+new junction port), ``"tf/1"`` (port ``1`` of child ``tf``), ``"boom/Pd.x"``
+(exposed port ``Pd.x`` of child component ``boom``), ``"a/b/c"`` nested.
+
+Examples
+--------
+>>> from bondgraph import BondGraph, Se, One, I, R, assemble
+>>> bg = BondGraph("msd")
+>>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0), R("b", 0.5))
+>>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+...     _ = bg.connect(a, b)
+>>> g = assemble(bg)
+>>> sorted(g.nodes)
+['msd/F', 'msd/b', 'msd/m', 'msd/v']
+>>> [(u, v) for u, v, k in g.edges(keys=True)][0]
+('msd/F', 'msd/v')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable, Union
+
+import networkx as nx
+import sympy as sp
+
+from .elements import Element, Role, _check_name
+from .errors import ModelStructureError
+
+__all__ = ["Causality", "Port", "Bond", "ExposedPort", "BondGraph", "assemble", "validate"]
+
+
+class Causality(Enum):
+    """Causality at a port, seen from the element or component that owns it."""
+
+    EFFORT_IN = "effort-in"
+    FLOW_IN = "flow-in"
+
+    @classmethod
+    def parse(cls, value: "Causality | str | None") -> "Causality | None":
+        if value is None or isinstance(value, Causality):
+            return value
+        key = str(value).lower().replace("_", "-")
+        for c in cls:
+            if c.value == key:
+                return c
+        raise ModelStructureError(f"causality {value!r}: expected 'effort-in' or 'flow-in'")
+
+
+@dataclass(frozen=True)
+class Port:
+    """An element port in the global graph: node path and port name."""
+
+    element: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.element}.{self.name}" if self.name != "p" else self.element
+
+
+@dataclass(frozen=True)
+class Bond:
+    """A power bond from ``tail`` to ``head`` (the half-arrow points at ``head``)."""
+
+    name: str
+    tail: Port
+    head: Port
+
+    def __str__(self) -> str:
+        return f"bond {self.name} ({self.tail} → {self.head})"
+
+
+@dataclass(frozen=True)
+class ExposedPort:
+    """A port a component offers its parent."""
+
+    name: str
+    target: str
+    causality: Causality | None = None
+    label: str | None = None  # e.g. "Pd: x effort-in"
+
+
+@dataclass
+class _BondSpec:
+    tail: str
+    head: str
+    name: str
+
+
+Child = Union[Element, "BondGraph"]
+
+
+class BondGraph:
+    """A model or reusable component made of elements and sub-components.
+
+    Parameters
+    ----------
+    name : str
+        Name of the model/component (first segment of every path inside it).
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, One, I
+    >>> body = BondGraph("body")
+    >>> _ = body.add(One("v"), I("m", 3.0))
+    >>> _ = body.connect("v", "m")
+    >>> body.expose("x", "v", causality="effort-in")
+    >>> body.ports["x"].causality
+    <Causality.EFFORT_IN: 'effort-in'>
+    """
+
+    def __init__(self, name: str):
+        self.name = _check_name(name, "BondGraph")
+        self.children: dict[str, Child] = {}
+        self.bonds: list[_BondSpec] = []
+        self.ports: dict[str, ExposedPort] = {}
+        self._counter = 0
+
+    # ------------------------------------------------------------------ building
+    def add(self, *items: Child):
+        """Add elements or components; returns the item (or a tuple of them)."""
+        for item in items:
+            if not isinstance(item, (Element, BondGraph)):
+                raise ModelStructureError(
+                    f"{self.name}: add() got {item!r}, expected an Element or a BondGraph")
+            if item.name in self.children:
+                raise ModelStructureError(
+                    f"{self.name}: a child named {item.name!r} exists already "
+                    f"({self.children[item.name]!r}); names must be unique in a graph")
+            self.children[item.name] = item
+        return items[0] if len(items) == 1 else items
+
+    def connect(self, tail: str | Child, head: str | Child, name: str | None = None) -> str:
+        """Bond ``tail`` → ``head`` (power positive from tail to head).
+
+        Returns the bond name (``b1``, ``b2``... unless given).
+        """
+        tail, head = self._ref(tail), self._ref(head)
+        for ref in (tail, head):
+            self._resolve_local(ref)  # fail early on unknown names
+        if name is None:
+            self._counter += 1
+            name = f"b{self._counter}"
+            while any(b.name == name for b in self.bonds):
+                self._counter += 1
+                name = f"b{self._counter}"
+        else:
+            _check_name(name, "bond")
+            if any(b.name == name for b in self.bonds):
+                raise ModelStructureError(f"{self.name}: bond name {name!r} used twice")
+        self.bonds.append(_BondSpec(tail, head, name))
+        return name
+
+    def expose(self, name: str, target: str | Child, causality: Causality | str | None = None,
+               label: str | None = None) -> None:
+        """Offer the port ``target`` to the parent under ``name``.
+
+        ``causality`` fixes it: ``"effort-in"`` means this component receives the
+        effort there, ``"flow-in"`` the flow.
+        """
+        if not isinstance(name, str) or not name or "/" in name or ":" in name:
+            raise ModelStructureError(f"{self.name}: port name {name!r}: expected a "
+                                      "non-empty name without '/' or ':'")
+        if name in self.ports:
+            raise ModelStructureError(f"{self.name}: port {name!r} exposed twice")
+        target = self._ref(target)
+        self._resolve_local(target)
+        self.ports[name] = ExposedPort(name, target, Causality.parse(causality), label)
+
+    def __getitem__(self, path: str) -> Child:
+        node: Child = self
+        for part in path.split("/"):
+            if not isinstance(node, BondGraph) or part not in node.children:
+                raise KeyError(f"{self.name}: no child {path!r}")
+            node = node.children[part]
+        return node
+
+    def _ref(self, ref: str | Child) -> str:
+        if isinstance(ref, (Element, BondGraph)):
+            if self.children.get(ref.name) is not ref:
+                raise ModelStructureError(
+                    f"{self.name}: {ref!r} is not a child of this graph; add() it first")
+            return ref.name
+        if not isinstance(ref, str) or not ref:
+            raise ModelStructureError(f"{self.name}: port reference {ref!r}: expected "
+                                      "'child', 'child/port' or an element")
+        return ref
+
+    def _resolve_local(self, ref: str) -> tuple[Child, str | None]:
+        """(child, remainder) where remainder is a port name or nested path."""
+        head, _, rest = ref.partition("/")
+        if head not in self.children:
+            known = ", ".join(sorted(self.children)) or "none"
+            raise ModelStructureError(f"{self.name}: reference {ref!r}: no child {head!r} "
+                                      f"(children: {known})")
+        child = self.children[head]
+        if isinstance(child, BondGraph) and not rest:
+            raise ModelStructureError(
+                f"{self.name}: reference {ref!r} names component {head!r}; expected one of "
+                f"its ports: {', '.join(sorted(child.ports)) or 'none exposed'}")
+        return child, (rest or None)
+
+    def __repr__(self) -> str:
+        return (f"BondGraph({self.name!r}, {len(self.children)} children, "
+                f"{len(self.bonds)} bonds, ports={sorted(self.ports)})")
+
+
+# ---------------------------------------------------------------------- assembly
+@dataclass
+class _Terminal:
+    node: str
+    port: str | None  # None: a new junction port
+    fixed: list[tuple[Causality, str]] = field(default_factory=list)  # (causality, where)
+    path: str = ""  # readable name of the exposed port used
+
+
+def _resolve(bg: BondGraph, prefix: str, ref: str, problems: list[str]) -> _Terminal | None:
+    """Follow ``ref`` inside ``bg`` (at path ``prefix``) down to an element port."""
+    try:
+        child, rest = bg._resolve_local(ref)
+    except ModelStructureError as exc:
+        problems.append(str(exc))
+        return None
+    cpath = f"{prefix}/{child.name}"
+    if isinstance(child, Element):
+        names = child.port_names()
+        if names is None:
+            if rest is not None:
+                problems.append(f"{cpath}: junction ports are created by connecting; "
+                                f"found port {rest!r} in reference {ref!r}")
+                return None
+            return _Terminal(cpath, None, path=cpath)
+        if rest is None:
+            if len(names) != 1:
+                problems.append(f"{cpath}: reference {ref!r} must name a port of "
+                                f"{child.kind} {child.name!r}: one of {', '.join(names)}")
+                return None
+            rest = names[0]
+        if rest not in names:
+            problems.append(f"{cpath}: no port {rest!r}; {child.kind} ports are "
+                            f"{', '.join(names)}")
+            return None
+        return _Terminal(cpath, rest, path=f"{cpath}.{rest}" if rest != "p" else cpath)
+    # component: rest is a port name or a nested path
+    if rest in child.ports:
+        ep = child.ports[rest]
+        term = _resolve(child, cpath, ep.target, problems)
+        if term is None:
+            return None
+        if ep.causality is not None:
+            where = f"{cpath}/{ep.name}" + (f" ({ep.label})" if ep.label else "")
+            term.fixed.insert(0, (ep.causality, where))
+        term.path = f"{cpath}/{ep.name}"
+        return term
+    return _resolve(child, cpath, rest, problems)
+
+
+def assemble(bg: BondGraph) -> nx.MultiDiGraph:
+    """Flatten a model into the global bond graph and validate it.
+
+    Parameters
+    ----------
+    bg : BondGraph
+        The model (top-level component).
+
+    Returns
+    -------
+    networkx.MultiDiGraph
+        Elements on nodes (``element``, ``kind``), bonds as keyed edges
+        (``bond``, ``fixed``); ``graph.graph["handles"]`` maps displacement
+        handles to their global state symbols.
+
+    Raises
+    ------
+    ModelStructureError
+        Listing every structural problem found (see :func:`validate`).
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, I, assemble
+    >>> bg = BondGraph("bad")
+    >>> _ = bg.add(Se("F", 1.0), I("m", 1.0))
+    >>> _ = bg.connect("m", "F")
+    >>> assemble(bg)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ModelStructureError: model 'bad': 2 problems
+      - Se 'bad/F': its bond bad/b1 points in; expected out of a source
+      - I 'bad/m': its bond bad/b1 points out; expected into a storage element
+    """
+    g = nx.MultiDiGraph(name=bg.name)
+    problems: list[str] = []
+    used_ports: dict[tuple[str, str], str] = {}
+    exposed_used: dict[str, str] = {}
+    all_exposed: dict[str, str] = {}
+
+    def walk(comp: BondGraph, prefix: str) -> None:
+        for child in comp.children.values():
+            path = f"{prefix}/{child.name}"
+            if isinstance(child, Element):
+                g.add_node(path, element=child, kind=child.kind)
+            else:
+                for pname in child.ports:
+                    all_exposed[f"{path}/{pname}"] = path
+                walk(child, path)
+        for spec in comp.bonds:
+            bname = f"{prefix}/{spec.name}"
+            ends = [_resolve(comp, prefix, r, problems) for r in (spec.tail, spec.head)]
+            if None in ends:
+                continue
+            tail, head = ends
+            if tail.node == head.node:
+                problems.append(f"bond {bname}: connects {tail.node} to itself")
+                continue
+            for term in (tail, head):
+                if term.port is None:
+                    term.port = bname
+                key = (term.node, term.port)
+                if key in used_ports:
+                    problems.append(f"port {term.path}: bonded twice (bonds {used_ports[key]} "
+                                    f"and {bname}); expected one bond per port")
+                used_ports[key] = bname
+                if term.path in all_exposed:
+                    if term.path in exposed_used:
+                        problems.append(f"port {term.path}: connected twice (bonds "
+                                        f"{exposed_used[term.path]} and {bname})")
+                    exposed_used[term.path] = bname
+            fixed = []
+            for term in (tail, head):
+                for caus, where in term.fixed:
+                    effort_to = term.node if caus is Causality.EFFORT_IN else \
+                        (head.node if term is tail else tail.node)
+                    fixed.append((effort_to, where))
+            bond = Bond(bname, Port(tail.node, tail.port), Port(head.node, head.port))
+            g.add_edge(tail.node, head.node, key=bname, bond=bond, fixed=tuple(fixed))
+
+    walk(bg, bg.name)
+    for path in sorted(set(all_exposed) - set(exposed_used)):
+        problems.append(f"port {path}: dangling (not connected); connect it or terminate it, "
+                        "e.g. with a zero source")
+    for pname in bg.ports:
+        problems.append(f"port {bg.name}/{pname}: the model itself exposes a port; a model "
+                        "to simulate must be closed (connect or terminate it)")
+    handles: dict[sp.Symbol, sp.Symbol] = {}
+    for node, data in g.nodes(data=True):
+        for h, key in data["element"].handles().items():
+            handles[h] = sp.Symbol(f"{node}.{key}", real=True)
+    g.graph["handles"] = handles
+    problems += _structure_problems(g)
+    if problems:
+        raise ModelStructureError(problems, subject=f"model {bg.name!r}")
+    return g
+
+
+def _structure_problems(g: nx.MultiDiGraph) -> list[str]:
+    problems = []
+    for node, data in g.nodes(data=True):
+        el: Element = data["element"]
+        ins = list(g.in_edges(node, keys=True, data="bond"))
+        outs = list(g.out_edges(node, keys=True, data="bond"))
+        names = el.port_names()
+        label = f"{el.kind} {node!r}"
+        if names is None:
+            if len(ins) + len(outs) < 2:
+                problems.append(f"{label}: has {len(ins) + len(outs)} bond(s); expected at "
+                                "least 2 on a junction")
+            continue
+        bonded = {b.head.name for *_, b in ins} | {b.tail.name for *_, b in outs}
+        for pn in names:
+            if pn not in bonded:
+                problems.append(f"{label}: port {pn!r} is not connected" if len(names) > 1
+                                else f"{label}: not connected")
+        if el.role in (Role.C_STORAGE, Role.I_STORAGE, Role.RESISTOR):
+            for *_, b in outs:
+                problems.append(f"{label}: its bond {b.name} points out; expected into a "
+                                f"{'resistor' if el.role is Role.RESISTOR else 'storage element'}")
+        elif el.role in (Role.EFFORT_SOURCE, Role.FLOW_SOURCE):
+            for *_, b in ins:
+                problems.append(f"{label}: its bond {b.name} points in; expected out of a source")
+        elif el.role in (Role.TRANSFORMER, Role.GYRATOR):
+            for *_, b in ins:
+                if b.head.name != "1":
+                    problems.append(f"{label}: bond {b.name} points into port 2; expected "
+                                    "port 1 bonded in and port 2 bonded out")
+            for *_, b in outs:
+                if b.tail.name != "2":
+                    problems.append(f"{label}: bond {b.name} points out of port 1; expected "
+                                    "port 1 bonded in and port 2 bonded out")
+    return problems
+
+
+def validate(g: nx.MultiDiGraph) -> None:
+    """Check arity and bond directions of a global graph; list every problem.
+
+    Raises
+    ------
+    ModelStructureError
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> validate(nx.MultiDiGraph(name="empty"))
+    """
+    problems = _structure_problems(g)
+    if problems:
+        raise ModelStructureError(problems, subject=f"model {g.graph.get('name', '?')!r}")
+
+
+def iter_bonds(g: nx.MultiDiGraph) -> Iterable[Bond]:
+    """All bonds of a global graph, in insertion order."""
+    for *_, b in g.edges(keys=True, data="bond"):
+        yield b

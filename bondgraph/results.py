@@ -1,0 +1,227 @@
+"""Simulation results: named series, bond variables on request, energy, CSV.
+
+Examples
+--------
+>>> from bondgraph import BondGraph, Se, One, I, R, build, simulate, power_balance
+>>> bg = BondGraph("drag")
+>>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 1.0), R("b", 1.0))
+>>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+...     _ = bg.connect(a, b)
+>>> res = simulate(build(bg), (0, 3), energy=True, rtol=1e-10, atol=1e-12)
+>>> pb = power_balance(res)
+>>> pb.relative < 1e-7
+True
+>>> float(res.flow("drag/b3")[-1]) == float(res["drag/m.f"][-1])
+True
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import numpy as np
+
+from .errors import ParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import Model
+    from .signals import InputSet
+
+__all__ = ["Results", "PowerBalance", "power_balance"]
+
+
+class Results:
+    """Time series of one run.
+
+    Attributes
+    ----------
+    t : ndarray
+        Times.
+    x : ndarray, shape (len(t), n_states)
+        States, columns in ``state_names`` order.
+    stats : dict
+        ``nfev``, ``njev``, ``wall_time``.
+    events : tuple
+        ``(times, event_indices, states)`` of located events.
+    message : str
+    """
+
+    def __init__(self, model: "Model", t: np.ndarray, y: np.ndarray, inputs: "InputSet", *,
+                 energy: bool | None, stats: dict, message: str, events=None):
+        nx = len(model.state_names)
+        self.model = model
+        self.t = np.asarray(t, dtype=float)
+        y = np.asarray(y, dtype=float).reshape(len(self.t), -1) if len(self.t) else np.zeros((0, nx))
+        self.x = y[:, :nx]
+        self._w = y[:, nx:nx + 2] if energy and y.shape[1] >= nx + 2 else None
+        self.inputs = inputs
+        self.stats = dict(stats)
+        self.message = message
+        self.events = events if events is not None else (np.array([]), np.array([], int), np.zeros((0, nx)))
+        self.stopped = False
+        self._out: dict[str, np.ndarray] | None = None
+        self.extra: dict[str, np.ndarray] = {}
+
+    @property
+    def state_names(self) -> list[str]:
+        return self.model.state_names
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    # ------------------------------------------------------------------ access
+    def outputs(self) -> dict[str, np.ndarray]:
+        """Every bond effort/flow, stored energy and power at every time (cached)."""
+        if self._out is None:
+            sysm = self.model.system
+            names = sysm.output_names
+            data = np.zeros((len(self.t), len(names)))
+            for i, (ti, xi) in enumerate(zip(self.t, self.x)):
+                if self.inputs.names:
+                    u, du = self.inputs(ti)
+                    sysm.set_inputs(u, du)
+                try:
+                    data[i] = sysm.outputs(ti, xi)
+                except FloatingPointError:
+                    data[i] = np.nan
+            self._out = {n: data[:, j] for j, n in enumerate(names)}
+        return self._out
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key == "t" or key == "time":
+            return self.t
+        if key in self.extra:
+            return self.extra[key]
+        names = self.state_names
+        if key in names:
+            return self.x[:, names.index(key)]
+        out = self.outputs()
+        if key in out:
+            return out[key]
+        if key in self.inputs.names:
+            return np.array([self.inputs.signals[self.inputs.names.index(key)].value(ti) for ti in self.t])
+        import difflib
+
+        close = difflib.get_close_matches(key, names + list(out) + list(self.extra), n=3)
+        raise KeyError(f"{key!r}: not a state, bond variable, input or output of "
+                       f"{self.model.name!r}" + (f"; did you mean {', '.join(map(repr, close))}?" if close else ""))
+
+    def _bond(self, bond: str) -> str:
+        keys = [k for k in self.model.graph.edges(keys=True)]
+        names = [k for *_, k in keys]
+        if bond in names:
+            return bond
+        cands = [n for n in names if n.endswith("/" + bond)]
+        if len(cands) == 1:
+            return cands[0]
+        raise ParameterError(f"bond {bond!r}: not in model {self.model.name!r}"
+                             + (f" (ambiguous: {', '.join(cands)})" if cands else ""))
+
+    def effort(self, bond: str) -> np.ndarray:
+        """Effort of a bond (full or unique short name)."""
+        return self[f"e[{self._bond(bond)}]"]
+
+    def flow(self, bond: str) -> np.ndarray:
+        """Flow of a bond."""
+        return self[f"f[{self._bond(bond)}]"]
+
+    def power(self, bond: str) -> np.ndarray:
+        """Power ``e·f`` of a bond, positive in the half-arrow's direction."""
+        return self.effort(bond) * self.flow(bond)
+
+    def stored_energy(self, element: str | None = None) -> np.ndarray:
+        """Stored energy of one storage element, or of all of them."""
+        out = self.outputs()
+        keys = [k for k in out if k.startswith("energy[")]
+        if element is not None:
+            k = f"energy[{element}]"
+            if k not in out:
+                raise ParameterError(f"element {element!r} stores no energy in "
+                                     f"{self.model.name!r} (storage: {', '.join(k[7:-1] for k in keys)})")
+            return out[k]
+        return sum((out[k] for k in keys), np.zeros(len(self.t)))
+
+    def source_work(self) -> np.ndarray:
+        """Cumulative work delivered by all sources (needs ``energy=True``)."""
+        return self._need_w()[:, 0]
+
+    def dissipated(self) -> np.ndarray:
+        """Cumulative energy dissipated by all resistors (needs ``energy=True``)."""
+        return self._need_w()[:, 1]
+
+    def _need_w(self) -> np.ndarray:
+        if self._w is None:
+            raise ParameterError("energy accounting was not integrated; run "
+                                 "simulate(..., energy=True)")
+        return self._w
+
+    # ------------------------------------------------------------------ export
+    def to_csv(self, path: str | os.PathLike, columns: Sequence[str] | None = None) -> Path:
+        """Write ``time`` and the chosen columns (default: all states) atomically."""
+        columns = list(columns) if columns is not None else list(self.state_names)
+        data = [self[c] for c in columns]
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".csv")
+        with os.fdopen(fd, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["time"] + columns)
+            for i, ti in enumerate(self.t):
+                w.writerow([repr(float(ti))] + [repr(float(col[i])) for col in data])
+        os.replace(tmp, path)
+        return path
+
+    def plot(self, *names: str, ax=None, **kw):
+        """Plot named series against time; returns the axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 3.5))
+        for n in names or self.state_names:
+            ax.plot(self.t, self[n], label=n, **kw)
+        ax.set_xlabel("time [s]")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+        return ax
+
+    def __repr__(self) -> str:
+        return (f"Results({self.model.name!r}: {len(self.t)} points, t = "
+                f"{self.t[0] if len(self.t) else '?'}…{self.t[-1] if len(self.t) else '?'} s, "
+                f"{self.stats.get('nfev', '?')} RHS calls, {self.message})")
+
+
+@dataclass(frozen=True)
+class PowerBalance:
+    """Stored-energy change against source work minus dissipation."""
+
+    stored_change: float
+    source_work: float
+    dissipated: float
+    residual: float
+    relative: float
+
+    def __str__(self) -> str:
+        return (f"ΔE_stored = {self.stored_change:.6g} J, source work = {self.source_work:.6g} J, "
+                f"dissipated = {self.dissipated:.6g} J, residual = {self.residual:.3g} J "
+                f"({self.relative:.2e} relative)")
+
+
+def power_balance(res: Results) -> PowerBalance:
+    """Energy balance of a run: ``ΔE_stored − (W_sources − W_dissipated)``.
+
+    Needs ``simulate(..., energy=True)``. ``relative`` divides the residual by
+    the largest of the three terms.
+    """
+    E = res.stored_energy()
+    dE = float(E[-1] - E[0])
+    W = res.source_work()
+    D = res.dissipated()
+    ws, wd = float(W[-1] - W[0]), float(D[-1] - D[0])
+    resid = dE - (ws - wd)
+    scale = max(abs(dE), abs(ws), abs(wd), 1e-300)
+    return PowerBalance(dE, ws, wd, resid, abs(resid) / scale)
