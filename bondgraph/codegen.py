@@ -137,18 +137,21 @@ class _Plan:
                         E[(li, lj)] = d
                 f.append(-r.subs(zero) if b.affine else r)
                 rx, ru = {}, {}
-                names = r.free_symbols
-                for k, xs in enumerate(self.X):
-                    if xs in names:
-                        d = se.diff(r, xs)
+                for sym in r.free_symbols:
+                    nm = sym.name
+                    if nm.startswith("xs["):
+                        d = se.diff(r, sym)
                         if d != 0:
-                            rx[k] = d
-                for j, us in enumerate(self.U):
-                    if j in mem or us not in names:
-                        continue
-                    d = se.diff(r, us)
-                    if d != 0:
-                        ru[j] = d
+                            rx[int(nm[3:-1])] = d
+                    elif nm.startswith("Us["):
+                        j = int(nm[3:-1])
+                        if j in mem:
+                            continue
+                        d = se.diff(r, sym)
+                        if d != 0:
+                            ru[j] = d
+                rx = dict(sorted(rx.items()))
+                ru = dict(sorted(ru.items()))
                 Rx.append(rx)
                 Ru.append(ru)
             self.blocks.append(_BlockPlan(tuple(mem), b.affine, E, f, Rx, Ru))
@@ -311,9 +314,29 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     L = em.lines
     nx = plan.nx
     L.append(f"    double* dU = work;  /* {plan.nU} x {nx}, row-major */")
-    L.append("    int k;")
+    L.append("    int k; (void)k;")
+    L.append(f"    memset(dU, 0, sizeof(double) * {plan.nU * nx});")
     for bi, b in enumerate(plan.blocks):
         n = len(b.members)
+        if n == 1:
+            key = ("E", bi, (0, 0))
+            e = em.reduced[key] if b.affine else em.reduced[("extra", index[key])]
+            i = b.members[0]
+            L.append(f"    {{ const double d = {_c(e)};  /* block {bi} */")
+            if not b.Ru[0]:
+                for k in b.Rx[0]:
+                    L.append(f"      dU[{i * nx + k}] = -({_c(em.reduced[('extra', index[('Rx', bi, 0, k)])])}) / d;")
+            else:
+                L.append(f"      double T[{max(nx, 1)}]; memset(T, 0, sizeof(T));")
+                for k in b.Rx[0]:
+                    L.append(f"      T[{k}] = {_c(em.reduced[('extra', index[('Rx', bi, 0, k)])])};")
+                for j in b.Ru[0]:
+                    coef = _c(em.reduced[("extra", index[("Ru", bi, 0, j)])])
+                    L.append(f"      {{ const double c = {coef}; for (k = 0; k < {nx}; ++k) "
+                             f"T[k] += c * dU[{j} * {nx} + k]; }}")
+                L.append(f"      for (k = 0; k < {nx}; ++k) dU[{i} * {nx} + k] = -T[k] / d;")
+            L.append("    }")
+            continue
         L.append(f"    {{ double T[{max(n * nx, 1)}]; memset(T, 0, sizeof(T));  /* block {bi}: column-major {n} x {nx} */")
         for li in range(n):
             for k, _ in b.Rx[li].items():
@@ -322,20 +345,14 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
                 coef = _c(em.reduced[("extra", index[("Ru", bi, li, j)])])
                 L.append(f"      {{ const double c = {coef}; for (k = 0; k < {nx}; ++k) "
                          f"T[k * {n} + {li}] += c * dU[{j} * {nx} + k]; }}")
-        if n == 1:
-            key = ("E", bi, (0, 0))
-            e = em.reduced[key] if b.affine else em.reduced[("extra", index[key])]
-            L.append(f"      {{ const double d = {_c(e)}; for (k = 0; k < {nx}; ++k) "
-                     f"dU[{b.members[0]} * {nx} + k] = -T[k] / d; }}")
-        else:
-            L.append(f"      {{ double A[{n * n}] = {{0}};")
-            for key in b.E:
-                li, lj = key
-                e = em.reduced[("E", bi, key)] if b.affine else em.reduced[("extra", index[("E", bi, key)])]
-                L.append(f"        A[{lj * n + li}] = {_c(e)};")
-            L.append(f"        if ({nx} > 0 && bg_solve({n}, A, T, {nx}) != 0) return {bi + 1}; }}")
-            for li, i in enumerate(b.members):
-                L.append(f"      for (k = 0; k < {nx}; ++k) dU[{i} * {nx} + k] = -T[k * {n} + {li}];")
+        L.append(f"      {{ double A[{n * n}] = {{0}};")
+        for key in b.E:
+            li, lj = key
+            e = em.reduced[("E", bi, key)] if b.affine else em.reduced[("extra", index[("E", bi, key)])]
+            L.append(f"        A[{lj * n + li}] = {_c(e)};")
+        L.append(f"        if ({nx} > 0 && bg_solve({n}, A, T, {nx}) != 0) return {bi + 1}; }}")
+        for li, i in enumerate(b.members):
+            L.append(f"      for (k = 0; k < {nx}; ++k) dU[{i} * {nx} + k] = -T[k * {n} + {li}];")
         L.append("    }")
     for r, i in enumerate(eqs.xdot):
         L.append(f"    for (k = 0; k < {nx}; ++k) out[{r} * {nx} + k] = dU[{i} * {nx} + k];")
@@ -359,7 +376,7 @@ def _build(source: str) -> Path:
     if cc is None:
         raise EquationError("no C compiler found (set $CC or install gcc); the generated "
                             "model is compiled to C for speed")
-    opt = "-O2" if len(source) < 400_000 else "-O1"
+    opt = "-O2" if len(source) < 60_000 else ("-O1" if len(source) < 250_000 else "-O0")
     with tempfile.TemporaryDirectory() as tmp:
         c_file = Path(tmp) / "model.c"
         c_file.write_text(source)

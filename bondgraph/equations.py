@@ -383,6 +383,9 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
 
     full: dict[str, se.Basic] = {}
     for var in order:
+        if var in tears:
+            full[var] = se.Symbol(var)
+            continue
         expr = se_assigned[var]
         rep = {}
         for s in expr.free_symbols:
@@ -390,8 +393,6 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
             if nm in bond_names and nm not in tears:
                 rep[s] = full[nm]
         full[var] = expr.subs(rep) if rep else expr
-        if var in tears:
-            full[var] = se.Symbol(var)
     tear_expr = {}
     for z in tears:
         expr = se_assigned[z]

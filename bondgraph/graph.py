@@ -131,6 +131,8 @@ class BondGraph:
         self.children: dict[str, Child] = {}
         self.bonds: list[_BondSpec] = []
         self.ports: dict[str, ExposedPort] = {}
+        self.placeholders: dict[sp.Symbol, str] = {}
+        self.bindings: dict[sp.Symbol, sp.Symbol] = {}
         self._counter = 0
 
     # ------------------------------------------------------------------ building
@@ -183,6 +185,19 @@ class BondGraph:
         target = self._ref(target)
         self._resolve_local(target)
         self.ports[name] = ExposedPort(name, target, Causality.parse(causality), label)
+
+    def placeholder(self, symbol: sp.Symbol, description: str) -> sp.Symbol:
+        """Declare a symbol that a parent must :meth:`bind` (e.g. a port's frame angle)."""
+        self.placeholders[symbol] = description
+        return symbol
+
+    def bind(self, placeholder: sp.Symbol, handle: sp.Symbol) -> None:
+        """Make ``placeholder`` (declared in this graph or below) stand for ``handle``,
+        a displacement handle of any element in the model."""
+        if placeholder in self.bindings and self.bindings[placeholder] != handle:
+            raise ModelStructureError(f"{self.name}: placeholder {placeholder} bound twice "
+                                      f"({self.bindings[placeholder]} and {handle})")
+        self.bindings[placeholder] = handle
 
     def __getitem__(self, path: str) -> Child:
         node: Child = self
@@ -352,6 +367,18 @@ def assemble(bg: BondGraph) -> nx.MultiDiGraph:
             g.add_edge(tail.node, head.node, key=bname, bond=bond, fixed=tuple(fixed))
 
     walk(bg, bg.name)
+    placeholders: dict[sp.Symbol, str] = {}
+    bindings: dict[sp.Symbol, sp.Symbol] = {}
+
+    def collect(comp: BondGraph, prefix: str) -> None:
+        for sym, desc in comp.placeholders.items():
+            placeholders[sym] = f"{prefix}: {desc}"
+        bindings.update(comp.bindings)
+        for child in comp.children.values():
+            if isinstance(child, BondGraph):
+                collect(child, f"{prefix}/{child.name}")
+
+    collect(bg, bg.name)
     for path in sorted(set(all_exposed) - set(exposed_used)):
         problems.append(f"port {path}: dangling (not connected); connect it or terminate it, "
                         "e.g. with a zero source")
@@ -362,6 +389,15 @@ def assemble(bg: BondGraph) -> nx.MultiDiGraph:
     for node, data in g.nodes(data=True):
         for h, key in data["element"].handles().items():
             handles[h] = sp.Symbol(f"{node}.{key}", real=True)
+    for ph, target in bindings.items():
+        if target not in handles:
+            problems.append(f"binding of {ph}: {target} is not a displacement handle of any "
+                            "element in the model")
+        else:
+            handles[ph] = handles[target]
+    for ph, desc in placeholders.items():
+        if ph not in bindings:
+            problems.append(f"{desc} is not set (unbound placeholder {ph})")
     g.graph["handles"] = handles
     problems += _structure_problems(g)
     if problems:
@@ -378,9 +414,8 @@ def _structure_problems(g: nx.MultiDiGraph) -> list[str]:
         names = el.port_names()
         label = f"{el.kind} {node!r}"
         if names is None:
-            if len(ins) + len(outs) < 2:
-                problems.append(f"{label}: has {len(ins) + len(outs)} bond(s); expected at "
-                                "least 2 on a junction")
+            if len(ins) + len(outs) < 1:
+                problems.append(f"{label}: has no bonds; expected at least one")
             continue
         bonded = {b.head.name for *_, b in ins} | {b.tail.name for *_, b in outs}
         for pn in names:

@@ -112,18 +112,26 @@ class Results:
                        f"{self.model.name!r}" + (f"; did you mean {', '.join(map(repr, close))}?" if close else ""))
 
     def _bond(self, bond: str) -> str:
-        keys = [k for k in self.model.graph.edges(keys=True)]
-        names = [k for *_, k in keys]
+        """Full bond name from a bond name, a unique suffix, or a one-port element."""
+        g = self.model.graph
+        names = [k for *_, k in g.edges(keys=True)]
         if bond in names:
             return bond
         cands = [n for n in names if n.endswith("/" + bond)]
         if len(cands) == 1:
             return cands[0]
-        raise ParameterError(f"bond {bond!r}: not in model {self.model.name!r}"
-                             + (f" (ambiguous: {', '.join(cands)})" if cands else ""))
+        nodes = [n for n in g.nodes if n == bond or n.endswith("/" + bond)]
+        if len(nodes) == 1:
+            inc = list(g.in_edges(nodes[0], keys=True)) + list(g.out_edges(nodes[0], keys=True))
+            if len(inc) == 1:
+                return inc[0][2]
+            raise ParameterError(f"{bond!r}: element {nodes[0]} has {len(inc)} bonds; name one of "
+                                 f"{', '.join(k for *_, k in inc)}")
+        raise ParameterError(f"bond {bond!r}: not a bond or one-port element of model "
+                             f"{self.model.name!r}" + (f" (ambiguous: {', '.join(cands)})" if cands else ""))
 
     def effort(self, bond: str) -> np.ndarray:
-        """Effort of a bond (full or unique short name)."""
+        """Effort of a bond (full or unique short name, or a one-port element's name)."""
         return self[f"e[{self._bond(bond)}]"]
 
     def flow(self, bond: str) -> np.ndarray:

@@ -10,7 +10,7 @@ Examples
 >>> sent = OutputPackage("mass", 0.002, np.array([0.1, 0.0]))
 >>> late = OutputPackage("spring", 0.001, np.array([5.0]))
 >>> check_times([sent, late], expected=0.002, step=0.001)
-["subsystem 'spring' sent outputs stamped t=0.001 s, expected t=0.002 s"]
+[('spring', 'sent outputs stamped t=0.001 s, expected t=0.002 s')]
 >>> InputPackage("spring", 0.002, np.array([0.1, 0.0]), np.zeros((0, 2))).time
 0.002
 """
@@ -69,8 +69,9 @@ class InputPackage:
     derivatives: np.ndarray
 
 
-def check_times(packages: Iterable[OutputPackage], expected: float, step: float) -> list[str]:
-    """Return one message per package whose stamp differs from ``expected``.
+def check_times(packages: Iterable[OutputPackage], expected: float,
+                step: float) -> list[tuple[str, str]]:
+    """Return ``(source, message)`` for each package whose stamp differs from ``expected``.
 
     Parameters
     ----------
@@ -83,10 +84,9 @@ def check_times(packages: Iterable[OutputPackage], expected: float, step: float)
 
     Returns
     -------
-    list of str
+    list of (str, str)
         Empty when all stamps agree.
     """
     tol = TIME_TOLERANCE * step
-    return [f"subsystem {p.source!r} sent outputs stamped t={p.time:.9g} s, "
-            f"expected t={expected:.9g} s"
+    return [(p.source, f"sent outputs stamped t={p.time:.9g} s, expected t={expected:.9g} s")
             for p in packages if not abs(p.time - expected) <= tol]

@@ -10,7 +10,8 @@ The wrapped object follows a small duck-typed protocol (nothing to inherit):
                                        if it is a method without arguments
 ``obj.set_input_derivatives(t, d)``    optional; ``d[name]`` is a tuple of the input's
                                        time derivatives at ``t`` (needed when
-                                       ``input_derivative_order > 0``)
+                                       ``input_derivative_order > 0``; may be shorter
+                                       than that order: missing ones are zero)
 ``obj.output_derivatives(order)``      optional; returns ``{name: (d1, ..., d_order)}``
                                        (needed when ``output_derivative_order > 0``)
 ``obj.get_state()``/``set_state(s)``   optional; enables rollback

@@ -281,8 +281,9 @@ class Subsystem(ABC):
             Time at which ``values`` hold (the start of the coming step).
         values : ndarray, shape (n_inputs,)
             Input values at ``t``.
-        derivatives : ndarray, shape (input_derivative_order, n_inputs)
-            Time derivatives of the inputs at ``t`` (row k is the (k+1)-th derivative).
+        derivatives : ndarray, shape (k, n_inputs)
+            Time derivatives of the inputs at ``t`` (row j is the (j+1)-th derivative),
+            ``k <= input_derivative_order``; derivatives beyond ``k`` are zero.
             The arrays belong to the master: copy them if they must outlive the call.
         """
 

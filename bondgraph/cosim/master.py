@@ -1,0 +1,483 @@
+"""The master: initialise, step, sample, check, cross-assign, repeat to the end time.
+
+One communication step from ``t[n]`` to ``t[n+1] = t[n] + H``:
+
+1. the glue turns the last samples of every output into a polynomial around ``t[n]``
+   (extrapolation; at start-up with derivatives or reduced order);
+2. each subsystem, in the time manager's order, receives an :class:`InputPackage`
+   (its inputs' polynomial, re-expanded at every sub-step for multi-rate subsystems)
+   and steps; in Gauss-Seidel order, later subsystems see the earlier ones' outputs
+   interpolated over the step;
+3. each subsystem's outputs come back as an :class:`OutputPackage` stamped with the
+   time it reached; the stamps are checked against ``t[n+1]`` before cross-assigning;
+4. direct-feedthrough subsystems get their inputs at ``t[n+1]`` and are sampled again,
+   in dependency order, so algebraic outputs are consistent at the communication point;
+5. the error catcher checks for non-finite values and, every ``window`` steps, the
+   energy residual on each power bond.
+
+An abort raises :class:`~bondgraph.errors.CosimulationError` whose ``results`` hold
+the results up to the last good communication point (``results.aborted`` is True) and
+whose ``time`` is that point; error-level events raise the same error at the end with
+the full results.
+
+Examples
+--------
+Two halves of a unit mass on a unit spring, exchanged through a force and a position:
+
+>>> import numpy as np
+>>> from bondgraph.cosim import StateSpaceSubsystem, Relations, TimeManager, Glue
+>>> mass = StateSpaceSubsystem("mass", A=[[0, 1], [0, 0]], B=[[0], [1]], C=[[1, 0]],
+...                            D=[[0]], x0=[1, 0], inputs=[("F", "N")],
+...                            outputs=[("x", "m")])
+>>> spring = StateSpaceSubsystem("spring", A=np.zeros((0, 0)), B=np.zeros((0, 1)),
+...                              C=np.zeros((1, 0)), D=[[-1]], x0=np.zeros(0),
+...                              inputs=[("x", "m")], outputs=[("F", "N")])
+>>> sim = Cosimulation([mass, spring], Relations(["mass.x -> spring.x",
+...                     "spring.F -> mass.F"]), TimeManager(step=0.01, end=1.0),
+...                    Glue("quadratic"))
+>>> res = sim.run()
+>>> abs(res["mass.x"][-1] - np.cos(1.0)) < 1e-5
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from graphlib import CycleError, TopologicalSorter
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..errors import CosimulationError, ParameterError
+from .catcher import DivergenceMonitor, ErrorCatcher, ErrorPolicy
+from .glue import Glue, taylor_matrix
+from .packages import InputPackage, OutputPackage, check_times
+from .relations import Relations
+from .results import CosimResults
+from .subsystem import Subsystem
+from .timing import TimeManager
+
+__all__ = ["Cosimulation", "cosimulate"]
+
+Callback = Callable[[CosimResults], None]
+
+
+class _Abort(Exception):
+    """Internal: unwinds the step loop after the catcher asked to stop."""
+
+
+class Cosimulation:
+    """A configured co-simulation: subsystems, relations, time manager, glue, catcher.
+
+    Parameters
+    ----------
+    subsystems : sequence of Subsystem
+        The coupled subsystems (names unique).
+    relations : Relations
+        Which output feeds which input; power bonds to monitor.
+    timing : TimeManager
+        Communication step, end time, scheme, substeps.
+    glue : Glue, optional
+        Extrapolation / interpolation of the coupling signals (default quadratic,
+        derivative start).
+    policy : ErrorPolicy, optional
+        Level of each kind of event (default: abort on everything).
+    monitor : DivergenceMonitor, optional
+        Energy-residual monitor settings.
+
+    Raises
+    ------
+    CosimulationError
+        If the relations do not fit the subsystems (every problem listed), or
+        direct-feedthrough subsystems form an algebraic loop.
+    ParameterError
+        If the time manager does not fit the subsystems.
+    """
+
+    def __init__(self, subsystems: Sequence[Subsystem], relations: Relations,
+                 timing: TimeManager, glue: Glue | None = None,
+                 policy: ErrorPolicy | None = None, monitor: DivergenceMonitor | None = None):
+        problems = [f"subsystems[{i}]: found {type(s).__name__}, expected a Subsystem"
+                    for i, s in enumerate(subsystems) if not isinstance(s, Subsystem)]
+        if not isinstance(relations, Relations):
+            problems.append(f"relations: found {type(relations).__name__}, expected Relations")
+        if not isinstance(timing, TimeManager):
+            problems.append(f"timing: found {type(timing).__name__}, expected TimeManager")
+        if problems:
+            raise ParameterError(problems, subject="co-simulation")
+        relations.validate(subsystems)
+        timing.validate(subsystems)
+        self.subsystems: list[Subsystem] = timing.order(subsystems)
+        self.relations = relations
+        self.timing = timing
+        self.glue = glue if glue is not None else Glue()
+        self.policy = policy if policy is not None else ErrorPolicy()
+        self.monitor = monitor if monitor is not None else DivergenceMonitor()
+        self._layout()
+
+    # ------------------------------------------------------------------ layout
+    def _layout(self) -> None:
+        subs = self.subsystems
+        out_index: dict[str, int] = {}
+        self.out_slices: list[slice] = []
+        self.in_slices: list[slice] = []
+        o = i = 0
+        for s in subs:
+            self.out_slices.append(slice(o, o + len(s.outputs)))
+            self.in_slices.append(slice(i, i + len(s.inputs)))
+            for p in s.outputs:
+                out_index[f"{s.name}.{p.name}"] = o
+                o += 1
+            i += len(s.inputs)
+        self.output_names = tuple(f"{s.name}.{p.name}" for s in subs for p in s.outputs)
+        self.output_units = tuple(p.unit for s in subs for p in s.outputs)
+        self.input_names = tuple(f"{s.name}.{p.name}" for s in subs for p in s.inputs)
+        self.input_units = tuple(p.unit for s in subs for p in s.inputs)
+        feed = {r.target: r.source for r in self.relations}
+        self.src = np.array([out_index[feed[n]] for n in self.input_names], dtype=np.intp)
+        self.src_slices = [self.src[sl] for sl in self.in_slices]
+        in_index = {n: k for k, n in enumerate(self.input_names)}
+        bonds = self.relations.bonds
+        e_in, f_in = [], []
+        for b in bonds:
+            es, fs = b.effort.split(".")[0], b.flow.split(".")[0]
+            e_in.append(next(in_index[r.target] for r in self.relations
+                             if r.source == b.effort and r.target_subsystem == fs))
+            f_in.append(next(in_index[r.target] for r in self.relations
+                             if r.source == b.flow and r.target_subsystem == es))
+        self.bond_names = tuple(b.name for b in bonds)
+        self.e_out = np.array([out_index[b.effort] for b in bonds], dtype=np.intp)
+        self.f_out = np.array([out_index[b.flow] for b in bonds], dtype=np.intp)
+        self.e_in = np.array(e_in, dtype=np.intp)
+        self.f_in = np.array(f_in, dtype=np.intp)
+        # Direct-feedthrough subsystems are re-sampled in dependency order.
+        ft = {k for k, s in enumerate(subs) if s.direct_feedthrough}
+        owner = np.empty(len(self.output_names), dtype=np.intp)
+        for k, sl in enumerate(self.out_slices):
+            owner[sl] = k
+        graph = {k: {int(owner[j]) for j in self.src_slices[k] if int(owner[j]) in ft}
+                 for k in ft}
+        try:
+            self.ft_order = list(TopologicalSorter(graph).static_order())
+        except CycleError as exc:
+            cycle = " -> ".join(subs[k].name for k in exc.args[1])
+            raise CosimulationError(
+                f"algebraic loop between direct-feedthrough subsystems: {cycle}; expected at "
+                "least one subsystem in the loop without direct feedthrough",
+                subject="relations") from None
+        self.non_ft = [k for k in range(len(subs)) if k not in ft]
+
+    def table(self) -> str:
+        """The relations as a table, with units."""
+        return self.relations.table(self.subsystems)
+
+    # ------------------------------------------------------------------ helpers
+    def _results(self, T, Y, U, R, n_last: int, catcher: ErrorCatcher, status: str,
+                 reason: str, info: dict, copy: bool = True) -> CosimResults:
+        k = n_last + 1
+        c = np.copy if copy else (lambda a: a)
+        return CosimResults(time=c(T[:k]), outputs=c(Y[:k]),
+                            output_names=self.output_names, output_units=self.output_units,
+                            inputs=c(U[:k]), input_names=self.input_names,
+                            input_units=self.input_units, energy_residual=c(R[:k]),
+                            bond_names=self.bond_names, events=tuple(catcher.events),
+                            status=status, reason=reason, info=info)
+
+    def _derivatives(self, t: float, Y: np.ndarray, D: np.ndarray, need: int) -> None:
+        """Fill D (need rows, n_out) with output derivatives at t (NaN where unknown).
+
+        Inputs are set to their values at t with the input derivatives known so far;
+        two passes let derivatives flow through one level of feedthrough and back.
+        """
+        D[:] = np.nan
+        order_all = self.non_ft + self.ft_order
+        for _ in range(2):
+            for k in order_all:
+                s = self.subsystems[k]
+                src = self.src_slices[k]
+                din = D[:need, src]
+                known = 0
+                while known < din.shape[0] and np.all(np.isfinite(din[known])):
+                    known += 1
+                s.set_inputs(t, Y[src], din[:min(known, s.input_derivative_order)])
+                order = min(need, s.output_derivative_order)
+                if s.direct_feedthrough:
+                    order = min(order, known)
+                if order >= 1:
+                    D[:order, self.out_slices[k]] = s.get_output_derivatives(order)
+
+    def _energy(self, Y, U, R, Sres, Sx, a: int, b: int, H: float) -> None:
+        """Residual and exchanged energy on every bond for points a..b-1 (a >= 1).
+
+        Residual power ``e_used f_sent - e_sent f_used``: what the effort's receiver used
+        times the flow it sent, minus what the flow's receiver used times the effort
+        it was sent. ``R`` accumulates it signed (trapezoid), ``Sres`` and ``Sx`` the
+        magnitudes of residual and exchanged energy.
+        """
+        r = (U[a - 1:b, self.e_in] * Y[a - 1:b, self.f_out]
+             - Y[a - 1:b, self.e_out] * U[a - 1:b, self.f_in])
+        x = np.abs(Y[a:b, self.e_out] * Y[a:b, self.f_out])
+        R[a:b] = R[a - 1] + np.cumsum(0.5 * H * (r[1:] + r[:-1]), axis=0)
+        Sres[a:b] = Sres[a - 1] + np.cumsum(H * np.abs(r[1:]), axis=0)
+        Sx[a:b] = Sx[a - 1] + np.cumsum(H * x, axis=0)
+
+    def _nonfinite(self, y: np.ndarray) -> str:
+        bad = [f"{self.output_names[j]}={y[j]}" for j in np.flatnonzero(~np.isfinite(y))]
+        return "found " + ", ".join(bad) + ", expected finite values"
+
+    # ------------------------------------------------------------------ run
+    def run(self, *, progress: bool = False, callback: Callback | None = None,
+            callback_every: int | None = None) -> CosimResults:
+        """Run from the start to the end time.
+
+        Parameters
+        ----------
+        progress : bool, optional
+            Show a tqdm progress bar.
+        callback : callable, optional
+            Called as ``callback(results_so_far)`` every ``callback_every`` steps and at
+            the end (e.g. :class:`bondgraph.cosim.LiveCurves`).
+        callback_every : int, optional
+            Default: about 50 calls per run.
+
+        Returns
+        -------
+        CosimResults
+
+        Raises
+        ------
+        CosimulationError
+            On an abort (``.results`` up to the last good point, ``.time`` that point)
+            or, at the end, if error-level events occurred (``.results`` complete).
+        """
+        tm, glue = self.timing, self.glue
+        subs = self.subsystems
+        H, N, t0 = tm.step, tm.n_steps, tm.start
+        p = glue.order
+        gs = tm.scheme == "gauss-seidel"
+        interp = gs and glue.interpolate
+        ny, nu, nb = len(self.output_names), len(self.input_names), len(self.bond_names)
+        T = tm.times()
+        Y = np.zeros((N + 1, ny))
+        U = np.zeros((N + 1, nu))
+        R = np.zeros((N + 1, nb))
+        done = 1                          # energy bookkeeping is done below this index
+        Sres = np.zeros((N + 1, nb))      # cumulative |residual| energy
+        Sx = np.zeros((N + 1, nb))        # cumulative |exchanged| energy
+        catcher = ErrorCatcher(self.policy, self.monitor, self.bond_names)
+        window = self.monitor.window
+        names = [s.name for s in subs]
+        ks = [tm.substeps_of(n) for n in names]
+        hs = [H / k for k in ks]
+        dords = [min(s.input_derivative_order, p) for s in subs]
+        out_sl, in_sl, src_sl = self.out_slices, self.in_slices, self.src_slices
+        src = self.src
+        ft_order, non_ft = self.ft_order, self.non_ft
+        e_out, f_out, e_in, f_in = self.e_out, self.f_out, self.e_in, self.f_in
+        eH = np.array([1.0, H, 0.5 * H * H])[:p + 1]
+        use_der = glue.start == "derivatives" and p > 0
+        D = np.full((max(p, 1), ny), np.nan)
+        empty = [np.zeros((0, len(s.inputs))) for s in subs]
+        W_ex = taylor_matrix(T[:p + 1] - T[p], 0.0, p)             # steady extrapolation
+        W_in = taylor_matrix(T[:p + 1] - T[p], -H, p) if p else W_ex  # GS interpolation
+        # sub-step re-expansion matrices: coefficient rows at delta = j*h
+        shift = {}
+        for k, h in zip(ks, hs):
+            for j in range(1, k):
+                d = j * h
+                S = np.zeros((p + 1, p + 1))
+                for a in range(p + 1):
+                    for b in range(a, p + 1):
+                        S[a, b] = d ** (b - a) / math.factorial(b - a)
+                shift[(k, j)] = S
+        every = callback_every or max(1, N // 50)
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=N, unit="step", desc="co-simulation", leave=False)
+        bar_every = max(1, N // 200)
+        info = {"scheme": tm.scheme, "glue": glue.name, "step": H, "substeps": dict(tm.substeps)}
+        n = 0
+        current = None
+        cause = None
+        wall0 = _time.perf_counter()
+        try:
+            # ---------------- initialisation at t0
+            for k, s in enumerate(subs):
+                current = s
+                s.setup(t0, tm.end, hs[k])
+            for k in non_ft:
+                current = subs[k]
+                Y[0, out_sl[k]] = subs[k].get_outputs()
+            for k in ft_order:
+                current = subs[k]
+                subs[k].set_inputs(t0, Y[0, src_sl[k]], empty[k])
+                Y[0, out_sl[k]] = subs[k].get_outputs()
+            current = None
+            U[0] = Y[0, src]
+            if not math.isfinite(Y[0].sum()):
+                catcher.report("non_finite", t0, "initial outputs", self._nonfinite(Y[0]))
+                if catcher.abort_event:
+                    raise _Abort
+            C = np.zeros((p + 1, ny))
+            # ---------------- communication steps
+            for n in range(N):
+                t = T[n]
+                t1 = T[n + 1]
+                if n >= p:
+                    np.dot(W_ex, Y[n - p:n + 1], out=C)
+                else:
+                    self._startup(C, T, Y, D, n, p, use_der)
+                Cu = C[:, src]
+                if not interp:
+                    U[n + 1] = eH @ Cu
+                sent = []
+                for k, s in enumerate(subs):
+                    current = s
+                    cin = Cu[:, in_sl[k]]
+                    if interp:
+                        U[n + 1, in_sl[k]] = eH @ cin
+                    dord = dords[k]
+                    h = hs[k]
+                    reached = None
+                    for j in range(ks[k]):
+                        ts = t + j * h
+                        c = cin if j == 0 else shift[(ks[k], j)] @ cin
+                        pkg = InputPackage(names[k], ts, c[0], c[1:1 + dord])
+                        s.set_inputs(pkg.time, pkg.values, pkg.derivatives)
+                        reached = s.do_step(ts, h)
+                        if reached is not None and abs(reached - (ts + h)) > 1e-9 * h:
+                            break
+                    out = OutputPackage(names[k], t1 if reached is None else float(reached),
+                                        s.get_outputs())
+                    sent.append(out)
+                    if interp and k + 1 < len(subs):
+                        # later subsystems read this one interpolated over the step
+                        sl = out_sl[k]
+                        Y[n + 1, sl] = out.values
+                        if n + 1 >= p:
+                            C[:, sl] = W_in @ Y[n + 1 - p:n + 2, sl]
+                        else:
+                            C[:, sl] = taylor_matrix(T[:n + 2], t, p) @ Y[:n + 2, sl]
+                        Cu = C[:, src]
+                current = None
+                mismatch = check_times(sent, t1, H)
+                if mismatch:
+                    stop = False
+                    for who, msg in mismatch:
+                        stop |= catcher.report("time_mismatch", t1, f"subsystem {who!r}", msg)
+                    if stop:
+                        raise _Abort
+                for k, out in enumerate(sent):
+                    Y[n + 1, out_sl[k]] = out.values
+                for k in ft_order:
+                    s = current = subs[k]
+                    s.set_inputs(t1, Y[n + 1, src_sl[k]], empty[k])
+                    Y[n + 1, out_sl[k]] = s.get_outputs()
+                current = None
+                if not math.isfinite(Y[n + 1].sum()):
+                    if catcher.report("non_finite", t1, "exchanged outputs",
+                                      self._nonfinite(Y[n + 1])):
+                        raise _Abort
+                if nb and (n + 1) % window == 0:
+                    self._energy(Y, U, R, Sres, Sx, done, n + 2, H)
+                    done = n + 2
+                    if catcher.check_energy(n + 1, t1, Sres, Sx, H):
+                        n += 1  # the step itself succeeded: keep it
+                        raise _Abort
+                if callback is not None and (n + 1) % every == 0:
+                    callback(self._results(T, Y, U, R, n + 1, catcher, "running", "", info,
+                                           copy=False))
+                if bar is not None and (n + 1) % bar_every == 0:
+                    bar.update(bar_every)
+            n = N
+        except _Abort:
+            pass
+        except Exception as exc:  # a hook raised: classify by the subsystem's kind
+            if current is None:
+                raise
+            kind = getattr(current, "failure_kind", "step_failed")
+            catcher.report(kind, T[n + 1] if n < N else T[n], f"subsystem {current.name!r}",
+                           f"{type(exc).__name__}: {exc}" if not isinstance(exc, CosimulationError)
+                           else "; ".join(exc.problems))
+            cause = exc
+        finally:
+            for s in subs:
+                try:
+                    s.terminate()
+                except Exception:  # noqa: BLE001 - termination must reach every subsystem
+                    pass
+            if bar is not None:
+                bar.close()
+        info["wall_time"] = _time.perf_counter() - wall0
+        if nb and done < N + 1:
+            self._energy(Y, U, R, Sres, Sx, done, N + 1, H)
+        ev = catcher.abort_event
+        if ev is not None:
+            last = min(n, N)
+            res = self._results(T, Y, U, R, last, catcher, "aborted", str(ev), info)
+            if callback is not None:
+                callback(res)
+            raise CosimulationError(
+                [f"{ev.kind} at {ev}", f"results kept up to the last good point "
+                 f"t={T[last]:.9g} s ({last} of {N} steps)"],
+                subject="co-simulation aborted", time=float(T[last]), results=res) from cause
+        errors = catcher.errors
+        status = "error" if errors else "completed"
+        reason = "; ".join(str(e) for e in errors)
+        res = self._results(T, Y, U, R, N, catcher, status, reason, info)
+        if callback is not None:
+            callback(res)
+        if errors:
+            raise CosimulationError([f"{e.kind} at {e}" for e in errors],
+                                    subject="co-simulation finished with errors",
+                                    time=float(T[N]), results=res)
+        return res
+
+    def _startup(self, C, T, Y, D, n: int, p: int, use_der: bool) -> None:
+        """Coefficients at t[n] with fewer than p + 1 samples (first steps)."""
+        k = n + 1
+        need = p + 1 - k
+        C[:] = 0.0
+        if use_der:
+            self._derivatives(T[n], Y[n], D, need)
+            avail = np.zeros(Y.shape[1], dtype=int)
+            for d in range(need):
+                avail += np.all(np.isfinite(D[:d + 1]), axis=0)
+        else:
+            avail = np.zeros(Y.shape[1], dtype=int)
+        samples = Y[:k]
+        for j in np.unique(avail):
+            cols = np.flatnonzero(avail == j)
+            W = taylor_matrix(T[:k], T[n], p, int(j))
+            rows = np.vstack([samples[:, cols], D[:j, cols]]) if j else samples[:, cols]
+            C[:, cols] = W @ rows
+
+
+def cosimulate(subsystems: Sequence[Subsystem], relations: Relations | Sequence[str],
+               step: float, end: float, *, glue: Glue | str | int = "quadratic",
+               scheme: str = "jacobi", substeps: dict | None = None,
+               policy: ErrorPolicy | None = None, progress: bool = False,
+               callback: Callback | None = None, bonds: Sequence = ()) -> CosimResults:
+    """One-call co-simulation (see :class:`Cosimulation`).
+
+    Examples
+    --------
+    >>> from bondgraph.cosim.python import PythonSubsystem
+    >>> class Clock:
+    ...     def __init__(self): self.t = 0.0; self.u = 0.0
+    ...     def do_step(self, t, h): self.t = t + h
+    >>> a = PythonSubsystem(Clock(), "a", [("u", "s")], [("t", "s")], direct_feedthrough=False)
+    >>> b = PythonSubsystem(Clock(), "b", [("u", "s")], [("t", "s")], direct_feedthrough=False)
+    >>> res = cosimulate([a, b], ["a.t -> b.u", "b.t -> a.u"], step=0.1, end=1.0, glue="zoh")
+    >>> float(res["b.u"][-1])           # b held a's clock from t = 0.9 s
+    0.9
+    """
+    if not isinstance(relations, Relations):
+        relations = Relations(relations, bonds=bonds)
+    g = glue if isinstance(glue, Glue) else Glue(glue)
+    sim = Cosimulation(subsystems, relations,
+                       TimeManager(step=step, end=end, scheme=scheme, substeps=substeps or {}),
+                       g, policy)
+    return sim.run(progress=progress, callback=callback)

@@ -1,0 +1,134 @@
+"""Results of a co-simulation run: exchanged signals against time, events, status.
+
+Examples
+--------
+>>> import numpy as np
+>>> res = CosimResults(time=np.array([0.0, 0.1]), outputs=np.array([[1.0], [2.0]]),
+...                    output_names=("mass.x",), output_units=("m",),
+...                    inputs=np.array([[0.0], [0.5]]), input_names=("spring.x",),
+...                    input_units=("m",))
+>>> res["mass.x"]
+array([1., 2.])
+>>> res.status, res.aborted, len(res)
+('completed', False, 2)
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import ParameterError
+from .catcher import Event
+
+__all__ = ["CosimResults"]
+
+
+@dataclass(frozen=True)
+class CosimResults:
+    """Time histories of every exchanged signal.
+
+    Attributes
+    ----------
+    time : ndarray, shape (N,)
+        Communication instants.
+    outputs : ndarray, shape (N, n_outputs)
+        Every subsystem output at those instants (column names ``"sub.port"``).
+    inputs : ndarray, shape (N, n_inputs)
+        The value each input had at the end of the step ending at that instant, as the
+        glue handed it over (extrapolated or interpolated).
+    energy_residual : ndarray, shape (N, n_bonds)
+        Cumulative energy residual on each power bond.
+    events : tuple of Event
+        Everything the error catcher recorded.
+    status : str
+        ``"completed"``, ``"error"`` (completed with error-level events) or
+        ``"aborted"``.
+    reason : str
+        Why the run aborted or erred (empty when completed).
+    """
+
+    time: np.ndarray
+    outputs: np.ndarray
+    output_names: tuple[str, ...]
+    output_units: tuple[str, ...]
+    inputs: np.ndarray
+    input_names: tuple[str, ...]
+    input_units: tuple[str, ...]
+    energy_residual: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    bond_names: tuple[str, ...] = ()
+    events: tuple[Event, ...] = ()
+    status: str = "completed"
+    reason: str = ""
+    info: dict = field(default_factory=dict)
+
+    @property
+    def aborted(self) -> bool:
+        """True if the run stopped before its end time."""
+        return self.status == "aborted"
+
+    def __len__(self) -> int:
+        return len(self.time)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """History of output or input ``"sub.port"`` (or bond residual ``"a.e*b.f"``)."""
+        for names, data in ((self.output_names, self.outputs), (self.input_names, self.inputs),
+                            (self.bond_names, self.energy_residual)):
+            if name in names:
+                return data[:, names.index(name)]
+        raise ParameterError(
+            f"signal {name!r}: not in the results; expected one of the outputs "
+            f"({', '.join(self.output_names)}) or inputs ({', '.join(self.input_names)})")
+
+    def unit(self, name: str) -> str:
+        """Unit of signal ``name``."""
+        for names, units in ((self.output_names, self.output_units),
+                             (self.input_names, self.input_units)):
+            if name in names:
+                return units[names.index(name)]
+        raise ParameterError(f"signal {name!r}: not in the results")
+
+    def columns(self, names: Sequence[str] | None = None) -> list[str]:
+        """Column names for :meth:`to_csv` (all outputs, inputs and bonds by default)."""
+        if names is None:
+            return ["time"] + [f"out:{n}" for n in self.output_names] + [
+                f"in:{n}" for n in self.input_names] + [
+                f"residual:{n}" for n in self.bond_names]
+        return ["time"] + list(names)
+
+    def to_csv(self, path: str | Path, names: Sequence[str] | None = None) -> Path:
+        """Write the time histories as CSV (header row with units) and return the path.
+
+        Parameters
+        ----------
+        path : str or Path
+            Destination file.
+        names : sequence of str, optional
+            Signals to write (default: every output, input and bond residual).
+        """
+        path = Path(path)
+        if names is None:
+            data = [self.time] + [self.outputs[:, i] for i in range(self.outputs.shape[1])] + [
+                self.inputs[:, i] for i in range(self.inputs.shape[1])] + [
+                self.energy_residual[:, i] for i in range(self.energy_residual.shape[1])]
+            units = ["s"] + list(self.output_units) + list(self.input_units) + [
+                "J"] * len(self.bond_names)
+        else:
+            data = [self.time] + [self[n] for n in names]
+            units = ["s"] + [self.unit(n) if n not in self.bond_names else "J" for n in names]
+        header = [f"{c} [{u}]" for c, u in zip(self.columns(names), units)]
+        with path.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(header)
+            w.writerows(np.column_stack(data).tolist() if data[0].size else [])
+        return path
+
+    def __repr__(self) -> str:
+        span = f"t={self.time[0]:g}..{self.time[-1]:g} s" if len(self.time) else "empty"
+        extra = f", {self.reason}" if self.reason else ""
+        return (f"<CosimResults {self.status}: {len(self.time)} points, {span}, "
+                f"{len(self.output_names)} outputs, {len(self.events)} events{extra}>")

@@ -1,0 +1,174 @@
+"""The hydraulic cylinder template, mechanical side: barrel, rod and three ports.
+
+Bond graph: root-velocity 1-junctions ``Rx``, ``Ry`` (``Rt``); the swing
+junction ``w`` with the axis angle ``phi`` as displacement state; the
+extension junction ``ext`` (flow ``ṡ``) with the pin-to-pin length ``s`` as
+displacement state — this junction is the ``I`` port that the hydraulic side
+(or a prescribed force or extension) drives, flow-in. The rod eye ``Pr`` has
+its components in the cylinder frame: normal
+``v_n = v_R·(sin φ, −cos φ) − s·φ̇`` (flow-in: the pushed body sets the swing)
+and axial ``v_a = v_R·(cos φ, sin φ) + ṡ`` (effort-in: the cylinder sets the
+axial velocity and takes the axial force).
+
+The barrel (mass ``m_barrel``, centre of gravity ``d_barrel`` from the root pin
+along the axis, inertia ``J_barrel``) and the rod with piston (``m_rod`` at
+``d_rod`` behind the rod eye, ``J_rod``) have their inertias on
+centre-of-gravity junctions; all of them end up in derivative causality, which
+is how their mass reaches the mechanism's mass matrix.
+
+Examples
+--------
+>>> cyl = Cylinder("boom_cyl", retracted=2.48, stroke=1.25)
+>>> sorted(cyl.ports)
+['A.x', 'A.y', 'B.x', 'B.y', 'I']
+>>> cyl.length_limits
+(2.48, 3.73)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from bondgraph import MTF, I, One, Se, Zero, ParameterError
+
+from .geometry import Pathway
+from .part import Part
+
+__all__ = ["Cylinder"]
+
+
+class Cylinder(Part):
+    """Linear actuator between a root pin and a rod-eye pin.
+
+    Parameters
+    ----------
+    name : str
+    retracted : float
+        Pin-to-pin length fully retracted (m).
+    stroke : float
+        Stroke (m); the length runs from ``retracted`` to ``retracted + stroke``.
+    m_barrel, m_rod : float
+        Masses (kg), default 0 (massless, as in the source data).
+    d_barrel, d_rod : float, optional
+        Centre of gravity of the barrel from the root pin, and of the rod from
+        the rod eye, along the axis (m); default a quarter of the retracted length.
+    J_barrel, J_rod : float
+        Inertias about their centres of gravity (kg·m²).
+    gravity : float
+    root, tip : str
+        Names of the ``Rt`` and ``Pr`` points (default ``"A"``, ``"B"``).
+    phi0, s0 : float
+        Initial axis angle and length (set by the position analysis).
+    """
+
+    kind = "cylinder"
+
+    def __init__(self, name: str, *, retracted: float, stroke: float, m_barrel: float = 0.0,
+                 m_rod: float = 0.0, d_barrel: float | None = None, d_rod: float | None = None,
+                 J_barrel: float = 0.0, J_rod: float = 0.0, gravity: float = 9.81,
+                 root: str = "A", tip: str = "B", phi0: float = 0.0, s0: float | None = None):
+        super().__init__(name)
+        problems = []
+        for pname, v, lo in (("retracted", retracted, 0.0), ("stroke", stroke, 0.0)):
+            if not (isinstance(v, (int, float)) and v > lo and math.isfinite(v)):
+                problems.append(f"cylinder {name!r}: {pname} = {v!r}, expected a number > 0")
+        for pname, v in (("m_barrel", m_barrel), ("m_rod", m_rod), ("J_barrel", J_barrel),
+                         ("J_rod", J_rod)):
+            if v < 0:
+                problems.append(f"cylinder {name!r}: {pname} = {v!r}, expected ≥ 0")
+        if problems:
+            raise ParameterError(problems)
+        self.retracted, self.stroke = float(retracted), float(stroke)
+        self.m_barrel, self.m_rod = float(m_barrel), float(m_rod)
+        self.d_barrel = float(retracted / 4 if d_barrel is None else d_barrel)
+        self.d_rod = float(retracted / 4 if d_rod is None else d_rod)
+        self.J_barrel, self.J_rod = float(J_barrel), float(J_rod)
+        self.gravity = float(gravity)
+        self.tip = tip
+        self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.retracted, 0.0))})
+        self._build(phi0, self.retracted if s0 is None else s0)
+
+    @property
+    def length_limits(self) -> tuple[float, float]:
+        """Shortest and longest pin-to-pin length (m)."""
+        return self.retracted, self.retracted + self.stroke
+
+    def _build(self, phi0: float, s0: float) -> None:
+        w = One("w", displacement="phi", initial=phi0)
+        ext = One("ext", displacement="s", initial=s0)
+        phi, s_ = w.displacement, ext.displacement
+        self.axis_angle, self.length_symbol = phi, s_
+        self.coordinates.update(phi=phi, s=s_)
+        self.coordinate_states.update(phi="w.phi", s="ext.s")
+        self.add(One("Rx"), One("Ry"), w, ext)
+        r = self.root.name
+        self.expose(f"{r}.x", "Rx", "flow-in", "Rt: x flow-in")
+        self.expose(f"{r}.y", "Ry", "flow-in", "Rt: y flow-in")
+        self.expose("I", "ext", "flow-in", "I: extension rate flow-in")
+        sn, cs = sp.sin(phi), sp.cos(phi)
+        # rod eye
+        for ax, (mx, my, mw) in {"x": (sn, -cs, -s_), "y": (cs, sn, None)}.items():
+            j = f"{self.tip}_{ax}"
+            self.add(Zero(j), MTF(f"{j}_Rx", mx), MTF(f"{j}_Ry", my))
+            self.connect("Rx", f"{j}_Rx/1"); self.connect(f"{j}_Rx/2", j)
+            self.connect("Ry", f"{j}_Ry/1"); self.connect(f"{j}_Ry/2", j)
+            if mw is not None:
+                self.add(MTF(f"{j}_w", mw))
+                self.connect("w", f"{j}_w/1"); self.connect(f"{j}_w/2", j)
+            else:
+                self.connect("ext", j)
+        self.expose(f"{self.tip}.x", f"{self.tip}_x", "flow-in", "Pr: x (normal) flow-in")
+        self.expose(f"{self.tip}.y", f"{self.tip}_y", "effort-in", "Pr: y (axial) effort-in")
+        # barrel and rod masses
+        bodies = []
+        if self.m_barrel > 0:
+            bodies.append(("barrel", self.m_barrel, self.d_barrel, False))
+        if self.m_rod > 0:
+            bodies.append(("rod", self.m_rod, s_ - self.d_rod, True))
+        for nm, m, dist, moves in bodies:
+            for ax, (trig_e, trig_w) in {"x": (cs, -sn), "y": (sn, cs)}.items():
+                js, j = f"{nm}_{ax}s", f"{nm}_{ax}"
+                self.add(Zero(js), One(j), MTF(f"{js}_w", dist * trig_w), I(f"m_{nm}_{ax}", m))
+                self.connect("Rx" if ax == "x" else "Ry", js)
+                self.connect("w", f"{js}_w/1"); self.connect(f"{js}_w/2", js)
+                if moves:
+                    self.add(MTF(f"{js}_s", trig_e))
+                    self.connect("ext", f"{js}_s/1"); self.connect(f"{js}_s/2", js)
+                self.connect(js, j)
+                self.connect(j, f"m_{nm}_{ax}")
+                if ax == "y" and self.gravity:
+                    self.add(Se(f"g_{nm}", -m * self.gravity))
+                    self.connect(f"g_{nm}", j)
+        Jt = self.J_barrel + self.J_rod
+        if Jt > 0:
+            self.add(I("J", Jt))
+            self.connect("w", "J")
+
+    # ---------------------------------------------------------------- kinematics
+    def pose_size(self) -> int:
+        return 4  # root x, y, axis angle φ, length s
+
+    def world_points(self, pose) -> dict[str, tuple]:
+        rx, ry, phi, s = pose
+        return {self.root.name: (rx, ry), self.tip: (rx + s * np.cos(phi), ry + s * np.sin(phi))}
+
+    def pathway(self, pose) -> Pathway:
+        pts = self.world_points(pose)
+        return Pathway(tuple(map(float, pts[self.root.name])), tuple(map(float, pts[self.tip])))
+
+    def pose_from_states(self, root_xy, states):
+        return (root_xy[0], root_xy[1], states["phi"], states["s"])
+
+    def states_from_pose(self, pose) -> dict[str, float]:
+        return {"w.phi": float(pose[2]), "ext.s": float(pose[3])}
+
+    def sketch(self, pose) -> list[list[tuple]]:
+        rx, ry, phi, s = pose
+        c, sn = np.cos(phi), np.sin(phi)
+        barrel = min(self.retracted * 0.9, s)
+        return [[(rx, ry), (rx + barrel * c, ry + barrel * sn)],
+                [(rx + (s - self.retracted * 0.9) * c, ry + (s - self.retracted * 0.9) * sn),
+                 (rx + s * c, ry + s * sn)]]

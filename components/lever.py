@@ -1,0 +1,127 @@
+"""The lever (link) template: a rigid bar with an ``Rt`` and a ``Pr`` point.
+
+Bond graph: root-velocity 1-junctions ``Rx``, ``Ry`` (the ``Rt`` ports);
+rotation junction ``w`` with the displacement ``phi`` (axis angle) and the
+inertia ``J``; optional centre-of-gravity junctions ``Gx``, ``Gy`` with
+``m_x``, ``m_y`` and gravity; the ``Pr`` point's normal (``P_x``) and axial
+(``P_y``) components in the lever's own frame:
+``v_n = v_R·(sin φ, −cos φ) − L·ω``, ``v_a = v_R·(cos φ, sin φ)``.
+The normal component is flow-in (the pushed body sets the swing rate
+``ω = (v_R·n̂ − v_n)/L``), the axial one effort-in (the lever passes the axial
+force and imposes the axial velocity of its root).
+
+Examples
+--------
+>>> lk = Lever("link", length=0.674, mass=50.0)
+>>> sorted(lk.ports)
+['P.x', 'P.y', 'R.x', 'R.y']
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from bondgraph import MTF, I, One, Se, Zero, ParameterError
+
+from .part import Part
+
+__all__ = ["Lever"]
+
+
+class Lever(Part):
+    """A two-pin link.
+
+    Parameters
+    ----------
+    name : str
+    length : float
+        Pin-to-pin length (m), > 0.
+    mass : float
+        kg (0: massless, the default of the source data).
+    inertia : float, optional
+        About the centre of gravity; default that of a uniform bar ``m·L²/12``.
+    cog : (float, float), optional
+        Centre of gravity in the lever frame (x along root → Pr); default mid-length.
+    gravity : float
+        m/s² along −y.
+    root, tip : str
+        Names of the ``Rt`` and ``Pr`` points (default ``"R"``, ``"P"``).
+    phi0 : float
+        Initial axis angle (rad).
+    """
+
+    kind = "lever"
+
+    def __init__(self, name: str, *, length: float, mass: float = 0.0, inertia: float | None = None,
+                 cog: tuple[float, float] | None = None, gravity: float = 9.81,
+                 root: str = "R", tip: str = "P", phi0: float = 0.0):
+        super().__init__(name)
+        if not (isinstance(length, (int, float)) and length > 0 and math.isfinite(length)):
+            raise ParameterError(f"lever {name!r}: length = {length!r}, expected a number > 0")
+        if mass < 0:
+            raise ParameterError(f"lever {name!r}: mass = {mass!r}, expected ≥ 0")
+        self.length = float(length)
+        self.mass = float(mass)
+        self.inertia = float(mass * length**2 / 12 if inertia is None else inertia)
+        self.cog = (self.length / 2, 0.0) if cog is None else (float(cog[0]), float(cog[1]))
+        self.gravity = float(gravity)
+        self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.length, 0.0))})
+        self.tip = tip
+        self._build(phi0)
+
+    def _build(self, phi0: float) -> None:
+        w = One("w", displacement="phi", initial=phi0)
+        phi = w.displacement
+        self.axis_angle = phi
+        self.coordinates["phi"] = phi
+        self.coordinate_states["phi"] = "w.phi"
+        self.add(One("Rx"), One("Ry"), w)
+        r = self.root.name
+        self.expose(f"{r}.x", "Rx", "flow-in", "Rt: x flow-in")
+        self.expose(f"{r}.y", "Ry", "flow-in", "Rt: y flow-in")
+        s, c = sp.sin(phi), sp.cos(phi)
+        if self.mass > 0:
+            gx, gy = self.cog
+            dx, dy = gx * c - gy * s, gx * s + gy * c
+            self.add(Zero("Gx_s"), Zero("Gy_s"), One("Gx"), One("Gy"), MTF("Gx_w", -dy),
+                     MTF("Gy_w", dx), I("m_x", self.mass), I("m_y", self.mass))
+            for a, b in [("Rx", "Gx_s"), ("w", "Gx_w/1"), ("Gx_w/2", "Gx_s"), ("Gx_s", "Gx"),
+                         ("Ry", "Gy_s"), ("w", "Gy_w/1"), ("Gy_w/2", "Gy_s"), ("Gy_s", "Gy"),
+                         ("Gx", "m_x"), ("Gy", "m_y")]:
+                self.connect(a, b)
+            if self.gravity:
+                self.add(Se("g", -self.mass * self.gravity))
+                self.connect("g", "Gy")
+        if self.inertia > 0:
+            self.add(I("J", self.inertia))
+            self.connect("w", "J")
+        L = self.length
+        mods = {"x": (s, -c, -L), "y": (c, s, None)}
+        for ax, (mx, my, mw) in mods.items():
+            j = f"{self.tip}_{ax}"
+            self.add(Zero(j), MTF(f"{j}_Rx", mx), MTF(f"{j}_Ry", my))
+            self.connect("Rx", f"{j}_Rx/1"); self.connect(f"{j}_Rx/2", j)
+            self.connect("Ry", f"{j}_Ry/1"); self.connect(f"{j}_Ry/2", j)
+            if mw is not None:
+                self.add(MTF(f"{j}_w", mw))
+                self.connect("w", f"{j}_w/1"); self.connect(f"{j}_w/2", j)
+        self.expose(f"{self.tip}.x", f"{self.tip}_x", "flow-in", "Pr: x (normal) flow-in")
+        self.expose(f"{self.tip}.y", f"{self.tip}_y", "effort-in", "Pr: y (axial) effort-in")
+
+    # ---------------------------------------------------------------- kinematics
+    def pose_size(self) -> int:
+        return 3  # root x, y, axis angle φ
+
+    def world_points(self, pose) -> dict[str, tuple]:
+        rx, ry, phi = pose
+        return {self.root.name: (rx, ry),
+                self.tip: (rx + self.length * np.cos(phi), ry + self.length * np.sin(phi))}
+
+    def pose_from_states(self, root_xy, states):
+        return (root_xy[0], root_xy[1], states["phi"])
+
+    def states_from_pose(self, pose) -> dict[str, float]:
+        return {"w.phi": float(pose[2])}

@@ -1,0 +1,474 @@
+"""Assemble a planar linkage from templates under the causal connection rules.
+
+A :class:`Mechanism` collects parts (:class:`~components.MainBody`,
+:class:`~components.Lever`, :class:`~components.Cylinder`), pins ``Rt`` points
+to the chassis, hinges points together, and drives the cylinders' ``I`` ports.
+Every hinge is checked against the rules when it is made; :meth:`Mechanism.check`
+checks the whole machine again and lists every violation at once.
+
+From the mechanism it builds one global bond graph (parts + one 1-junction per
+hinge and axis + zero-velocity sources at the chassis + zero-force sources on
+free load points + drives) and hands it to the generic core: the equations of
+motion are never written per machine.
+
+Position level: :meth:`Mechanism.solve_pose` closes every loop for given
+cylinder lengths (or part angles), starting from guessed angles that name the
+assembly branch; a length that cannot close its loop is an
+:class:`~bondgraph.AssemblyError` naming the loop and the reachable range.
+
+Examples
+--------
+>>> import math
+>>> from components import MainBody, Cylinder
+>>> mech = Mechanism("lift", gravity=0.0)
+>>> arm = mech.add(MainBody("arm", mass=10.0, inertia=1.0, cog=(1.0, 0.0), gravity=0.0,
+...                         points={"O": ("Rt", (0, 0)), "P": ("Pd", (1.0, 0.0))}))
+>>> cyl = mech.add(Cylinder("cyl", retracted=0.8, stroke=0.8, gravity=0.0))
+>>> mech.fix("arm", "O", at=(0.0, 0.0)); mech.fix("cyl", "A", at=(0.5, -0.8))
+>>> mech.connect("arm", "P", "cyl", "B")
+>>> mech.drive_force("cyl")
+>>> pose = mech.solve_pose({"cyl": 1.2}, guess={"arm": 0.3})
+>>> round(math.degrees(pose.angle("arm")), 3)
+29.301
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from bondgraph import (MSe, MSf, AssemblyError, BondGraph, ConnectionRuleError, I, Input, One,
+                       ParameterError, Se, Sf, Spline)
+from bondgraph.signals import Signal
+from components import Cylinder, Lever, MainBody, Part
+from components.ports import HingePoint, PortClass, check_connection
+
+__all__ = ["Mechanism", "Pose", "Drive"]
+
+
+@dataclass(frozen=True)
+class Drive:
+    """How a cylinder's ``I`` port is driven."""
+
+    kind: str  # "extension" | "force" | "external"
+    cylinder: str
+    input: str | None = None
+    piston_mass: float = 0.0
+
+
+@dataclass
+class Pose:
+    """A consistent configuration: one pose vector per part."""
+
+    mechanism: "Mechanism"
+    values: dict[str, tuple]
+
+    def angle(self, part: str) -> float:
+        """Frame angle of a body / axis angle of a lever or cylinder (rad)."""
+        p = self.mechanism.parts[part]
+        v = self.values[part]
+        return float(v[2])
+
+    def length(self, cylinder: str) -> float:
+        return float(self.values[cylinder][3])
+
+    def points(self) -> dict[str, tuple[float, float]]:
+        """World position of every hinge point, as ``"part/point"``."""
+        out = {}
+        for name, part in self.mechanism.parts.items():
+            for pn, xy in part.world_points(self.values[name]).items():
+                out[f"{name}/{pn}"] = (float(xy[0]), float(xy[1]))
+        return out
+
+    def states(self) -> dict[str, float]:
+        """Initial values of the displacement states, by global state name."""
+        out = {}
+        m = self.mechanism
+        for name, part in m.parts.items():
+            for local, val in part.states_from_pose(self.values[name]).items():
+                out[f"{m.name}/{name}/{local}"] = val
+        return out
+
+
+class Mechanism:
+    """A planar linkage under construction.
+
+    Parameters
+    ----------
+    name : str
+        Model name (first segment of every path).
+    gravity : float, optional
+        Only used to check the parts agree (each template carries its own ``gravity``).
+    """
+
+    def __init__(self, name: str, gravity: float | None = None):
+        self.name = name
+        self.gravity = gravity
+        self.parts: dict[str, Part] = {}
+        self.fixed: dict[tuple[str, str], tuple[float, float]] = {}
+        self.hinges: list[tuple[HingePoint, HingePoint]] = []
+        self.drives: dict[str, Drive] = {}
+        self.external: dict[str, BondGraph] = {}
+        self._violations: list[str] = []
+
+    # ------------------------------------------------------------------ building
+    def add(self, part: Part) -> Part:
+        """Add a template instance; returns it."""
+        if not isinstance(part, Part):
+            raise ConnectionRuleError(f"{self.name}: add() got {part!r}; expected a MainBody, "
+                                      "Lever or Cylinder")
+        if part.name in self.parts:
+            raise ConnectionRuleError(f"{self.name}: a part named {part.name!r} exists already")
+        if self.gravity is not None and getattr(part, "gravity", self.gravity) != self.gravity:
+            raise ParameterError(f"{part.name}: gravity {part.gravity} differs from the "
+                                 f"mechanism's {self.gravity}")
+        self.parts[part.name] = part
+        return part
+
+    def _point(self, part: str, point: str) -> HingePoint:
+        if part not in self.parts:
+            raise ConnectionRuleError(f"{self.name}: no part {part!r} (parts: "
+                                      f"{', '.join(self.parts) or 'none'})")
+        return self.parts[part].hinge(point)
+
+    def fix(self, part: str, point: str, at: tuple[float, float]) -> None:
+        """Pin a part's ``Rt`` point to the chassis at world position ``at``."""
+        hp = self._point(part, point)
+        problems = check_connection(hp, None)
+        if problems:
+            raise ConnectionRuleError(problems)
+        if (part, point) in self.fixed or any(hp in h for h in self.hinges):
+            raise ConnectionRuleError(f"{hp}: already fixed or hinged")
+        self.fixed[(part, point)] = (float(at[0]), float(at[1]))
+
+    def connect(self, part_a: str, point_a: str, part_b: str, point_b: str) -> None:
+        """Hinge point ``point_a`` of ``part_a`` to ``point_b`` of ``part_b``.
+
+        Raises
+        ------
+        ConnectionRuleError
+            Naming both parts, both ports and the rule broken.
+        """
+        a, b = self._point(part_a, point_a), self._point(part_b, point_b)
+        problems = check_connection(a, b)
+        for hp in (a, b):
+            if hp.cls in (PortClass.PD, PortClass.PR, PortClass.RT) and (
+                    any(hp in h for h in self.hinges) or (hp.part, hp.name) in self.fixed):
+                problems.append(f"{hp}: already connected; a {hp.cls.value} takes one hinge")
+        if problems:
+            raise ConnectionRuleError(problems)
+        self.hinges.append((a, b))
+
+    def drive_extension(self, cylinder: str) -> str:
+        """Prescribe the cylinder's length in time; returns the input name (its rate)."""
+        return self._drive(Drive("extension", cylinder, f"{cylinder}.rate"))
+
+    def drive_force(self, cylinder: str, piston_mass: float = 0.0) -> str:
+        """Prescribe the cylinder's force (positive pushing); returns the input name.
+
+        ``piston_mass`` adds an axial inertia on the drive side (default 0: the
+        cylinder template already carries its rod and barrel masses).
+        """
+        if piston_mass < 0:
+            raise ParameterError(f"{cylinder}: piston_mass = {piston_mass}, expected ≥ 0")
+        return self._drive(Drive("force", cylinder, f"{cylinder}.force", piston_mass))
+
+    def drive_external(self, cylinder: str, component: BondGraph, port: str) -> None:
+        """Drive the cylinder with another component (the hydraulic side) through ``port``."""
+        self._drive(Drive("external", cylinder, port))
+        self.external[cylinder] = component
+
+    def _drive(self, d: Drive) -> str | None:
+        part = self.parts.get(d.cylinder)
+        if not isinstance(part, Cylinder):
+            raise ConnectionRuleError(f"{d.cylinder}: only a cylinder's I port can be driven "
+                                      f"(found {type(part).__name__ if part else 'no such part'})")
+        if d.cylinder in self.drives:
+            raise ConnectionRuleError(f"{d.cylinder}/I: driven twice ({self.drives[d.cylinder].kind} "
+                                      f"and {d.kind})")
+        self.drives[d.cylinder] = d
+        return d.input
+
+    # ------------------------------------------------------------------ rules
+    def check(self) -> None:
+        """Check every rule on the whole machine; raise once listing every violation."""
+        problems: list[str] = []
+        for part in self.parts.values():
+            problems += part.check_rules()
+        hinged: dict[HingePoint, list[HingePoint]] = {}
+        for a, b in self.hinges:
+            problems += check_connection(a, b)
+            hinged.setdefault(a, []).append(b)
+            hinged.setdefault(b, []).append(a)
+        for part in self.parts.values():
+            for hp in part.points.values():
+                key = (hp.part, hp.name)
+                on_chassis = key in self.fixed
+                if hp.cls is PortClass.RT and not on_chassis and hp not in hinged:
+                    problems.append(f"{hp}: not connected; an Rt goes on the chassis or to an Li "
+                                    "(rule: an Rt not on the chassis connects to an Li)")
+                if hp.cls in (PortClass.PD, PortClass.PR) and hp not in hinged:
+                    problems.append(f"{hp}: not connected (rule: a Pd connects to a Pr)")
+            if isinstance(part, Cylinder) and part.name not in self.drives:
+                problems.append(f"{part.name}/I (I): not driven; give it a force, an extension or "
+                                "the hydraulic side")
+        # the Rt tree must reach the chassis without cycles
+        try:
+            self._tree_order()
+        except AssemblyError as exc:
+            problems += exc.problems
+        if problems:
+            raise ConnectionRuleError(problems, subject=f"mechanism {self.name!r}")
+
+    def _parent(self, part: Part) -> tuple[str, str] | None:
+        """(parent part, its Li point) of a part's Rt; None if on the chassis."""
+        rt = part.root
+        if (part.name, rt.name) in self.fixed:
+            return None
+        for a, b in self.hinges:
+            if a == rt:
+                return b.part, b.name
+            if b == rt:
+                return a.part, a.name
+        raise AssemblyError(f"{rt}: neither on the chassis nor hinged to an Li")
+
+    def _tree_order(self) -> list[str]:
+        order: list[str] = []
+        placed: set[str] = set()
+        pending = list(self.parts)
+        while pending:
+            progress = False
+            for name in list(pending):
+                parent = self._parent(self.parts[name])
+                if parent is None or parent[0] in placed:
+                    order.append(name)
+                    placed.add(name)
+                    pending.remove(name)
+                    progress = True
+            if not progress:
+                raise AssemblyError([f"{n}: its Rt chain does not reach the chassis (cycle of "
+                                     "Rt–Li hinges)" for n in pending])
+        return order
+
+    # ------------------------------------------------------------------ position level
+    def _unpack(self, z: np.ndarray) -> dict[str, np.ndarray]:
+        out, i = {}, 0
+        for name, part in self.parts.items():
+            k = part.pose_size()
+            out[name] = z[i:i + k]
+            i += k
+        return out
+
+    def _residual(self, z, targets: Mapping[str, float]) -> np.ndarray:
+        poses = self._unpack(z)
+        world = {n: self.parts[n].world_points(poses[n]) for n in self.parts}
+        r = []
+        for (part, pt), at in self.fixed.items():
+            x, y = world[part][pt]
+            r += [x - at[0], y - at[1]]
+        for a, b in self.hinges:
+            pa, pb = world[a.part][a.name], world[b.part][b.name]
+            r += [pa[0] - pb[0], pa[1] - pb[1]]
+        for name, part in self.parts.items():
+            if isinstance(part, Lever):
+                pass  # length is built into the lever pose
+        for key, val in targets.items():
+            part = self.parts[key]
+            idx = 3 if isinstance(part, Cylinder) and key in targets else 2
+            r.append(poses[key][idx] - val)
+        return np.array(r)
+
+    def _guess(self, targets: Mapping[str, float], guess: Mapping[str, float]) -> np.ndarray:
+        poses: dict[str, list[float]] = {}
+        world: dict[str, dict] = {}
+        order = self._tree_order()
+        angle = dict(guess)
+        for name in order:
+            part = self.parts[name]
+            parent = self._parent(part)
+            root_xy = self.fixed[(name, part.root.name)] if parent is None else world[parent[0]][parent[1]]
+            if isinstance(part, MainBody):
+                th = angle.get(name, 0.0)
+                pose = list(part.pose_from_states(root_xy, {"theta": th}))
+            else:
+                pose = [root_xy[0], root_xy[1], angle.get(name, 0.0)]
+                if isinstance(part, Cylinder):
+                    pose.append(targets.get(name, sum(part.length_limits) / 2))
+            poses[name] = pose
+            world[name] = part.world_points(tuple(pose))
+        # point cylinders and levers at the points they push
+        for a, b in self.hinges:
+            for pr, pd in ((a, b), (b, a)):
+                if pr.cls is PortClass.PR and pd.cls is PortClass.PD:
+                    part = self.parts[pr.part]
+                    if pr.part in guess:
+                        continue
+                    root = world[pr.part][part.root.name]
+                    tgt = world[pd.part][pd.name]
+                    poses[pr.part][2] = math.atan2(tgt[1] - root[1], tgt[0] - root[0])
+                    if isinstance(part, Cylinder) and pr.part not in targets:
+                        poses[pr.part][3] = math.dist(root, tgt)
+        return np.concatenate([poses[n] for n in self.parts])
+
+    def solve_pose(self, targets: Mapping[str, float], guess: Mapping[str, float] | None = None,
+                   tol: float = 1e-9) -> Pose:
+        """Close every loop.
+
+        Parameters
+        ----------
+        targets : dict
+            One entry per degree of freedom: cylinder name → pin-to-pin length (m),
+            or body/lever name → angle (rad).
+        guess : dict, optional
+            Approximate angles (rad) of bodies, levers or cylinders: the solution
+            nearest them is taken, which is how an assembly branch is chosen.
+
+        Raises
+        ------
+        AssemblyError
+            A loop cannot close: names the hinge closing it, the residual, and
+            (for a cylinder target) the reachable length range.
+        """
+        self.check()
+        guess = dict(guess or {})
+        unknown = [k for k in list(targets) + list(guess) if k not in self.parts]
+        if unknown:
+            raise ParameterError([f"{k!r}: no such part (parts: {', '.join(self.parts)})"
+                                  for k in unknown])
+        n_dof = len([p for p in self.parts.values() if isinstance(p, Cylinder)])
+        if len(targets) != n_dof:
+            raise ParameterError(f"{self.name}: {len(targets)} targets given, expected {n_dof} "
+                                 "(one per cylinder: its length, or the angle of a part)")
+        z0 = self._guess(targets, guess)
+        sol = least_squares(self._residual, z0, args=(targets,), xtol=1e-15, ftol=1e-15,
+                            gtol=1e-15, max_nfev=2000)
+        res = self._residual(sol.x, targets)
+        if np.max(np.abs(res)) > tol:
+            raise AssemblyError(self._closure_problem(sol.x, targets, guess))
+        return Pose(self, {n: tuple(float(v) for v in p) for n, p in self._unpack(sol.x).items()})
+
+    def pose_from_angles(self, angles: Mapping[str, float], guess: Mapping[str, float] | None = None) -> Pose:
+        """Pose with the given part angles (rad) as targets, e.g. body angles of a work pose."""
+        return self.solve_pose(dict(angles), guess=guess)
+
+    def _closure_problem(self, z, targets, guess) -> list[str]:
+        poses = self._unpack(z)
+        world = {n: self.parts[n].world_points(poses[n]) for n in self.parts}
+        worst, worst_gap = None, -1.0
+        for a, b in self.hinges:
+            gap = math.dist(world[a.part][a.name], world[b.part][b.name])
+            if gap > worst_gap:
+                worst, worst_gap = (a, b), gap
+        a, b = worst
+        msgs = [f"loop closed by hinge {a} – {b} cannot close: gap {worst_gap:.4g} m at the best fit"]
+        for cyl, val in targets.items():
+            part = self.parts[cyl]
+            if isinstance(part, Cylinder) and cyl in (a.part, b.part) or isinstance(part, Cylinder):
+                lo, hi = self._reachable(cyl, targets, guess)
+                if lo is not None and not (lo - 1e-9 <= val <= hi + 1e-9):
+                    msgs.append(f"{cyl}: length {val:.6g} m requested; the loop reaches "
+                                f"{lo:.6g} … {hi:.6g} m (stroke limits {part.length_limits[0]:.6g} … "
+                                f"{part.length_limits[1]:.6g} m)")
+        return msgs
+
+    def _reachable(self, cyl: str, targets, guess) -> tuple[float | None, float | None]:
+        """Range of a cylinder's length over which its loop closes (others held)."""
+        # the body the cylinder pushes: sweep its angle
+        pushed = None
+        for a, b in self.hinges:
+            for pr, pd in ((a, b), (b, a)):
+                if pr.part == cyl and pr.cls is PortClass.PR:
+                    pushed = pd.part
+        if pushed is None:
+            return None, None
+        lengths = []
+        other = {k: v for k, v in targets.items() if k != cyl}
+        for ang in np.linspace(-math.pi, math.pi, 181):
+            tg = dict(other)
+            tg[pushed] = ang
+            try:
+                z0 = self._guess(tg, {**guess, pushed: ang})
+                sol = least_squares(self._residual, z0, args=(tg,), xtol=1e-12, ftol=1e-12, max_nfev=200)
+                if np.max(np.abs(self._residual(sol.x, tg))) < 1e-7:
+                    lengths.append(self._unpack(sol.x)[cyl][3])
+            except Exception:  # noqa: BLE001 - a sweep point that does not assemble
+                continue
+        if not lengths:
+            return None, None
+        return float(min(lengths)), float(max(lengths))
+
+    # ------------------------------------------------------------------ bond graph
+    def bond_graph(self) -> BondGraph:
+        """The machine's global bond graph (as a model to :func:`bondgraph.build`)."""
+        self.check()
+        bg = BondGraph(self.name)
+        for part in self.parts.values():
+            bg.add(part)
+        def hinge_name(hp: HingePoint) -> str:
+            return f"h_{hp.part}_{hp.name}"
+        for (part, pt), _at in self.fixed.items():
+            hp = self.parts[part].hinge(pt)
+            h = hinge_name(hp)
+            for ax in ("x", "y"):
+                bg.add(One(f"{h}_{ax}"), Sf(f"{h}_fix_{ax}", 0.0))
+                bg.connect(f"{part}/{pt}.{ax}", f"{h}_{ax}")
+                bg.connect(f"{h}_fix_{ax}", f"{h}_{ax}")
+        li_junction: dict[HingePoint, str] = {}
+        for a, b in self.hinges:
+            if {a.cls, b.cls} == {PortClass.PD, PortClass.PR}:
+                pd, pr = (a, b) if a.cls is PortClass.PD else (b, a)
+                h = hinge_name(pd)
+                for ax in ("x", "y"):
+                    bg.add(One(f"{h}_{ax}"))
+                    bg.connect(f"{pd.part}/{pd.name}.{ax}", f"{h}_{ax}")
+                    bg.connect(f"{pr.part}/{pr.name}.{ax}", f"{h}_{ax}")
+                body = self.parts[pd.part]
+                bg.bind(body.pd_frame, self.parts[pr.part].axis_angle)
+            else:
+                li, rt = (a, b) if a.cls is PortClass.LI else (b, a)
+                h = li_junction.get(li)
+                if h is None:
+                    h = hinge_name(li)
+                    li_junction[li] = h
+                    for ax in ("x", "y"):
+                        bg.add(One(f"{h}_{ax}"))
+                        bg.connect(f"{li.part}/{li.name}.{ax}", f"{h}_{ax}")
+                for ax in ("x", "y"):
+                    bg.connect(f"{rt.part}/{rt.name}.{ax}", f"{h}_{ax}")
+        for part in self.parts.values():
+            for hp in part.points.values():
+                if hp.cls is PortClass.LI and hp not in li_junction:
+                    h = hinge_name(hp)
+                    for ax in ("x", "y"):
+                        bg.add(One(f"{h}_{ax}"), Se(f"{h}_free_{ax}", 0.0))
+                        bg.connect(f"{hp.part}/{hp.name}.{ax}", f"{h}_{ax}")
+                        bg.connect(f"{h}_free_{ax}", f"{h}_{ax}")
+        for cyl, d in self.drives.items():
+            if d.kind == "extension":
+                bg.add(MSf(f"{cyl}_drive", Input(d.input)))
+                bg.connect(f"{cyl}_drive", f"{cyl}/I")
+            elif d.kind == "force":
+                j = f"{cyl}_drive"
+                bg.add(One(j), MSe(f"{cyl}_force", Input(d.input)), I(f"{cyl}_piston", d.piston_mass))
+                bg.connect(f"{cyl}_force", j)
+                bg.connect(j, f"{cyl}_piston")
+                bg.connect(j, f"{cyl}/I")
+            else:
+                comp = self.external[cyl]
+                if comp.name not in bg.children:
+                    bg.add(comp)
+                bg.connect(f"{comp.name}/{d.input}", f"{cyl}/I")
+        return bg
+
+    def hinge_junctions(self) -> dict[str, tuple[str, str]]:
+        """``"part/point"`` → its hinge junction names (x, y) in the global graph."""
+        out = {}
+        for part in self.parts.values():
+            for hp in part.points.values():
+                out[f"{part.name}/{hp.name}"] = (f"{self.name}/h_{hp.part}_{hp.name}_x",
+                                                  f"{self.name}/h_{hp.part}_{hp.name}_y")
+        return out

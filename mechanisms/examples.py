@@ -1,0 +1,105 @@
+"""Ready-made small mechanisms, reused by tests, benchmarks and notebooks.
+
+All are assembled from the templates only; their equations come from the core.
+
+Examples
+--------
+>>> mech = single_boom()
+>>> sorted(mech.parts)
+['boom', 'boom_cyl']
+"""
+
+from __future__ import annotations
+
+import math
+
+from components import Cylinder, Lever, MainBody
+
+from .assembly import Mechanism
+
+__all__ = ["single_boom", "BOOM", "four_bar", "body_chain"]
+
+#: Boom of the OpenHydraulics excavator (EXCAVATOR.md section B); boom frame at the foot pin.
+BOOM = dict(
+    foot=(-0.164, 1.428), cyl_base=(0.655, 0.703), rod_pin=(2.85, 1.18), arm_cyl_base=(4.22, 1.33),
+    arm_pin=(7.11, 0.0), mass=1307.0, cog=(3.44, 0.65), inertia=8060.0,
+)
+
+
+def single_boom(drive: str = "force", *, m_barrel: float = 0.0, m_rod: float = 0.0,
+                d_barrel: float = 0.6, d_rod: float = 0.6, J_barrel: float = 0.0,
+                J_rod: float = 0.0, gravity: float = 9.81, name: str = "boom_lift") -> Mechanism:
+    """A boom pinned to the chassis and lifted by one cylinder (``drive``: force/extension)."""
+    b = BOOM
+    mech = Mechanism(name)
+    mech.add(MainBody("boom", mass=b["mass"], inertia=b["inertia"], cog=b["cog"], gravity=gravity,
+                      points={"C": ("Rt", (0.0, 0.0)), "B": ("Pd", b["rod_pin"]),
+                              "D": ("Li", b["arm_cyl_base"]), "F": ("Li", b["arm_pin"])}))
+    mech.add(Cylinder("boom_cyl", retracted=2.48, stroke=1.25, m_barrel=m_barrel, m_rod=m_rod,
+                      d_barrel=d_barrel, d_rod=d_rod, J_barrel=J_barrel, J_rod=J_rod,
+                      gravity=gravity))
+    mech.fix("boom", "C", at=b["foot"])
+    mech.fix("boom_cyl", "A", at=b["cyl_base"])
+    mech.connect("boom", "B", "boom_cyl", "B")
+    _drive(mech, "boom_cyl", drive)
+    return mech
+
+
+def _drive(mech: Mechanism, cyl: str, drive: str) -> None:
+    if drive == "force":
+        mech.drive_force(cyl)
+    elif drive == "extension":
+        mech.drive_extension(cyl)
+    else:
+        raise ValueError(f"drive {drive!r}: expected 'force' or 'extension'")
+
+
+def four_bar(drive: str = "force", *, O1=(0.0, 0.0), O2=(1.0, 0.0), a: float = 0.3,
+             b: float = 1.0, c: float = 0.8, masses=(2.0, 4.0, 3.0), cyl_base=(0.2, -0.6),
+             cyl_point=(0.25, 0.0), cyl_retracted: float = 0.4, cyl_stroke: float = 0.5,
+             gravity: float = 9.81, name: str = "four_bar") -> Mechanism:
+    """Crank O1–P (a), coupler P–Q (b), rocker O2–Q (c), uniform bars; a cylinder
+    from the ground point ``cyl_base`` to ``cyl_point`` on the crank (crank frame).
+
+    Causal classes: the crank is a body (Rt at O1, Pd where the cylinder pushes,
+    Li at P); the coupler is a body (Rt at P, Pd at Q); the rocker is a lever
+    (Rt at O2, Pr at Q) that pushes the coupler.
+    """
+    m1, m2, m3 = masses
+    mech = Mechanism(name)
+    mech.add(MainBody("crank", mass=m1, inertia=m1 * a**2 / 12, cog=(a / 2, 0.0), gravity=gravity,
+                      points={"O1": ("Rt", (0.0, 0.0)), "D": ("Pd", cyl_point), "P": ("Li", (a, 0.0))}))
+    mech.add(MainBody("coupler", mass=m2, inertia=m2 * b**2 / 12, cog=(b / 2, 0.0), gravity=gravity,
+                      points={"P": ("Rt", (0.0, 0.0)), "Q": ("Pd", (b, 0.0))}))
+    mech.add(Lever("rocker", length=c, mass=m3, gravity=gravity, root="O2", tip="Q"))
+    mech.add(Cylinder("cyl", retracted=cyl_retracted, stroke=cyl_stroke, gravity=gravity))
+    mech.fix("crank", "O1", at=O1)
+    mech.fix("rocker", "O2", at=O2)
+    mech.fix("cyl", "A", at=cyl_base)
+    mech.connect("crank", "P", "coupler", "P")
+    mech.connect("coupler", "Q", "rocker", "Q")
+    mech.connect("crank", "D", "cyl", "B")
+    _drive(mech, "cyl", drive)
+    return mech
+
+
+def body_chain(n: int, drive: str = "force", *, link: float = 1.0, mass: float = 50.0,
+               gravity: float = 9.81, name: str | None = None) -> Mechanism:
+    """``n`` bodies in a chain, each on the previous one's tip, each swung by its own
+    cylinder from the previous body (the first from the chassis)."""
+    mech = Mechanism(name or f"chain{n}")
+    for i in range(n):
+        mech.add(MainBody(f"b{i}", mass=mass, inertia=mass * link**2 / 12, cog=(link / 2, 0.0),
+                          gravity=gravity,
+                          points={"R": ("Rt", (0.0, 0.0)), "P": ("Pd", (0.3 * link, 0.1 * link)),
+                                  "T": ("Li", (link, 0.0)), "C": ("Li", (0.5 * link, -0.15 * link))}))
+        mech.add(Cylinder(f"c{i}", retracted=0.3 * link, stroke=0.4 * link, gravity=gravity))
+        if i == 0:
+            mech.fix("b0", "R", at=(0.0, 0.0))
+            mech.fix("c0", "A", at=(0.0, -0.45 * link))
+        else:
+            mech.connect(f"b{i - 1}", "T", f"b{i}", "R")
+            mech.connect(f"b{i - 1}", "C", f"c{i}", "A")
+        mech.connect(f"b{i}", "P", f"c{i}", "B")
+        _drive(mech, f"c{i}", drive)
+    return mech
