@@ -54,17 +54,21 @@ __all__ = ["CompiledSystem", "compile_equations", "cache_dir", "find_compiler"]
 _PRELUDE = r"""
 #include <math.h>
 #include <string.h>
-typedef void (*dgesv_t)(int*, int*, double*, int*, int*, double*, int*, int*);
-static dgesv_t dgesv_p = 0;
-void bg_set_lapack(void* p) { dgesv_p = (dgesv_t)p; }
+typedef void (*dgetrf_t)(int*, int*, double*, int*, int*, int*);
+typedef void (*dgetrs_t)(char*, int*, int*, double*, int*, int*, double*, int*, int*);
+static dgetrf_t dgetrf_p = 0;
+static dgetrs_t dgetrs_p = 0;
+void bg_set_lapack(void* f, void* s) { dgetrf_p = (dgetrf_t)f; dgetrs_p = (dgetrs_t)s; }
 static double Heaviside(double x, double h0) { return x > 0 ? 1.0 : (x < 0 ? 0.0 : h0); }
-/* A: n x n column-major, B: n x nrhs column-major; solution in B. */
-static int bg_solve(int n, double* A, double* B, int nrhs) {
-    int ipiv[n]; int info = 0; int lda = n, ldb = n;
-    dgesv_p(&n, &nrhs, A, &lda, ipiv, B, &ldb, &info);
-    return info;
+/* LU-factorise the n x n column-major A in place. */
+static int bg_lu(int n, double* A, int* piv) { int info = 0; dgetrf_p(&n, &n, A, &n, piv, &info); return info; }
+/* Solve with a factorisation; B is n x nrhs column-major. */
+static void bg_lus(int n, double* A, int* piv, double* B, int nrhs) {
+    char tr = 'N'; int info = 0; dgetrs_p(&tr, &n, &nrhs, A, &n, piv, B, &n, &info);
 }
 """
+
+_MAXIT = 60
 
 
 def cache_dir() -> Path:
@@ -83,10 +87,10 @@ def find_compiler() -> str | None:
     return None
 
 
-def _lapack_dgesv() -> int:
+def _lapack(name: str) -> int:
     from scipy.linalg import cython_lapack
 
-    cap = cython_lapack.__pyx_capi__["dgesv"]
+    cap = cython_lapack.__pyx_capi__[name]
     api = ctypes.pythonapi
     api.PyCapsule_GetName.restype = ctypes.c_char_p
     api.PyCapsule_GetName.argtypes = [ctypes.py_object]
@@ -95,276 +99,308 @@ def _lapack_dgesv() -> int:
     return api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap))
 
 
-# ----------------------------------------------------------------------------- plan
-@dataclass
-class _BlockPlan:
-    members: tuple[int, ...]
-    affine: bool
-    E: dict[tuple[int, int], se.Basic]  # local (row, col) -> ∂r/∂U
-    f: list[se.Basic]  # −r with the block unknowns at 0 (affine) or r (Newton)
-    Rx: list[dict[int, se.Basic]]  # per row: state index -> ∂r/∂x
-    Ru: list[dict[int, se.Basic]]  # per row: unknown (outside block) -> ∂r/∂U
-
-
-class _Plan:
-    def __init__(self, eqs: Equations):
-        self.eqs = eqs
-        syms = eqs.symbols()
-        rename = {}
-        self.nx, self.nU = len(syms["x"]), len(syms["U"])
-        self.nu, self.ndu, self.np = len(syms["u"]), len(syms["du"]), len(syms["p"])
-        self.X = [se.Symbol(f"xs[{i}]") for i in range(self.nx)]
-        self.U = [se.Symbol(f"Us[{i}]") for i in range(self.nU)]
-        for role, arr in (("x", "xs"), ("U", "Us"), ("u", "us"), ("du", "dus"), ("p", "ps")):
-            for i, s in enumerate(syms[role]):
-                rename[s] = se.Symbol(f"{arr}[{i}]")
-        self.rename = rename
-        res = [r.subs(rename) for r in eqs.residuals]
-        self.block_of = {}
-        for bi, b in enumerate(eqs.blocks):
-            for i in b.unknowns:
-                self.block_of[i] = bi
-        self.blocks: list[_BlockPlan] = []
-        for b in eqs.blocks:
-            mem = b.members if hasattr(b, "members") else b.unknowns
-            E, f, Rx, Ru = {}, [], [], []
-            zero = {self.U[j]: 0 for j in mem}
-            for li, i in enumerate(mem):
-                r = res[i]
-                for lj, j in enumerate(mem):
-                    d = se.diff(r, self.U[j])
-                    if d != 0:
-                        E[(li, lj)] = d
-                f.append(-r.subs(zero) if b.affine else r)
-                rx, ru = {}, {}
-                for sym in r.free_symbols:
-                    nm = sym.name
-                    if nm.startswith("xs["):
-                        d = se.diff(r, sym)
-                        if d != 0:
-                            rx[int(nm[3:-1])] = d
-                    elif nm.startswith("Us["):
-                        j = int(nm[3:-1])
-                        if j in mem:
-                            continue
-                        d = se.diff(r, sym)
-                        if d != 0:
-                            ru[j] = d
-                rx = dict(sorted(rx.items()))
-                ru = dict(sorted(ru.items()))
-                Rx.append(rx)
-                Ru.append(ru)
-            self.blocks.append(_BlockPlan(tuple(mem), b.affine, E, f, Rx, Ru))
-        self.outputs = []  # (name, expr)
-        for nm, ex in eqs.bond_exprs.items():
-            self.outputs.append((nm, ex.subs(rename)))
-        for nm, ex in eqs.energy.items():
-            self.outputs.append((f"energy[{nm}]", ex.subs(rename)))
-        for nm, ex in eqs.source_power.items():
-            self.outputs.append((f"source_power[{nm}]", ex.subs(rename)))
-        for nm, ex in eqs.dissipation.items():
-            self.outputs.append((f"dissipation[{nm}]", ex.subs(rename)))
-
-    def stage_of(self, expr, tmp_stage) -> int:
-        st = 0
-        for s in expr.free_symbols:
-            nm = s.name
-            if nm.startswith("Us["):
-                st = max(st, self.block_of[int(nm[3:-1])] + 1)
-            elif s in tmp_stage:
-                st = max(st, tmp_stage[s])
-        return st
-
-
 def _c(expr) -> str:
     return se.ccode(expr)
 
 
-class _Emitter:
-    """Emit one C function: blocks solved in order, temporaries staged."""
+def _rn(expr, rename: dict):
+    """Rename the symbols of one expression (a small dict: fast for big models)."""
+    local = {q: rename[q] for q in expr.free_symbols if q in rename}
+    return expr.subs(local) if local else expr
 
-    def __init__(self, plan: _Plan, extra: list[se.Basic]):
-        self.plan = plan
-        exprs: list[se.Basic] = []
-        self.slots: list[tuple] = []
-        for bi, b in enumerate(plan.blocks):
-            if b.affine:
-                for key, ex in b.E.items():
-                    self.slots.append(("E", bi, key))
-                    exprs.append(ex)
-                for li, ex in enumerate(b.f):
-                    self.slots.append(("f", bi, li))
-                    exprs.append(ex)
-        for i, ex in enumerate(extra):
-            self.slots.append(("extra", i))
-            exprs.append(ex)
-        repl, reduced = se.cse(exprs) if exprs else ([], [])
-        self.repl = repl
-        self.reduced = dict(zip(self.slots, reduced))
-        self.tmp_stage: dict = {}
-        for s, ex in repl:
-            self.tmp_stage[s] = plan.stage_of(ex, self.tmp_stage)
-        order = sorted(range(len(repl)), key=lambda i: (self.tmp_stage[repl[i][0]], i))
-        self._queue = order
-        self._pos = 0
-        self.lines: list[str] = []
 
-    def tmps_upto(self, stage: int) -> None:
-        """Emit the temporaries whose inputs are known before block ``stage``."""
-        while self._pos < len(self._queue):
-            s, ex = self.repl[self._queue[self._pos]]
-            if self.tmp_stage[s] > stage:
-                break
-            self.lines.append(f"    const double {s} = {_c(ex)};")
-            self._pos += 1
+class _Program:
+    """The equations renamed to C symbols, with stages, block influence sets and partials."""
 
-    def blocks(self) -> None:
-        plan = self.plan
-        for bi, b in enumerate(plan.blocks):
-            self.tmps_upto(bi)
-            n = len(b.members)
-            if b.affine:
-                if n == 1:
-                    i = b.members[0]
-                    e = self.reduced.get(("E", bi, (0, 0)))
-                    if e is None:
-                        raise EquationError(f"unknown {plan.eqs.unknowns[i]} does not appear "
-                                            "in its own equation (structurally singular)")
-                    self.lines.append(f"    {{ const double d = {_c(e)};")
-                    self.lines.append(f"      if (d == 0.0 || !isfinite(d)) return {bi + 1};")
-                    self.lines.append(f"      Us[{i}] = ({_c(self.reduced[('f', bi, 0)])}) / d; }}")
-                else:
-                    self.lines.append(f"    {{ double A[{n * n}] = {{0}}; double B[{n}];")
-                    for (li, lj), _ in b.E.items():
-                        self.lines.append(f"      A[{lj * n + li}] = {_c(self.reduced[('E', bi, (li, lj))])};")
-                    for li in range(n):
-                        self.lines.append(f"      B[{li}] = {_c(self.reduced[('f', bi, li)])};")
-                    self.lines.append(f"      if (bg_solve({n}, A, B, 1) != 0) return {bi + 1};")
-                    for li, i in enumerate(b.members):
-                        self.lines.append(f"      Us[{i}] = B[{li}];")
-                    self.lines.append("    }")
+    def __init__(self, eqs: Equations):
+        self.eqs = eqs
+        rename: dict[se.Symbol, se.Symbol] = {}
+        self.nx, self.nU = len(eqs.states), len(eqs.unknowns)
+        self.nu, self.ndu, self.np = len(eqs.inputs), len(eqs.input_derivatives), len(eqs.params)
+        for i, st in enumerate(eqs.states):
+            rename[se.Symbol(st.name)] = se.Symbol(f"xs[{i}]")
+        for i, u in enumerate(eqs.unknowns):
+            rename[se.Symbol(u)] = se.Symbol(f"Us[{i}]")
+        for i, u in enumerate(eqs.inputs):
+            rename[se.Symbol(u)] = se.Symbol(f"us[{i}]")
+        for i, u in enumerate(eqs.input_derivatives):
+            rename[se.Symbol(f"der({u})")] = se.Symbol(f"dus[{i}]")
+        for i, pn in enumerate(eqs.params):
+            rename[se.Symbol(pn)] = se.Symbol(f"ps[{i}]")
+        self.mname = {}
+        for i, (v, _) in enumerate(eqs.intermediates):
+            rename[se.Symbol(v)] = se.Symbol(f"m{i}")
+            self.mname[v] = f"m{i}"
+        self.rename = rename
+        self.inter = [(f"m{i}", _rn(ex, rename)) for i, (_, ex) in enumerate(eqs.intermediates)]
+        self.index = {nm: i for i, (nm, _) in enumerate(self.inter)}
+        self.rows = [_rn(r, rename) for r in eqs.residuals]
+        self.blocks = eqs.blocks
+        self.block_pos = {}
+        for bi, b in enumerate(eqs.blocks):
+            for i in b.unknowns:
+                self.block_pos[i] = bi
+        self.stage = []
+        for v, _ in eqs.intermediates:
+            d = eqs.deps[v]
+            self.stage.append(0 if not d else 1 + max(self.block_pos[i] for i in d))
+        # influence set of each block: intermediates depending on its unknowns that its rows read
+        self.internal: list[list[int]] = []
+        for bi, b in enumerate(eqs.blocks):
+            mset = set(b.unknowns)
+            need: set[int] = set()
+            stack = [s.name for i in b.unknowns for s in self.rows[i].free_symbols]
+            while stack:
+                nm = stack.pop()
+                k = self.index.get(nm)
+                if k is None or k in need:
+                    continue
+                if not (eqs.deps[eqs.intermediates[k][0]] & mset):
+                    continue
+                need.add(k)
+                stack += [s.name for s in self.inter[k][1].free_symbols]
+            self.internal.append(sorted(need))
+        self._partials: dict[int, list[tuple[se.Symbol, se.Basic]]] = {}
+
+    def partials(self, expr) -> list[tuple[se.Symbol, se.Basic]]:
+        """(symbol, ∂expr/∂symbol) for every symbol a tangent can move."""
+        out = []
+        for s in sorted(expr.free_symbols, key=lambda q: q.name):
+            nm = s.name
+            if nm.startswith(("xs[", "Us[")) or nm in self.index:
+                d = se.diff(expr, s)
+                if d != 0:
+                    out.append((s, d))
+        return out
+
+    def inter_partials(self, k: int):
+        if k not in self._partials:
+            self._partials[k] = self.partials(self.inter[k][1])
+        return self._partials[k]
+
+
+class _Writer:
+    """Collects C statements; hoists common subexpressions of base symbols."""
+
+    def __init__(self):
+        self.stmts: list[tuple[str, object]] = []  # ("raw", text) or ("expr", (template, expr))
+
+    def raw(self, text: str) -> None:
+        self.stmts.append(("raw", text))
+
+    def expr(self, template: str, expr) -> None:
+        """``template`` has one ``{}`` for the expression."""
+        self.stmts.append(("expr", (template, expr)))
+
+    def render(self) -> list[str]:
+        exprs = [v[1] for k, v in self.stmts if k == "expr"]
+        repl, red = se.cse(exprs) if exprs else ([], [])
+        base_ok: dict = {}
+        keep: list[tuple] = []
+        back: dict = {}
+
+        def is_base(sym) -> bool:
+            nm = sym.name
+            return nm.startswith(("xs[", "ps[", "us[", "dus[")) or nm == "t" or sym in base_ok
+
+        def unback(ex):
+            local = {q: back[q] for q in ex.free_symbols if q in back}
+            return ex.subs(local) if local else ex
+
+        for sym, ex in repl:
+            ex2 = unback(ex)
+            if all(is_base(q) for q in ex2.free_symbols):
+                base_ok[sym] = True
+                keep.append((sym, ex2))
             else:
-                self._newton(bi, b)
-        self.tmps_upto(len(plan.blocks) + 1)
+                back[sym] = ex2
+        lines = [f"    const double {sym} = {_c(ex)};" for sym, ex in keep]
+        it = iter(red)
+        for kind, val in self.stmts:
+            if kind == "raw":
+                lines.append(val)
+            else:
+                e = unback(next(it))
+                lines.append(val[0].format(_c(e)))
+        return lines
 
-    def _newton(self, bi: int, b: _BlockPlan) -> None:
-        n = len(b.members)
-        exprs = list(b.f) + [b.E[k] for k in sorted(b.E)]
-        repl, red = se.cse(exprs)
-        L = self.lines
-        L.append(f"    {{ int it; double A[{n * n}]; double B[{n}]; double nrm = 0.0;")
-        L.append("      for (it = 0; it < 60; ++it) {")
-        for s, ex in repl:
-            L.append(f"        const double {s} = {_c(ex)};")
-        L.append(f"        memset(A, 0, sizeof(A));")
-        for li in range(n):
-            L.append(f"        B[{li}] = -({_c(red[li])});")
-        for m, (li, lj) in enumerate(sorted(b.E)):
-            L.append(f"        A[{lj * n + li}] = {_c(red[n + m])};")
-        L.append(f"        if (bg_solve({n}, A, B, 1) != 0) return -{bi + 1};")
-        L.append("        nrm = 0.0;")
-        for li, i in enumerate(b.members):
-            L.append(f"        Us[{i}] += B[{li}]; nrm += fabs(B[{li}]) / (1e-12 + fabs(Us[{i}]));")
-        L.append("        if (!isfinite(nrm)) return -" + str(bi + 1) + ";")
-        L.append("        if (nrm < 1e-13 * " + str(n) + ") break;")
-        L.append("      }")
-        L.append(f"      if (it == 60) return -{bi + 1};")
-        L.append("    }")
+
+def _tangent_expr(partials, tan: dict) -> se.Basic:
+    """Σ ∂e/∂a · d(a) with d given by ``tan`` (symbol → tangent symbol or number)."""
+    acc = se.Integer(0)
+    for s, d in partials:
+        t_ = tan.get(s.name)
+        if t_ is None or t_ == 0:
+            continue
+        acc += d * t_
+    return acc
+
+
+def _emit_primal(prog: _Program, w: _Writer, store_lu: bool) -> None:
+    """All intermediates and blocks in order; ``store_lu`` keeps factors for the Jacobian."""
+    by_stage: dict[int, list[int]] = {}
+    for k, st in enumerate(prog.stage):
+        by_stage.setdefault(st, []).append(k)
+    for k in by_stage.get(0, []):
+        nm, ex = prog.inter[k]
+        w.expr(f"    {nm} = {{}};", ex)
+    for bi, b in enumerate(prog.blocks):
+        n = len(b.unknowns)
+        mem = b.unknowns
+        w.raw(f"    {{ /* block {bi}: {', '.join(prog.eqs.unknowns[i] for i in mem)} */")
+        if b.affine:
+            for i in mem:
+                w.raw(f"      Us[{i}] = 0.0;")
+        w.raw(f"      int it; for (it = 0; it < {1 if b.affine else _MAXIT}; ++it) {{")
+        for k in prog.internal[bi]:
+            nm, ex = prog.inter[k]
+            w.expr(f"        {nm} = {{}};", ex)
+        # tangents wrt each block unknown (seed sU), one column of E per pass
+        w.raw(f"        {{ double sU[{n}]; int jj; for (jj = 0; jj < {n}; ++jj) {{")
+        w.raw(f"          memset(sU, 0, sizeof(sU)); sU[jj] = 1.0;")
+        tan = {f"Us[{u}]": se.Symbol(f"sU[{li}]") for li, u in enumerate(mem)}
+        for k in prog.internal[bi]:
+            nm = prog.inter[k][0]
+            te = _tangent_expr(prog.inter_partials(k), tan)
+            if te == 0:
+                tan[nm] = se.Integer(0)
+                continue
+            tn = f"tE{bi}_{k}"
+            w.expr(f"          const double {tn} = {{}};", te)
+            tan[nm] = se.Symbol(tn)
+        for li, i in enumerate(mem):
+            te = _tangent_expr(prog.partials(prog.rows[i]), tan)
+            w.expr(f"          LU{bi}[jj * {n} + {li}] = {{}};", te)
+        w.raw("        } }")
+        for li, i in enumerate(mem):
+            w.expr(f"        B{bi}[{li}] = -({{}});", prog.rows[i])
+        if n == 1:
+            w.raw(f"        if (LU{bi}[0] == 0.0 || !isfinite(LU{bi}[0])) return {bi + 1};")
+            w.raw(f"        B{bi}[0] /= LU{bi}[0];")
+        else:
+            w.raw(f"        if (bg_lu({n}, LU{bi}, P{bi}) != 0) return {bi + 1};")
+            w.raw(f"        bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
+        w.raw("        double nrm = 0.0;")
+        for li, i in enumerate(mem):
+            w.raw(f"        Us[{i}] += B{bi}[{li}]; nrm += fabs(B{bi}[{li}]) / (1e-10 + fabs(Us[{i}]));")
+        w.raw(f"        if (!isfinite(nrm)) return {-(bi + 1)};")
+        if not b.affine:
+            w.raw(f"        if (nrm < {1e-12 * n}) break;")
+        w.raw("      }")
+        if not b.affine:
+            w.raw(f"      if (it == {_MAXIT}) return {-(bi + 1)};")
+        w.raw("    }")
+        for k in by_stage.get(bi + 1, []):
+            nm, ex = prog.inter[k]
+            w.expr(f"    {nm} = {{}};", ex)
+
+
+def _decls(prog: _Program) -> list[str]:
+    lines = []
+    if prog.inter:
+        names = [nm for nm, _ in prog.inter]
+        for i in range(0, len(names), 20):
+            lines.append("    double " + ", ".join(names[i:i + 20]) + ";")
+    for bi, b in enumerate(prog.blocks):
+        n = len(b.unknowns)
+        lines.append(f"    double LU{bi}[{n * n}], B{bi}[{n}]; int P{bi}[{n}];"
+                     f" (void)P{bi};")
+    return lines
 
 
 def _function(name: str, body: list[str]) -> str:
     sig = (f"int {name}(double t, const double* xs, const double* us, const double* dus, "
-           "const double* ps, double* Us, double* out, double* work)")
-    return sig + " {\n    (void)t; (void)xs; (void)us; (void)dus; (void)ps; (void)work;\n" + \
-        "\n".join(body) + "\n    return 0;\n}\n"
+           "const double* ps, double* Us, double* out, double* work, int mode)")
+    return (sig + " {\n    (void)t; (void)xs; (void)us; (void)dus; (void)ps; (void)work; (void)mode;\n"
+            + "\n".join(body) + "\n    return 0;\n}\n")
 
 
 def generate_c(eqs: Equations) -> tuple[str, list[str]]:
-    """C source of the three functions, and the names of the ``bg_out`` values."""
-    plan = _Plan(eqs)
-    # rhs
-    em = _Emitter(plan, [])
-    em.blocks()
-    body = em.lines + [f"    out[{k}] = Us[{i}];" for k, i in enumerate(eqs.xdot)]
-    src = [_PRELUDE, f"int bg_sizes(int* s) {{ s[0]={plan.nx}; s[1]={plan.nU}; s[2]={plan.nu}; "
-                     f"s[3]={plan.ndu}; s[4]={plan.np}; s[5]={len(plan.outputs)}; return 0; }}\n",
-           _function("bg_rhs", body)]
-    # outputs
-    em = _Emitter(plan, [ex for _, ex in plan.outputs])
-    em.blocks()
-    body = em.lines + [f"    out[{k}] = {_c(em.reduced[('extra', k)])};" for k in range(len(plan.outputs))]
-    src.append(_function("bg_out", body))
-    # jacobian
-    extra: list[se.Basic] = []
-    index: dict[tuple, int] = {}
-    for bi, b in enumerate(plan.blocks):
-        for li in range(len(b.members)):
-            for k, ex in b.Rx[li].items():
-                index[("Rx", bi, li, k)] = len(extra)
-                extra.append(ex)
-            for j, ex in b.Ru[li].items():
-                index[("Ru", bi, li, j)] = len(extra)
-                extra.append(ex)
-        if not b.affine:
-            for key, ex in b.E.items():
-                index[("E", bi, key)] = len(extra)
-                extra.append(ex)
-    em = _Emitter(plan, extra)
-    em.blocks()
-    L = em.lines
-    nx = plan.nx
-    L.append(f"    double* dU = work;  /* {plan.nU} x {nx}, row-major */")
-    L.append("    int k; (void)k;")
-    L.append(f"    memset(dU, 0, sizeof(double) * {plan.nU * nx});")
-    for bi, b in enumerate(plan.blocks):
-        n = len(b.members)
-        if n == 1:
-            key = ("E", bi, (0, 0))
-            e = em.reduced[key] if b.affine else em.reduced[("extra", index[key])]
-            i = b.members[0]
-            L.append(f"    {{ const double d = {_c(e)};  /* block {bi} */")
-            if not b.Ru[0]:
-                for k in b.Rx[0]:
-                    L.append(f"      dU[{i * nx + k}] = -({_c(em.reduced[('extra', index[('Rx', bi, 0, k)])])}) / d;")
-            else:
-                L.append(f"      double T[{max(nx, 1)}]; memset(T, 0, sizeof(T));")
-                for k in b.Rx[0]:
-                    L.append(f"      T[{k}] = {_c(em.reduced[('extra', index[('Rx', bi, 0, k)])])};")
-                for j in b.Ru[0]:
-                    coef = _c(em.reduced[("extra", index[("Ru", bi, 0, j)])])
-                    L.append(f"      {{ const double c = {coef}; for (k = 0; k < {nx}; ++k) "
-                             f"T[k] += c * dU[{j} * {nx} + k]; }}")
-                L.append(f"      for (k = 0; k < {nx}; ++k) dU[{i} * {nx} + k] = -T[k] / d;")
-            L.append("    }")
-            continue
-        L.append(f"    {{ double T[{max(n * nx, 1)}]; memset(T, 0, sizeof(T));  /* block {bi}: column-major {n} x {nx} */")
-        for li in range(n):
-            for k, _ in b.Rx[li].items():
-                L.append(f"      T[{k * n + li}] = {_c(em.reduced[('extra', index[('Rx', bi, li, k)])])};")
-            for j, _ in b.Ru[li].items():
-                coef = _c(em.reduced[("extra", index[("Ru", bi, li, j)])])
-                L.append(f"      {{ const double c = {coef}; for (k = 0; k < {nx}; ++k) "
-                         f"T[k * {n} + {li}] += c * dU[{j} * {nx} + k]; }}")
-        L.append(f"      {{ double A[{n * n}] = {{0}};")
-        for key in b.E:
-            li, lj = key
-            e = em.reduced[("E", bi, key)] if b.affine else em.reduced[("extra", index[("E", bi, key)])]
-            L.append(f"        A[{lj * n + li}] = {_c(e)};")
-        L.append(f"        if ({nx} > 0 && bg_solve({n}, A, T, {nx}) != 0) return {bi + 1}; }}")
-        for li, i in enumerate(b.members):
-            L.append(f"      for (k = 0; k < {nx}; ++k) dU[{i} * {nx} + k] = -T[k * {n} + {li}];")
-        L.append("    }")
+    """C source of ``bg_rhs``, ``bg_out``, ``bg_jac``; and the names of the outputs."""
+    prog = _Program(eqs)
+    nx = prog.nx
+    src = [_PRELUDE]
+    rn = prog.rename
+    outputs = [(nm, _rn(ex, rn)) for nm, ex in eqs.bond_exprs.items()]
+    outputs += [(f"energy[{nm}]", _rn(ex, rn)) for nm, ex in eqs.energy.items()]
+    outputs += [(f"source_power[{nm}]", _rn(ex, rn)) for nm, ex in eqs.source_power.items()]
+    outputs += [(f"dissipation[{nm}]", _rn(ex, rn)) for nm, ex in eqs.dissipation.items()]
+    src.append(f"int bg_sizes(int* s) {{ s[0]={nx}; s[1]={prog.nU}; s[2]={prog.nu}; "
+               f"s[3]={prog.ndu}; s[4]={prog.np}; s[5]={len(outputs)}; return 0; }}\n")
+
+    # rhs (+ power sums when mode & 1)
+    w = _Writer()
+    _emit_primal(prog, w, False)
     for r, i in enumerate(eqs.xdot):
-        L.append(f"    for (k = 0; k < {nx}; ++k) out[{r} * {nx} + k] = dU[{i} * {nx} + k];")
-    src.append(_function("bg_jac", L))
-    # power sums, given the unknowns solved by the preceding bg_rhs call
-    psrc = sum(eqs.source_power.values(), se.Integer(0)).subs(plan.rename)
-    pdis = sum(eqs.dissipation.values(), se.Integer(0)).subs(plan.rename)
-    repl, red = se.cse([psrc, pdis])
-    body = [f"    const double {s} = {_c(ex)};" for s, ex in repl]
-    body += [f"    out[0] = {_c(red[0])};", f"    out[1] = {_c(red[1])};"]
-    src.append(_function("bg_power", body))
-    return "\n".join(src), [nm for nm, _ in plan.outputs]
+        w.raw(f"    out[{r}] = Us[{i}];")
+    psrc = _rn(sum(eqs.source_power.values(), se.Integer(0)), prog.rename)
+    pdis = _rn(sum(eqs.dissipation.values(), se.Integer(0)), prog.rename)
+    w.raw("    if (mode & 1) {")
+    w.expr(f"      out[{nx}] = {{}};", psrc)
+    w.expr(f"      out[{nx + 1}] = {{}};", pdis)
+    w.raw("    }")
+    src.append(_function("bg_rhs", _decls(prog) + w.render()))
+
+    # outputs
+    w = _Writer()
+    _emit_primal(prog, w, False)
+    for k, (_, ex) in enumerate(outputs):
+        w.expr(f"    out[{k}] = {{}};", ex)
+    src.append(_function("bg_out", _decls(prog) + w.render()))
+
+    # jacobian: primal, then one forward tangent per state column
+    w = _Writer()
+    _emit_primal(prog, w, True)
+    nU = prog.nU
+    w.raw(f"    double dxs[{max(nx, 1)}], dUs[{max(nU, 1)}]; int col;")
+    w.raw(f"    for (col = 0; col < {nx}; ++col) {{")
+    w.raw(f"      memset(dxs, 0, sizeof(dxs)); memset(dUs, 0, sizeof(dUs)); dxs[col] = 1.0;")
+    tan: dict[str, se.Basic] = {f"xs[{i}]": se.Symbol(f"dxs[{i}]") for i in range(nx)}
+    for i in range(nU):
+        tan[f"Us[{i}]"] = se.Symbol(f"dUs[{i}]")
+    by_stage: dict[int, list[int]] = {}
+    for k, st in enumerate(prog.stage):
+        by_stage.setdefault(st, []).append(k)
+
+    def tangent_of(k: int, indent: str) -> None:
+        nm = prog.inter[k][0]
+        te = _tangent_expr(prog.inter_partials(k), tan)
+        if te == 0:
+            tan[nm] = se.Integer(0)
+            return
+        w.expr(f"{indent}d{nm} = {{}};", te)
+        tan[nm] = se.Symbol(f"d{nm}")
+
+    for k in by_stage.get(0, []):
+        tangent_of(k, "      ")
+    for bi, b in enumerate(prog.blocks):
+        n = len(b.unknowns)
+        saved = {}
+        for k in prog.internal[bi]:
+            tangent_of(k, "      ")
+        for li, i in enumerate(b.unknowns):
+            # the row's tangent with this block's dU = 0 (they are still zero here)
+            te = _tangent_expr(prog.partials(prog.rows[i]), tan)
+            w.expr(f"      B{bi}[{li}] = -({{}});", te)
+        if n == 1:
+            w.raw(f"      dUs[{b.unknowns[0]}] = B{bi}[0] / LU{bi}[0];")
+        else:
+            w.raw(f"      bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
+            for li, i in enumerate(b.unknowns):
+                w.raw(f"      dUs[{i}] = B{bi}[{li}];")
+        del saved
+        for k in by_stage.get(bi + 1, []):
+            tangent_of(k, "      ")
+    for r, i in enumerate(eqs.xdot):
+        w.raw(f"      out[{r} * {nx} + col] = dUs[{i}];")
+    w.raw("    }")
+    decl = _decls(prog)
+    if prog.inter:
+        names = [f"d{nm}" for nm, _ in prog.inter]
+        for i in range(0, len(names), 20):
+            decl.append("    double " + ", ".join(names[i:i + 20]) + ";")
+    src.append(_function("bg_jac", decl + w.render()))
+    return "\n".join(src), [nm for nm, _ in outputs]
 
 
 def _build(source: str) -> Path:
@@ -396,7 +432,7 @@ class CompiledSystem:
     """The compiled model: ``rhs``, ``jac`` and ``outputs`` over numpy arrays.
 
     Parameters are a vector (``params``, order of ``Equations.params``);
-    inputs ``u`` and their derivatives ``du`` are given per call.
+    inputs ``u`` and their derivatives ``du`` are set with :meth:`set_inputs`.
     """
 
     def __init__(self, eqs: Equations, source: str, out_names: list[str], path: Path):
@@ -405,26 +441,27 @@ class CompiledSystem:
         self.output_names = out_names
         self.path = path
         self._lib = ctypes.CDLL(str(path))
-        self._lib.bg_set_lapack(ctypes.c_void_p(_lapack_dgesv()))
-        argt = [ctypes.c_double] + [ctypes.c_void_p] * 7
-        for fn in ("bg_rhs", "bg_jac", "bg_out", "bg_power"):
+        self._lib.bg_set_lapack(ctypes.c_void_p(_lapack("dgetrf")), ctypes.c_void_p(_lapack("dgetrs")))
+        argt = [ctypes.c_double] + [ctypes.c_void_p] * 7 + [ctypes.c_int]
+        for fn in ("bg_rhs", "bg_jac", "bg_out"):
             f = getattr(self._lib, fn)
             f.argtypes = argt
             f.restype = ctypes.c_int
+        self._rhs, self._jac, self._out = self._lib.bg_rhs, self._lib.bg_jac, self._lib.bg_out
         self.nx = len(eqs.states)
         self.nU = len(eqs.unknowns)
         self.params = np.array(list(eqs.params.values()), dtype=float)
         self._U = np.zeros(max(self.nU, 1))
-        self._work = np.zeros(max(self.nU * self.nx, 1))
+        self._work = np.zeros(1)
         self._u = np.zeros(max(len(eqs.inputs), 1))
         self._du = np.zeros(max(len(eqs.input_derivatives), 1))
-        self._xdot = np.zeros(max(self.nx, 1))
+        self._xdot = np.zeros(self.nx + 2)
         self._J = np.zeros((max(self.nx, 1), max(self.nx, 1)))
         self._y = np.zeros(max(len(out_names), 1))
-        self._pw = np.zeros(2)
-        self._ptr = {k: getattr(self, k).ctypes.data
-                     for k in ("_U", "_work", "_u", "_du", "_xdot", "_J", "_y", "_pw")}
+        self._ptr = {k: getattr(self, k).ctypes.data for k in ("_U", "_work", "_u", "_du", "_xdot", "_J", "_y")}
         self._pp = self.params.ctypes.data
+        self._xbuf = np.zeros(max(self.nx, 1))
+        self._xp = self._xbuf.ctypes.data
         self.last_status = 0
 
     def set_params(self, values: np.ndarray) -> None:
@@ -437,47 +474,37 @@ class CompiledSystem:
         if du is not None:
             self._du[: len(du)] = du
 
-    def _x(self, x) -> int:
-        x = np.ascontiguousarray(x, dtype=float)
-        self._xbuf = x
-        return x.ctypes.data
-
-    def rhs(self, t: float, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """``ẋ`` at ``(t, x)``; raises :class:`FloatingPointError` on a singular block."""
+    def _call(self, fn, t: float, x, out_ptr: int, mode: int = 0) -> None:
+        self._xbuf[: self.nx] = x
         p = self._ptr
-        st = self._lib.bg_rhs(t, self._x(x), p["_u"], p["_du"], self._pp, p["_U"], p["_xdot"], p["_work"])
+        st = fn(t, self._xp, p["_u"], p["_du"], self._pp, p["_U"], out_ptr, p["_work"], mode)
         self.last_status = st
         if st != 0:
             raise FloatingPointError(self.describe_status(st))
+
+    def rhs(self, t: float, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``ẋ`` at ``(t, x)``; raises :class:`FloatingPointError` on a singular block."""
+        self._call(self._rhs, t, x, self._ptr["_xdot"])
         res = self._xdot[: self.nx]
         if out is not None:
             out[:] = res
             return out
         return res.copy()
 
+    def rhs_power(self, t: float, x: np.ndarray) -> np.ndarray:
+        """``[ẋ, Σ source power, Σ dissipated power]`` in one call."""
+        self._call(self._rhs, t, x, self._ptr["_xdot"], 1)
+        return self._xdot
+
     def jac(self, t: float, x: np.ndarray) -> np.ndarray:
-        """``∂ẋ/∂x`` at ``(t, x)`` (dense ``nx × nx``)."""
-        p = self._ptr
-        st = self._lib.bg_jac(t, self._x(x), p["_u"], p["_du"], self._pp, p["_U"], p["_J"], p["_work"])
-        self.last_status = st
-        if st != 0:
-            raise FloatingPointError(self.describe_status(st))
+        """``∂ẋ/∂x`` at ``(t, x)`` (dense ``nx × nx``), by forward tangents."""
+        self._call(self._jac, t, x, self._ptr["_J"])
         return self._J[: self.nx, : self.nx].copy()
 
     def outputs(self, t: float, x: np.ndarray) -> np.ndarray:
         """Every value named in :attr:`output_names` at ``(t, x)``."""
-        p = self._ptr
-        st = self._lib.bg_out(t, self._x(x), p["_u"], p["_du"], self._pp, p["_U"], p["_y"], p["_work"])
-        self.last_status = st
-        if st != 0:
-            raise FloatingPointError(self.describe_status(st))
+        self._call(self._out, t, x, self._ptr["_y"])
         return self._y[: len(self.output_names)].copy()
-
-    def power(self, t: float, x: np.ndarray) -> np.ndarray:
-        """``[Σ source power, Σ dissipated power]``; call right after :meth:`rhs` at the same point."""
-        p = self._ptr
-        self._lib.bg_power(t, self._x(x), p["_u"], p["_du"], self._pp, p["_U"], p["_pw"], p["_work"])
-        return self._pw
 
     def unknowns(self) -> dict[str, float]:
         """Values of the unknowns ``U`` from the last call."""
@@ -494,7 +521,7 @@ class CompiledSystem:
             return (f"singular block {bi} (unknowns {names}): the coupled storage or loop "
                     "equations have no unique solution here (a kinematic singularity, a "
                     "massless part with nothing to move it, or a zero modulus)")
-        return f"Newton did not converge in algebraic loop block {bi} (unknowns {names})"
+        return (f"non-finite values or no convergence in block {bi} (unknowns {names})")
 
 
 def compile_equations(eqs: Equations) -> CompiledSystem:

@@ -28,7 +28,7 @@ Examples
 --------
 >>> from bondgraph import BondGraph, Se, I, R, One
 >>> bg = BondGraph("push")
->>> bg.add(Se("F", 2.0), One("v"), I("m", 4.0), R("b", 1.0))
+>>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 4.0), R("b", 1.0))
 >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m"); _ = bg.connect("v", "b")
 >>> sorted(bg.children)
 ['F', 'b', 'm', 'v']
@@ -728,7 +728,7 @@ class One(_Junction):
     Examples
     --------
     >>> w = One("boom_w", displacement="theta", initial=0.8)
-    >>> str(w.displacement)
+    >>> w.displacement.name
     'boom_w.theta'
     """
 

@@ -120,7 +120,8 @@ class Equations:
     energy: dict[str, se.Basic]
     source_power: dict[str, se.Basic]
     dissipation: dict[str, se.Basic]
-    state_owner_bond: dict[str, str] = field(default_factory=dict)
+    intermediates: list[tuple[str, se.Basic]] = field(default_factory=list)
+    deps: dict[str, frozenset] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ views
     @property
@@ -366,7 +367,7 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
     se_assigned = {k: _to_se(v) for k, v in assigned.items()}
     bond_names = set(assigned)
 
-    # ---- dependency graph and tearing
+    # ---- dependency graph (algebraic edges only) and tearing
     dep = nx.DiGraph()
     dep.add_nodes_from(bond_names)
     for var, expr in se_assigned.items():
@@ -376,101 +377,126 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
     tears = _tear(dep)
     order_graph = dep.copy()
     order_graph.remove_edges_from([(a, b) for a, b in dep.edges if b in tears])
-    try:
-        order = list(nx.topological_sort(order_graph))
-    except nx.NetworkXUnfeasible:  # pragma: no cover - _tear guarantees acyclicity
-        raise EquationError("could not order the causal assignments", subject=name)
+    order = list(nx.topological_sort(order_graph))
 
-    full: dict[str, se.Basic] = {}
+    # ---- intermediates: one per bond variable, except aliases and tears
+    resolved: dict[str, se.Basic] = {}
+    inter: dict[str, se.Basic] = {}
     for var in order:
         if var in tears:
-            full[var] = se.Symbol(var)
+            resolved[var] = se.Symbol(var)
             continue
-        expr = se_assigned[var]
-        rep = {}
-        for s in expr.free_symbols:
-            nm = s.name
-            if nm in bond_names and nm not in tears:
-                rep[s] = full[nm]
-        full[var] = expr.subs(rep) if rep else expr
-    tear_expr = {}
-    for z in tears:
-        expr = se_assigned[z]
-        rep = {s: full[s.name] for s in expr.free_symbols if s.name in bond_names and s.name not in tears}
-        tear_expr[z] = expr.subs(rep) if rep else expr
+        expr = _resolve(se_assigned[var], resolved, bond_names)
+        if _is_alias(expr):
+            resolved[var] = expr
+        else:
+            inter[var] = expr
+            resolved[var] = se.Symbol(var)
+    tear_expr = {z: _resolve(se_assigned[z], resolved, bond_names) for z in tears}
 
-    # ---- stage of tears: A (no derivatives involved) or B
-    dnames = set(d.dsyms)
+    x_names = set(state_names)
+    u_names = set(d.inputs)
+    p_names = set(d.params)
+    elem_d = dict(d.dsyms)  # element D-symbol name -> bond var name
+
+    # ---- which tears are differential (stage B): they depend on element derivatives
+    def symbols_of(expr):
+        return {s.name for s in expr.free_symbols}
+
+    diff_flag: dict[str, bool] = {}
     stage_b: set[str] = set()
     changed = True
     while changed:
         changed = False
+        for v, ex in inter.items():
+            names = symbols_of(ex)
+            f = bool(names & set(elem_d)) or bool(names & stage_b) or any(diff_flag.get(n, False) for n in names)
+            if diff_flag.get(v) != f:
+                diff_flag[v] = f
+                changed = True
         for z, ex in tear_expr.items():
             if z in stage_b:
                 continue
-            names = {s.name for s in ex.free_symbols}
-            if names & dnames or names & stage_b:
+            names = symbols_of(ex)
+            if names & set(elem_d) or names & stage_b or any(diff_flag.get(n, False) for n in names):
                 stage_b.add(z)
                 changed = True
     stage_a = [z for z in tears if z not in stage_b]
-
-    x_syms = {nm: se.Symbol(nm) for nm in state_names}
-    u_syms = {nm: se.Symbol(nm) for nm in d.inputs}
-    der = lambda nm: se.Symbol(f"der({nm})")  # noqa: E731
-
-    def time_derivative(expr: se.Basic, what: str) -> tuple[se.Basic, set[str], set[str]]:
-        out = se.diff(expr, _T)
-        used_z, used_u = set(), set()
-        for s in expr.free_symbols:
-            nm = s.name
-            if nm in x_syms:
-                out += se.diff(expr, s) * der(nm)
-            elif nm in stage_a_set:
-                out += se.diff(expr, s) * der(nm)
-                used_z.add(nm)
-            elif nm in u_syms:
-                out += se.diff(expr, s) * der(nm)
-                used_u.add(nm)
-            elif nm in dnames or nm in stage_b:
-                raise EquationError(
-                    f"{what}: its derivative needs the derivative of {nm}, a second "
-                    "derivative (index > 2); make one of the storage elements on this "
-                    "path independent, e.g. insert a compliance", subject=f"model {name!r}")
-        return out, used_z, used_u
-
     stage_a_set = set(stage_a)
-    dexpr: dict[str, se.Basic] = {}
+
+    # ---- time derivatives along the graph (one tangent per needed variable)
+    need_d: dict[str, se.Basic] = {}
     need_zdot: set[str] = set()
     need_du: set[str] = set()
-    for dn, var in d.dsyms.items():
-        ex = full[var]
-        el = owner.get(var, "?")
-        dex, uz, uu = time_derivative(ex, f"dependent storage {_element_of(var, g, ports)}")
-        dexpr[dn] = dex
-        need_zdot |= uz
-        need_du |= uu
-        del el
-    # closure of needed loop derivatives
-    zdot_rows: dict[str, se.Basic] = {}
-    pending = list(need_zdot)
-    while pending:
-        z = pending.pop()
-        if z in zdot_rows:
-            continue
-        r = se.Symbol(z) - tear_expr[z]
-        dr, uz, uu = time_derivative(r, f"loop variable {z}")
-        zdot_rows[z] = dr
-        need_du |= uu
-        for z2 in uz:
-            if z2 not in zdot_rows:
-                pending.append(z2)
+    pending: list[str] = []
+    elem_repl: dict[se.Symbol, se.Basic] = {}
 
-    dsubs = {se.Symbol(k): v for k, v in dexpr.items()}
+    def der(nm: str) -> se.Symbol:
+        return se.Symbol(f"der({nm})")
+
+    def tangent(expr: se.Basic, what: str) -> se.Basic:
+        out = se.diff(expr, _T)
+        for s in expr.free_symbols:
+            nm = s.name
+            if nm in p_names or nm == "t":
+                continue
+            part = se.diff(expr, s)
+            if part == 0:
+                continue
+            if nm in x_names:
+                out += part * der(nm)
+            elif nm in inter:
+                if diff_flag.get(nm):
+                    raise _index_error(what, nm, name)
+                out += part * se.Symbol(f"D({nm})")
+                if nm not in need_d:
+                    need_d[nm] = None
+                    pending.append(nm)
+            elif nm in stage_a_set:
+                out += part * der(nm)
+                need_zdot.add(nm)
+            elif nm in u_names:
+                out += part * der(nm)
+                need_du.add(nm)
+            else:
+                raise _index_error(what, nm, name)
+        return out
+
+    for dn, var in elem_d.items():
+        elem_repl[se.Symbol(dn)] = tangent(resolved[var], f"dependent storage on {var}")
+    zdot_rows: dict[str, se.Basic] = {}
+    while True:
+        while pending:
+            nm = pending.pop()
+            need_d[nm] = tangent(inter[nm], f"variable {nm}")
+        new = [z for z in need_zdot if z not in zdot_rows]
+        if not new:
+            break
+        for z in new:
+            zdot_rows[z] = der(z) - tangent(tear_expr[z], f"loop variable {z}")
 
     def no_d(expr: se.Basic) -> se.Basic:
-        if dsubs and any(s.name in dnames for s in expr.free_symbols):
-            return expr.subs(dsubs)
-        return expr
+        local = {q: elem_repl[q] for q in expr.free_symbols if q in elem_repl}
+        return expr.subs(local) if local else expr
+
+    # final intermediates (values and derivatives), topologically ordered
+    defs: dict[str, se.Basic] = {v: no_d(ex) for v, ex in inter.items()}
+    for nm, ex in need_d.items():
+        defs[f"D({nm})"] = ex
+    g2 = nx.DiGraph()
+    g2.add_nodes_from(defs)
+    for v, ex in defs.items():
+        for s in ex.free_symbols:
+            if s.name in defs:
+                g2.add_edge(s.name, v)
+    try:
+        inter_order = list(nx.topological_sort(g2))
+    except nx.NetworkXUnfeasible:
+        cyc = nx.find_cycle(g2)
+        raise EquationError(f"variables {', '.join(a for a, _ in cyc)} depend on their own time "
+                            "derivative (index > 2); make a storage element on this path "
+                            "independent", subject=f"model {name!r}") from None
+    intermediates = [(v, defs[v]) for v in inter_order]
 
     # ---- unknowns and residuals
     unknowns: list[str] = []
@@ -480,7 +506,7 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
     for spec in states:
         nm = spec.symbol.name
         coeff = _to_se(spec.coeff)
-        rhs = _full_of(_to_se(spec.rhs), full, bond_names)
+        rhs = _resolve(_to_se(spec.rhs), resolved, bond_names)
         xdot_idx.append(len(unknowns))
         unknowns.append(f"der({nm})")
         kinds.append("der(x)")
@@ -492,16 +518,17 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
     for z in sorted(zdot_rows):
         unknowns.append(f"der({z})")
         kinds.append("der(z)")
-        residuals.append(no_d(zdot_rows[z]))
+        residuals.append(zdot_rows[z])
     for z in sorted(stage_b):
         unknowns.append(z)
         kinds.append("z")
         residuals.append(se.Symbol(z) - no_d(tear_expr[z]))
 
-    blocks = _blt(unknowns, kinds, residuals, name)
+    deps = _dependencies(intermediates, unknowns)
+    blocks = _blt(unknowns, kinds, residuals, intermediates, deps, name)
 
-    bond_exprs = {var: no_d(full[var]) for var in assigned}
-    energy = {n: no_d(_full_of(_to_se(e), full, bond_names)) for n, e in energy_sp.items()}
+    bond_exprs = {var: no_d(resolved[var]) for var in assigned}
+    energy = {n: no_d(_resolve(_to_se(e), resolved, bond_names)) for n, e in energy_sp.items()}
     source_power, dissipation = {}, {}
     for u, v, k in g.edges(keys=True):
         eu, ev = g.nodes[u]["element"], g.nodes[v]["element"]
@@ -519,7 +546,58 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
         param_owner=dict(d.param_owner), inputs=inputs,
         input_derivatives=sorted(need_du), unknowns=unknowns, unknown_kind=kinds,
         residuals=residuals, blocks=blocks, xdot=xdot_idx, bond_exprs=bond_exprs,
-        energy=energy, source_power=source_power, dissipation=dissipation)
+        energy=energy, source_power=source_power, dissipation=dissipation,
+        intermediates=intermediates, deps=deps)
+
+
+def _index_error(what: str, nm: str, model: str) -> EquationError:
+    return EquationError(
+        f"{what}: its time derivative needs that of {nm}, which itself comes from a dependent "
+        "storage element (a second derivative, index > 2); make one of the storage elements "
+        "on this path independent, e.g. insert a compliance", subject=f"model {model!r}")
+
+
+def _resolve(expr: se.Basic, resolved: dict, bond_names: set) -> se.Basic:
+    rep = {s: resolved[s.name] for s in expr.free_symbols if s.name in bond_names}
+    return expr.subs(rep) if rep else expr
+
+
+def _is_alias(expr: se.Basic) -> bool:
+    """A bond variable that is just another one (or a constant) needs no variable."""
+    if isinstance(expr, (se.Symbol, se.Number)) or not expr.free_symbols:
+        return True
+    if isinstance(expr, se.Mul) and len(expr.args) == 2:
+        a, b = expr.args
+        return (isinstance(a, se.Number) and isinstance(b, se.Symbol)) or \
+            (isinstance(b, se.Number) and isinstance(a, se.Symbol))
+    return False
+
+
+def _dependencies(intermediates, unknowns) -> dict[str, frozenset]:
+    """For each intermediate, the set of unknown indices it depends on."""
+    uidx = {u: i for i, u in enumerate(unknowns)}
+    deps: dict[str, frozenset] = {}
+    for v, ex in intermediates:
+        acc: set[int] = set()
+        for s in ex.free_symbols:
+            nm = s.name
+            if nm in uidx:
+                acc.add(uidx[nm])
+            elif nm in deps:
+                acc |= deps[nm]
+        deps[v] = frozenset(acc)
+    return deps
+
+
+def _expr_deps(expr, uidx, deps) -> set[int]:
+    acc: set[int] = set()
+    for s in expr.free_symbols:
+        nm = s.name
+        if nm in uidx:
+            acc.add(uidx[nm])
+        elif nm in deps:
+            acc |= deps[nm]
+    return acc
 
 
 def _element_of(var: str, g, ports) -> str:
@@ -553,33 +631,61 @@ def _tear(dep: nx.DiGraph) -> set[str]:
             work.remove_edges_from(list(work.in_edges(best)))
 
 
-def _blt(unknowns, kinds, residuals, model) -> list[Block]:
-    idx = {u: i for i, u in enumerate(unknowns)}
+def _blt(unknowns, kinds, residuals, intermediates, deps, model) -> list[Block]:
+    uidx = {u: i for i, u in enumerate(unknowns)}
     dg = nx.DiGraph()
     dg.add_nodes_from(range(len(unknowns)))
+    row_deps = []
     for i, r in enumerate(residuals):
-        for s in r.free_symbols:
-            j = idx.get(s.name)
-            if j is not None and j != i:
+        rd = _expr_deps(r, uidx, deps)
+        row_deps.append(rd)
+        for j in rd:
+            if j != i:
                 dg.add_edge(j, i)
     cond = nx.condensation(dg)
+    defs = dict(intermediates)
     blocks = []
     problems = []
     for c in nx.topological_sort(cond):
         members = tuple(sorted(cond.nodes[c]["members"]))
-        names = {unknowns[i] for i in members}
-        affine = True
-        for i in members:
-            for j in members:
-                dr = se.diff(residuals[i], se.Symbol(unknowns[j]))
-                if any(s.name in names for s in dr.free_symbols):
-                    affine = False
+        mset = set(members)
+        affine = _affine(members, residuals, defs, deps, unknowns)
         if not affine and any(kinds[i] != "z" for i in members):
             problems.append(
                 "unknowns " + ", ".join(unknowns[i] for i in members) +
                 " are coupled nonlinearly with state derivatives; expected a linear "
                 "dependence (use linear laws on the dependent path or insert a compliance)")
         blocks.append(Block(members, affine))
+        del mset
     if problems:
         raise EquationError(problems, subject=f"model {model!r}")
     return blocks
+
+
+def _affine(members, residuals, defs, deps, unknowns) -> bool:
+    """Are the block's residuals affine in its unknowns (through the intermediates)?"""
+    mset = set(members)
+    names = {unknowns[i] for i in members}
+
+    def hits(sym_name: str) -> bool:
+        return sym_name in names or bool(deps.get(sym_name, frozenset()) & mset)
+
+    memo: dict[str, bool] = {}
+
+    def affine_expr(ex) -> bool:
+        moving = [s for s in ex.free_symbols if hits(s.name)]
+        for s in moving:
+            if s.name in defs and not affine_var(s.name):
+                return False
+            d = se.diff(ex, s)
+            if any(hits(q.name) for q in d.free_symbols):
+                return False
+        return True
+
+    def affine_var(v: str) -> bool:
+        if v not in memo:
+            memo[v] = True  # provisional (acyclic anyway)
+            memo[v] = affine_expr(defs[v])
+        return memo[v]
+
+    return all(affine_expr(residuals[i]) for i in members)

@@ -223,13 +223,15 @@ def power_balance(res: Results) -> PowerBalance:
     """Energy balance of a run: ``ΔE_stored − (W_sources − W_dissipated)``.
 
     Needs ``simulate(..., energy=True)``. ``relative`` divides the residual by
-    the largest of the three terms.
+    the largest excursion of any of the three terms during the run (so a motion
+    that returns to rest is still judged against the energy it moved).
     """
     E = res.stored_energy()
-    dE = float(E[-1] - E[0])
     W = res.source_work()
     D = res.dissipated()
+    dE = float(E[-1] - E[0])
     ws, wd = float(W[-1] - W[0]), float(D[-1] - D[0])
     resid = dE - (ws - wd)
-    scale = max(abs(dE), abs(ws), abs(wd), 1e-300)
+    scale = max(float(np.max(np.abs(E - E[0]))), float(np.max(np.abs(W - W[0]))),
+                float(np.max(np.abs(D - D[0]))), 1e-300)
     return PowerBalance(dE, ws, wd, resid, abs(resid) / scale)

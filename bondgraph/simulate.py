@@ -75,7 +75,10 @@ class _Rhs:
         x = y[: self.nx]
         out = np.empty(self.n)
         try:
-            self.sys.rhs(t, x, out[: self.nx])
+            if self.energy:
+                out[:] = self.sys.rhs_power(t, x)[: self.n]
+            else:
+                self.sys.rhs(t, x, out)
         except FloatingPointError as exc:
             self._fail(t, y, str(exc))
             out[:] = np.nan
@@ -84,8 +87,6 @@ class _Rhs:
             bad = [self.sys.equations.states[i].name for i in np.flatnonzero(~np.isfinite(out[: self.nx]))]
             self._fail(t, y, "non-finite derivative of " + ", ".join(bad[:6]) +
                        (" ..." if len(bad) > 6 else ""))
-        if self.energy:
-            out[self.nx:] = self.sys.power(t, x)
         return out
 
     def _fail(self, t, y, why):

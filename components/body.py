@@ -28,7 +28,7 @@ Examples
 ...     "D": ("Li", 0.367, math.radians(91)), "F": ("Li", 3.020, math.radians(40))})
 >>> pts = boom.world_points((0.0, 0.0, 0.0))   # frame at the CoG, θ = 0
 >>> round(math.dist(pts["C"], pts["F"]), 4)
-5.7112
+5.7109
 """
 
 from __future__ import annotations
@@ -114,15 +114,18 @@ class MainBody(Part):
         return polar_from_cog(self.hinge(point).local, self.cog)
 
     def _offset(self, point: str | None, theta) -> tuple[sp.Expr, sp.Expr]:
-        """World-frame offset root → point (``point=None``: the CoG), as expressions."""
+        """World-frame offset root → point (``point=None``: the CoG), as expressions.
+
+        ``L_P·cos(α_P+θ) − L_Rt·cos(α_Rt+θ)`` (and the ``sin`` twin) is written as the
+        rotation by ``θ`` of the constant body-frame vector from the root to the
+        point, so each body costs one ``sin θ`` and one ``cos θ``.
+        """
         Lr, ar = self.polar(self.root.name)
-        if point is None:
-            Lp, ap = 0.0, 0.0
-        else:
-            Lp, ap = self.polar(point)
-        dx = Lp * sp.cos(ap + theta) - Lr * sp.cos(ar + theta)
-        dy = Lp * sp.sin(ap + theta) - Lr * sp.sin(ar + theta)
-        return dx, dy
+        Lp, ap = (0.0, 0.0) if point is None else self.polar(point)
+        ux = Lp * math.cos(ap) - Lr * math.cos(ar)
+        uy = Lp * math.sin(ap) - Lr * math.sin(ar)
+        c, s = sp.cos(theta), sp.sin(theta)
+        return ux * c - uy * s, ux * s + uy * c
 
     def _build(self, theta0: float) -> None:
         w = One("w", displacement="theta", initial=theta0)

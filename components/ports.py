@@ -39,7 +39,7 @@ Examples
 >>> check_part_ports("boom", "body", [PortClass.RT, PortClass.PD, PortClass.LI])
 []
 >>> check_part_ports("arm", "body", [PortClass.RT, PortClass.LI])
-["arm (body): has 0 Pd ports; expected exactly one (rule: a main body has exactly one Rt and one Pd, any number of Li)"]
+['arm (body): has 0 Pd ports; expected exactly one (rule: a main body has exactly one Rt and one Pd, any number of Li)']
 """
 
 from __future__ import annotations

@@ -27,9 +27,10 @@ Examples
 >>> mech.fix("arm", "O", at=(0.0, 0.0)); mech.fix("cyl", "A", at=(0.5, -0.8))
 >>> mech.connect("arm", "P", "cyl", "B")
 >>> mech.drive_force("cyl")
+'cyl.force'
 >>> pose = mech.solve_pose({"cyl": 1.2}, guess={"arm": 0.3})
 >>> round(math.degrees(pose.angle("arm")), 3)
-29.301
+18.207
 """
 
 from __future__ import annotations

@@ -57,6 +57,7 @@ def _drive(mech: Mechanism, cyl: str, drive: str) -> None:
 def four_bar(drive: str = "force", *, O1=(0.0, 0.0), O2=(1.0, 0.0), a: float = 0.3,
              b: float = 1.0, c: float = 0.8, masses=(2.0, 4.0, 3.0), cyl_base=(0.2, -0.6),
              cyl_point=(0.25, 0.0), cyl_retracted: float = 0.4, cyl_stroke: float = 0.5,
+             inertias=None, cylinder: dict | None = None,
              gravity: float = 9.81, name: str = "four_bar") -> Mechanism:
     """Crank O1–P (a), coupler P–Q (b), rocker O2–Q (c), uniform bars; a cylinder
     from the ground point ``cyl_base`` to ``cyl_point`` on the crank (crank frame).
@@ -66,13 +67,15 @@ def four_bar(drive: str = "force", *, O1=(0.0, 0.0), O2=(1.0, 0.0), a: float = 0
     (Rt at O2, Pr at Q) that pushes the coupler.
     """
     m1, m2, m3 = masses
+    I1, I2, I3 = inertias or (m1 * a**2 / 12, m2 * b**2 / 12, m3 * c**2 / 12)
     mech = Mechanism(name)
-    mech.add(MainBody("crank", mass=m1, inertia=m1 * a**2 / 12, cog=(a / 2, 0.0), gravity=gravity,
+    mech.add(MainBody("crank", mass=m1, inertia=I1, cog=(a / 2, 0.0), gravity=gravity,
                       points={"O1": ("Rt", (0.0, 0.0)), "D": ("Pd", cyl_point), "P": ("Li", (a, 0.0))}))
-    mech.add(MainBody("coupler", mass=m2, inertia=m2 * b**2 / 12, cog=(b / 2, 0.0), gravity=gravity,
+    mech.add(MainBody("coupler", mass=m2, inertia=I2, cog=(b / 2, 0.0), gravity=gravity,
                       points={"P": ("Rt", (0.0, 0.0)), "Q": ("Pd", (b, 0.0))}))
-    mech.add(Lever("rocker", length=c, mass=m3, gravity=gravity, root="O2", tip="Q"))
-    mech.add(Cylinder("cyl", retracted=cyl_retracted, stroke=cyl_stroke, gravity=gravity))
+    mech.add(Lever("rocker", length=c, mass=m3, inertia=I3, gravity=gravity, root="O2", tip="Q"))
+    mech.add(Cylinder("cyl", retracted=cyl_retracted, stroke=cyl_stroke, gravity=gravity,
+                      **(cylinder or {})))
     mech.fix("crank", "O1", at=O1)
     mech.fix("rocker", "O2", at=O2)
     mech.fix("cyl", "A", at=cyl_base)

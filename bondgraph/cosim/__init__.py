@@ -16,25 +16,32 @@ Examples
 True
 """
 
+from .config import CosimSetup, build_setup, load_config
 from .catcher import (KINDS, LEVELS, CosimulationWarning, DivergenceMonitor, ErrorCatcher,
                       ErrorPolicy, Event)
+from .export import export_fmu, load_factory
+from .fmi import FmuSubsystem, fmu_ports
 from .glue import Glue, evaluate, extrapolate, taylor_matrix
 from .linear import StateSpaceSubsystem
+from .live import LiveCurves
 from .master import Cosimulation, cosimulate
 from .ode import OdeSubsystem
 from .packages import InputPackage, OutputPackage, check_times
 from .python import PythonSubsystem
 from .relations import PowerBond, Relation, Relations
 from .results import CosimResults
+from .stepcontrol import StepDoubling
 from .subsystem import Port, Subsystem
 from .timing import TimeManager
 
 __all__ = [
     "Subsystem", "Port", "PythonSubsystem", "StateSpaceSubsystem", "OdeSubsystem",
+    "FmuSubsystem", "fmu_ports", "export_fmu", "load_factory",
     "Relation", "Relations", "PowerBond",
     "TimeManager", "Glue", "extrapolate", "evaluate", "taylor_matrix",
     "InputPackage", "OutputPackage", "check_times",
     "ErrorPolicy", "DivergenceMonitor", "ErrorCatcher", "Event", "CosimulationWarning",
     "KINDS", "LEVELS",
-    "Cosimulation", "cosimulate", "CosimResults",
+    "Cosimulation", "cosimulate", "CosimResults", "LiveCurves",
+    "load_config", "build_setup", "CosimSetup", "StepDoubling",
 ]

@@ -8,6 +8,8 @@ Kinds of events:
 ``time_mismatch`` a package's time stamp differs from the communication time
 ``non_finite``    an exchanged value is NaN or infinite
 ``divergence``    the energy residual on a power bond keeps growing
+``tolerance``     step-size control accepted a step at the minimum step size
+                  without meeting its tolerance
 ================  ===========================================================
 
 Levels: ``"warning"`` (recorded, a :class:`CosimulationWarning` is issued once per
@@ -57,7 +59,7 @@ __all__ = ["LEVELS", "KINDS", "ErrorPolicy", "DivergenceMonitor", "Event", "Erro
            "CosimulationWarning"]
 
 LEVELS = ("warning", "error", "abort")
-KINDS = ("step_failed", "fmu_status", "time_mismatch", "non_finite", "divergence")
+KINDS = ("step_failed", "fmu_status", "time_mismatch", "non_finite", "divergence", "tolerance")
 _ABORT_ONLY = ("step_failed", "fmu_status")
 
 
@@ -86,6 +88,7 @@ class ErrorPolicy:
     time_mismatch: str = "abort"
     non_finite: str = "abort"
     divergence: str = "abort"
+    tolerance: str = "warning"
 
     def __post_init__(self):
         problems = []

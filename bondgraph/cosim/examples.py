@@ -37,7 +37,8 @@ from .python import PythonSubsystem
 from .relations import PowerBond, Relations
 
 __all__ = [
-    "B1", "B1_RELATIONS", "OscillatorMass", "SpringDamper", "b1_subsystems", "b1_reference",
+    "B1", "B1_RELATIONS", "OscillatorMass", "SpringDamper", "b1_mass", "b1_spring",
+    "b1_subsystems", "b1_reference",
     "B2", "B2_RELATIONS", "b2_subsystems", "b2_reference", "b2_error",
     "B3", "B3_RELATIONS", "b3_subsystems", "b3_ode_subsystems", "b3_reference",
     "B3_QUOTED",
@@ -71,6 +72,14 @@ class OscillatorMass:
         self.F = 0.0
         self.dF = (0.0, 0.0)
 
+    def get_state(self) -> tuple:
+        """Everything needed to roll back."""
+        return self.x, self.v, self.t, self.F, self.dF
+
+    def set_state(self, state: tuple) -> None:
+        """Roll back to a state from :meth:`get_state`."""
+        self.x, self.v, self.t, self.F, self.dF = state
+
     def set_input_derivatives(self, t: float, d: dict) -> None:
         """Store dF/dt and d2F/dt2 at ``t`` (missing orders are zero)."""
         der = tuple(d["F"]) + (0.0, 0.0)
@@ -98,6 +107,8 @@ class OscillatorMass:
         self.x += self.v * h + dx + (F * h * h / 2 + F1 * h ** 3 / 6 + F2 * h ** 4 / 24) / m
         self.v += dv + (F * h + F1 * h * h / 2 + F2 * h ** 3 / 6) / m
         self.t = t + h
+        self.F = F + h * (F1 + 0.5 * h * F2)   # the input polynomial at t + h
+        self.dF = (F1 + h * F2, F2)
 
 
 class SpringDamper:
@@ -121,6 +132,14 @@ class SpringDamper:
         self.dx = (0.0, 0.0)
         self.dv = (0.0, 0.0)
 
+    def get_state(self) -> tuple:
+        """Inputs and their derivatives (the only state)."""
+        return self.x, self.v, self.dx, self.dv
+
+    def set_state(self, state: tuple) -> None:
+        """Roll back to a state from :meth:`get_state`."""
+        self.x, self.v, self.dx, self.dv = state
+
     def set_input_derivatives(self, t: float, d: dict) -> None:
         """Store the derivatives of ``x`` and ``v``."""
         self.dx = (tuple(d["x"]) + (0.0, 0.0))[:2]
@@ -135,29 +154,48 @@ class SpringDamper:
         return {"F": tuple(-(self.k * self.dx[i] + self.c * self.dv[i]) for i in range(order))}
 
     def do_step(self, t: float, h: float) -> None:
-        """Nothing to integrate."""
+        """No state: move the inputs to ``t + h`` along their polynomial."""
+        (x1, x2), (v1, v2) = self.dx, self.dv
+        self.x += h * (x1 + 0.5 * h * x2)
+        self.v += h * (v1 + 0.5 * h * v2)
+        self.dx, self.dv = (x1 + h * x2, x2), (v1 + h * v2, v2)
 
 
-def b1_subsystems(**overrides) -> tuple[PythonSubsystem, PythonSubsystem]:
-    """The two B1 subsystems (``mass`` and ``spring``), from rest.
+def b1_mass(**overrides) -> PythonSubsystem:
+    """The B1 ``mass`` subsystem (sine force inside, spring force in; out x, v), at rest.
 
     Parameters
     ----------
     **overrides
-        Replace entries of :data:`B1` (``m``, ``k``, ``c``, ``F0``, ``Omega``).
+        Replace entries of :data:`B1` (``m``, ``F0``, ``Omega``).
     """
     p = {**B1, **overrides}
-    mass = PythonSubsystem(OscillatorMass(p["m"], p["F0"], p["Omega"]), "mass",
+    return PythonSubsystem(OscillatorMass(p["m"], p["F0"], p["Omega"]), "mass",
                            inputs=[("F", "N", "spring-damper force")],
                            outputs=[("x", "m", "position"), ("v", "m/s", "velocity")],
                            direct_feedthrough=False, input_derivative_order=2,
                            output_derivative_order=2)
-    spring = PythonSubsystem(SpringDamper(p["k"], p["c"]), "spring",
-                             inputs=[("x", "m"), ("v", "m/s")],
-                             outputs=[("F", "N", "force on the mass")],
-                             direct_feedthrough=True, input_derivative_order=2,
-                             output_derivative_order=2)
-    return mass, spring
+
+
+def b1_spring(**overrides) -> PythonSubsystem:
+    """The B1 ``spring`` subsystem (in x, v; out F), direct feedthrough.
+
+    Parameters
+    ----------
+    **overrides
+        Replace entries of :data:`B1` (``k``, ``c``).
+    """
+    p = {**B1, **overrides}
+    return PythonSubsystem(SpringDamper(p["k"], p["c"]), "spring",
+                           inputs=[("x", "m"), ("v", "m/s")],
+                           outputs=[("F", "N", "force on the mass")],
+                           direct_feedthrough=True, input_derivative_order=2,
+                           output_derivative_order=2)
+
+
+def b1_subsystems(**overrides) -> tuple[PythonSubsystem, PythonSubsystem]:
+    """The two B1 subsystems (``mass`` and ``spring``), from rest."""
+    return b1_mass(**overrides), b1_spring(**overrides)
 
 
 #: B1 relations, both directions, and the power bond (force, velocity).
@@ -221,7 +259,17 @@ def b2_reference(t) -> np.ndarray:
                   [0, 0, 0, 1],
                   [kc / m2, dc / m2, -(k2 + kc) / m2, -(d2 + dc) / m2]])
     z0 = np.array([p["x10"], 0.0, 0.0, 0.0])
-    Z = np.array([expm(A * ti) @ z0 for ti in np.atleast_1d(np.asarray(t, dtype=float))])
+    t = np.atleast_1d(np.asarray(t, dtype=float))
+    dt = np.diff(t)
+    if len(t) > 2 and np.allclose(dt, dt[0], rtol=1e-9, atol=0):
+        # evenly spaced: propagate with one matrix exponential (rounding ~1e-13)
+        phi = expm(A * dt[0])
+        Z = np.empty((len(t), 4))
+        Z[0] = expm(A * t[0]) @ z0
+        for k in range(1, len(t)):
+            Z[k] = phi @ Z[k - 1]
+    else:
+        Z = np.array([expm(A * ti) @ z0 for ti in t])
     return Z[:, [0, 2]]
 
 

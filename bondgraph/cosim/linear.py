@@ -104,6 +104,8 @@ class StateSpaceSubsystem(Subsystem):
             M[n:n + m, n + m:n + 2 * m] = np.eye(m)
             M[n + m:n + 2 * m, n + 2 * m:n + 3 * m] = np.eye(m)
             phi = expm(M * h)[:n]
+            if len(self._phi) >= 64:   # variable steps (step-size control): keep it small
+                self._phi.clear()
             self._phi[h] = phi
         return phi
 
@@ -141,6 +143,9 @@ class StateSpaceSubsystem(Subsystem):
         z[:n] = self.x
         z[n:-1] = self._u.ravel()
         self.x = self._propagator(h) @ z
+        u = self._u   # move the input polynomial to t + h (feedthrough outputs use it)
+        u[0] += h * (u[1] + 0.5 * h * u[2])
+        u[1] += h * u[2]
         return None
 
     def save_state(self) -> Any:

@@ -212,6 +212,10 @@ class Subsystem(ABC):
         self._name = name
         self._inputs = as_ports(inputs, "input", name)
         self._outputs = as_ports(outputs, "output", name)
+        both = sorted({p.name for p in self._inputs} & {p.name for p in self._outputs})
+        if both:
+            raise ParameterError([f"port {n!r}: declared both as input and as output; expected "
+                                  "distinct names" for n in both], subject=f"subsystem {name!r}")
         self._feedthrough = direct_feedthrough
         self._max_step = None if max_step is None else float(max_step)
 
@@ -294,6 +298,9 @@ class Subsystem(ABC):
     @abstractmethod
     def do_step(self, t: float, h: float) -> float | None:
         """Advance from ``t`` to ``t + h`` with the inputs last set.
+
+        Afterwards :meth:`get_outputs` gives the outputs at ``t + h``; an output with
+        direct feedthrough uses the input polynomial evaluated at ``t + h``.
 
         Returns
         -------

@@ -1,0 +1,162 @@
+"""Co-simulation set-ups from a small JSON or TOML file.
+
+A configuration names the subsystems (a Python factory by import path, or an FMU
+file), the relations, the communication step, the end time and the glue::
+
+    step = 1e-3                     # communication step H [s]
+    end = 4.0                       # end time [s]
+    scheme = "jacobi"               # or "gauss-seidel"
+    glue = "quadratic"              # "zoh" | "linear" | "quadratic"
+    glue_start = "derivatives"      # or "reduced" (optional)
+    output = "b1.csv"               # optional, relative to this file
+    relations = ["mass.x -> spring.x", "mass.v -> spring.v", "spring.F -> mass.F"]
+    bonds = [["spring.F", "mass.v"]]          # optional power bonds (effort, flow)
+
+    [[subsystems]]
+    factory = "bondgraph.cosim.examples:b1_mass"   # returns a Subsystem
+    kwargs = {}                                     # optional
+
+    [[subsystems]]
+    fmu = "spring.fmu"              # relative to this file
+    name = "spring"                 # required for an FMU
+    substeps = 2                    # optional, multi-rate
+
+    [policy]                        # optional: levels per kind of event
+    divergence = "warning"
+
+Examples
+--------
+>>> import json, pathlib, tempfile
+>>> cfg = {"step": 1e-3, "end": 0.01, "glue": "quadratic",
+...        "relations": ["mass.x -> spring.x", "mass.v -> spring.v", "spring.F -> mass.F"],
+...        "subsystems": [{"factory": "bondgraph.cosim.examples:b1_mass"},
+...                       {"factory": "bondgraph.cosim.examples:b1_spring"}]}
+>>> with tempfile.TemporaryDirectory() as d:
+...     path = pathlib.Path(d) / "b1.json"
+...     _ = path.write_text(json.dumps(cfg))
+...     setup = load_config(path)
+>>> setup.simulation.timing.n_steps, [s.name for s in setup.simulation.subsystems]
+(10, ['mass', 'spring'])
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..errors import BondGraphError, ParameterError
+from .catcher import ErrorPolicy
+from .export import load_factory
+from .glue import Glue
+from .master import Cosimulation
+from .relations import Relations
+from .subsystem import Subsystem
+from .timing import TimeManager
+
+__all__ = ["CosimSetup", "load_config", "build_setup"]
+
+_TOP = {"step", "end", "start", "scheme", "glue", "glue_start", "relations", "bonds",
+        "subsystems", "policy", "output", "sequence", "interpolate"}
+_SUB = {"factory", "kwargs", "fmu", "name", "parameters", "substeps", "units",
+        "direct_feedthrough"}
+
+
+@dataclass(frozen=True)
+class CosimSetup:
+    """A configured co-simulation and where to write its results."""
+
+    simulation: Cosimulation
+    output: Path | None
+
+
+def load_config(path: str | Path) -> CosimSetup:
+    """Read a ``.json`` or ``.toml`` configuration and build the co-simulation.
+
+    Raises
+    ------
+    ParameterError
+        Listing every problem in the file (unknown keys, missing entries, bad values).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ParameterError(f"configuration {str(path)!r}: file not found")
+    text = path.read_text()
+    try:
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise ParameterError(f"configuration {str(path)!r}: cannot parse "
+                             f"{path.suffix.lstrip('.').upper() or 'JSON'} ({exc})") from exc
+    return build_setup(data, base=path.parent, label=f"configuration {path.name!r}")
+
+
+def build_setup(data: Mapping[str, Any], base: Path = Path("."),
+                label: str = "configuration") -> CosimSetup:
+    """Build a :class:`CosimSetup` from an already-parsed configuration mapping."""
+    problems: list[str] = []
+    if not isinstance(data, Mapping):
+        raise ParameterError(f"{label}: expected a table of settings at the top level")
+    problems += [f"unknown key {k!r} (known: {', '.join(sorted(_TOP))})"
+                 for k in data if k not in _TOP]
+    problems += [f"missing key {k!r}" for k in ("step", "end", "relations", "subsystems")
+                 if k not in data]
+    subs: list[Subsystem] = []
+    substeps: dict[str, int] = {}
+    for i, entry in enumerate(data.get("subsystems", []) or []):
+        where = f"subsystems[{i}]"
+        if not isinstance(entry, Mapping):
+            problems.append(f"{where}: expected a table")
+            continue
+        problems += [f"{where}: unknown key {k!r} (known: {', '.join(sorted(_SUB))})"
+                     for k in entry if k not in _SUB]
+        try:
+            sub = _make(entry, base, where)
+        except BondGraphError as exc:
+            problems += [f"{where}: {p}" for p in exc.problems]
+            continue
+        except Exception as exc:  # noqa: BLE001 - a user factory may raise anything
+            problems.append(f"{where}: building it raised {type(exc).__name__}: {exc}")
+            continue
+        if "name" in entry and entry["name"] != sub.name:
+            problems.append(f"{where}: name {entry['name']!r} given, but the factory built "
+                            f"subsystem {sub.name!r}")
+        subs.append(sub)
+        if "substeps" in entry:
+            substeps[sub.name] = entry["substeps"]
+    if problems:
+        raise ParameterError(problems, subject=label)
+    try:
+        relations = Relations(data["relations"], bonds=data.get("bonds", ()))
+        glue = Glue(data.get("glue", "quadratic"), start=data.get("glue_start", "derivatives"),
+                    interpolate=data.get("interpolate", True))
+        timing = TimeManager(step=data["step"], end=data["end"], start=data.get("start", 0.0),
+                             scheme=data.get("scheme", "jacobi"), substeps=substeps,
+                             sequence=data.get("sequence"))
+        policy = ErrorPolicy(**dict(data.get("policy", {})))
+    except TypeError as exc:
+        raise ParameterError(f"{label}: {exc}") from exc
+    sim = Cosimulation(subs, relations, timing, glue, policy)
+    out = data.get("output")
+    return CosimSetup(sim, None if out is None else (base / out))
+
+
+def _make(entry: Mapping[str, Any], base: Path, where: str) -> Subsystem:
+    has_f, has_fmu = "factory" in entry, "fmu" in entry
+    if has_f == has_fmu:
+        raise ParameterError("expected exactly one of 'factory' (import path) or 'fmu' "
+                             "(file)")
+    if has_f:
+        made = load_factory(entry["factory"])(**dict(entry.get("kwargs", {})))
+        if not isinstance(made, Subsystem):
+            raise ParameterError(f"factory {entry['factory']!r} returned "
+                                 f"{type(made).__name__}, expected a Subsystem")
+        return made
+    from .fmi import FmuSubsystem
+
+    if "name" not in entry:
+        raise ParameterError("an FMU entry needs a 'name'")
+    return FmuSubsystem(base / entry["fmu"], entry["name"],
+                        parameters=entry.get("parameters"), units=entry.get("units"),
+                        direct_feedthrough=entry.get("direct_feedthrough"))
