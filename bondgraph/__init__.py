@@ -26,6 +26,7 @@ from .errors import (AssemblyError, BondGraphError, CausalityConflict, Connectio
                      SimulationError)
 from .graph import Bond, BondGraph, Causality, Port, assemble, validate
 from .model import Model, build
+from .plotting import draw_bond_graph, plot_series
 from .results import PowerBalance, Results, power_balance
 from .signals import Constant, Signal, Spline, Table
 from .simulate import simulate
@@ -42,7 +43,7 @@ __all__ = [
     "derive", "Equations", "compile_equations", "CompiledSystem",
     # model and simulation
     "build", "Model", "simulate", "Results", "power_balance", "PowerBalance",
-    "Signal", "Constant", "Table", "Spline",
+    "Signal", "Constant", "Table", "Spline", "draw_bond_graph", "plot_series",
     # errors
     "BondGraphError", "ModelStructureError", "CausalityConflict", "ConnectionRuleError",
     "AssemblyError", "ParameterError", "EquationError", "SimulationError", "CosimulationError",

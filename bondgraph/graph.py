@@ -244,6 +244,7 @@ class _Terminal:
     port: str | None  # None: a new junction port
     fixed: list[tuple[Causality, str]] = field(default_factory=list)  # (causality, where)
     path: str = ""  # readable name of the exposed port used
+    via: list[str] = field(default_factory=list)  # every exposed port passed (re-exports)
 
 
 def _resolve(bg: BondGraph, prefix: str, ref: str, problems: list[str]) -> _Terminal | None:
@@ -283,6 +284,7 @@ def _resolve(bg: BondGraph, prefix: str, ref: str, problems: list[str]) -> _Term
             where = f"{cpath}/{ep.name}" + (f" ({ep.label})" if ep.label else "")
             term.fixed.insert(0, (ep.causality, where))
         term.path = f"{cpath}/{ep.name}"
+        term.via.append(term.path)
         return term
     return _resolve(child, cpath, rest, problems)
 
@@ -352,11 +354,13 @@ def assemble(bg: BondGraph) -> nx.MultiDiGraph:
                     problems.append(f"port {term.path}: bonded twice (bonds {used_ports[key]} "
                                     f"and {bname}); expected one bond per port")
                 used_ports[key] = bname
-                if term.path in all_exposed:
-                    if term.path in exposed_used:
-                        problems.append(f"port {term.path}: connected twice (bonds "
-                                        f"{exposed_used[term.path]} and {bname})")
-                    exposed_used[term.path] = bname
+                for via in dict.fromkeys(term.via + [term.path]):
+                    if via not in all_exposed:
+                        continue
+                    if via in exposed_used:
+                        problems.append(f"port {via}: connected twice (bonds "
+                                        f"{exposed_used[via]} and {bname})")
+                    exposed_used[via] = bname
             fixed = []
             for term in (tail, head):
                 for caus, where in term.fixed:

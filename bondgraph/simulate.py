@@ -60,6 +60,9 @@ class _Rhs:
             self.sys.set_inputs(u, du)
         self.n = self.nx + (2 if energy else 0)
         self.out = np.zeros(self.n)
+        self.t_max = -np.inf
+        self.calls_at_tmax = 0
+        self.stall_limit = 20000
 
     def _set(self, t: float) -> None:
         if not self.const:
@@ -68,6 +71,15 @@ class _Rhs:
 
     def __call__(self, t: float, y: np.ndarray) -> np.ndarray:
         self.nfev += 1
+        if t > self.t_max + 1e-12 * max(1.0, abs(t)):
+            self.t_max = t
+            self.calls_at_tmax = 0
+        else:
+            self.calls_at_tmax += 1
+            if self.calls_at_tmax > self.stall_limit:
+                self._fail(t, y, "the integrator stalled (step size underflow): a singularity "
+                           "or a discontinuity it cannot pass")
+                return np.full(self.n, np.nan)
         if self.bar is not None and t > self.bar_t:
             self.bar.update(t - self.bar_t)
             self.bar_t = t
@@ -198,6 +210,15 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
             seg_eval = te_all[lo & (te_all <= b)]
         ok, tt, yy, msg, evs, y_end = _integrate(method, rhs, a, b, y, rtol, atol, seg_eval, max_step,
                                                  first_step, events, jacobian, max_steps)
+        bad = ~np.all(np.isfinite(yy), axis=1) if yy.size else np.zeros(0, bool)
+        if bad.any() or not np.all(np.isfinite(y_end)):
+            i = int(np.argmax(bad)) if bad.any() else len(tt)
+            tt, yy = tt[:i], yy[:i]
+            ok = False
+            msg = "the solution became non-finite"
+            if rhs.failure is None:
+                rhs.failure = (float(tt[-1]) if len(tt) else a, yy[-1] if len(tt) else y,
+                               "the state became non-finite (a blow-up or singularity)")
         ts.append(tt)
         ys.append(yy.reshape(len(tt), len(y)))
         for te_, ie_, ye_ in evs:
@@ -257,7 +278,7 @@ def _integrate(method, rhs, a, b, y, rtol, atol, t_eval, max_step, first_step, e
             for tv, yv in zip(tev, yev):
                 evs.append((float(tv), i, np.array(yv)))
         evs.sort(key=lambda e: e[0])
-    ok = sol.status >= 0 and rhs.failure is None
+    ok = sol.status >= 0  # a NaN met only in a rejected trial step is not a failure
     y_end = sol.y[:, -1].copy()
     if dense:
         tt = np.asarray(t_eval)
@@ -311,7 +332,7 @@ def _cvode(rhs, a, b, y, rtol, atol, t_eval, max_step, first_step, events, jacob
         for tv, iv, yv in zip(sol.t_events, sol.i_events, sol.y_events):
             for i in np.flatnonzero(iv):
                 evs.append((float(tv), int(i), np.array(yv)))
-    ok = bool(sol.success) and rhs.failure is None
+    ok = bool(sol.success)
     tt, yy = np.asarray(sol.t), np.asarray(sol.y)
     y_end = yy[-1].copy() if yy.size else y
     if t_eval is not None:

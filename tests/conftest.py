@@ -1,0 +1,9 @@
+"""Test-suite configuration: make the independent references importable as ``reference``."""
+
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+sys.path.insert(0, os.path.dirname(__file__))
