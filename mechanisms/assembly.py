@@ -359,22 +359,43 @@ class Mechanism:
     def _closure_problem(self, z, targets, guess) -> list[str]:
         poses = self._unpack(z)
         world = {n: self.parts[n].world_points(poses[n]) for n in self.parts}
-        worst, worst_gap = None, -1.0
+        msgs = []
         for a, b in self.hinges:
+            if {a.cls, b.cls} != {PortClass.PD, PortClass.PR}:
+                continue
             gap = math.dist(world[a.part][a.name], world[b.part][b.name])
-            if gap > worst_gap:
-                worst, worst_gap = (a, b), gap
-        a, b = worst
-        msgs = [f"loop closed by hinge {a} – {b} cannot close: gap {worst_gap:.4g} m at the best fit"]
-        for cyl, val in targets.items():
-            part = self.parts[cyl]
-            if isinstance(part, Cylinder) and cyl in (a.part, b.part) or isinstance(part, Cylinder):
-                lo, hi = self._reachable(cyl, targets, guess)
-                if lo is not None and not (lo - 1e-9 <= val <= hi + 1e-9):
-                    msgs.append(f"{cyl}: length {val:.6g} m requested; the loop reaches "
+            if gap < 1e-7:
+                continue
+            pr = a if a.cls is PortClass.PR else b
+            pd = b if pr is a else a
+            members = " – ".join(self._loop_members(pr.part, pd.part))
+            msgs.append(f"loop {members} (closed at hinge {pd} – {pr}) cannot close: gap "
+                        f"{gap:.4g} m at the best fit")
+            part = self.parts[pr.part]
+            if isinstance(part, Cylinder) and pr.part in targets:
+                lo, hi = self._reachable(pr.part, targets, guess)
+                val = targets[pr.part]
+                if lo is not None:
+                    msgs.append(f"{pr.part}: length {val:.6g} m requested; the loop reaches "
                                 f"{lo:.6g} … {hi:.6g} m (stroke limits {part.length_limits[0]:.6g} … "
                                 f"{part.length_limits[1]:.6g} m)")
+        if not msgs:
+            msgs.append("the constraints cannot be met together (check the targets and the guess)")
         return msgs
+
+    def _loop_members(self, a: str, b: str) -> list[str]:
+        """Parts of the loop through the root chains of ``a`` and ``b``."""
+        def chain(name):
+            out = [name]
+            while True:
+                parent = self._parent(self.parts[out[-1]])
+                if parent is None:
+                    out.append("chassis")
+                    return out
+                out.append(parent[0])
+        ca, cb = chain(a), chain(b)
+        common = next(x for x in ca if x in cb)
+        return ca[: ca.index(common) + 1] + list(reversed(cb[: cb.index(common)]))
 
     def _reachable(self, cyl: str, targets, guess) -> tuple[float | None, float | None]:
         """Range of a cylinder's length over which its loop closes (others held)."""

@@ -17,7 +17,7 @@ from components import Cylinder, Lever, MainBody
 
 from .assembly import Mechanism
 
-__all__ = ["single_boom", "BOOM", "four_bar", "body_chain"]
+__all__ = ["single_boom", "BOOM", "four_bar", "body_chain", "knuckle_crane"]
 
 #: Boom of the OpenHydraulics excavator (EXCAVATOR.md section B); boom frame at the foot pin.
 BOOM = dict(
@@ -105,4 +105,35 @@ def body_chain(n: int, drive: str = "force", *, link: float = 1.0, mass: float =
             mech.connect(f"b{i - 1}", "C", f"c{i}", "A")
         mech.connect(f"b{i}", "P", f"c{i}", "B")
         _drive(mech, f"c{i}", drive)
+    return mech
+
+
+def knuckle_crane(drive: str = "force", *, payload: float = 500.0, gravity: float = 9.81,
+                  fold_base=(1.9, 0.25), fold_point=(0.4, -0.35), name: str = "crane") -> Mechanism:
+    """A knuckle-boom crane on a fixed column: inner boom lifted by a cylinder from the
+    column, outer (knuckle) boom folded by a cylinder from the inner boom; the payload
+    is lumped at the outer boom's tip. Dimensions of a small truck-mounted crane."""
+    mech = Mechanism(name)
+    mech.add(MainBody("inner", mass=420.0, inertia=420.0 * 3.2**2 / 12, cog=(1.6, 0.05),
+                      gravity=gravity,
+                      points={"O": ("Rt", (0.0, 0.0)), "P": ("Pd", (0.9, -0.25)),
+                              "K": ("Li", (3.2, 0.0)), "Q": ("Li", fold_base)}))
+    m_out = 260.0 + payload
+    x_cog = (260.0 * 1.3 + payload * 2.7) / m_out
+    mech.add(MainBody("outer", mass=m_out, inertia=260.0 * 2.7**2 / 12 + payload * (2.7 - x_cog) ** 2
+                      + 260.0 * (1.3 - x_cog) ** 2, cog=(x_cog, 0.0), gravity=gravity,
+                      points={"K": ("Rt", (0.0, 0.0)), "D": ("Pd", fold_point),
+                              "T": ("Li", (2.7, 0.0))}))
+    mech.add(Cylinder("lift_cyl", retracted=1.1, stroke=0.7, m_barrel=25.0, m_rod=15.0,
+                      gravity=gravity))
+    mech.add(Cylinder("fold_cyl", retracted=1.0, stroke=0.6, m_barrel=18.0, m_rod=10.0,
+                      gravity=gravity))
+    mech.fix("inner", "O", at=(0.0, 2.5))
+    mech.fix("lift_cyl", "A", at=(0.25, 1.3))
+    mech.connect("inner", "P", "lift_cyl", "B")
+    mech.connect("inner", "K", "outer", "K")
+    mech.connect("inner", "Q", "fold_cyl", "A")
+    mech.connect("outer", "D", "fold_cyl", "B")
+    _drive(mech, "lift_cyl", drive)
+    _drive(mech, "fold_cyl", drive)
     return mech
