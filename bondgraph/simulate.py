@@ -229,11 +229,14 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
             if bar is not None:
                 bar.close()
             tf, yf, why = rhs.failure if rhs.failure else (float(tt[-1]) if tt.size else a, y_end, msg)
-            res = Results(model, np.concatenate(ts), np.vstack(ys), inp, energy=energy,
-                          stats=_stats(rhs, start), message=msg)
+            t_all, y_all = np.concatenate(ts), np.vstack(ys)
+            res = Results(model, t_all, y_all, inp, energy=energy, stats=_stats(rhs, start), message=msg)
+            last_t = float(t_all[-1]) if len(t_all) else t0
+            last_y = y_all[-1] if len(t_all) else x_init
             raise SimulationError(
                 f"model {model.name!r}: integration failed at t = {tf:.9g} s: {why} "
-                f"(solver: {msg})", time=tf, state=_named(model, yf[: model.system.nx]), results=res)
+                f"(solver: {msg}); last good step t = {last_t:.9g} s, its state is in .state",
+                time=tf, state=_named(model, last_y[: model.system.nx]), results=res)
         y = y_end
         if evs and any(getattr(events[i], "terminal", False) for _, i, _ in evs):
             message = f"terminal event {evs[-1][1]} at t = {evs[-1][0]:.9g}"

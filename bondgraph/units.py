@@ -1,0 +1,283 @@
+"""Parameters with units: parse, convert to SI, validate against a schema.
+
+Generic (knows nothing of any physical domain). A :class:`ParamSpec` names a
+parameter, its SI target unit and whether it is required; a
+:class:`ParamSchema` checks a mapping of values — numbers with units as text
+(``"135 mm"``, ``"250 bar"``, ``"120 L/min"``, ``"500 cm³/rev"``), ``pint``
+quantities, or ``{value = 2, unit = "L"}`` tables from TOML — and returns plain
+floats in SI. Every problem is collected (unknown keys, missing keys, wrong
+dimensions, values out of range, unparsable text) and raised once as a
+:class:`~bondgraph.errors.ParameterError` naming each key, with what was found
+and what was expected.
+
+A bare number is accepted only for a dimensionless parameter (or where the
+schema says ``bare_si=True``): a parameter file must say its units.
+
+Examples
+--------
+>>> schema = ParamSchema("cylinder", [ParamSpec("bore", "m"), ParamSpec("stroke", "m"),
+...                                   ParamSpec("p_max", "Pa", required=False, default="300 bar")])
+>>> schema.load({"bore": "135 mm", "stroke": "1.25 m"})
+{'bore': 0.135, 'stroke': 1.25, 'p_max': 30000000.0}
+>>> schema.load({"bore": "135 bar", "strok": "1 m"})
+Traceback (most recent call last):
+...
+bondgraph.errors.ParameterError: cylinder: 3 problems
+  - 'bore': found '135 bar' ([mass] / [length] / [time] ** 2), expected a length in m
+  - 'strok': unknown key; did you mean 'stroke'? (known: bore, p_max, stroke)
+  - 'stroke': missing (expected a length in m)
+>>> to_si("120 L/min", "m^3/s")
+0.002
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from .errors import ParameterError
+
+__all__ = ["ureg", "to_si", "ParamSpec", "ParamSchema", "load_toml", "describe_unit"]
+
+
+@lru_cache(maxsize=1)
+def _registry():
+    import pint
+
+    reg = pint.UnitRegistry()
+    reg.define("rev = revolution")
+    return reg
+
+
+def ureg():
+    """The shared ``pint.UnitRegistry`` (with ``rev`` defined as a revolution)."""
+    return _registry()
+
+
+_DIM_NAMES = {
+    "[length]": "a length",
+    "[length] ** 3": "a volume",
+    "[length] ** 2": "an area",
+    "[mass]": "a mass",
+    "[time]": "a time",
+    "1 / [time]": "a frequency",
+    "[length] / [time]": "a velocity",
+    "[mass] / [length] / [time] ** 2": "a pressure",
+    "[length] ** 3 / [time]": "a volume flow",
+    "[mass] / [length] ** 3": "a density",
+    "[mass] / [length] / [time]": "a dynamic viscosity",
+    "[length] * [mass] / [time] ** 2": "a force",
+    "[mass] / [time]": "a damping coefficient",
+    "[mass] / [time] ** 2": "a stiffness",
+    "[length] ** 4 * [time] / [mass]": "a laminar conductance",
+    "dimensionless": "a dimensionless number",
+}
+
+
+def describe_unit(unit: str) -> str:
+    """``"a pressure in Pa"`` for ``"Pa"``: what a message should say is expected."""
+    q = ureg().Quantity(1.0, unit)
+    dim = str(q.dimensionality)
+    what = _DIM_NAMES.get(dim, f"a quantity of dimension {dim}")
+    return what if dim == "dimensionless" and unit in ("", "1") else f"{what} in {unit}"
+
+
+def _quantity(value: Any):
+    reg = ureg()
+    if isinstance(value, reg.Quantity):
+        return value
+    if isinstance(value, Mapping):
+        if set(value) != {"value", "unit"}:
+            raise ValueError(f"a table {dict(value)!r}: expected exactly the keys 'value' and 'unit'")
+        return reg.Quantity(float(value["value"]), str(value["unit"]))
+    if isinstance(value, str):
+        return reg.Quantity(value.replace("·", "*"))
+    raise TypeError(f"{value!r}")
+
+
+def to_si(value: Any, unit: str, *, bare_si: bool = False, name: str = "value") -> float:
+    """Convert ``value`` to a float in ``unit``.
+
+    Parameters
+    ----------
+    value : str, pint.Quantity, mapping or number
+        ``"250 bar"``, ``ureg().Quantity(250, "bar")``, ``{"value": 250, "unit": "bar"}``;
+        a bare number only if ``unit`` is dimensionless or ``bare_si`` is true
+        (then it is taken as already in ``unit``).
+    unit : str
+        Target unit (pint syntax), e.g. ``"Pa"``, ``"m^3/s"``.
+    bare_si : bool
+        Accept bare numbers as already in ``unit`` (for Python API calls).
+    name : str
+        Used in the error message.
+
+    Raises
+    ------
+    ParameterError
+        Unparsable text, wrong dimension, or a bare number where units are required.
+
+    Examples
+    --------
+    >>> to_si("500 cm³/rev", "m^3/rev")
+    0.0005
+    >>> to_si(0.1, "m", bare_si=True)
+    0.1
+    """
+    reg = ureg()
+    target = reg.Quantity(1.0, unit)
+    if isinstance(value, bool):
+        raise ParameterError(f"{name!r}: found {value!r}, expected {describe_unit(unit)}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if target.dimensionless or bare_si:
+            return float(value)
+        raise ParameterError(f"{name!r}: found the bare number {value!r}, expected "
+                             f"{describe_unit(unit)} with its unit, e.g. \"{value} {unit}\"")
+    try:
+        q = _quantity(value)
+    except Exception as exc:  # noqa: BLE001 - pint raises several unrelated types
+        raise ParameterError(f"{name!r}: cannot read {value!r} as a quantity ({exc}); expected "
+                             f"{describe_unit(unit)}, e.g. \"1.0 {unit}\"") from None
+    if q.dimensionality != target.dimensionality:
+        raise ParameterError(f"{name!r}: found {value!r} ({q.dimensionality}), expected "
+                             f"{describe_unit(unit)}")
+    return _clean(float(q.to(unit).magnitude))
+
+
+def _clean(x: float) -> float:
+    """Round away binary noise of unit factors (``0.0020000000000000005`` → ``0.002``)."""
+    if x == 0.0 or not math.isfinite(x):
+        return x
+    r = float(f"{x:.14g}")
+    return r if abs(r - x) <= 1e-14 * abs(x) else x
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter of a schema.
+
+    Attributes
+    ----------
+    name : str
+    unit : str
+        SI target unit (``""`` for dimensionless).
+    doc : str
+    required : bool
+    default : Any
+        Used when not required and not given (a value with units, or a number
+        for dimensionless parameters); ``None`` means "absent".
+    minimum, maximum : float, optional
+        Inclusive bounds in the target unit.
+    positive : bool
+        Require a value > 0.
+    """
+
+    name: str
+    unit: str = ""
+    doc: str = ""
+    required: bool = True
+    default: Any = None
+    minimum: float | None = None
+    maximum: float | None = None
+    positive: bool = False
+
+
+@dataclass(frozen=True)
+class ParamSchema:
+    """A named set of :class:`ParamSpec`; :meth:`load` validates and converts.
+
+    Parameters
+    ----------
+    name : str
+        What the parameters describe (used as the error subject).
+    specs : iterable of ParamSpec
+    """
+
+    name: str
+    specs: tuple[ParamSpec, ...] = field(default_factory=tuple)
+
+    def __init__(self, name: str, specs: Iterable[ParamSpec]):
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "specs", tuple(specs))
+
+    @property
+    def keys(self) -> list[str]:
+        return [s.name for s in self.specs]
+
+    def load(self, values: Mapping[str, Any], *, bare_si: bool = False) -> dict[str, float | None]:
+        """Validate ``values`` and return SI floats for every spec (``None`` if absent).
+
+        Raises
+        ------
+        ParameterError
+            Listing every unknown key (with a suggestion), missing key, unit or
+            range problem at once.
+        """
+        problems: list[str] = []
+        specs = {s.name: s for s in self.specs}
+        if not isinstance(values, Mapping):
+            raise ParameterError(f"{self.name}: found {type(values).__name__}, expected a table "
+                                 f"of parameters ({', '.join(sorted(specs))})")
+        for key in values:
+            if key not in specs:
+                close = difflib.get_close_matches(str(key), list(specs), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                problems.append(f"{key!r}: unknown key{hint} (known: {', '.join(sorted(specs))})")
+        out: dict[str, float | None] = {}
+        for s in self.specs:
+            raw = values.get(s.name, None)
+            if raw is None:
+                if s.required:
+                    problems.append(f"{s.name!r}: missing (expected {describe_unit(s.unit)})")
+                    continue
+                raw = s.default
+                if raw is None:
+                    out[s.name] = None
+                    continue
+            try:
+                v = to_si(raw, s.unit or "dimensionless", bare_si=bare_si or raw is s.default and
+                          isinstance(raw, (int, float)), name=s.name)
+            except ParameterError as exc:
+                problems += exc.problems
+                continue
+            if s.positive and not v > 0:
+                problems.append(f"{s.name!r}: found {raw!r}, expected a value > 0")
+            if s.minimum is not None and v < s.minimum:
+                problems.append(f"{s.name!r}: found {raw!r}, expected ≥ {s.minimum:g} {s.unit}".rstrip())
+            if s.maximum is not None and v > s.maximum:
+                problems.append(f"{s.name!r}: found {raw!r}, expected ≤ {s.maximum:g} {s.unit}".rstrip())
+            out[s.name] = v
+        if problems:
+            problems.sort(key=lambda p: p.split(":")[0])
+            raise ParameterError(problems, subject=self.name)
+        return out
+
+    def describe(self) -> str:
+        """A readable list of the parameters (name, unit, required/default, doc)."""
+        lines = []
+        for s in self.specs:
+            req = "required" if s.required else f"default {s.default!r}"
+            lines.append(f"{s.name:<22} {s.unit or '-':<10} {req:<22} {s.doc}")
+        return "\n".join(lines)
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    """Read a TOML parameter file (``tomllib``); errors name the file.
+
+    Raises
+    ------
+    ParameterError
+        The file is missing or not valid TOML.
+    """
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ParameterError(f"parameter file {str(p)!r}: not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ParameterError(f"parameter file {str(p)!r}: not valid TOML ({exc})") from None
