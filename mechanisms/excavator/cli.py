@@ -106,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         animate(run, out / "cycle.gif")
         written.append("cycle.gif")
     if not args.no_bond_graph:
-        plot_bond_graph(exc, out / "bond_graph.png")
-        written.append("bond_graph.png")
+        plot_bond_graph(exc, out / "bond_graph.png", out / "bond_graph_full.png")
+        written += ["bond_graph.png", "bond_graph_full.png"]
     report = text_report(run)
     (out / "report.txt").write_text(report + "\n")
     written.append("report.txt")

@@ -134,11 +134,15 @@ def animate(run, path: str | Path, fps: int = 15, stride: int | None = None):
     return Path(path)
 
 
-def plot_bond_graph(exc, path: str | Path | None = None):
-    """The excavator's global bond graph with causal strokes, grouped by part."""
-    from bondgraph import draw_bond_graph
+def plot_bond_graph(exc, path: str | Path | None = None, full_path: str | Path | None = None):
+    """The machine's bond graph: the part-level causal diagram (readable at this size) and,
+    when ``full_path`` is given, every element clustered where its part sits."""
+    from ..drawing import draw_causal_diagram, draw_full_graph
 
-    ax = draw_bond_graph(exc.model.model.graph, figsize=(22, 16), font_size=5)
+    ax = draw_causal_diagram(exc.model)
     if path:
-        ax.figure.savefig(path, dpi=110)
+        ax.figure.savefig(path, dpi=120)
+    if full_path:
+        fax = draw_full_graph(exc.model, exc.pose())
+        fax.figure.savefig(full_path, dpi=110)
     return ax.figure
