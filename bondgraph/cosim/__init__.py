@@ -25,6 +25,7 @@ from .glue import Glue, evaluate, extrapolate, taylor_matrix
 from .linear import StateSpaceSubsystem
 from .live import LiveCurves
 from .master import Cosimulation, cosimulate
+from .model import ModelSubsystem
 from .ode import OdeSubsystem
 from .packages import InputPackage, OutputPackage, check_times
 from .python import PythonSubsystem
@@ -35,6 +36,7 @@ from .subsystem import Port, Subsystem
 from .timing import TimeManager
 
 __all__ = [
+    "ModelSubsystem",
     "Subsystem", "Port", "PythonSubsystem", "StateSpaceSubsystem", "OdeSubsystem",
     "FmuSubsystem", "fmu_ports", "export_fmu", "load_factory",
     "Relation", "Relations", "PowerBond",
