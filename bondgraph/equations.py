@@ -139,24 +139,41 @@ class Equations:
         }
 
     def sympy(self) -> list[sp.Eq]:
-        """The residual equations as sympy ``Eq(0, r)`` objects, in BLT order."""
-        out = []
+        """The equations as sympy ``Eq``, in the order they are computed.
+
+        Intermediate bond variables first (``e[bond] = …``), then each block: an
+        explicit equation solved for its unknown (``der(x) = …``), or, for a
+        coupled block, the matrix equation ``E·U = f``.
+        """
+        out: list[sp.Eq] = [sp.Eq(sp.Symbol(v), ex._sympy_(), evaluate=False)
+                            for v, ex in self.intermediates]
         for b in self.blocks:
-            for i in b.unknowns:
-                out.append(sp.Eq(sp.Symbol(self.unknowns[i]),
-                                 sp.Symbol(self.unknowns[i]) - self.residuals[i]._sympy_(),
-                                 evaluate=False))
+            unk = [se.Symbol(self.unknowns[i]) for i in b.unknowns]
+            zero = {u: 0 for u in unk}
+            if b.affine:
+                E = [[se.diff(self.residuals[i], u) for u in unk] for i in b.unknowns]
+                f = [-self.residuals[i].subs(zero) for i in b.unknowns]
+                if len(unk) == 1:
+                    out.append(sp.Eq(unk[0]._sympy_(), (f[0] / E[0][0])._sympy_(), evaluate=False))
+                else:
+                    Em = sp.Matrix([[e._sympy_() for e in row] for row in E])
+                    out.append(sp.Eq(sp.MatMul(Em, sp.Matrix([u._sympy_() for u in unk]), evaluate=False),
+                                     sp.Matrix([x._sympy_() for x in f]), evaluate=False))
+            else:
+                for i in b.unknowns:
+                    out.append(sp.Eq(0, self.residuals[i]._sympy_(), evaluate=False))
         return out
 
     def latex(self, params: bool = False) -> str:
-        """LaTeX of the equations (parameters substituted unless ``params``)."""
+        """LaTeX of :meth:`sympy` (parameter values substituted unless ``params``)."""
         subs = {} if params else {sp.Symbol(k): sp.Float(v, 6) for k, v in self.params.items()}
         lines = []
         for eq in self.sympy():
-            rhs = eq.rhs.xreplace(subs) if subs else eq.rhs
-            lhs = sp.latex(eq.lhs, symbol_names=_names([eq.lhs]))
-            lines.append(lhs + " &= " + sp.latex(sp.simplify(rhs) if len(str(rhs)) < 400 else rhs,
-                                                 symbol_names=_names([rhs])))
+            lhs, rhs = eq.lhs, eq.rhs
+            if subs:
+                lhs, rhs = lhs.xreplace(subs), rhs.xreplace(subs)
+            names = _names([lhs, rhs])
+            lines.append(sp.latex(lhs, symbol_names=names) + " &= " + sp.latex(rhs, symbol_names=names))
         return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
 
     def _repr_latex_(self) -> str:
