@@ -271,41 +271,68 @@ def _to_se(expr: sp.Expr) -> se.Basic:
     return se.sympify(expr)
 
 
-def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
-    """Generate the equations of a global bond graph.
+@dataclass
+class Collected:
+    """What the elements said, before any derivation: the cheap first phase.
 
-    Parameters
-    ----------
-    g : networkx.MultiDiGraph
-        Global graph; causality is assigned first if it is not yet.
-    params : dict, optional
-        Values of symbols used in laws that are not element parameters, states,
-        inputs or ``t`` (name or symbol → number).
+    Its :meth:`fingerprint` identifies the generated equations (and code), so a
+    model built again reuses them from the cache.
+    """
 
-    Returns
-    -------
-    Equations
+    name: str
+    report: CausalReport
+    d: Any
+    assigned: dict
+    owner: dict
+    states: list
+    energy: dict
+    roles: list
+
+    def fingerprint(self) -> str:
+        """Hash of every relation, state, name and role that shapes the equations."""
+        import hashlib
+
+        h = hashlib.sha256()
+        h.update(f"v{_FORMAT}|{_generator_hash()}|{self.name}\n".encode())
+        for var in sorted(self.assigned):
+            h.update(f"{var}={self.assigned[var]}\n".encode())
+        for s_ in self.states:
+            h.update(f"S {s_.symbol}|{s_.coeff}|{s_.rhs}|{s_.kind}|{self.d.state_initial.get(s_.symbol.name)}\n".encode())
+        for n in sorted(self.energy):
+            h.update(f"E {n}={self.energy[n]}\n".encode())
+        h.update(("P " + ",".join(self.d.params) + "\n").encode())
+        h.update(("U " + ",".join(sorted(self.d.inputs)) + "\n").encode())
+        h.update(("D " + ",".join(sorted(self.d.dsyms)) + "\n").encode())
+        h.update(("R " + ";".join(self.roles) + "\n").encode())
+        return h.hexdigest()[:32]
+
+
+#: bump when the derivation or code generation changes what a fingerprint stands for
+_FORMAT = 3
+_GEN_HASH: list[str] = []
+
+
+def _generator_hash() -> str:
+    """Hash of the derivation and code-generation sources: a changed generator never
+    reuses equations cached by an older one."""
+    if not _GEN_HASH:
+        import hashlib
+        from pathlib import Path
+
+        here = Path(__file__).parent
+        h = hashlib.sha256()
+        for f in ("equations.py", "codegen.py", "elements.py"):
+            h.update((here / f).read_bytes())
+        _GEN_HASH.append(h.hexdigest()[:16])
+    return _GEN_HASH[0]
+
+
+def collect(g: nx.MultiDiGraph, params: dict | None = None) -> Collected:
+    """First phase of :func:`derive`: element relations, parameters checked.
 
     Raises
     ------
-    ParameterError
-        A law uses a symbol with no value (all such symbols are listed).
-    EquationError
-        The system needs second derivatives (index > 2), or a coupled block is
-        not affine in its unknowns.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> from bondgraph import BondGraph, Se, One, I, assemble, derive
-    >>> bg = BondGraph("m")
-    >>> _ = bg.add(Se("F", sp.Symbol("F0")), One("v"), I("m", 1.0))
-    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
-    >>> derive(assemble(bg))
-    Traceback (most recent call last):
-    ...
-    bondgraph.errors.ParameterError: model 'm': 1 problem
-      - symbol 'F0' used by m/F has no value; pass params={'F0': ...}
+    ParameterError, EquationError
     """
     if not g.graph.get("causality"):
         report = assign_causality(g)
@@ -379,6 +406,52 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None) -> Equations:
     if extra:
         raise ParameterError([f"parameter {p!r} given but no law uses it" for p in extra],
                              subject=f"model {name!r}")
+
+    roles = [f"{u}>{v}:{k}:{g.nodes[u]['element'].role.name}:{g.nodes[v]['element'].role.name}"
+             for u, v, k in g.edges(keys=True)]
+    return Collected(name, report, d, assigned, owner, states, energy_sp, roles)
+
+
+def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected | None" = None) -> Equations:
+    """Generate the equations of a global bond graph.
+
+    Parameters
+    ----------
+    g : networkx.MultiDiGraph
+        Global graph; causality is assigned first if it is not yet.
+    params : dict, optional
+        Values of symbols used in laws that are not element parameters, states,
+        inputs or ``t`` (name or symbol → number).
+
+    Returns
+    -------
+    Equations
+
+    Raises
+    ------
+    ParameterError
+        A law uses a symbol with no value (all such symbols are listed).
+    EquationError
+        The system needs second derivatives (index > 2), or a coupled block is
+        not affine in its unknowns.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from bondgraph import BondGraph, Se, One, I, assemble, derive
+    >>> bg = BondGraph("m")
+    >>> _ = bg.add(Se("F", sp.Symbol("F0")), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> derive(assemble(bg))
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: model 'm': 1 problem
+      - symbol 'F0' used by m/F has no value; pass params={'F0': ...}
+    """
+    col = collected if collected is not None else collect(g, params)
+    report, d, name = col.report, col.d, col.name
+    assigned, owner, states, energy_sp = col.assigned, col.owner, col.states, col.energy
+    state_names = [s_.symbol.name for s_ in states]
 
     # ---- to symengine
     se_assigned = {k: _to_se(v) for k, v in assigned.items()}

@@ -27,7 +27,7 @@ import numpy as np
 
 from .causality import CausalReport, assign_causality
 from .codegen import CompiledSystem, compile_equations
-from .equations import Equations, derive
+from .equations import Equations, collect, derive
 from .errors import ParameterError
 from .graph import BondGraph, assemble
 
@@ -115,6 +115,11 @@ def _near(name: str, names: list[str]) -> str:
 def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None = None) -> Model:
     """Assemble, assign causality, derive and compile a model.
 
+    The generated equations and C library are cached under the fingerprint of
+    the elements' relations (``$BONDGRAPH_CACHE``): building an identical model
+    again — in another run, or with other parameter values — skips derivation and
+    compilation (``build_times["cached"] == 1``).
+
     Parameters
     ----------
     model : BondGraph or networkx.MultiDiGraph
@@ -139,9 +144,62 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     g.graph["report"] = report
     times["causality"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    eqs = derive(g, params)
+    col = collect(g, params)
+    key = col.fingerprint()
+    cached = _load_cached(key, col, report)
+    if cached is not None:
+        eqs, system = cached
+        times["derive"] = time.perf_counter() - t0
+        times["compile"] = 0.0
+        times["cached"] = 1.0
+        return Model(g, report, eqs, system, times)
+    eqs = derive(g, params, col)
     times["derive"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     system = compile_equations(eqs)
     times["compile"] = time.perf_counter() - t0
+    _save_cached(key, eqs, system)
     return Model(g, report, eqs, system, times)
+
+
+def _cache_file(key: str):
+    from .codegen import cache_dir
+
+    return cache_dir() / f"eq_{key}.pkl"
+
+
+def _load_cached(key: str, col, report):
+    """Equations and code of an identical model built before (``None`` if not cached)."""
+    import pickle
+
+    from .codegen import CompiledSystem, _build
+
+    path = _cache_file(key)
+    if not path.exists():
+        return None
+    try:
+        data = pickle.loads(path.read_bytes())
+        fields = data["fields"]
+        fields["params"] = {k: col.d.params[k] for k in fields["params"]}  # current values
+        fields["states"] = [type(s)(s.name, s.element, s.kind, col.d.state_initial.get(s.name, s.initial))
+                            for s in fields["states"]]
+        eqs = Equations(report=report, **fields)
+        lib = _build(data["source"])
+        return eqs, CompiledSystem(eqs, data["source"], data["outputs"], lib)
+    except Exception:  # noqa: BLE001 - a stale or foreign cache entry: rebuild
+        return None
+
+
+def _save_cached(key: str, eqs: Equations, system) -> None:
+    import os
+    import pickle
+
+    fields = {k: getattr(eqs, k) for k in eqs.__dataclass_fields__ if k != "report"}
+    path = _cache_file(key)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(pickle.dumps({"fields": fields, "source": system.source,
+                                      "outputs": system.output_names}))
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache only costs speed
+        pass
