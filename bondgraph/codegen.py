@@ -60,6 +60,33 @@ static dgetrf_t dgetrf_p = 0;
 static dgetrs_t dgetrs_p = 0;
 void bg_set_lapack(void* f, void* s) { dgetrf_p = (dgetrf_t)f; dgetrs_p = (dgetrs_t)s; }
 static double Heaviside(double x, double h0) { return x > 0 ? 1.0 : (x < 0 ? 0.0 : h0); }
+/* Inputs as piecewise polynomials (scipy PPoly layout), evaluated here when enabled:
+   per input [n, k, linear, x0..xn, c(k+1, n) row-major]; dslot[j] >= 0 also writes the derivative. */
+static const double* bg_tab = 0; static const long* bg_off = 0; static const int* bg_dslot = 0;
+static int bg_nin = 0;
+void bg_set_native_inputs(const double* tab, const long* off, const int* dslot, int nin) {
+    bg_tab = tab; bg_off = off; bg_dslot = dslot; bg_nin = nin; }
+static void bg_ppval(const double* p, double t, double* v, double* d) {
+    int n = (int)p[0], k = (int)p[1], lin = (int)p[2];
+    const double* x = p + 3; const double* c = x + n + 1;
+    double tc = t, extra = 0.0; int edge = 0;
+    if (t < x[0]) { tc = x[0]; edge = -1; } else if (t > x[n]) { tc = x[n]; edge = 1; }
+    if (tc >= x[n]) tc = x[n];
+    int lo = 0, hi = n - 1;
+    while (lo < hi) { int mid = (lo + hi + 1) / 2; if (x[mid] <= tc) lo = mid; else hi = mid - 1; }
+    double s = tc - x[lo], val = 0.0, der = 0.0; int m;
+    for (m = 0; m <= k; ++m) { der = der * s + val; val = val * s + c[m * n + lo]; }
+    if (edge != 0) { if (lin) { extra = der * (t - tc); } else { der = 0.0; } }
+    *v = val + extra; *d = der;
+}
+static void bg_eval_inputs(double t, double* us, double* dus) {
+    int j; double v, d;
+    for (j = 0; j < bg_nin; ++j) {
+        bg_ppval(bg_tab + bg_off[j], t, &v, &d);
+        us[j] = v;
+        if (bg_dslot[j] >= 0) dus[bg_dslot[j]] = d;
+    }
+}
 /* LU-factorise the n x n column-major A in place. */
 static int bg_lu(int n, double* A, int* piv) { int info = 0; dgetrf_p(&n, &n, A, &n, piv, &info); return info; }
 /* Solve with a factorisation; B is n x nrhs column-major. */
@@ -312,6 +339,7 @@ def _function(name: str, body: list[str]) -> str:
     sig = (f"int {name}(double t, const double* xs, const double* us, const double* dus, "
            "const double* ps, double* Us, double* out, double* work, int mode)")
     return (sig + " {\n    (void)t; (void)xs; (void)us; (void)dus; (void)ps; (void)work; (void)mode;\n"
+            + "    if (bg_nin > 0) bg_eval_inputs(t, (double*)us, (double*)dus);\n"
             + "\n".join(body) + "\n    return 0;\n}\n")
 
 
@@ -467,6 +495,20 @@ class CompiledSystem:
     def set_params(self, values: np.ndarray) -> None:
         """Replace the parameter vector (same order as ``Equations.params``)."""
         self.params[:] = values
+
+    def set_native_inputs(self, tables: list[np.ndarray] | None, dslot: list[int] | None = None) -> None:
+        """Let the compiled code evaluate the inputs itself (piecewise polynomials), or stop."""
+        fn = self._lib.bg_set_native_inputs
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        if not tables:
+            fn(None, None, None, 0)
+            self._native = None
+            return
+        off = np.cumsum([0] + [len(t) for t in tables[:-1]]).astype(np.int64)
+        tab = np.ascontiguousarray(np.concatenate(tables), dtype=float)
+        slots = np.asarray(dslot if dslot is not None else [-1] * len(tables), dtype=np.int32)
+        self._native = (tab, off, slots)  # keep alive while the C side points at them
+        fn(tab.ctypes.data, off.ctypes.data, slots.ctypes.data, len(tables))
 
     def set_inputs(self, u: np.ndarray, du: np.ndarray | None = None) -> None:
         """Set the input values (and derivatives) for the next calls."""

@@ -25,7 +25,7 @@ from scipy.interpolate import CubicSpline
 
 from .errors import ParameterError
 
-__all__ = ["Signal", "Constant", "Table", "Spline", "as_signal", "InputSet"]
+__all__ = ["Signal", "Constant", "Table", "Spline", "PiecewisePolynomial", "as_signal", "InputSet"]
 
 
 class Signal:
@@ -67,6 +67,56 @@ class Signal:
         return f"{type(self).__name__}({self.name!r})"
 
 
+class PiecewisePolynomial(Signal):
+    """A signal given by a scipy ``PPoly``; the compiled model evaluates it natively.
+
+    Parameters
+    ----------
+    ppoly : scipy.interpolate.PPoly
+    outside : {"hold", "linear"}
+        Beyond the breakpoints: hold the end value, or continue along the end slope.
+    """
+
+    def __init__(self, ppoly, outside: str = "hold", name: str = "pp", corners: bool = True):
+        self.corners = corners
+        if outside not in ("hold", "linear"):
+            raise ParameterError(f"signal {name!r}: outside={outside!r}, expected 'hold' or 'linear'")
+        self.pp = ppoly
+        self.dpp = ppoly.derivative()
+        self.outside = outside
+        x = ppoly.x
+        self._x0, self._x1 = float(x[0]), float(x[-1])
+        self._v0, self._v1 = float(ppoly(self._x0)), float(ppoly(self._x1))
+        self._s0 = float(self.dpp(self._x0)) if outside == "linear" else 0.0
+        self._s1 = float(self.dpp(self._x1)) if outside == "linear" else 0.0
+        super().__init__(self._val, self._der, name)
+
+    def _val(self, t):
+        if t < self._x0:
+            return self._v0 + self._s0 * (t - self._x0)
+        if t > self._x1:
+            return self._v1 + self._s1 * (t - self._x1)
+        return float(self.pp(t))
+
+    def _der(self, t):  # at an end point itself: the one-sided value from inside
+        if t < self._x0:
+            return self._s0
+        if t > self._x1:
+            return self._s1
+        return float(self.dpp(t))
+
+    def breakpoints(self) -> np.ndarray:
+        x = np.asarray(self.pp.x, dtype=float)
+        return x if self.corners else x[[0, -1]]
+
+    def pack(self) -> np.ndarray:
+        """``[n, k, linear, x0..xn, c...]`` for the compiled evaluator."""
+        c = np.ascontiguousarray(self.pp.c, dtype=float)  # (k+1, n)
+        k1, n = c.shape
+        return np.concatenate([[n, k1 - 1, 1.0 if self.outside == "linear" else 0.0],
+                               np.asarray(self.pp.x, dtype=float), c.ravel()])
+
+
 class Constant(Signal):
     """A constant value (derivative 0)."""
 
@@ -76,7 +126,7 @@ class Constant(Signal):
         self.constant = v
 
 
-class Table(Signal):
+class Table(PiecewisePolynomial):
     """Piecewise-linear interpolation of ``(times, values)``, held at the ends.
 
     Examples
@@ -86,6 +136,8 @@ class Table(Signal):
     """
 
     def __init__(self, times, values, name: str = "table"):
+        from scipy.interpolate import PPoly
+
         self.times = np.asarray(times, dtype=float)
         self.values = np.asarray(values, dtype=float)
         if self.times.ndim != 1 or self.times.shape != self.values.shape or len(self.times) < 2:
@@ -95,25 +147,16 @@ class Table(Signal):
         if np.any(np.diff(self.times) <= 0):
             raise ParameterError(f"table {name!r}: times must increase strictly")
         slopes = np.diff(self.values) / np.diff(self.times)
-        tt, vv = self.times, self.values
-
-        def der(t):
-            i = np.searchsorted(tt, t, side="right") - 1
-            if i < 0 or i >= len(slopes):
-                return 0.0
-            return float(slopes[i])
-
-        super().__init__(lambda t: float(np.interp(t, tt, vv)), der, name)
-
-    def breakpoints(self) -> np.ndarray:
-        return self.times.copy()
+        pp = PPoly(np.vstack([slopes, self.values[:-1]]), self.times)
+        super().__init__(pp, "hold", name)
 
 
-class Spline(Signal):
+class Spline(PiecewisePolynomial):
     """C² cubic spline through ``(times, values)`` (scipy ``CubicSpline``).
 
     ``bc_type`` defaults to ``"clamped"`` (zero slope at both ends), so a
-    prescribed motion starts and ends at rest.
+    prescribed motion starts and ends at rest; beyond the ends the spline
+    continues along its end slope.
     """
 
     def __init__(self, times, values, bc_type: Any = "clamped", name: str = "spline"):
@@ -122,34 +165,19 @@ class Spline(Signal):
         if times.shape != values.shape or times.ndim != 1 or len(times) < 2:
             raise ParameterError(f"spline {name!r}: expected two 1-D arrays of equal length ≥ 2")
         self.cs = CubicSpline(times, values, bc_type=bc_type, extrapolate=False)
-        self.d1 = self.cs.derivative(1)
-        self.d2 = self.cs.derivative(2)
-        t0, t1 = times[0], times[-1]
-        v0, v1 = values[0], values[-1]
-        s1_0, s1_1 = float(self.d1(t0)), float(self.d1(t1))
-        cs, d1 = self.cs, self.d1
-
-        def val(t):
-            if t <= t0:
-                return v0 + s1_0 * (t - t0)
-            if t >= t1:
-                return v1 + s1_1 * (t - t1)
-            return float(cs(t))
-
-        def der(t):
-            if t <= t0:
-                return s1_0
-            if t >= t1:
-                return s1_1
-            return float(d1(t))
-
-        super().__init__(val, der, name)
         self.times = times
+        super().__init__(self.cs, "linear", name, corners=False)
+        self.d2 = self.cs.derivative(2)
 
     def second_derivative(self, t: float) -> float:
         if t < self.times[0] or t > self.times[-1]:
             return 0.0
         return float(self.d2(t))
+
+    def rate(self, name: str | None = None) -> PiecewisePolynomial:
+        """The spline's time derivative as a signal (its own derivative is the second)."""
+        return PiecewisePolynomial(self.cs.derivative(), "hold", name or f"{self.name} rate",
+                                   corners=False)
 
     def breakpoints(self) -> np.ndarray:
         return self.times[[0, -1]]
@@ -203,6 +231,18 @@ class InputSet:
         self.constant = all(isinstance(s, Constant) for s in self.signals)
         self._u = np.zeros(len(names))
         self._du = np.zeros(len(deriv_names))
+
+    def native(self) -> list[np.ndarray] | None:
+        """Packed tables for the compiled evaluator, if every input is piecewise polynomial."""
+        out = []
+        for s in self.signals:
+            if isinstance(s, PiecewisePolynomial):
+                out.append(s.pack())
+            elif isinstance(s, Constant):
+                out.append(np.array([1, 0, 0.0, 0.0, 1.0, s.constant]))
+            else:
+                return None
+        return out
 
     def __call__(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         for i, s in enumerate(self.signals):

@@ -58,6 +58,11 @@ class _Rhs:
         if self.const and inputs.names:
             u, du = inputs(0.0)
             self.sys.set_inputs(u, du)
+        tables = inputs.native() if inputs.names and not self.const else None
+        if tables is not None:  # the compiled code evaluates the inputs itself
+            slots = [inputs.deriv_names.index(n) if n in inputs.deriv_names else -1 for n in inputs.names]
+            self.sys.set_native_inputs(tables, slots)
+            self.const = True
         self.n = self.nx + (2 if energy else 0)
         self.out = np.zeros(self.n)
         self.t_max = -np.inf
@@ -181,6 +186,15 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
         bar = tqdm(total=t1 - t0, delay=1.0, unit="s", desc=f"simulating {model.name}",
                    leave=False, bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     rhs = _Rhs(model, inp, energy, bar)
+    try:
+        return _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_step,
+                    first_step, events, energy, jacobian, max_steps)
+    finally:
+        model.system.set_native_inputs(None)
+
+
+def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_step,
+         first_step, events, energy, jacobian, max_steps):
     y = np.concatenate([x_init, np.zeros(2)]) if energy else x_init.copy()
 
     # check the initial point before integrating

@@ -92,8 +92,7 @@ class MechanismModel:
         t0 = float(t_span[0])
         targets = {c: s.value(t0) for c, s in sig.items()}
         pose = self.mechanism.solve_pose(targets, guess=guess)
-        inputs = {f"{c}.rate": Signal(s.derivative, s.second_derivative, name=f"{c}.rate")
-                  for c, s in sig.items()}
+        inputs = {f"{c}.rate": s.rate(name=f"{c}.rate") for c, s in sig.items()}
         inputs.update(kw.pop("inputs", {}))
         return simulate(self.model, t_span, x0=self.initial_state(pose), inputs=inputs, **kw)
 
