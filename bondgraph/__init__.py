@@ -25,6 +25,9 @@ from .errors import (AssemblyError, BondGraphError, CausalityConflict, Connectio
                      CosimulationError, EquationError, ModelStructureError, ParameterError,
                      SimulationError)
 from .graph import Bond, BondGraph, Causality, Port, assemble, validate
+from .hybrid import (Above, At, Below, Controller, Discrete, HybridModel, Transition, When,
+                     simulate_hybrid)
+from .linearize import LinearModel, equilibrium, linearize
 from .model import Model, build
 from .plotting import draw_bond_graph, plot_series
 from .results import PowerBalance, Results, power_balance
@@ -44,6 +47,9 @@ __all__ = [
     # model and simulation
     "build", "Model", "simulate", "Results", "power_balance", "PowerBalance",
     "Signal", "Constant", "Table", "Spline", "draw_bond_graph", "plot_series",
+    # hybrid models, linearisation
+    "Discrete", "Transition", "Above", "Below", "At", "When", "Controller", "HybridModel",
+    "simulate_hybrid", "linearize", "equilibrium", "LinearModel",
     # errors
     "BondGraphError", "ModelStructureError", "CausalityConflict", "ConnectionRuleError",
     "AssemblyError", "ParameterError", "EquationError", "SimulationError", "CosimulationError",

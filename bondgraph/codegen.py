@@ -353,6 +353,7 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     outputs += [(f"energy[{nm}]", _rn(ex, rn)) for nm, ex in eqs.energy.items()]
     outputs += [(f"source_power[{nm}]", _rn(ex, rn)) for nm, ex in eqs.source_power.items()]
     outputs += [(f"dissipation[{nm}]", _rn(ex, rn)) for nm, ex in eqs.dissipation.items()]
+    outputs += [(f"parametric[{nm}]", _rn(ex, rn)) for nm, ex in eqs.parametric.items()]
     src.append(f"int bg_sizes(int* s) {{ s[0]={nx}; s[1]={prog.nU}; s[2]={prog.nu}; "
                f"s[3]={prog.ndu}; s[4]={prog.np}; s[5]={len(outputs)}; return 0; }}\n")
 
@@ -363,9 +364,11 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
         w.raw(f"    out[{r}] = Us[{i}];")
     psrc = _rn(sum(eqs.source_power.values(), se.Integer(0)), prog.rename)
     pdis = _rn(sum(eqs.dissipation.values(), se.Integer(0)), prog.rename)
+    ppar = _rn(sum(eqs.parametric.values(), se.Integer(0)), prog.rename)
     w.raw("    if (mode & 1) {")
     w.expr(f"      out[{nx}] = {{}};", psrc)
     w.expr(f"      out[{nx + 1}] = {{}};", pdis)
+    w.expr(f"      out[{nx + 2}] = {{}};", ppar)
     w.raw("    }")
     src.append(_function("bg_rhs", _decls(prog) + w.render()))
 
@@ -483,7 +486,7 @@ class CompiledSystem:
         self._work = np.zeros(1)
         self._u = np.zeros(max(len(eqs.inputs), 1))
         self._du = np.zeros(max(len(eqs.input_derivatives), 1))
-        self._xdot = np.zeros(self.nx + 2)
+        self._xdot = np.zeros(self.nx + 3)
         self._J = np.zeros((max(self.nx, 1), max(self.nx, 1)))
         self._y = np.zeros(max(len(out_names), 1))
         self._ptr = {k: getattr(self, k).ctypes.data for k in ("_U", "_work", "_u", "_du", "_xdot", "_J", "_y")}
@@ -534,7 +537,7 @@ class CompiledSystem:
         return res.copy()
 
     def rhs_power(self, t: float, x: np.ndarray) -> np.ndarray:
-        """``[ẋ, Σ source power, Σ dissipated power]`` in one call."""
+        """``[ẋ, Σ source power, Σ dissipated power, Σ parametric power]`` in one call."""
         self._call(self._rhs, t, x, self._ptr["_xdot"], 1)
         return self._xdot
 

@@ -102,6 +102,11 @@ class Equations:
         Storage element → stored energy expression (states and parameters).
     source_power, dissipation : dict
         Bond → power delivered by a source / dissipated by a resistor.
+    parametric : dict
+        State → ``(dc/dt)·y²/2``: the power that enters a co-energy storage element
+        through the variation of its coefficient (a chamber ``V(x)/β``, a variable
+        mass) rather than through its port, so that
+        ``ΔE = W_sources − W_dissipated + W_parametric`` holds exactly.
     """
 
     model: str
@@ -122,6 +127,7 @@ class Equations:
     dissipation: dict[str, se.Basic]
     intermediates: list[tuple[str, se.Basic]] = field(default_factory=list)
     deps: dict[str, frozenset] = field(default_factory=dict)
+    parametric: dict[str, se.Basic] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ views
     @property
@@ -265,9 +271,22 @@ class _Deriver:
         self.inputs: dict[str, str] = {}
 
 
+def _pairwise(op, args):
+    out = args[0]
+    for a in args[1:]:
+        out = sp.Piecewise((out, op(out, a)), (a, True))
+    return out
+
+
 def _to_se(expr: sp.Expr) -> se.Basic:
+    """sympy → symengine, with non-smooth functions as single-condition Piecewise
+    (symengine differentiates those, and converts no compound conditions)."""
     if expr.has(sp.Abs, sp.sign, sp.Max, sp.Min, sp.Heaviside):
-        expr = expr.rewrite(sp.Piecewise)
+        expr = expr.replace(sp.Max, lambda *a: _pairwise(lambda x, y: x >= y, a))
+        expr = expr.replace(sp.Min, lambda *a: _pairwise(lambda x, y: x <= y, a))
+        expr = expr.replace(sp.Abs, lambda u: sp.Piecewise((u, u >= 0), (-u, True)))
+        expr = expr.replace(sp.sign, lambda u: sp.Piecewise((1, u > 0), (-1, u < 0), (0, True)))
+        expr = expr.replace(sp.Heaviside, lambda u, h0=sp.S.Half: sp.Piecewise((1, u > 0), (0, u < 0), (h0, True)))
     return se.sympify(expr)
 
 
@@ -628,6 +647,13 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
         if ev.role is Role.RESISTOR:
             dissipation[k] = pw
 
+    parametric: dict[str, se.Basic] = {}
+    for spec in states:
+        coeff = _to_se(spec.coeff)
+        if spec.kind in ("flow", "effort") and any(q.name in x_names or q.name in u_names or q.name == "t"
+                                                  for q in coeff.free_symbols):
+            y = se.Symbol(spec.symbol.name)
+            parametric[spec.symbol.name] = no_d(tangent(coeff, f"coefficient of {spec.element}")) * y**2 / 2
     state_info = [StateInfo(s.symbol.name, s.element, s.kind, d.state_initial.get(s.symbol.name, 0.0))
                   for s in states]
     inputs = sorted(d.inputs)
@@ -636,7 +662,7 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
         param_owner=dict(d.param_owner), inputs=inputs,
         input_derivatives=sorted(need_du), unknowns=unknowns, unknown_kind=kinds,
         residuals=residuals, blocks=blocks, xdot=xdot_idx, bond_exprs=bond_exprs,
-        energy=energy, source_power=source_power, dissipation=dissipation,
+        energy=energy, source_power=source_power, dissipation=dissipation, parametric=parametric,
         intermediates=intermediates, deps=deps)
 
 

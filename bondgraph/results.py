@@ -58,7 +58,7 @@ class Results:
         self.t = np.asarray(t, dtype=float)
         y = np.asarray(y, dtype=float).reshape(len(self.t), -1) if len(self.t) else np.zeros((0, nx))
         self.x = y[:, :nx]
-        self._w = y[:, nx:nx + 2] if energy and y.shape[1] >= nx + 2 else None
+        self._w = y[:, nx:nx + 3] if energy and y.shape[1] >= nx + 3 else None
         self.inputs = inputs
         self.stats = dict(stats)
         self.message = message
@@ -162,6 +162,10 @@ class Results:
         """Cumulative energy dissipated by all resistors (needs ``energy=True``)."""
         return self._need_w()[:, 1]
 
+    def parametric_work(self) -> np.ndarray:
+        """Cumulative energy that entered storage through varying coefficients (needs ``energy=True``)."""
+        return self._need_w()[:, 2]
+
     def _need_w(self) -> np.ndarray:
         if self._w is None:
             raise ParameterError("energy accounting was not integrated; run "
@@ -205,33 +209,40 @@ class Results:
 
 @dataclass(frozen=True)
 class PowerBalance:
-    """Stored-energy change against source work minus dissipation."""
+    """Stored-energy change against source work minus dissipation (plus parametric work)."""
 
     stored_change: float
     source_work: float
     dissipated: float
     residual: float
     relative: float
+    parametric: float = 0.0
 
     def __str__(self) -> str:
+        par = f", parametric work = {self.parametric:.6g} J" if self.parametric else ""
         return (f"ΔE_stored = {self.stored_change:.6g} J, source work = {self.source_work:.6g} J, "
-                f"dissipated = {self.dissipated:.6g} J, residual = {self.residual:.3g} J "
+                f"dissipated = {self.dissipated:.6g} J{par}, residual = {self.residual:.3g} J "
                 f"({self.relative:.2e} relative)")
 
 
 def power_balance(res: Results) -> PowerBalance:
-    """Energy balance of a run: ``ΔE_stored − (W_sources − W_dissipated)``.
+    """Energy balance of a run: ``ΔE_stored − (W_sources − W_dissipated + W_parametric)``.
 
-    Needs ``simulate(..., energy=True)``. ``relative`` divides the residual by
-    the largest excursion of any of the three terms during the run (so a motion
-    that returns to rest is still judged against the energy it moved).
+    Needs ``simulate(..., energy=True)``. ``W_parametric`` is the energy that entered
+    co-energy storage through a varying coefficient (a chamber ``V(x)/β``): with
+    the usual lumped chamber law ``ṗ = β/V·Q`` the stored energy ``V·p²/(2β)`` is
+    not a function of the port power alone, and this term says by how much.
+    ``relative`` divides the residual by the largest excursion of any term
+    during the run (so a motion that returns to rest is still judged against
+    the energy it moved).
     """
     E = res.stored_energy()
     W = res.source_work()
     D = res.dissipated()
+    P = res.parametric_work()
     dE = float(E[-1] - E[0])
-    ws, wd = float(W[-1] - W[0]), float(D[-1] - D[0])
-    resid = dE - (ws - wd)
+    ws, wd, wp = float(W[-1] - W[0]), float(D[-1] - D[0]), float(P[-1] - P[0])
+    resid = dE - (ws - wd + wp)
     scale = max(float(np.max(np.abs(E - E[0]))), float(np.max(np.abs(W - W[0]))),
-                float(np.max(np.abs(D - D[0]))), 1e-300)
-    return PowerBalance(dE, ws, wd, resid, abs(resid) / scale)
+                float(np.max(np.abs(D - D[0]))), float(np.max(np.abs(P - P[0]))), 1e-300)
+    return PowerBalance(dE, ws, wd, resid, abs(resid) / scale, wp)

@@ -63,7 +63,7 @@ class _Rhs:
             slots = [inputs.deriv_names.index(n) if n in inputs.deriv_names else -1 for n in inputs.names]
             self.sys.set_native_inputs(tables, slots)
             self.const = True
-        self.n = self.nx + (2 if energy else 0)
+        self.n = self.nx + (3 if energy else 0)
         self.out = np.zeros(self.n)
         self.t_max = -np.inf
         self.calls_at_tmax = 0
@@ -195,7 +195,7 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
 
 def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_step,
          first_step, events, energy, jacobian, max_steps):
-    y = np.concatenate([x_init, np.zeros(2)]) if energy else x_init.copy()
+    y = np.concatenate([x_init, np.zeros(3)]) if energy else x_init.copy()
 
     # check the initial point before integrating
     y_probe = rhs(t0, y)

@@ -17,7 +17,7 @@ from components import Cylinder, Lever, MainBody
 
 from .assembly import Mechanism
 
-__all__ = ["single_boom", "BOOM", "four_bar", "body_chain", "knuckle_crane"]
+__all__ = ["single_boom", "BOOM", "four_bar", "body_chain", "knuckle_crane", "section_e_boom"]
 
 #: Boom of the OpenHydraulics excavator (EXCAVATOR.md section B); boom frame at the foot pin.
 BOOM = dict(
@@ -137,3 +137,40 @@ def knuckle_crane(drive: str = "force", *, payload: float = 500.0, gravity: floa
     _drive(mech, "lift_cyl", drive)
     _drive(mech, "fold_cyl", drive)
     return mech
+
+
+def section_e_boom(*, beta: float = 1.0e9, hoses=("1.96 L", "1.96 L"), pressure="200 bar",
+                   command=None, friction=None, end_stop=None, piston_mass: float = 0.0,
+                   dead_volumes=("1e-3 L", "1e-3 L"), name: str = "rig"):
+    """The boom of EXCAVATOR.md section E on its cylinder pair, with hydraulics.
+
+    The front (boom + arm + 50 kg bucket, held rigid) is one body: 2057.5 kg with its
+    centre of gravity 5.04 m along the boom frame's x axis (gravity moment 65.4 kN·m at
+    the start pose) and 71 383 kg·m² about the foot. The pair is one cylinder of doubled
+    area (bore 135 mm, rod 50 mm), fed by a closed-centre 4/3 valve (0.01 m³/s at 3 bar,
+    10 Hz spool) from an ideal supply. Returns ``(mechanism, hydraulic_cylinder)``.
+    """
+    from bondgraph import Input
+    from components.hydraulics import (DirectionalValve, HydraulicCircuit, HydraulicCylinder,
+                                       HydraulicDrive, Oil, PowerUnit, SpoolDynamics)
+
+    b = BOOM
+    mech = Mechanism(name)
+    m, d, J_foot = 2057.5, 5.04, 71383.0
+    mech.add(MainBody("boom", mass=m, inertia=J_foot - m * d**2, cog=(d, 0.0),
+                      points={"C": ("Rt", (0.0, 0.0)), "B": ("Pd", b["rod_pin"])}))
+    cyl = mech.add(Cylinder("boom_cyl", retracted=2.48, stroke=1.25))
+    mech.fix("boom", "C", at=b["foot"])
+    mech.fix("boom_cyl", "A", at=b["cyl_base"])
+    mech.connect("boom", "B", "boom_cyl", "B")
+    oil = Oil(bulk_modulus=beta)
+    circ = HydraulicCircuit("hyd", PowerUnit("pu", oil=oil, pressure=pressure))
+    hc = HydraulicCylinder("cyl", bore="135 mm", rod="50 mm", stroke="1.25 m", retracted="2.48 m",
+                           length=cyl.length_symbol, oil=oil, count=2, friction=friction,
+                           end_stop=end_stop, piston_mass=piston_mass, dead_volumes=dead_volumes)
+    valve = DirectionalValve("valve", q_nominal="0.01 m^3/s", dp_nominal="3 bar",
+                             command=Input("boom.cmd") if command is None else command,
+                             spool=SpoolDynamics(10.0))
+    port = circ.add_drive(HydraulicDrive("boom", cylinder=hc, valve=valve, hoses=hoses))
+    mech.drive_external("boom_cyl", circ, port)
+    return mech, hc

@@ -154,3 +154,27 @@ def test_modulated_source_and_time_input():
     res = bg.simulate(model, (0, 1), inputs={"u": sp.sin(bg.t)}, rtol=1e-11, atol=1e-13,
                       t_eval=np.array([0.0, 1.0]))
     assert res["drive/m.f"][-1] == pytest.approx(2 * (1 - math.cos(1.0)), rel=1e-9)
+
+
+def test_nonsmooth_laws_compile_and_differentiate():
+    """Min, Max, Abs, sign and Heaviside in laws: values and the analytic Jacobian."""
+    x = sp.Symbol("x")
+    M = bg.BondGraph("ns")
+    law = lambda e: sp.Max(e, 0) + sp.Min(e, -1) + sp.Abs(e) * sp.sign(e) + sp.Heaviside(e)  # noqa: E731
+    M.add(bg.Se("F", 1.0), bg.One("v"), bg.I("m", 1.0), bg.C("k", 1.0), bg.Zero("p"),
+          bg.R("r", flow=law))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "p"), ("p", "k"), ("p", "r")]:
+        M.connect(a, b)
+    model = bg.build(M)
+    sysm = model.system
+    for state in ([0.3, 2.0], [0.3, -2.0], [0.3, 0.5]):
+        xv = np.array(state)
+        e = xv[1]
+        expected_flow = max(e, 0) + min(e, -1) + abs(e) * np.sign(e) + (1.0 if e > 0 else 0.0)
+        rhs = sysm.rhs(0.0, xv)
+        assert rhs[1] == pytest.approx(xv[0] - expected_flow)  # c ė = v − f_r
+        J = sysm.jac(0.0, xv)
+        h = 1e-7
+        fd = (sysm.rhs(0.0, xv + [0, h]) - sysm.rhs(0.0, xv - [0, h])) / (2 * h)
+        assert J[:, 1] == pytest.approx(fd, abs=1e-5)
+    del x

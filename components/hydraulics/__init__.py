@@ -1,0 +1,42 @@
+"""Hydraulic library: oil, orifices, chambers, cylinders, valves, supply, lines, drives.
+
+Every part is a bond-graph template (a :class:`bondgraph.BondGraph`
+component) or a law used inside one; the equations always come from the
+generic core. Hydraulic bonds carry pressure (Pa, gauge) as effort and
+volume flow (m³/s) as flow. Values may be given in SI or as text with units
+(``"135 mm"``, ``"250 bar"``, ``"120 L/min"``, ``"500 cm^3/rev"``); parameter
+files are read by :mod:`components.hydraulics.params`.
+
+Examples
+--------
+>>> from components.hydraulics import Oil, HydraulicCylinder
+>>> HydraulicCylinder("c", bore="100 mm", rod="60 mm", stroke="0.5 m", oil=Oil()).area_B  # m²
+0.00502654824574...
+"""
+
+from .chamber import Chamber, HydraulicCapacitance
+from .cylinder import HydraulicCylinder
+from .drive import HydraulicCircuit, HydraulicDrive
+from .endstop import EndStop
+from .friction import Friction
+from .lines import Hose, Line
+from .oil import HLP46, Oil
+from .orifice import Orifice, nominal_flow, orifice_flow, signed_sqrt
+from .params import DRIVE_SCHEMA, POWER_UNIT_SCHEMA, circuit_from_params, load_circuit
+from .supply import CompensatedPump, FixedPump, PowerUnit, PumpSource, ReliefValve, Tank
+from .valves import DirectionalValve, OnOffValve, Spool, SpoolDynamics
+
+__all__ = [
+    "Oil", "HLP46",
+    "signed_sqrt", "orifice_flow", "nominal_flow", "Orifice",
+    "HydraulicCapacitance", "Chamber", "Hose", "Line",
+    "Friction", "EndStop", "HydraulicCylinder",
+    "SpoolDynamics", "Spool", "DirectionalValve", "OnOffValve",
+    "FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit",
+    "HydraulicDrive", "HydraulicCircuit",
+    "DRIVE_SCHEMA", "POWER_UNIT_SCHEMA", "circuit_from_params", "load_circuit",
+]
+
+from pathlib import Path as _Path
+
+#: Folder of the shipped parameter files (``excavator.toml``).

@@ -1,0 +1,123 @@
+"""Oil volumes: the hydraulic capacitance element and the chamber template.
+
+A chamber of volume ``V`` filled with oil of bulk modulus ``β`` is a
+compliance ``c = V/β`` on a 0-junction (common pressure ``p``): the core
+integrates ``c·ṗ = Q_net``, i.e. ``ṗ = β/V·Q_net``. ``V`` may depend on
+displacement handles (a piston position), and with entrained air ``β``
+depends on the chamber's own pressure (:meth:`Oil.effective_bulk_modulus`),
+which is why :class:`HydraulicCapacitance` is its own element: it writes
+``c(x, p)`` with its own pressure state.
+
+With ``ṗ = β/V·Q_net`` and constant ``β`` the oil mass ``ρ(p)·V`` with
+``ρ = ρ₀·exp((p − p₀)/β)`` changes exactly by the mass inflow ``ρ(p)·Q`` of
+the ports (the piston flow only moves the boundary): the chambers conserve oil.
+
+Two chambers bonded to each other without a restriction share one pressure:
+one of the capacitances then takes derivative causality and the core merges
+the two volumes (``(c₁ + c₂)·ṗ = Q_net``) — that is how a hose volume is lumped
+with a cylinder chamber.
+
+Examples
+--------
+>>> from bondgraph import BondGraph, Sf, build, simulate
+>>> from components.hydraulics import Oil
+>>> tank = BondGraph("fill")
+>>> _ = tank.add(Sf("Q", 1e-4), Chamber("vol", 1e-3, Oil(bulk_modulus=1e9), ports=("in",)))
+>>> _ = tank.connect("Q", "vol/in")
+>>> res = simulate(build(tank), (0, 0.1), rtol=1e-10, atol=1e-6)
+>>> round(float(res["fill/vol/C.e"][-1]) / 1e6, 6)   # ṗ = β/V·Q = 1e8 Pa/s
+10.0
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import sympy as sp
+
+from bondgraph import C, BondGraph, Zero
+from bondgraph.elements import Constitutive, StateSpec, _is_number
+from bondgraph.errors import ParameterError
+
+from .oil import Oil
+
+__all__ = ["HydraulicCapacitance", "Chamber"]
+
+
+class HydraulicCapacitance(C):
+    """Compliance of an oil volume: ``c = V/β`` (state: the gauge pressure).
+
+    Parameters
+    ----------
+    name : str
+    volume : float or expression
+        Volume (m³); an expression may use displacement handles.
+    oil : Oil
+    initial : float
+        Initial gauge pressure (Pa).
+
+    Notes
+    -----
+    The parameters ``<path>.V`` (for a constant volume) and ``<path>.beta``
+    (for oil without air) are run-time parameters of the compiled model:
+    ``model.set_params`` changes them without recompiling.
+    """
+
+    kind = "C"
+
+    def __init__(self, name: str, volume: Any, oil: Oil, *, initial: float = 0.0):
+        if _is_number(volume) and not float(volume) > 0:
+            raise ParameterError(f"chamber {name!r}: volume = {volume!r}, expected > 0 m³")
+        if not isinstance(oil, Oil):
+            raise ParameterError(f"chamber {name!r}: oil = {oil!r}, expected an Oil")
+        super().__init__(name, 1.0, initial=initial)
+        self.volume = volume
+        self.oil = oil
+
+    def _beta(self, p: sp.Expr, ctx) -> sp.Expr:
+        if self.oil.has_air:
+            return self.oil.effective_bulk_modulus(p)
+        return ctx.param("beta", self.oil.bulk_modulus)
+
+    def equations(self, ports, ctx):
+        (p,) = ports.values()
+        V = ctx.param("V", self.volume)
+        if not p.effort_in:  # integral causality: the pressure is a state
+            e = ctx.state("e", self.initial)
+            beta = self._beta(e, ctx)
+            return Constitutive(outputs={p.e: e},
+                                states=[StateSpec(e, V / beta, p.f, "effort", ctx.name)],
+                                energy=V * e**2 / (2 * beta))
+        beta = self._beta(p.e, ctx)
+        return Constitutive(outputs={p.f: V / beta * ctx.derivative(p.e)},
+                            energy=V * p.e**2 / (2 * beta))
+
+
+class Chamber(BondGraph):
+    """An oil volume with named ports (all at the chamber pressure).
+
+    Parameters
+    ----------
+    name : str
+    volume : float or expression
+        m³ (may depend on displacement handles).
+    oil : Oil
+    ports : sequence of str
+        Names of the exposed ports; each takes one bond (direction: positive
+        flow into the chamber if the bond points in).
+    initial : float
+        Initial gauge pressure (Pa).
+
+    The pressure state is ``<path>/C.e``.
+    """
+
+    def __init__(self, name: str, volume: Any, oil: Oil, *, ports: Sequence[str] = ("A",),
+                 initial: float = 0.0):
+        super().__init__(name)
+        if "node" in ports or "C" in ports:
+            raise ParameterError(f"chamber {name!r}: port names {list(ports)}: 'node' and 'C' "
+                                 "are the names of its parts; choose others")
+        self.add(Zero("node"), HydraulicCapacitance("C", volume, oil, initial=initial))
+        self.connect("node", "C")
+        for port in ports:
+            self.expose(port, "node")

@@ -1,0 +1,227 @@
+"""Hydraulic side of a cylinder: chambers, piston areas, piston, leakage, friction, stops.
+
+Bond graph (local names)::
+
+    A ─ 0(nA) ─ TF_A(1/A_A) ──▶ 1(piston) ──▶ TF_B(A_B) ── 0(nB) ─ B
+        │  └ C_A: V_A(x)/β         │ m, friction, end_stop        │ C_B: V_B(x)/β
+        └──────── 1(leak_AB): internal leakage ───────────────────┘
+        leak_A, leak_B: external leakage to tank
+
+* ``C_A``, ``C_B`` — :class:`~components.hydraulics.chamber.HydraulicCapacitance`
+  with ``V_A = V_A0 + A_A·x`` and ``V_B = V_B0 + A_B·(stroke − x)`` (dead volumes
+  included), ``x = s − retracted`` with ``s`` the pin-to-pin length handle of
+  the mechanical :class:`components.Cylinder` (or the piston junction's own
+  displacement state when the cylinder stands alone);
+* ``TF_A`` (modulus ``1/A_A``: ``p_A = F/A_A``, ``v = Q/A_A``) and ``TF_B``
+  (modulus ``A_B``) — the piston areas;
+* ``piston`` — the 1-junction of the rod velocity ``ẋ`` with the axial inertia
+  ``m`` (piston + rod; 0 is allowed when a mechanism's reflected mass ends up
+  on the same junction), :class:`Friction` and :class:`EndStop`;
+* the exposed ``I`` port is that junction: connect it to the mechanical
+  cylinder's ``I`` port (``Mechanism.drive_external``) — the hydraulic side
+  imposes the extension rate, the mechanism returns the axial load.
+
+Power flows from the cap port ``A`` into the piston and from the piston out
+of the rod port ``B``: positive flow at ``A`` goes *in*, at ``B`` *out*
+(connect ``valve/A → cyl/A`` and ``cyl/B → valve/B``).
+
+Examples
+--------
+>>> from components.hydraulics import Oil, HydraulicCylinder
+>>> cyl = HydraulicCylinder("boom", bore="135 mm", rod="50 mm", stroke="1.25 m",
+...                         oil=Oil(), x0=0.5, piston_mass=10.0)
+>>> sorted(cyl.ports), round(cyl.area_A * 1e4, 2), round(cyl.area_B * 1e4, 2)
+(['A', 'B', 'I'], 143.14, 123.5)
+>>> cyl.state("pA")
+'C_A.e'
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import sympy as sp
+
+from bondgraph import TF, BondGraph, I, One, R, Zero
+from bondgraph.errors import ParameterError
+from bondgraph.units import to_si
+
+from .chamber import HydraulicCapacitance
+from .endstop import EndStop
+from .friction import Friction
+from .oil import Oil
+
+__all__ = ["HydraulicCylinder"]
+
+
+def _si(value: Any, unit: str, name: str, problems: list[str], *, positive: bool = False,
+        allow_zero: bool = True) -> float:
+    try:
+        v = to_si(value, unit, bare_si=True, name=name)
+    except ParameterError as exc:
+        problems += exc.problems
+        return math.nan
+    if not math.isfinite(v) or (positive and not v > 0) or (not allow_zero and v == 0) or v < 0:
+        problems.append(f"{name!r}: found {value!r}, expected a number "
+                        f"{'> 0' if positive else '≥ 0'} ({unit})")
+    return v
+
+
+class HydraulicCylinder(BondGraph):
+    """Double- (or single-) acting cylinder, hydraulic side.
+
+    Values may be floats in SI units or text/quantities with units
+    (``"135 mm"``, ``"2 L"``, ``"1e-12 m^3/s/Pa"``).
+
+    Parameters
+    ----------
+    name : str
+    bore : float or str
+        Piston diameter (m).
+    rod : float or str, optional
+        Rod diameter (m); required unless ``single_acting``.
+    stroke : float or str
+        (m).
+    oil : Oil
+    retracted : float or str
+        Pin-to-pin length when fully retracted (m), so ``x = length − retracted``;
+        0 when ``length`` is the extension itself.
+    length : sympy symbol, optional
+        Displacement handle of the pin-to-pin length (``Cylinder.length_symbol``
+        of the mechanical template). Default: the piston junction gets its own
+        displacement state ``piston.s`` (initial ``retracted + x0``).
+    x0 : float
+        Initial extension (m), used only without ``length``.
+    dead_volumes : (float, float)
+        Volumes of the cap and rod chambers at zero chamber length (m³),
+        e.g. port and hose volumes.
+    count : int
+        Identical cylinders working in parallel (areas and dead volumes scale).
+    piston_mass : float
+        Axial inertia on the piston junction (kg), ≥ 0.
+    friction : Friction, optional
+    end_stop : EndStop, optional
+    leakage_internal : float
+        Laminar conductance cap ↔ rod chamber (m³/(s·Pa)).
+    leakage_external : (float, float)
+        Laminar conductances from the cap and rod chambers to tank.
+    tank_pressure : float
+        Gauge pressure of the external-leakage drain (Pa).
+    pressures : (float, float)
+        Initial gauge pressures of the cap and rod chambers (Pa).
+    single_acting : bool
+        No rod chamber (the rod side is vented): ports ``A`` and ``I`` only.
+
+    Raises
+    ------
+    ParameterError
+        Listing every bad value.
+    """
+
+    def __init__(self, name: str, *, bore: Any, stroke: Any, oil: Oil, rod: Any = None,
+                 retracted: Any = 0.0, length: sp.Symbol | None = None, x0: float = 0.0,
+                 dead_volumes: tuple[Any, Any] = (1e-5, 1e-5), count: int = 1,
+                 piston_mass: float = 0.0, friction: Friction | None = None,
+                 end_stop: EndStop | None = None, leakage_internal: Any = 0.0,
+                 leakage_external: tuple[Any, Any] = (0.0, 0.0), tank_pressure: Any = 0.0,
+                 pressures: tuple[float, float] = (0.0, 0.0), single_acting: bool = False):
+        super().__init__(name)
+        p: list[str] = []
+        bore_ = _si(bore, "m", "bore", p, positive=True)
+        stroke_ = _si(stroke, "m", "stroke", p, positive=True)
+        retr = _si(retracted, "m", "retracted", p)
+        rod_ = math.nan
+        if single_acting:
+            if rod is not None:
+                rod_ = _si(rod, "m", "rod", p)
+        elif rod is None:
+            p.append("'rod': missing (a double-acting cylinder needs its rod diameter in m)")
+        else:
+            rod_ = _si(rod, "m", "rod", p)
+            if math.isfinite(rod_) and math.isfinite(bore_) and not rod_ < bore_:
+                p.append(f"'rod': found {rod!r}, expected less than the bore {bore!r}")
+        vA = _si(dead_volumes[0], "m^3", "dead_volumes[0]", p, positive=True)
+        vB = _si(dead_volumes[1], "m^3", "dead_volumes[1]", p, positive=not single_acting)
+        g_int = _si(leakage_internal, "m^3/s/Pa", "leakage_internal", p)
+        g_a = _si(leakage_external[0], "m^3/s/Pa", "leakage_external[0]", p)
+        g_b = _si(leakage_external[1], "m^3/s/Pa", "leakage_external[1]", p)
+        p_t = to_si(tank_pressure, "Pa", bare_si=True, name="tank_pressure")
+        mass = _si(piston_mass, "kg", "piston_mass", p)
+        if not (isinstance(count, int) and count >= 1):
+            p.append(f"'count': found {count!r}, expected an integer ≥ 1")
+        if not isinstance(oil, Oil):
+            p.append(f"'oil': found {oil!r}, expected an Oil")
+        if friction is not None and not isinstance(friction, Friction):
+            p.append(f"'friction': found {friction!r}, expected a Friction or None")
+        if end_stop is not None and not isinstance(end_stop, EndStop):
+            p.append(f"'end_stop': found {end_stop!r}, expected an EndStop or None")
+        if single_acting and g_int:
+            p.append("'leakage_internal': a single-acting cylinder has no rod chamber to leak to")
+        if p:
+            raise ParameterError(p, subject=f"hydraulic cylinder {name!r}")
+
+        self.bore, self.rod, self.stroke, self.retracted = bore_, rod_, stroke_, retr
+        self.count, self.single_acting, self.oil = count, single_acting, oil
+        self.area_A = count * math.pi * bore_**2 / 4
+        self.area_B = 0.0 if single_acting else count * math.pi * (bore_**2 - rod_**2) / 4
+        self.dead_volumes = (count * vA, count * vB)
+
+        piston = One("piston", displacement="s", initial=retr + x0) if length is None else One("piston")
+        s = piston.displacement if length is None else length
+        self.length_symbol = s
+        x = s - retr
+        #: extension expression (m) in terms of the length handle
+        self.extension = x
+        self.add(piston, I("m", mass))
+        self.connect("piston", "m")
+
+        self.add(Zero("nA"), HydraulicCapacitance("C_A", self.dead_volumes[0] + self.area_A * x, oil,
+                                                 initial=float(pressures[0])),
+                 TF("TF_A", 1.0 / self.area_A))
+        self.connect("nA", "C_A")
+        self.connect("nA", "TF_A/1")
+        self.connect("TF_A/2", "piston")
+        self.expose("A", "nA")
+        if not single_acting:
+            self.add(Zero("nB"), HydraulicCapacitance(
+                "C_B", self.dead_volumes[1] + self.area_B * (stroke_ - x), oil,
+                initial=float(pressures[1])), TF("TF_B", self.area_B))
+            self.connect("nB", "C_B")
+            self.connect("piston", "TF_B/1")
+            self.connect("TF_B/2", "nB")
+            self.expose("B", "nB")
+        if friction is not None and (friction.viscous or not friction.is_viscous):
+            if friction.is_viscous:
+                self.add(R("friction", friction.viscous))
+            else:
+                self.add(R("friction", effort=friction.law))
+            self.connect("piston", "friction")
+        if end_stop is not None:
+            self.add(R("end_stop", effort=lambda v: end_stop.law(v, x, stroke_)))
+            self.connect("piston", "end_stop")
+        if g_int:
+            self.add(One("leak_AB"), R("G_AB", 1.0 / g_int))
+            self.connect("nA", "leak_AB")
+            self.connect("leak_AB", "nB")
+            self.connect("leak_AB", "G_AB")
+        for side, g in (("A", g_a), ("B", g_b)):
+            if g and not (side == "B" and single_acting):
+                self.add(R(f"leak_{side}", flow=lambda pr, g=g: g * (pr - p_t)))
+                self.connect(f"n{side}", f"leak_{side}")
+        self.expose("I", "piston")
+
+    _STATES = {"pA": "C_A.e", "pB": "C_B.e", "v": "m.f", "s": "piston.s"}
+
+    def state(self, what: str) -> str:
+        """Local state name: ``"pA"``, ``"pB"`` (pressures), ``"v"`` (rod velocity),
+        ``"s"`` (own length state, only without ``length``). Prefix it with the
+        component's path in the model (``f"{model}/{...}/{name}/"``)."""
+        if what not in self._STATES:
+            raise ParameterError(f"cylinder {self.name!r}: state {what!r}: expected one of "
+                                 f"{', '.join(self._STATES)}")
+        return self._STATES[what]
+
+    def force(self, pA: float, pB: float) -> float:
+        """Hydraulic force (N, positive extending) for the chamber pressures."""
+        return pA * self.area_A - pB * self.area_B

@@ -1,0 +1,128 @@
+"""A hydraulic drive for a mechanism cylinder, and a circuit of drives on one power unit.
+
+:class:`HydraulicDrive` bundles a :class:`DirectionalValve`, the hose volumes
+on both sides and a :class:`HydraulicCylinder` (hydraulic side); it exposes
+``P`` and ``T`` (to the power unit) and ``I`` (to the mechanical cylinder's
+``I`` port). :class:`HydraulicCircuit` holds one :class:`PowerUnit` and any
+number of drives, connects each drive's ``P``/``T`` to its own pair of
+power-unit ports and exposes ``<drive>.I`` for ``Mechanism.drive_external``.
+
+Coupling to a mechanism (the excavator issue)::
+
+    cyl = mech.parts["boom_cyl"]                       # components.Cylinder
+    circuit = HydraulicCircuit("hyd", PowerUnit("pu", oil=oil, pump=..., relief=...))
+    circuit.add(HydraulicDrive("boom", cylinder=HydraulicCylinder(
+        "cyl", bore="135 mm", rod="50 mm", stroke="1.25 m", retracted="2.48 m",
+        length=cyl.length_symbol, oil=oil, count=2),
+        valve=DirectionalValve("valve", q_nominal="0.01 m^3/s", dp_nominal="3 bar",
+                               command=Input("boom.cmd"), spool=SpoolDynamics(10.0)),
+        hoses=("1.96 L", "1.96 L")))
+    mech.drive_external("boom_cyl", circuit, "boom.I")
+
+Examples
+--------
+>>> from bondgraph import Input
+>>> from components.hydraulics import (Oil, HydraulicCylinder, DirectionalValve, PowerUnit,
+...                                    HydraulicCircuit, HydraulicDrive)
+>>> oil = Oil()
+>>> drive = HydraulicDrive("lift", cylinder=HydraulicCylinder(
+...     "cyl", bore=0.08, rod=0.04, stroke=0.5, oil=oil, piston_mass=200.0),
+...     valve=DirectionalValve("valve", q_nominal=1e-3, dp_nominal=5e5, command=Input("cmd")),
+...     hoses=("0.5 L", "0.5 L"))
+>>> circuit = HydraulicCircuit("hyd", PowerUnit("pu", oil=oil, pressure="100 bar"))
+>>> circuit.add_drive(drive)
+'lift.I'
+>>> sorted(circuit.ports)
+['lift.I']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bondgraph import BondGraph
+from bondgraph.errors import ParameterError
+
+from .cylinder import HydraulicCylinder
+from .lines import Hose
+from .supply import PowerUnit
+from .valves import DirectionalValve
+
+__all__ = ["HydraulicDrive", "HydraulicCircuit"]
+
+
+class HydraulicDrive(BondGraph):
+    """Valve + hoses + cylinder (hydraulic side); ports ``P``, ``T``, ``I``.
+
+    Parameters
+    ----------
+    name : str
+    cylinder : HydraulicCylinder
+        Double-acting (its ``A`` port on the valve's ``A``, ``B`` on ``B``).
+    valve : DirectionalValve
+    hoses : (volume, volume), optional
+        Hose volumes on the cap and rod sides (m³ or with units), lumped with
+        the chambers; ``None`` for none.
+    """
+
+    def __init__(self, name: str, *, cylinder: HydraulicCylinder, valve: DirectionalValve,
+                 hoses: tuple[Any, Any] | None = None):
+        super().__init__(name)
+        if not isinstance(cylinder, HydraulicCylinder) or cylinder.single_acting:
+            raise ParameterError(f"drive {name!r}: cylinder = {cylinder!r}, expected a "
+                                 "double-acting HydraulicCylinder")
+        if not isinstance(valve, DirectionalValve):
+            raise ParameterError(f"drive {name!r}: valve = {valve!r}, expected a DirectionalValve")
+        self.cylinder, self.valve = cylinder, valve
+        self.add(cylinder, valve)
+        if hoses is None:
+            self.connect(f"{valve.name}/A", f"{cylinder.name}/A")
+            self.connect(f"{cylinder.name}/B", f"{valve.name}/B")
+        else:
+            hA = Hose("hose_A", cylinder.oil, volume=hoses[0], ports=("valve", "cyl"))
+            hB = Hose("hose_B", cylinder.oil, volume=hoses[1], ports=("valve", "cyl"))
+            self.add(hA, hB)
+            self.connect(f"{valve.name}/A", "hose_A/valve")
+            self.connect("hose_A/cyl", f"{cylinder.name}/A")
+            self.connect(f"{cylinder.name}/B", "hose_B/cyl")
+            self.connect("hose_B/valve", f"{valve.name}/B")
+        self.expose("P", f"{valve.name}/P")
+        self.expose("T", f"{valve.name}/T")
+        self.expose("I", f"{cylinder.name}/I")
+
+
+class HydraulicCircuit(BondGraph):
+    """A power unit shared by several drives; exposes ``<drive>.I`` per drive.
+
+    Parameters
+    ----------
+    name : str
+    power_unit : PowerUnit
+    """
+
+    def __init__(self, name: str, power_unit: PowerUnit):
+        super().__init__(name)
+        if not isinstance(power_unit, PowerUnit):
+            raise ParameterError(f"circuit {name!r}: power_unit = {power_unit!r}, expected a PowerUnit")
+        self.power_unit = power_unit
+        self.drives: dict[str, HydraulicDrive] = {}
+        self.add(power_unit)
+
+    def add_drive(self, drive: HydraulicDrive) -> str:
+        """Add a drive, connect it to the power unit; returns its mechanical port name."""
+        if not isinstance(drive, HydraulicDrive):
+            raise ParameterError(f"circuit {self.name!r}: add_drive got {drive!r}, expected a "
+                                 "HydraulicDrive")
+        self.add(drive)
+        p, t = self.power_unit.consumer(drive.name)
+        self.connect(f"{self.power_unit.name}/{p}", f"{drive.name}/P")
+        self.connect(f"{drive.name}/T", f"{self.power_unit.name}/{t}")
+        port = f"{drive.name}.I"
+        self.expose(port, f"{drive.name}/I")
+        self.drives[drive.name] = drive
+        return port
+
+    def state(self, drive: str, what: str) -> str:
+        """Path of a drive's cylinder state below this circuit (``"pA"``, ``"pB"``, ``"v"``)."""
+        d = self.drives[drive]
+        return f"{self.name}/{drive}/{d.cylinder.name}/{d.cylinder.state(what)}"

@@ -1,0 +1,91 @@
+"""End stops with cushioning: one-sided stiff spring–damper past the stroke.
+
+Past either end of the stroke (penetration ``δ > 0``) the stop pushes back
+with ``max(0, k·δ + d·δ̇)``: a spring–damper that can only push, so it never
+glues the piston to the stop (the force switches off as soon as the damper
+would pull). Before each end, over ``cushion_length``, an end-of-stroke
+cushion throttles the outgoing oil; its effect on the piston is represented
+by its equivalent damping, which rises linearly from 0 to
+``cushion_damping`` over the cushion length and acts only while moving
+towards that end.
+
+Examples
+--------
+>>> stop = EndStop(stiffness=1e8, damping=1e6)
+>>> stop.force(x=0.5, v=0.1, stroke=1.0)           # inside the stroke: free
+0.0
+>>> stop.force(x=1.001, v=0.0, stroke=1.0)         # 1 mm past the end: k·δ
+100000.0
+>>> stop.force(x=1.001, v=-1.0, stroke=1.0)        # moving away fast: no pull
+0.0
+>>> stop.force(x=-0.001, v=0.0, stroke=1.0)        # below 0: pushes out (negative)
+-100000.0
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from bondgraph.errors import ParameterError
+
+from ._expr import clip, ramp
+
+__all__ = ["EndStop"]
+
+
+@dataclass(frozen=True)
+class EndStop:
+    """Stroke-end contact (N/m, N·s/m, m).
+
+    Parameters
+    ----------
+    stiffness : float
+        ``k`` of the stop (N/m).
+    damping : float
+        ``d`` of the stop (N·s/m).
+    cushion_length : float
+        Length before each end over which the cushion acts (m), 0: none.
+    cushion_damping : float
+        Equivalent damping of the cushion at the very end (N·s/m).
+    """
+
+    stiffness: float = 1e9
+    damping: float = 1e6
+    cushion_length: float = 0.0
+    cushion_damping: float = 0.0
+
+    def __post_init__(self):
+        problems = []
+        for name in ("stiffness", "damping", "cushion_length", "cushion_damping"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):
+                problems.append(f"end stop {name}: found {v!r}, expected a number ≥ 0")
+        if not self.stiffness > 0:
+            problems.append(f"end stop stiffness: found {self.stiffness!r}, expected > 0")
+        if problems:
+            raise ParameterError(problems)
+
+    def law(self, v: Any, x: Any, stroke: float) -> sp.Expr:
+        """Force resisting extension (positive at the outer end) as a sympy expression."""
+        v, x = sp.sympify(v), sp.sympify(x)
+        k, d = self.stiffness, self.damping
+        hi = x - stroke
+        lo = -x
+        f_hi = sp.Piecewise((ramp(k * hi + d * v), hi > 0), (0, True))
+        f_lo = sp.Piecewise((-ramp(k * lo - d * v), lo > 0), (0, True))
+        out = f_hi + f_lo
+        if self.cushion_length > 0 and self.cushion_damping > 0:
+            L, c = self.cushion_length, self.cushion_damping
+            r_hi = clip((x - (stroke - L)) / L, 0, 1)
+            r_lo = clip((L - x) / L, 0, 1)
+            out += c * r_hi * ramp(v) - c * r_lo * ramp(-v)
+        return out
+
+    def force(self, x: float, v: float, stroke: float) -> float:
+        """Numeric value of :meth:`law`."""
+        X, V = sp.symbols("X V", real=True)
+        return float(self.law(V, X, stroke).subs({X: x, V: v}))

@@ -1,0 +1,97 @@
+"""Cylinder friction: Coulomb + Stribeck + viscous, smooth through zero velocity.
+
+The law is the one documented for the MathWorks Simscape *Translational
+Friction* block (written here from its published formula)::
+
+    F(v) = √(2e)·(F_brk − F_C)·exp(−(v/v_St)²)·v/v_St + F_C·tanh(v/v_Coul) + f·v
+
+with ``v_St = √2·v_brk`` (Stribeck velocity threshold), ``v_Coul = v_brk/10``
+(Coulomb velocity threshold), ``F_brk`` the break-away force (peak of the
+Stribeck hump, reached near ``v_brk``), ``F_C`` the Coulomb force and ``f``
+the viscous coefficient. It is odd and infinitely smooth, so the integrator
+sees no switch at ``v = 0`` (the price is a steep slope ``≈ F_C/v_Coul`` there).
+
+Examples
+--------
+>>> fr = Friction(coulomb=1000.0, breakaway=1200.0, breakaway_velocity=0.01, viscous=5e3)
+>>> round(fr.force(0.01), 1)            # at v_brk: F_brk + f·v
+1250.0
+>>> round(fr.force(1.0), 1)             # Coulomb + viscous
+6000.0
+>>> fr.force(0.0)
+0.0
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from bondgraph.errors import ParameterError
+
+__all__ = ["Friction"]
+
+
+@dataclass(frozen=True)
+class Friction:
+    """Friction on a piston (N, N·s/m, m/s).
+
+    Parameters
+    ----------
+    coulomb : float
+        Coulomb force ``F_C`` (N).
+    breakaway : float, optional
+        Break-away force ``F_brk`` (N), ≥ ``coulomb``; default ``1.2·coulomb``
+        (EXCAVATOR.md section C: ratio 1.2).
+    breakaway_velocity : float
+        ``v_brk`` (m/s), default 0.01.
+    viscous : float
+        ``f`` (N·s/m).
+    """
+
+    coulomb: float = 0.0
+    breakaway: float | None = None
+    breakaway_velocity: float = 0.01
+    viscous: float = 0.0
+
+    def __post_init__(self):
+        problems = []
+        if self.breakaway is None:
+            object.__setattr__(self, "breakaway", 1.2 * self.coulomb)
+        for name in ("coulomb", "breakaway", "viscous"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):
+                problems.append(f"friction {name}: found {v!r}, expected a number ≥ 0")
+        if self.breakaway < self.coulomb:
+            problems.append(f"friction breakaway: found {self.breakaway!r} < coulomb "
+                            f"{self.coulomb!r}, expected breakaway ≥ coulomb")
+        if not self.breakaway_velocity > 0:
+            problems.append(f"friction breakaway_velocity: found {self.breakaway_velocity!r}, "
+                            "expected > 0")
+        if problems:
+            raise ParameterError(problems)
+
+    @property
+    def is_viscous(self) -> bool:
+        """Only the viscous term (a linear resistor)."""
+        return self.coulomb == 0 and self.breakaway == 0
+
+    def law(self, v: Any) -> Any:
+        """The friction force as an expression of the velocity ``v`` (sympy or float)."""
+        mod = sp if isinstance(v, sp.Basic) else math
+        v_st = math.sqrt(2.0) * self.breakaway_velocity
+        v_c = self.breakaway_velocity / 10.0
+        out = self.viscous * v
+        if self.coulomb:
+            out = out + self.coulomb * mod.tanh(v / v_c)
+        if self.breakaway > self.coulomb:
+            out = out + (math.sqrt(2 * math.e) * (self.breakaway - self.coulomb)
+                         * mod.exp(-(v / v_st) ** 2) * v / v_st)
+        return out
+
+    def force(self, v: float) -> float:
+        """Numeric value of the friction force at velocity ``v``."""
+        return float(self.law(float(v)))

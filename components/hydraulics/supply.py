@@ -1,0 +1,224 @@
+"""Supply side: tank, pumps (fixed and pressure-compensated), relief valve, power unit.
+
+* :class:`FixedPump` — flow source ``Q = D·n`` (displacement × speed);
+* :class:`CompensatedPump` — pressure-compensated variable pump: full flow
+  ``D·n`` below ``setting − band``, reduced linearly to zero at ``setting``
+  (a flow source whose flow depends on the pressure it works against);
+* :class:`ReliefValve` — cracks at ``crack``, fully open (``q_rated``) at
+  ``full``: ``Q = q_rated·sat((p − p_crack)/(p_full − p_crack))·√((p − p_T)/(p_full − p_T))``;
+  with ``mode=`` a discrete variable (0 closed / 1 relieving) the law is also
+  gated by that mode, for hybrid models whose switch is located by an event;
+* :class:`PowerUnit` — the pump outlet volume (a chamber) with a pump or an
+  ideal pressure source, a relief valve and the tank; several valves share
+  it: :meth:`PowerUnit.consumer` exposes a ``P.<name>``/``T.<name>`` pair per valve.
+
+Examples
+--------
+>>> from components.hydraulics import Oil
+>>> pu = PowerUnit("pu", oil=Oil(), pump=FixedPump("100 cm^3/rev", "1500 rpm"),
+...                relief=ReliefValve(crack="300 bar", full="310 bar", q_rated="200 L/min"))
+>>> pu.consumer("boom")
+('P.boom', 'T.boom')
+>>> round(pu.pump.flow * 6e4, 3)                          # L/min
+150.0
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from bondgraph import BondGraph, R, Se, Sf, Zero
+from bondgraph.elements import Constitutive
+from bondgraph.errors import ParameterError
+from bondgraph.units import to_si
+
+from ._expr import clip
+from .chamber import HydraulicCapacitance
+from .oil import Oil
+from .orifice import signed_sqrt
+
+__all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit"]
+
+
+def _pos(value: Any, unit: str, name: str) -> float:
+    v = to_si(value, unit, bare_si=True, name=name)
+    if not (math.isfinite(v) and v > 0):
+        raise ParameterError(f"{name!r}: found {value!r}, expected a value > 0 ({unit})")
+    return v
+
+
+@dataclass(frozen=True)
+class FixedPump:
+    """Fixed-displacement pump: ``Q = displacement·speed``.
+
+    ``displacement`` in m³/rev (or ``"cm^3/rev"``), ``speed`` in rev/s (or ``"rpm"``).
+    """
+
+    displacement: Any
+    speed: Any
+
+    @property
+    def flow(self) -> float:
+        """Delivered flow (m³/s)."""
+        return (_pos(self.displacement, "m^3/rev", "displacement")
+                * _pos(self.speed, "rev/s", "speed"))
+
+    def law(self, p: sp.Expr) -> sp.Expr:
+        return sp.Float(self.flow)
+
+
+@dataclass(frozen=True)
+class CompensatedPump:
+    """Pressure-compensated pump: ``Q = D·n·sat((setting − p)/band)``."""
+
+    displacement: Any
+    speed: Any
+    setting: Any
+    band: Any = "5 bar"
+
+    @property
+    def flow(self) -> float:
+        """Maximum flow (m³/s)."""
+        return (_pos(self.displacement, "m^3/rev", "displacement")
+                * _pos(self.speed, "rev/s", "speed"))
+
+    def law(self, p: sp.Expr) -> sp.Expr:
+        ps = _pos(self.setting, "Pa", "setting")
+        band = _pos(self.band, "Pa", "band")
+        return self.flow * clip((ps - p) / band, 0, 1)
+
+
+class PumpSource(Sf):
+    """A flow source whose flow depends on the pressure at its own port.
+
+    ``law(p)`` gives the delivered flow; the pressure comes from the node the
+    source feeds (a chamber), so no algebraic loop arises.
+    """
+
+    kind = "Sf"
+
+    def __init__(self, name: str, law):
+        super().__init__(name, 0.0)
+        self.law = law
+
+    def equations(self, ports, ctx):
+        (p,) = ports.values()
+        return Constitutive(outputs={p.f: ctx.resolve(self.law(p.e))})
+
+
+@dataclass(frozen=True)
+class ReliefValve:
+    """Pressure relief valve (``crack`` < ``full``, Pa; ``q_rated`` m³/s at ``full``).
+
+    ``mode`` (optional): a discrete mode symbol (0 closed, 1 relieving) that gates the law.
+    """
+
+    crack: Any
+    full: Any
+    q_rated: Any
+    mode: Any = None
+
+    def law(self, p: sp.Expr, p_tank: float = 0.0) -> sp.Expr:
+        pc = _pos(self.crack, "Pa", "crack")
+        pf = _pos(self.full, "Pa", "full")
+        q = _pos(self.q_rated, "m^3/s", "q_rated")
+        if not pf > pc:
+            raise ParameterError(f"relief valve: full = {self.full!r} must exceed crack = {self.crack!r}")
+        opening = clip((p - pc) / (pf - pc), 0, 1)
+        law = q * opening * signed_sqrt(p - p_tank, 1e4) / math.sqrt(pf - p_tank)
+        return law if self.mode is None else self.mode * law
+
+    @property
+    def crack_pressure(self) -> float:
+        return _pos(self.crack, "Pa", "crack")
+
+    @property
+    def full_pressure(self) -> float:
+        return _pos(self.full, "Pa", "full")
+
+
+class Tank(BondGraph):
+    """Reservoir at a fixed gauge pressure; ports are created with :meth:`port`."""
+
+    def __init__(self, name: str, pressure: Any = 0.0):
+        super().__init__(name)
+        self.pressure = to_si(pressure, "Pa", bare_si=True, name="tank pressure")
+        self.add(Zero("node"), Se("p", self.pressure))
+        self.connect("p", "node")
+
+    def port(self, name: str) -> str:
+        """Expose one more port named ``name`` on the tank node; returns it."""
+        self.expose(name, "node")
+        return name
+
+
+class PowerUnit(BondGraph):
+    """Pump (or ideal pressure source), outlet volume, relief valve and tank.
+
+    Parameters
+    ----------
+    name : str
+    oil : Oil
+    pump : FixedPump or CompensatedPump, optional
+        The source of flow; with it the outlet ``volume`` is a chamber whose
+        pressure is a state (``<path>/C_P.e``).
+    pressure : float or str, optional
+        Instead of a pump: an ideal pressure-compensated supply (effort source).
+    relief : ReliefValve, optional
+        From the outlet to the tank (needs a pump).
+    volume : float or str
+        Pump outlet and line volume (m³).
+    tank_pressure : float or str
+    initial_pressure : float
+        Initial outlet pressure (Pa).
+
+    Ports are made per consumer with :meth:`consumer`.
+    """
+
+    def __init__(self, name: str, *, oil: Oil, pump: FixedPump | CompensatedPump | None = None,
+                 pressure: Any = None, relief: ReliefValve | None = None, volume: Any = "2 L",
+                 tank_pressure: Any = 0.0, initial_pressure: float = 0.0):
+        super().__init__(name)
+        if (pump is None) == (pressure is None):
+            raise ParameterError(f"power unit {name!r}: give exactly one of pump=... or "
+                                 "pressure=... (an ideal pressure source)")
+        if relief is not None and pump is None:
+            raise ParameterError(f"power unit {name!r}: a relief valve needs a pump (an ideal "
+                                 "pressure source never exceeds its setting)")
+        self.oil, self.pump, self.relief = oil, pump, relief
+        self.tank_pressure = to_si(tank_pressure, "Pa", bare_si=True, name="tank_pressure")
+        self.add(Zero("nP"), Zero("nT"), Se("tank", self.tank_pressure))
+        self.connect("tank", "nT")
+        if pump is None:
+            self.supply_pressure = to_si(pressure, "Pa", bare_si=True, name="pressure")
+            self.add(Se("source", self.supply_pressure))
+            self.connect("source", "nP")
+        else:
+            V = _pos(volume, "m^3", "volume")
+            self.add(HydraulicCapacitance("C_P", V, oil, initial=initial_pressure),
+                     PumpSource("pump", pump.law))
+            self.connect("nP", "C_P")
+            self.connect("pump", "nP")
+            if relief is not None:
+                pt = self.tank_pressure
+                self.add(R("relief", flow=lambda p: relief.law(p, pt)))
+                self.connect("nP", "relief")
+        self._consumers: list[str] = []
+
+    def consumer(self, name: str) -> tuple[str, str]:
+        """Expose ports ``P.<name>`` and ``T.<name>`` for one valve; returns their names."""
+        if name in self._consumers:
+            raise ParameterError(f"power unit {self.name!r}: consumer {name!r} added twice")
+        self._consumers.append(name)
+        self.expose(f"P.{name}", "nP")
+        self.expose(f"T.{name}", "nT")
+        return f"P.{name}", f"T.{name}"
+
+    @property
+    def pressure_state(self) -> str | None:
+        """Local name of the outlet-pressure state (``None`` for an ideal source)."""
+        return "C_P.e" if self.pump is not None else None

@@ -1,0 +1,205 @@
+"""Valves: spool dynamics, the closed-centre 4/3 directional valve, on/off valves.
+
+* :class:`Spool` — a small bond graph whose displacement state is the
+  normalised spool position ``x`` (−1 … 1): first order
+  (``ẋ = (u − x)/τ``, an MSf on the spool junction) or second order (unit
+  mass, damper ``2ζω``, and a position-servo effort ``ω²·(u − x)``: the
+  transfer ``ω²/(s² + 2ζωs + ω²)`` from command ``u`` to position).
+* :class:`DirectionalValve` — closed-centre 4/3 valve, ports ``P``, ``T``,
+  ``A``, ``B``: four metering edges P→A, A→T, P→B, B→T, each a nominal-flow
+  orifice (:func:`~components.hydraulics.orifice.nominal_flow`) with opening
+  ``max(±x, 0)`` (saturated at 1) plus an optional leakage opening. With
+  ``spool=None`` the opening follows the command directly — with a discrete
+  mode variable (−1/0/+1) as command that is an on/off (bang-bang) valve.
+* :class:`OnOffValve` — a 2/2 seat valve between ``A`` and ``B`` whose opening
+  (0…1) is a command or a discrete mode variable.
+
+Flow signs: ``x > 0`` connects P→A and B→T (extends a cylinder whose cap side
+is on ``A``).
+
+Examples
+--------
+>>> from bondgraph import Input
+>>> v = DirectionalValve("boom_valve", q_nominal="600 L/min", dp_nominal="3 bar",
+...                      command=Input("boom.cmd"), spool=SpoolDynamics(bandwidth=10.0))
+>>> sorted(v.ports)
+['A', 'B', 'P', 'T']
+>>> round(v.q_nominal, 6), v.spool.order
+(0.01, 2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from bondgraph import MSe, MSf, BondGraph, I, One, R, Zero
+from bondgraph.errors import ParameterError
+from bondgraph.units import to_si
+
+from ._expr import clip
+from .orifice import nominal_flow
+
+__all__ = ["SpoolDynamics", "Spool", "DirectionalValve", "OnOffValve"]
+
+
+@dataclass(frozen=True)
+class SpoolDynamics:
+    """Spool response: ``bandwidth`` (Hz), ``damping`` ζ (second order), ``order`` 1 or 2.
+
+    OpenHydraulics' directional valves: 10 Hz, ζ = 1 (EXCAVATOR.md section C).
+    """
+
+    bandwidth: float
+    damping: float = 1.0
+    order: int = 2
+
+    def __post_init__(self):
+        problems = []
+        if not (math.isfinite(self.bandwidth) and self.bandwidth > 0):
+            problems.append(f"spool bandwidth: found {self.bandwidth!r}, expected > 0 Hz")
+        if not (math.isfinite(self.damping) and self.damping > 0):
+            problems.append(f"spool damping: found {self.damping!r}, expected > 0")
+        if self.order not in (1, 2):
+            problems.append(f"spool order: found {self.order!r}, expected 1 or 2")
+        if problems:
+            raise ParameterError(problems)
+
+    @property
+    def omega(self) -> float:
+        return 2 * math.pi * self.bandwidth
+
+
+class Spool(BondGraph):
+    """Spool position dynamics driven by ``command``; :attr:`position` is the handle.
+
+    The spool junction ``x`` carries the displacement state ``x.pos``
+    (initial ``x0``); with second order the spool velocity is ``m.f``.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Input, build, simulate, Table
+    >>> top = BondGraph("servo")
+    >>> _ = top.add(Spool("sp", Input("u"), SpoolDynamics(bandwidth=10.0, order=1)))
+    >>> res = simulate(build(top), (0, 0.5), inputs={"u": 1.0}, rtol=1e-9, atol=1e-12)
+    >>> round(float(res["servo/sp/x.pos"][-1]), 6)   # 1 − exp(−0.5·2π·10)
+    1.0
+    """
+
+    def __init__(self, name: str, command: Any, dynamics: SpoolDynamics, *, x0: float = 0.0):
+        super().__init__(name)
+        j = One("x", displacement="pos", initial=x0)
+        self.position = j.displacement
+        self.dynamics = dynamics
+        self.add(j)
+        w = dynamics.omega
+        u = sp.sympify(command)
+        if dynamics.order == 1:
+            self.add(MSf("drive", w * (u - self.position)))
+            self.connect("drive", "x")
+        else:
+            self.add(I("m", 1.0), R("b", 2 * dynamics.damping * w),
+                     MSe("drive", w**2 * (u - self.position)))
+            self.connect("drive", "x")
+            self.connect("x", "m")
+            self.connect("x", "b")
+
+
+def _sat(x: Any) -> sp.Expr:
+    return clip(x, 0, 1)
+
+
+class DirectionalValve(BondGraph):
+    """Proportional closed-centre 4/3 directional valve (ports ``P``, ``T``, ``A``, ``B``).
+
+    Parameters
+    ----------
+    name : str
+    q_nominal : float or str
+        Flow of one fully open metering edge at ``dp_nominal`` (m³/s or with units).
+    dp_nominal : float or str
+        Pressure drop per metering edge at which ``q_nominal`` is rated (Pa).
+    command : expression
+        Normalised command −1…1: an :func:`~bondgraph.Input`, an expression of
+        ``t``, or a discrete mode symbol (on/off operation).
+    spool : SpoolDynamics, optional
+        ``None``: the opening follows the command without delay.
+    leakage : float
+        Opening added to every edge (fraction of full opening), e.g. 1e-4.
+    p_tr : float
+        Laminar transition pressure of the orifices (Pa).
+
+    Connect the supply node into ``P``, ``T`` into the tank, ``A`` into the cap
+    side and the rod side into ``B`` (positive flows P→A and B→T).
+    """
+
+    def __init__(self, name: str, *, q_nominal: Any, dp_nominal: Any, command: Any,
+                 spool: SpoolDynamics | None = None, leakage: float = 0.0, p_tr: Any = 1e5):
+        super().__init__(name)
+        problems = []
+        try:
+            self.q_nominal = to_si(q_nominal, "m^3/s", bare_si=True, name="q_nominal")
+            self.dp_nominal = to_si(dp_nominal, "Pa", bare_si=True, name="dp_nominal")
+            self.p_tr = to_si(p_tr, "Pa", bare_si=True, name="p_tr")
+        except ParameterError as exc:
+            raise ParameterError(exc.problems, subject=f"valve {name!r}") from None
+        for nm, v in (("q_nominal", self.q_nominal), ("dp_nominal", self.dp_nominal),
+                      ("p_tr", self.p_tr)):
+            if not v > 0:
+                problems.append(f"{nm!r}: found {v!r}, expected > 0")
+        if not 0 <= leakage < 1:
+            problems.append(f"'leakage': found {leakage!r}, expected 0 ≤ leakage < 1")
+        if spool is not None and not isinstance(spool, SpoolDynamics):
+            problems.append(f"'spool': found {spool!r}, expected SpoolDynamics or None")
+        if problems:
+            raise ParameterError(problems, subject=f"valve {name!r}")
+        self.spool = spool
+        if spool is not None:
+            sp_ = self.add(Spool("spool", command, spool))
+            x = sp_.position
+        else:
+            x = sp.sympify(command)
+        #: spool position (normalised) as an expression
+        self.position = x
+        for n in ("nP", "nT", "nA", "nB"):
+            self.add(Zero(n))
+        edges = {"PA": ("nP", "nA", _sat(x)), "AT": ("nA", "nT", _sat(-x)),
+                 "PB": ("nP", "nB", _sat(-x)), "BT": ("nB", "nT", _sat(x))}
+        for edge, (a, b, opening) in edges.items():
+            op = opening + leakage if leakage else opening
+            self.add(One(edge), R(f"R_{edge}", flow=lambda dp, op=op: nominal_flow(
+                dp, op, self.q_nominal, self.dp_nominal, self.p_tr)))
+            self.connect(a, edge)
+            self.connect(edge, b)
+            self.connect(edge, f"R_{edge}")
+        for port in ("P", "T", "A", "B"):
+            self.expose(port, f"n{port}")
+
+
+class OnOffValve(BondGraph):
+    """2/2 on/off valve between ports ``A`` and ``B`` (positive flow A→B).
+
+    ``command`` is the opening 0…1 (an input, or a discrete mode symbol whose
+    values are 0 and 1); saturated to 0…1.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> OnOffValve("dump", q_nominal=1e-3, dp_nominal=5e5, command=sp.Symbol("dump.state")).ports["A"].target
+    'q'
+    """
+
+    def __init__(self, name: str, *, q_nominal: Any, dp_nominal: Any, command: Any,
+                 leakage: float = 0.0, p_tr: Any = 1e5):
+        super().__init__(name)
+        qn = to_si(q_nominal, "m^3/s", bare_si=True, name="q_nominal")
+        dpn = to_si(dp_nominal, "Pa", bare_si=True, name="dp_nominal")
+        ptr = to_si(p_tr, "Pa", bare_si=True, name="p_tr")
+        op = _sat(sp.sympify(command)) + leakage
+        self.add(One("q"), R("R", flow=lambda dp: nominal_flow(dp, op, qn, dpn, ptr)))
+        self.connect("q", "R")
+        self.expose("A", "q")
+        self.expose("B", "q")

@@ -1,0 +1,273 @@
+"""Hybrid models (seed 001): modes, guards, the switching table, events, external control.
+
+The seed's example — an air cylinder with a valve, a piston and a spring, the
+valve switched by ``Right`` / ``Left`` events — is checked against the
+closed-form solution of each phase (a damped oscillator under a constant
+force), with the switching instants found from those closed forms.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from bondgraph import MSe, BondGraph, C, I, Input, One, R, SimulationError, ParameterError
+from bondgraph.hybrid import (Above, At, Below, Controller, Discrete, HybridModel, Transition,
+                              When, hysteresis, simulate_hybrid)
+
+# air cylinder: 6 bar on a 32 mm piston, moving mass, return spring, damping
+P_SUPPLY, BORE = 6e5, 0.032
+AREA = math.pi * BORE**2 / 4
+F_AIR = P_SUPPLY * AREA          # 482.5 N
+M, K, D = 0.5, 2000.0, 20.0
+X_RIGHT, X_LEFT = 0.15, 0.05     # limit switches
+
+
+def air_cylinder(transitions, initial="Right"):
+    valve = Discrete("valve", {"Left": -1.0, "Right": 1.0}, initial=initial)
+    bg = BondGraph("air")
+    piston = One("piston", displacement="x")
+    bg.add(piston, I("m", M), C.spring("spring", K), R("damper", D),
+           MSe("air", F_AIR * valve.symbol))
+    for el in ("m", "spring", "damper"):
+        bg.connect("piston", el)
+    bg.connect("air", "piston")
+    return HybridModel.build(bg, [valve], transitions)
+
+
+LIMITS = [Transition("valve", "Right", "Left", Above("air/piston.x", X_RIGHT), name="Left"),
+          Transition("valve", "Left", "Right", Below("air/piston.x", X_LEFT), name="Right")]
+
+
+def phase(F, x0, v0):
+    """Closed form of m·ẍ + d·ẋ + k·x = F from (x0, v0): x(τ), v(τ)."""
+    wn = math.sqrt(K / M)
+    z = D / (2 * math.sqrt(K * M))
+    wd = wn * math.sqrt(1 - z * z)
+    xs = F / K
+    a = x0 - xs
+    b = (v0 + z * wn * a) / wd
+
+    def x(tau):
+        return xs + np.exp(-z * wn * tau) * (a * np.cos(wd * tau) + b * np.sin(wd * tau))
+
+    def v(tau):
+        e = np.exp(-z * wn * tau)
+        return e * (-z * wn * (a * np.cos(wd * tau) + b * np.sin(wd * tau))
+                    + wd * (-a * np.sin(wd * tau) + b * np.cos(wd * tau)))
+    return x, v
+
+
+def analytic(t_end):
+    """Switching times and a piecewise closed-form trajectory."""
+    t0, x0, v0, F = 0.0, 0.0, 0.0, F_AIR
+    pieces, switches = [], []
+    while t0 < t_end:
+        x, v = phase(F, x0, v0)
+        target, sign = (X_RIGHT, 1) if F > 0 else (X_LEFT, -1)
+        g = lambda tau: sign * (x(tau) - target)  # noqa: E731
+        grid = np.linspace(1e-9, t_end - t0, 20001)
+        vals = g(grid)
+        idx = np.flatnonzero((vals[:-1] < 0) & (vals[1:] >= 0))
+        if not idx.size:
+            pieces.append((t0, t_end, x, v))
+            break
+        tau = brentq(g, grid[idx[0]], grid[idx[0] + 1], xtol=1e-15, rtol=1e-15)
+        pieces.append((t0, t0 + tau, x, v))
+        switches.append((t0 + tau, "Left" if F > 0 else "Right"))
+        t0, x0, v0, F = t0 + tau, float(x(tau)), float(v(tau)), -F
+    return switches, pieces
+
+
+def at(pieces, t):
+    for a, b, x, v in pieces:
+        if a <= t <= b:
+            return float(x(t - a)), float(v(t - a))
+    raise AssertionError(t)
+
+
+@pytest.mark.parametrize("method", ["LSODA", "CVODE"])
+def test_air_cylinder_matches_each_phase(method):
+    hm = air_cylinder(LIMITS)
+    T = 0.6
+    switches, pieces = analytic(T)
+    assert len(switches) >= 4  # several Right/Left cycles
+    t_eval = np.linspace(0, T, 241)
+    res = simulate_hybrid(hm, (0, T), method=method, rtol=1e-11, atol=1e-13, t_eval=t_eval)
+    got = [(r.time, r.target) for r in res.transitions]
+    assert [g[1] for g in got] == [s[1] for s in switches]
+    for (tg, _), (ts, _) in zip(got, switches):
+        assert abs(tg - ts) < 1e-7
+    for ti, xi, vi in zip(res.t, res["air/piston.x"], res["air/m.f"]):
+        xr, vr = at(pieces, ti)
+        assert abs(xi - xr) < 1e-7 * 0.25 and abs(vi - vr) < 1e-6 * 3.0
+    # the air force follows the mode sample by sample
+    F = res.effort("air/air")
+    assert np.allclose(F, np.where(res.mode("valve") == "Right", F_AIR, -F_AIR))
+
+
+def test_mode_table_lists_each_mode_with_its_equation_of_motion():
+    hm = air_cylinder(LIMITS)
+    table = hm.table()
+    text = str(table)
+    assert "2 modes, 2 transitions" in text
+    right = " ".join(table.equations(valve="Right"))
+    left = " ".join(table.equations(valve="Left"))
+    assert "+ 965.09" in right and "- 965.09" in left     # ±F_air/m
+    assert "der(air/piston.x) = air/m.f" in table.common
+    assert "→ valve=Left when air/piston.x > 0.15" in text
+    assert "→ valve=Right when air/piston.x < 0.05" in text
+
+
+def test_timed_events_and_log():
+    """'Right'/'Left' events issued at given times (the valve operating schedule)."""
+    tr = [Transition("valve", "Right", "Left", At(0.1, 0.3)),
+          Transition("valve", "Left", "Right", At(0.2))]
+    hm = air_cylinder(tr)
+    res = simulate_hybrid(hm, (0, 0.4), rtol=1e-10, atol=1e-12)
+    assert [(round(r.time, 12), r.target) for r in res.transitions] == \
+        [(0.1, "Left"), (0.2, "Right"), (0.3, "Left")]
+    # closed form through the first switch
+    x, v = phase(F_AIR, 0.0, 0.0)
+    i = np.flatnonzero(res.t <= 0.1)[-1]
+    assert abs(res["air/piston.x"][i] - x(res.t[i])) < 1e-8
+
+
+def test_controller_issues_external_events_and_sets_inputs():
+    """A sampled controller (the machine's control software) commands the valve mode."""
+    valve = Discrete("valve", {"Left": -1.0, "Right": 1.0}, initial="Left")
+    bg = BondGraph("ext")
+    bg.add(One("piston", displacement="x"), I("m", M), C.spring("spring", K), R("damper", D),
+           MSe("air", Input("p_supply") * AREA * valve.symbol))
+    for el in ("m", "spring", "damper"):
+        bg.connect("piston", el)
+    bg.connect("air", "piston")
+    hm = HybridModel.build(bg, [valve], [])
+
+    def control(t, y):
+        return {"valve": "Right" if t >= 0.05 else "Left", "p_supply": P_SUPPLY}
+
+    res = simulate_hybrid(hm, (0, 0.2), controller=Controller(control, ["p_supply"], period=0.01),
+                          rtol=1e-10, atol=1e-12)
+    assert [(round(r.time, 9), r.target, r.cause) for r in res.transitions] == \
+        [(0.05, "Right", "controller")]
+    x, _ = phase(F_AIR, 0.0, 0.0)
+    i = len(res.t) - 1
+    x_l, v_l = phase(-F_AIR, 0.0, 0.0)
+    x5, v5 = float(x_l(0.05)), float(v_l(0.05))
+    x_r, _ = phase(F_AIR, x5, v5)
+    assert abs(res["ext/piston.x"][i] - x_r(0.15)) < 1e-8
+    assert res["p_supply"][-1] == P_SUPPLY
+
+
+def test_discrete_pi_controller_tracks_a_setpoint():
+    bg = BondGraph("servo")
+    bg.add(One("v", displacement="x"), I("m", 1.0), R("b", 5.0), MSe("F", Input("force")))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        bg.connect(a, b)
+    hm = HybridModel.build(bg, [], [])
+    state = {"i": 0.0}
+    h = 0.005
+
+    def pi(t, y):
+        e = 0.3 - y["servo/v.x"]
+        state["i"] += e * h
+        return {"force": 200.0 * e + 600.0 * state["i"] - 20.0 * y["servo/m.f"]}
+
+    res = simulate_hybrid(hm, (0, 4.0), controller=Controller(pi, ["force"], period=h),
+                          method="CVODE", rtol=1e-8, atol=1e-10)
+    assert abs(res["servo/v.x"][-1] - 0.3) < 1e-3
+    assert res.stats["segments"] >= 4.0 / h - 1
+
+
+def test_continuous_controller():
+    bg = BondGraph("servo")
+    bg.add(One("v", displacement="x"), I("m", 1.0), MSe("F", Input("force")))
+    bg.connect("F", "v")
+    bg.connect("v", "m")
+    hm = HybridModel.build(bg, [], [])
+    # u = −k·x − c·v: a critically damped oscillator x(t) = (1 + ωt)·e^{−ωt}
+    w = 3.0
+    ctl = Controller(lambda t, y: {"force": -w * w * y["servo/v.x"] - 2 * w * y["servo/m.f"]},
+                     ["force"])
+    res = simulate_hybrid(hm, (0, 2.0), x0={"servo/v.x": 1.0}, controller=ctl, rtol=1e-10,
+                          atol=1e-12, t_eval=np.array([2.0]))
+    assert abs(res["servo/v.x"][-1] - (1 + 2 * w) * math.exp(-2 * w)) < 1e-7
+
+
+def test_dithering_command_with_hysteresis_and_dwell_is_bounded():
+    """A command dithering at 200 Hz around the switching threshold must not stall."""
+    valve = Discrete("valve", {"Left": -1.0, "Right": 1.0}, initial="Left")
+    bg = BondGraph("dither")
+    bg.add(One("piston", displacement="x"), I("m", M), C.spring("spring", K), R("damper", D),
+           MSe("air", F_AIR * valve.symbol))
+    for el in ("m", "spring", "damper"):
+        bg.connect("piston", el)
+    bg.connect("air", "piston")
+    tr = hysteresis("valve", "Left", "Right", "cmd", 0.5, band=0.02, dwell=0.02)
+    hm = HybridModel.build(bg, [valve], tr, signals=["cmd"])
+    cmd = lambda t: 0.5 + 0.05 * math.sin(2 * math.pi * 200 * t)  # noqa: E731
+    res = simulate_hybrid(hm, (0, 1.0), signals={"cmd": cmd}, rtol=1e-8, atol=1e-10)
+    assert len(res.transitions) > 10          # it does switch, repeatedly
+    assert res.events_per_second() <= 1 / 0.02 + 1
+    assert res.t[-1] == pytest.approx(1.0)
+
+
+def test_zeno_chattering_is_detected():
+    """Bang-bang on the sign of the velocity with no band: detected, not a hang."""
+    s = Discrete("s", {"neg": -1.0, "pos": 1.0}, initial="pos")
+    bg = BondGraph("zeno")
+    bg.add(One("v"), I("m", 1.0), MSe("F", -1.0 * s.symbol + 0.5))
+    bg.connect("F", "v")
+    bg.connect("v", "m")
+    tr = [Transition("s", "pos", "neg", Below("zeno/m.f", 0.0)),
+          Transition("s", "neg", "pos", Above("zeno/m.f", 0.0))]
+    hm = HybridModel.build(bg, [s], tr)
+    with pytest.raises(SimulationError, match="chattering"):
+        simulate_hybrid(hm, (0, 5.0), x0={"zeno/m.f": 1.0}, rtol=1e-8, atol=1e-10)
+
+
+def test_errors_name_the_culprits():
+    valve = Discrete("valve", {"Left": -1.0, "Right": 1.0})
+    bg = BondGraph("e")
+    bg.add(One("v"), I("m", 1.0), MSe("F", valve.symbol))
+    bg.connect("F", "v")
+    bg.connect("v", "m")
+    with pytest.raises(ParameterError) as err:
+        HybridModel.build(bg, [valve], [
+            Transition("valve", "Up", "Left", Above("e/m.f", 1.0)),
+            Transition("valf", "Left", "Right", Above("e/m.f", 1.0)),
+            Transition("valve", "Left", "Right", Above("e/m.g", 1.0))])
+    msg = str(err.value)
+    assert "no mode 'Up'" in msg and "no discrete variable 'valf'" in msg and "'e/m.g'" in msg
+    with pytest.raises(ParameterError, match="at least 2"):
+        Discrete("x", ["only"])
+
+
+def test_when_guard_and_reset():
+    """A bouncing ball: a custom guard and a state reset (restitution 0.5)."""
+    hit = Discrete("phase", ["fly", "fly2"])
+    bg = BondGraph("ball")
+    bg.add(One("v", displacement="h", initial=1.0), I("m", 1.0), MSe("g", -9.81 + 0 * hit.symbol))
+    bg.connect("g", "v")
+    bg.connect("v", "m")
+    hm0 = HybridModel.build(bg, [hit], [])
+    ih = hm0.model.state_index("ball/v.h")
+    iv = hm0.model.state_index("ball/m.f")
+
+    def reset(t, x):
+        x = x.copy()
+        x[iv] *= -0.5
+        return x
+
+    tr = [Transition("phase", "*", "fly2", When(lambda t, x: -x[ih], "h < 0"), reset=reset),
+          Transition("phase", "*", "fly", When(lambda t, x: -x[ih], "h < 0"), reset=reset)]
+    hm = HybridModel(hm0.model, [hit], tr)
+    res = simulate_hybrid(hm, (0, 1.2), rtol=1e-10, atol=1e-12)
+    t1 = math.sqrt(2 / 9.81)
+    v1 = 9.81 * t1 * 0.5
+    assert res.transitions[0].time == pytest.approx(t1, abs=1e-8)
+    assert res.transitions[1].time == pytest.approx(t1 + 2 * v1 / 9.81, abs=1e-7)
