@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m mechanisms.excavator run --mode extensions --out out/demo
+	$(PY) -m mechanisms.excavator run --mode valves --out out/demo
 
 test: $(STAMP)
 	MPLBACKEND=Agg $(PY) -m pytest -q

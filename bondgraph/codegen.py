@@ -362,6 +362,7 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     _emit_primal(prog, w, False)
     for r, i in enumerate(eqs.xdot):
         w.raw(f"    out[{r}] = Us[{i}];")
+    w.raw(f"    {{ int k_; for (k_ = 0; k_ < {nx}; ++k_) if (!isfinite(out[k_])) return -1000 - k_; }}")
     psrc = _rn(sum(eqs.source_power.values(), se.Integer(0)), prog.rename)
     pdis = _rn(sum(eqs.dissipation.values(), se.Integer(0)), prog.rename)
     ppar = _rn(sum(eqs.parametric.values(), se.Integer(0)), prog.rename)
@@ -555,8 +556,18 @@ class CompiledSystem:
         """Values of the unknowns ``U`` from the last call."""
         return dict(zip(self.equations.unknowns, self._U[: self.nU]))
 
+    def rhs_into(self, t: float, xptr: int, outptr: int, mode: int = 0) -> int:
+        """Fast path: ``ẋ`` of the state at ``xptr`` written to ``outptr`` (raw pointers).
+
+        Returns the status code (0: fine; see :meth:`describe_status`).
+        """
+        p = self._ptr
+        return self._rhs(t, xptr, p["_u"], p["_du"], self._pp, p["_U"], outptr, p["_work"], mode)
+
     def describe_status(self, st: int) -> str:
         eqs = self.equations
+        if st <= -1000:
+            return f"non-finite derivative of {eqs.states[-1000 - st].name}"
         bi = abs(st) - 1
         if 0 <= bi < len(eqs.blocks):
             names = ", ".join(eqs.unknowns[i] for i in eqs.blocks[bi].unknowns)

@@ -89,22 +89,22 @@ class _Rhs:
             self.bar.update(t - self.bar_t)
             self.bar_t = t
         self._set(t)
-        x = y[: self.nx]
         out = np.empty(self.n)
-        try:
-            if self.energy:
-                out[:] = self.sys.rhs_power(t, x)[: self.n]
-            else:
-                self.sys.rhs(t, x, out)
-        except FloatingPointError as exc:
-            self._fail(t, y, str(exc))
-            out[:] = np.nan
-            return out
-        if not np.all(np.isfinite(out[: self.nx])):
-            bad = [self.sys.equations.states[i].name for i in np.flatnonzero(~np.isfinite(out[: self.nx]))]
-            self._fail(t, y, "non-finite derivative of " + ", ".join(bad[:6]) +
-                       (" ..." if len(bad) > 6 else ""))
+        self.into(t, y, out)
         return out
+
+    def into(self, t: float, y: np.ndarray, out: np.ndarray) -> None:
+        """Write ``ẏ`` into ``out`` (contiguous float arrays); NaN and a recorded failure if none."""
+        yc = y if y.flags.c_contiguous and y.dtype == np.float64 else np.ascontiguousarray(y, dtype=float)
+        if out.flags.c_contiguous:
+            st = self.sys.rhs_into(t, yc.ctypes.data, out.ctypes.data, 1 if self.energy else 0)
+        else:
+            tmp = np.empty(self.n)
+            st = self.sys.rhs_into(t, yc.ctypes.data, tmp.ctypes.data, 1 if self.energy else 0)
+            out[:] = tmp
+        if st != 0:
+            self._fail(t, y, self.sys.describe_status(st))
+            out[:] = np.nan
 
     def _fail(self, t, y, why):
         if self.failure is None or t >= self.failure[0]:
@@ -320,7 +320,22 @@ def _cvode(rhs, a, b, y, rtol, atol, t_eval, max_step, first_step, events, jacob
     from sksundae.cvode import CVODE
 
     def rhsfn(t, yy, yp):
-        yp[:] = rhs(t, yy)
+        rhs.nfev += 1
+        if t > rhs.t_max + 1e-12 * max(1.0, abs(t)):
+            rhs.t_max = t
+            rhs.calls_at_tmax = 0
+            if rhs.bar is not None:
+                rhs.bar.update(t - rhs.bar_t)
+                rhs.bar_t = t
+        else:
+            rhs.calls_at_tmax += 1
+            if rhs.calls_at_tmax > rhs.stall_limit:
+                rhs._fail(t, yy, "the integrator stalled (step size underflow): a singularity "
+                          "or a discontinuity it cannot pass")
+                yp[:] = np.nan
+                return
+        rhs._set(t)
+        rhs.into(t, yy, yp)
 
     opts: dict[str, Any] = dict(rtol=rtol, atol=atol, max_num_steps=max_steps, method="BDF")
     if np.isfinite(max_step):
@@ -342,7 +357,13 @@ def _cvode(rhs, a, b, y, rtol, atol, t_eval, max_step, first_step, events, jacob
         opts["eventsfn"] = eventsfn
         opts["num_events"] = len(wrapped)
     solver = CVODE(rhsfn, **opts)
-    tspan = np.array([a, b]) if t_eval is None else np.unique(np.concatenate([[a], t_eval, [b]]))
+    eps = 1e-12 * max(1.0, abs(a), abs(b))
+    if t_eval is None:
+        tspan = np.array([a, b])
+    else:  # CVODE refuses output times within rounding of the start
+        inner = np.asarray(t_eval, dtype=float)
+        inner = inner[(inner > a + eps) & (inner < b - eps)]
+        tspan = np.concatenate([[a], inner, [b]])
     sol = solver.solve(tspan, y)
     evs = []
     if sol.t_events is not None:
@@ -352,9 +373,15 @@ def _cvode(rhs, a, b, y, rtol, atol, t_eval, max_step, first_step, events, jacob
     ok = bool(sol.success)
     tt, yy = np.asarray(sol.t), np.asarray(sol.y)
     y_end = yy[-1].copy() if yy.size else y
-    if t_eval is not None:
-        mask = np.isin(tt, t_eval)
-        tt, yy = tt[mask], yy[mask]
+    if t_eval is not None:  # report at the requested times (matching within rounding)
+        req = np.asarray(t_eval, dtype=float)
+        keep, times = [], []
+        for i, ti in enumerate(tt):
+            j = np.flatnonzero(np.abs(req - ti) <= eps)
+            if j.size:
+                keep.append(i)
+                times.append(req[j[0]])
+        tt, yy = np.asarray(times), yy[keep]
     else:
         tt, yy = tt[1:], yy[1:]
     return ok, tt, yy, str(sol.message), evs, y_end

@@ -75,15 +75,24 @@ _DIM_NAMES = {
     "[mass] / [time]": "a damping coefficient",
     "[mass] / [time] ** 2": "a stiffness",
     "[length] ** 4 * [time] / [mass]": "a laminar conductance",
+    "[mass] * [length] ** 2": "a moment of inertia",
+    "[length] / [time] ** 2": "an acceleration",
     "dimensionless": "a dimensionless number",
 }
 
 
 def describe_unit(unit: str) -> str:
     """``"a pressure in Pa"`` for ``"Pa"``: what a message should say is expected."""
-    q = ureg().Quantity(1.0, unit)
+    reg = ureg()
+    q = reg.Quantity(1.0, unit)
     dim = str(q.dimensionality)
-    what = _DIM_NAMES.get(dim, f"a quantity of dimension {dim}")
+    what = _DIM_NAMES.get(dim)
+    if what is None:  # same dimension written in another factor order
+        for key, name in _DIM_NAMES.items():
+            if key != "dimensionless" and reg.get_dimensionality(key.replace("] ** ", "]**")) == q.dimensionality:
+                what = name
+                break
+    what = what or f"a quantity of dimension {dim}"
     return what if dim == "dimensionless" and unit in ("", "1") else f"{what} in {unit}"
 
 

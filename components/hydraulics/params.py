@@ -97,6 +97,9 @@ DRIVE_SCHEMA = ParamSchema("drive", [
     _S("valve_dp", "Pa", "pressure drop at the nominal flow", positive=True),
     _S("valve_leakage", "", "leakage opening (fraction of full)", required=False, default=0.0,
        minimum=0, maximum=0.1),
+    _S("makeup_conductance", "m^3/s/Pa", "anti-cavitation check valves T→A, T→B (none: absent)",
+       required=False, positive=True),
+    _S("makeup_crack", "Pa", "their cracking pressure", required=False, default="0.3 bar", minimum=0),
     _S("spool_bandwidth", "Hz", "spool bandwidth (none: ideal spool)", required=False, positive=True),
     _S("spool_damping", "", "spool damping ratio", required=False, default=1.0, positive=True),
     _S("coulomb", "N", "Coulomb friction force", required=False, default="0 N", minimum=0),
@@ -177,7 +180,8 @@ def _drive(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, command
     spool = (SpoolDynamics(d["spool_bandwidth"], d["spool_damping"])
              if d["spool_bandwidth"] is not None else None)
     valve = DirectionalValve("valve", q_nominal=d["valve_flow"], dp_nominal=d["valve_dp"],
-                             command=command, spool=spool, leakage=d["valve_leakage"])
+                             command=command, spool=spool, leakage=d["valve_leakage"],
+                             makeup=d["makeup_conductance"], makeup_crack=d["makeup_crack"])
     hoses = None
     if d["hose_cap"] is not None or d["hose_rod"] is not None:
         hoses = (d["hose_cap"] or 1e-9, d["hose_rod"] or 1e-9)

@@ -131,13 +131,20 @@ class DirectionalValve(BondGraph):
         Opening added to every edge (fraction of full opening), e.g. 1e-4.
     p_tr : float
         Laminar transition pressure of the orifices (Pa).
+    makeup : float or str, optional
+        Conductance (m³/(s·Pa)) of the anti-cavitation (make-up) check valves from
+        ``T`` to ``A`` and to ``B``: when a work port falls ``makeup_crack`` below
+        the tank they refill it, as on an excavator's valve block. ``None``: none.
+    makeup_crack : float or str
+        Their cracking pressure (Pa).
 
     Connect the supply node into ``P``, ``T`` into the tank, ``A`` into the cap
     side and the rod side into ``B`` (positive flows P→A and B→T).
     """
 
     def __init__(self, name: str, *, q_nominal: Any, dp_nominal: Any, command: Any,
-                 spool: SpoolDynamics | None = None, leakage: float = 0.0, p_tr: Any = 1e5):
+                 spool: SpoolDynamics | None = None, leakage: float = 0.0, p_tr: Any = 1e5,
+                 makeup: Any = None, makeup_crack: Any = 0.3e5):
         super().__init__(name)
         problems = []
         try:
@@ -175,6 +182,16 @@ class DirectionalValve(BondGraph):
             self.connect(a, edge)
             self.connect(edge, b)
             self.connect(edge, f"R_{edge}")
+        if makeup is not None:
+            g = to_si(makeup, "m^3/s/Pa", bare_si=True, name="makeup")
+            crack = to_si(makeup_crack, "Pa", bare_si=True, name="makeup_crack")
+            eps = 0.05e5  # the check valves open along a C¹ ramp over this drop (Pa)
+            for side in ("A", "B"):
+                self.add(One(f"MU_{side}"), R(f"R_MU_{side}", flow=lambda dp, g=g, c=crack: g * sp.Piecewise(
+                    (0, dp - c <= 0), ((dp - c) ** 2 / (2 * eps), dp - c < eps), (dp - c - eps / 2, True))))
+                self.connect("nT", f"MU_{side}")
+                self.connect(f"MU_{side}", f"n{side}")
+                self.connect(f"MU_{side}", f"R_MU_{side}")
         for port in ("P", "T", "A", "B"):
             self.expose(port, f"n{port}")
 

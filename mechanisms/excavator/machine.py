@@ -59,9 +59,10 @@ def excavator_mechanism(params: Mapping[str, Mapping[str, Any]],
     ----------
     params : dict
         From :func:`~mechanisms.excavator.params.load_params` (SI).
-    drives : str or dict
+    drives : str, dict or callable
         ``"force"`` / ``"extension"`` for all cylinders, or per cylinder; a value
-        ``(component, port)`` drives the cylinder with that component (hydraulics).
+        ``(component, port)`` drives the cylinder with that component; a callable
+        ``drives(mech)`` attaches drives itself once the parts exist (hydraulics).
     """
     p = params
     g = p["chassis"]["gravity"]
@@ -97,6 +98,9 @@ def excavator_mechanism(params: Mapping[str, Mapping[str, Any]],
     mech.connect("rocker", "J", "bucket_cyl", "B")
     mech.connect("rocker", "J2", "link", "J")
     mech.connect("bucket", "N", "link", "N")
+    if callable(drives):  # e.g. the hydraulic circuit, which needs the cylinders' length handles
+        drives(mech)
+        return mech
     for cyl in CYLINDERS:
         d = drives if isinstance(drives, str) else drives.get(cyl, "force")
         if d == "force":

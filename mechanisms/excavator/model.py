@@ -84,7 +84,7 @@ class Excavator:
         return pose_from_angles(self.mechanism, self.params, *theta)
 
     def run(self, cycle: Cycle, t_end: float | None = None, *, theta0: tuple | None = None,
-            controller: Callable | None = None, rtol: float = 1e-7, atol: float = 1e-9,
+            controller: Callable | None = None, rtol: float = 1e-6, atol: float = 1e-8,
             method: str = "CVODE", t_eval: np.ndarray | None = None, energy: bool = True,
             progress: bool = True) -> "ExcavatorRun":
         """Run a cycle of this excavator's mode.

@@ -106,10 +106,22 @@ def load_params(path: str | Path | None = None,
         raise ParameterError(f"parameter file {str(src)!r}: not found") from None
     except tomllib.TOMLDecodeError as exc:
         raise ParameterError(f"parameter file {str(src)!r}: not valid TOML ({exc})") from None
+    hyd_raw = raw.pop("hydraulics", None)
     flat = _flatten(raw)
     known = {f"{s}.{k}" for s, keys in SCHEMA.items() for k in keys}
     problems: list[str] = []
+    hyd = copy.deepcopy(hyd_raw) if hyd_raw is not None else None
     for key, val in (overrides or {}).items():
+        if key.startswith("hydraulics."):
+            if hyd is None:
+                problems.append(f"{key!r}: the parameter file has no [hydraulics] table")
+                continue
+            node = hyd
+            *path, leaf = key.split(".")[1:]
+            for part in path:
+                node = node.setdefault(part, {})
+            node[leaf] = val
+            continue
         if key not in known:
             close = difflib.get_close_matches(key, sorted(known), n=1)
             problems.append(f"{key!r}: unknown key" + (f"; did you mean {close[0]!r}?" if close else ""))
@@ -145,8 +157,13 @@ def load_params(path: str | Path | None = None,
             problems.append(f"'{section}.count': {c['count']}, expected a whole number ≥ 1")
     if "linkage_branch" in out["start"] and out["start"]["linkage_branch"] not in (1.0, -1.0):
         problems.append(f"'start.linkage_branch': {out['start']['linkage_branch']}, expected 1 or -1")
+    if hyd is not None and not problems:
+        from .hydraulics import check_hydraulics
+
+        problems += check_hydraulics(out, hyd)
     if problems:
         raise ParameterError(problems, subject="excavator parameters")
+    out["hydraulics"] = hyd
     return out
 
 
@@ -154,6 +171,8 @@ def describe_params(params: Mapping[str, Mapping[str, Any]]) -> str:
     """A readable table of the parameters in SI."""
     lines = []
     for section, keys in params.items():
+        if section == "hydraulics":
+            continue
         for k, v in keys.items():
             unit = SCHEMA[section][k][0]
             if isinstance(v, tuple):
