@@ -53,17 +53,28 @@ class ModelSubsystem(OdeSubsystem):
         Initial state (named overrides, as in :func:`bondgraph.simulate`).
     method : str
         ``solve_ivp`` method for the steps (default ``"LSODA"`` with the analytic Jacobian).
+    signals : dict, optional
+        Model inputs that are signals of time (valve commands...): name → number,
+        Table, Spline or callable.
     """
 
     def __init__(self, model, name: str, inputs: Mapping[str, tuple[str, str]],
                  outputs: Mapping[str, tuple[str, str]], x0: Any = None, *, method: str = "LSODA",
-                 rtol: float = 1e-9, atol: float = 1e-11, max_step: float | None = None):
+                 rtol: float = 1e-9, atol: float = 1e-11, max_step: float | None = None,
+                 signals: Mapping[str, Any] | None = None):
+        from ..signals import as_signal
+
+        signals = dict(signals or {})
         problems = []
+        for m in signals:
+            if m not in model.input_names:
+                problems.append(f"signal for {m!r}: the model has no such input "
+                                f"(inputs: {', '.join(model.input_names) or 'none'})")
         for cname, (mname, _) in inputs.items():
             if mname not in model.input_names:
                 problems.append(f"input {cname!r}: the model has no input {mname!r} "
                                 f"(inputs: {', '.join(model.input_names) or 'none'})")
-        missing = set(model.input_names) - {m for m, _ in inputs.values()}
+        missing = set(model.input_names) - {m for m, _ in inputs.values()} - set(signals)
         for m in sorted(missing):
             problems.append(f"model input {m!r} is not fed by any co-simulation input")
         out_index: list[tuple[str, int]] = []
@@ -91,11 +102,16 @@ class ModelSubsystem(OdeSubsystem):
                          max_step=max_step)
         self._uvec = np.zeros(len(model.input_names))
         self._duvec = np.zeros(len(model.input_names))
+        self._signals = [(model.input_names.index(m), as_signal(v, m)) for m, v in signals.items()]
 
     def _set(self, t: float, u: np.ndarray) -> None:
         tau = t - self._tu
         self._uvec[self._perm] = u
         self._duvec[self._perm] = self._u[1] + tau * self._u[2]
+        for j, sig in self._signals:  # inputs that are signals of time, not coupling variables
+            self._uvec[j] = sig.value(t)
+            if sig.has_derivative:
+                self._duvec[j] = sig.derivative(t)
         self.model.system.set_inputs(self._uvec, self._duvec[self._dnames] if self._dnames else None)
 
     def rhs(self, t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
