@@ -873,7 +873,20 @@ def _segment(method, rhs: _Rhs, a, b, y, guards, t_eval, opts):
     if method == "CVODE":
         from sksundae.cvode import CVODE
 
+        stall = {"t": -math.inf, "n": 0}
+
         def rhsfn(t, yy, yp):
+            # CVODE retries at one time without end when the state has blown up; stop it
+            if t > stall["t"] + 1e-12 * max(1.0, abs(t)):
+                stall["t"], stall["n"] = t, 0
+            else:
+                stall["n"] += 1
+                if stall["n"] > 20000:
+                    if rhs.failure is None:
+                        rhs.failure = (t, "the integrator stalled (step size underflow): a "
+                                          "singularity or a state that blew up")
+                    yp[:] = np.nan
+                    return
             yp[:] = rhs(t, yy)
 
         kw: dict[str, Any] = dict(rtol=opts["rtol"], atol=opts["atol"], method="BDF",

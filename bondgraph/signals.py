@@ -106,11 +106,10 @@ class PiecewisePolynomial(Signal):
         return float(self.dpp(t))
 
     def breakpoints(self) -> np.ndarray:
-        """Where the integration restarts: every corner of a short table (≤ 40 knots),
-        else only the ends (a dense table's small slope changes are cheaper to step
-        over than to restart at)."""
+        """Where the integration restarts: every corner of a table; only the ends of a
+        smooth signal (spline)."""
         x = np.asarray(self.pp.x, dtype=float)
-        return x if self.corners and len(x) <= 40 else x[[0, -1]]
+        return x if self.corners else x[[0, -1]]
 
     def pack(self) -> np.ndarray:
         """``[n, k, linear, x0..xn, c...]`` for the compiled evaluator."""

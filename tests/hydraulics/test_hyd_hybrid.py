@@ -18,7 +18,8 @@ def test_dithering_joystick_on_off_valve_does_not_stall():
     hysteresis (4 %) and a 20 ms dwell bound the switching rate and the run completes."""
     valve = Discrete("valve", {"Closed": 0.0, "Extend": 1.0}, initial="Closed")
     model, cyl = drive_rig(command=valve.symbol, pressure="80 bar", spool=None,
-                           friction=Friction(viscous=5e3), params={"valve": 0.0})
+                           friction=Friction(viscous=5e3), params={"valve": 0.0},
+                           end_stop=EndStop(stiffness=1e8, damping=2e5))
     tr = hysteresis("valve", "Closed", "Extend", "joystick", 0.5, band=0.04, dwell=0.02)
     hm = HybridModel(model, [valve], tr, signals=["joystick"])
 
