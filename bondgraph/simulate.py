@@ -374,14 +374,18 @@ def _cvode(rhs, a, b, y, rtol, atol, t_eval, max_step, first_step, events, jacob
     tt, yy = np.asarray(sol.t), np.asarray(sol.y)
     y_end = yy[-1].copy() if yy.size else y
     if t_eval is not None:  # report at the requested times (matching within rounding)
+        # with a two-point span CVODE reports its internal steps too, and a tiny first
+        # step can land within rounding of a requested time: keep the closest per time
         req = np.asarray(t_eval, dtype=float)
-        keep, times = [], []
+        best: dict[int, int] = {}
         for i, ti in enumerate(tt):
             j = np.flatnonzero(np.abs(req - ti) <= eps)
             if j.size:
-                keep.append(i)
-                times.append(req[j[0]])
-        tt, yy = np.asarray(times), yy[keep]
+                k = int(j[0])
+                if k not in best or abs(tt[i] - req[k]) < abs(tt[best[k]] - req[k]):
+                    best[k] = i
+        order = sorted(best)
+        tt, yy = req[order], yy[[best[k] for k in order]]
     else:
         tt, yy = tt[1:], yy[1:]
     return ok, tt, yy, str(sol.message), evs, y_end
