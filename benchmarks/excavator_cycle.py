@@ -10,8 +10,9 @@ Prints, medians of ``--repeat`` runs (the machine is shared and noisy):
 * the split co-simulation (mechanical | hydraulic at H = 1 ms) for ZOH, linear and
   quadratic glue: wall time and the largest tip gap to the monolithic model.
 
-With ``--stiff``, the same cycle with every hinge a stiff spring–damper (k = 1e8 N/m)
-from :mod:`mechanisms.formulations`, at equal tip accuracy, as a ratio.
+With ``--stiff``, the cycle of cylinder lengths in the three formulations of
+:mod:`mechanisms.formulations` (causal, stiff joints, Cartesian DAE) at equal tip
+accuracy, as ratios to the causal one.
 
 Run: ``python benchmarks/excavator_cycle.py [--repeat 5] [--stiff] [--cosim]``.
 """
@@ -70,14 +71,23 @@ def cycle(repeat: int) -> None:
 
 
 def stiff(repeat: int) -> None:
-    try:
-        from mechanisms.formulations import build_formulation  # noqa: F401
-    except ImportError:
-        print("stiff-joint formulation not available")
-        return
-    from mechanisms.formulations.excavator import stiff_excavator_cycle
+    """The excavator's 10 s cycle of lengths in the three formulations at equal tip accuracy
+    (:func:`mechanisms.formulations.metrics.compare`, as the formulations benchmark does)."""
+    from mechanisms.formulations.cases import excavator_case
+    from mechanisms.formulations.metrics import compare
 
-    stiff_excavator_cycle(repeat)
+    rows = compare(excavator_case(), 1e-4, mode="extensions", repeats=repeat, deadline=120.0)
+    causal = next((r.wall for r in rows if r.formulation == "causal" and not r.note), float("nan"))
+    print(f"\n# formulations, prescribed lengths, tip within 1e-4 m (medians of {repeat})")
+    print(f"{'formulation':>12} {'method':>7} {'rtol':>6} {'k [N/m]':>8} {'wall':>8} {'RHS':>7} "
+          f"{'Jac':>5} {'stiffness':>10} {'/ causal':>9}")
+    for r in rows:
+        if r.note:
+            print(f"{r.formulation:>12} {r.note}")
+            continue
+        k = f"{r.stiffness:.0e}" if r.formulation == "stiff" else "-"
+        print(f"{r.formulation:>12} {r.method:>7} {r.rtol:>6.0e} {k:>8} {r.wall:>7.3f}s {r.nfev:>7} "
+              f"{r.njev:>5} {r.ratio:>10.2g} {r.wall / causal:>8.1f}×")
 
 
 def cosim() -> None:

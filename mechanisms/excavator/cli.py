@@ -32,6 +32,11 @@ assembled from bond-graph templates. Choose how the cylinders are driven:
   valves      you give spool commands (-1 … 1) of the three directional valves;
               the hydraulics (pump, relief valve, valves, chambers) move the machine
 
+The mechanism's dynamics come from the causal bond graph of the templates
+(--formulation causal, the default). For comparison, modes extensions and forces
+also run on the reference formulations: stiff virtual joints (the AMESim style)
+or the Cartesian DAE with Lagrange multipliers (--formulation stiff|cartesian).
+
 A cycle file is a CSV whose first column is `time` (s) and whose other columns
 are `boom`, `arm`, `bucket`. Without --cycle, the 10 s dig-lift-dump cycle of
 mechanisms/data/ is used (mode forces: forces computed from the lengths cycle).
@@ -49,6 +54,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--cycle", metavar="FILE", help="cycle CSV (time, boom, arm, bucket)")
     run.add_argument("--mode", choices=["extensions", "forces", "valves"], default="valves",
                      help="what the cycle file prescribes (default: valves)")
+    run.add_argument("--formulation", choices=["causal", "stiff", "cartesian"], default="causal",
+                     help="how the mechanism's equations are formulated (default: causal; "
+                          "stiff and cartesian take modes extensions and forces)")
     run.add_argument("--t-end", metavar="SECONDS", type=float, help="stop time (default: end of the cycle)")
     run.add_argument("--out", metavar="DIR", default="out/excavator", help="output directory")
     run.add_argument("--no-animation", action="store_true", help="skip the GIF")
@@ -82,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     from .report import text_report
 
     out = Path(args.out)
+    exc = cycle = None
     try:
         if args.cycle:
             cycle = Cycle.from_csv(args.cycle, args.mode)
@@ -89,14 +98,20 @@ def main(argv: list[str] | None = None) -> int:
             cycle = _forces_from_lengths(args.t_end)
         else:
             cycle = Cycle.default(args.mode)
-        exc = Excavator(args.params, mode=args.mode)
+        exc = Excavator(args.params, mode=args.mode, formulation=args.formulation)
         run = exc.run(cycle, t_end=args.t_end, progress=not args.quiet)
     except BondGraphError as exc_:
         print(f"excavator: {exc_}", file=sys.stderr)
-        if getattr(exc_, "results", None) is not None:
-            print("(partial results are not written; rerun with a shorter --t-end to inspect them)",
-                  file=sys.stderr)
+        partial = getattr(exc_, "results", None)
+        if partial is not None and len(partial.t) and exc is not None:
+            from .model import ExcavatorRun
+
+            path = ExcavatorRun(exc, partial, float("nan"), cycle).to_csv(out / "results_partial.csv")
+            print(f"the results up to t = {partial.t[-1]:.6g} s are in {path}", file=sys.stderr)
         return 2
+    import matplotlib.pyplot as plt
+
+    before = set(plt.get_fignums())
     out.mkdir(parents=True, exist_ok=True)
     run.to_csv(out / "results.csv")
     plot_trajectory(run, out / "trajectory.png")
@@ -105,9 +120,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_animation:
         animate(run, out / "cycle.gif")
         written.append("cycle.gif")
-    if not args.no_bond_graph:
+    if not args.no_bond_graph and args.formulation == "causal":
         plot_bond_graph(exc, out / "bond_graph.png", out / "bond_graph_full.png")
         written += ["bond_graph.png", "bond_graph_full.png"]
+    import matplotlib.pyplot as plt
+
+    for num in set(plt.get_fignums()) - before:  # the figures this command drew
+        plt.close(num)
     report = text_report(run)
     (out / "report.txt").write_text(report + "\n")
     written.append("report.txt")

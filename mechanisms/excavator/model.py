@@ -48,18 +48,47 @@ class Excavator:
     mode : {"extensions", "forces", "valves"}
     hydraulics : dict, optional
         Hydraulic parameters (mode ``valves``).
+    formulation : {"causal", "stiff", "cartesian"}
+        How the mechanism's dynamics are formulated (:mod:`mechanisms.formulations`):
+        the causal bond graph of the templates (default), stiff virtual joints, or the
+        Cartesian DAE with Lagrange multipliers. The reference formulations take modes
+        ``extensions`` and ``forces``; the hydraulic circuit of mode ``valves`` couples
+        to the causal graph's cylinder ports.
+    formulation_options : dict, optional
+        Passed to :func:`~mechanisms.formulations.build_formulation` (``stiffness``,
+        ``damping``; ``alpha``, ``beta``).
+
+    Examples
+    --------
+    >>> exc = Excavator(mode="forces", formulation="cartesian")
+    >>> exc.model.kind, len(exc.model.model.state_names)
+    ('cartesian', 42)
+    >>> Excavator(mode="valves", formulation="stiff")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: formulation 'stiff' with mode 'valves': the hydraulic circuit couples to the causal graph's cylinder ports; expected formulation 'causal' (the reference formulations take modes extensions and forces)
     """
 
     def __init__(self, params: Any = None, overrides: Mapping[str, Any] | None = None,
-                 mode: str = "valves", hydraulics: Any = None):
+                 mode: str = "valves", hydraulics: Any = None, formulation: str = "causal",
+                 formulation_options: Mapping[str, Any] | None = None):
+        from ..formulations import FORMULATIONS
+
         if mode not in ("extensions", "forces", "valves"):
             raise ParameterError(f"mode {mode!r}: expected extensions, forces or valves")
+        if formulation not in FORMULATIONS:
+            raise ParameterError(f"formulation {formulation!r}: expected one of {', '.join(FORMULATIONS)}")
+        if mode == "valves" and formulation != "causal":
+            raise ParameterError(f"formulation {formulation!r} with mode 'valves': the hydraulic circuit "
+                                 "couples to the causal graph's cylinder ports; expected formulation "
+                                 "'causal' (the reference formulations take modes extensions and forces)")
         t0 = time.perf_counter()
         if isinstance(params, Mapping) and "boom" in params:
             self.params = dict(params)
         else:
             self.params = load_params(params, overrides)
         self.mode = mode
+        self.formulation = formulation
         self.hydraulic = None
         if mode == "valves":
             from .hydraulics import ExcavatorHydraulics
@@ -69,7 +98,12 @@ class Excavator:
         else:
             drives = "extension" if mode == "extensions" else "force"
         self.mechanism = excavator_mechanism(self.params, drives)
-        self.model = MechanismModel.build(self.mechanism)
+        if formulation == "causal":
+            self.model = MechanismModel.build(self.mechanism)
+        else:
+            from ..formulations import build_formulation
+
+            self.model = build_formulation(self.mechanism, formulation, **dict(formulation_options or {}))
         self.build_time = time.perf_counter() - t0
 
     @property
@@ -108,6 +142,8 @@ class Excavator:
             t_eval = np.linspace(0.0, t_end, int(round(t_end * 100)) + 1)
         sig = cycle.signals()
         mm = self.model
+        if self.formulation == "cartesian":
+            energy = False  # no bond graph to account power on; the report says so
         t0 = time.perf_counter()
         if self.mode == "extensions":
             lengths = {CYL_OF[f]: s for f, s in sig.items()}

@@ -20,8 +20,17 @@ def text_report(run) -> str:
     exc = run.excavator
     tab = run.table()
     res = run.results
-    lines = [f"excavator run, mode {exc.mode}, cycle {run.cycle.source}, {run.t[0]:.2f} … {run.t[-1]:.2f} s",
-             exc.report.summary(), str(exc.model.model.equations),
+    form = getattr(exc, "formulation", "causal")
+    if form == "cartesian":
+        mb = exc.model.multibody
+        structure = (f"Cartesian DAE (index 1, Baumgarte stabilised): {mb.n_coordinates} coordinates, "
+                     f"{len(mb.constraints)} constraint rows with Lagrange multipliers (no bond graph, "
+                     "no causality analysis)")
+    else:
+        structure = exc.report.summary()
+    lines = [f"excavator run, mode {exc.mode}, formulation {form}, cycle {run.cycle.source}, "
+             f"{run.t[0]:.2f} … {run.t[-1]:.2f} s",
+             structure, str(exc.model.model.equations),
              f"build {exc.build_time:.2f} s; run {run.wall_time:.3f} s wall "
              f"({res.stats.get('nfev', '?')} RHS, {res.stats.get('njev', '?')} Jacobian evaluations, "
              f"{len(res.events[0])} events); {run.t[-1] / max(run.wall_time, 1e-9):.0f}× real time"]
@@ -36,6 +45,8 @@ def text_report(run) -> str:
     if "source_work" in tab:
         pb = run.energy_balance()
         lines.append(f"energy: {pb}")
+    else:
+        lines.append("energy: no balance for this formulation (it has no bond graph to account power on)")
     lines.append(f"loop closure: largest gap {run.loop_closure():.2e} m over the run")
     lines.append(f"bucket tip: x {tab['tip_x'].min():.2f} … {tab['tip_x'].max():.2f} m, "
                  f"y {tab['tip_y'].min():.2f} … {tab['tip_y'].max():.2f} m")

@@ -62,3 +62,45 @@ def test_bad_parameter_file_is_named(tmp_path, capsys):
     rc = main(["run", "--mode", "extensions", "--params", str(p), "--out", str(tmp_path), "--quiet"])
     assert rc == 2
     assert "'boom.mass': found '1307 m'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("formulation", ["stiff", "cartesian"])
+def test_reference_formulations_run_through_the_cli(tmp_path, formulation):
+    """The same command, the same columns, on the reference formulations; the tip agrees
+    with the causal run of the same cycle (stiff joints: within their deflection)."""
+    paths = {}
+    for form in ("causal", formulation):
+        out = tmp_path / form
+        rc = main(["run", "--mode", "extensions", "--formulation", form, "--t-end", "1.0",
+                   "--out", str(out), "--no-animation", "--quiet"])
+        assert rc == 0
+        paths[form] = out
+    rows = {k: list(csv.DictReader(open(p / "results.csv"))) for k, p in paths.items()}
+    for col in REQUIRED:
+        assert col in rows[formulation][0]
+    gap = max(abs(float(a["tip_y"]) - float(b["tip_y"])) + abs(float(a["tip_x"]) - float(b["tip_x"]))
+              for a, b in zip(rows["causal"], rows[formulation]))
+    assert gap < (1e-4 if formulation == "cartesian" else 2e-2)
+    report = (paths[formulation] / "report.txt").read_text()
+    assert f"formulation {formulation}" in report
+
+
+def test_hydraulics_need_the_causal_formulation(capsys):
+    rc = main(["run", "--mode", "valves", "--formulation", "cartesian", "--t-end", "0.1",
+               "--out", "/tmp/never-written", "--quiet"])
+    assert rc == 2
+    assert "formulation 'cartesian' with mode 'valves'" in capsys.readouterr().err
+
+
+def test_a_failed_run_keeps_its_partial_results(tmp_path, capsys):
+    """Lengthening the boom cylinder past what the geometry can take: the run stops at the
+    singular pose, says when, and the results up to there are written."""
+    cycle = tmp_path / "overreach.csv"
+    cycle.write_text("time,boom,arm,bucket\n0,3.66834,2.96918,3.06618\n2,3.66834,2.96918,3.06618\n"
+                     "4,6.0,2.96918,3.06618\n")
+    rc = main(["run", "--mode", "extensions", "--cycle", str(cycle), "--out", str(tmp_path / "o"),
+               "--no-animation", "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "integration failed at t = 2.4" in err
+    rows = list(csv.DictReader(open(tmp_path / "o" / "results_partial.csv")))
+    assert 2.0 < float(rows[-1]["time"]) < 2.5 and "tip_x" in rows[0]

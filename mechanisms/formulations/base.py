@@ -1,0 +1,122 @@
+"""The interface every formulation offers, and the read-outs they share.
+
+A formulation turns one :class:`~mechanisms.assembly.Mechanism` into a built
+:class:`bondgraph.Model` and knows how to start runs and read them:
+
+* :meth:`Formulation.simulate_forces` — forward dynamics, prescribed cylinder
+  forces (N, positive pushing), from a :class:`~mechanisms.assembly.Pose`;
+* :meth:`Formulation.simulate_extensions` — inverse dynamics, prescribed
+  pin-to-pin lengths (C² splines);
+* :meth:`Formulation.positions`, :meth:`Formulation.coordinates`,
+  :meth:`Formulation.angles`, :meth:`Formulation.point` — kinematics;
+* :meth:`Formulation.loop_closure`, :meth:`Formulation.cylinder_force`,
+  :meth:`Formulation.cylinder_rate`.
+
+These are the methods of :class:`~mechanisms.model.MechanismModel`, so plots,
+notebooks and the CLI take any formulation. Every run returns a
+:class:`bondgraph.Results` (``stats`` has ``nfev``, ``njev``, ``wall_time``).
+
+Hook methods a subclass implements: :meth:`~Formulation.simulate_forces`,
+:meth:`~Formulation.simulate_extensions`, :meth:`~Formulation.positions`,
+:meth:`~Formulation.coordinates`, :meth:`~Formulation.loop_closure`,
+:meth:`~Formulation.cylinder_force`, :meth:`~Formulation.cylinder_rate`.
+
+Examples
+--------
+>>> from mechanisms.examples import single_boom
+>>> from mechanisms.formulations import build_formulation
+>>> f = build_formulation(single_boom(), "causal")
+>>> isinstance(f, Formulation), f.kind
+(True, 'causal')
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+
+from bondgraph import Model, ParameterError, Results
+from components import Cylinder, Lever
+
+from ..assembly import Mechanism, Pose
+
+__all__ = ["Formulation"]
+
+
+class Formulation(ABC):
+    """A mechanism's equations of motion in one formulation (see the module text).
+
+    Attributes
+    ----------
+    kind : str
+        ``"causal"``, ``"stiff"`` or ``"cartesian"``.
+    mechanism : Mechanism
+    model : bondgraph.Model
+        The built model (its ``system`` has the compiled RHS and Jacobian).
+    """
+
+    kind: ClassVar[str] = "?"
+
+    def __init__(self, mechanism: Mechanism, model: Model):
+        self.mechanism = mechanism
+        self.model = model
+        self.name = mechanism.name
+
+    # ------------------------------------------------------------------ runs
+    @abstractmethod
+    def simulate_forces(self, forces: Mapping[str, Any], t_span, pose: Pose,
+                        rates: Mapping[str, float] | None = None, **kw) -> Results:
+        """Forward dynamics: ``forces[cyl]`` a number, expression of ``t``, Signal..."""
+
+    @abstractmethod
+    def simulate_extensions(self, lengths: Mapping[str, Any], t_span, *,
+                            guess: Mapping[str, float] | None = None, **kw) -> Results:
+        """Inverse dynamics: ``lengths[cyl]`` a Spline or ``(times, values)``."""
+
+    # ------------------------------------------------------------------ read-outs
+    @abstractmethod
+    def positions(self, res: Results) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """World position of every hinge point, keyed ``"part/point"``."""
+
+    @abstractmethod
+    def coordinates(self, res: Results, part: str) -> dict[str, np.ndarray]:
+        """A part's coordinates: ``theta`` (body), ``phi`` (lever), ``phi`` and ``s`` (cylinder)."""
+
+    @abstractmethod
+    def loop_closure(self, res: Results) -> dict[str, np.ndarray]:
+        """Gap (m) at the joints the formulation does not satisfy by construction."""
+
+    @abstractmethod
+    def cylinder_force(self, res: Results, cyl: str) -> np.ndarray:
+        """Axial force of a cylinder (N, positive pushing)."""
+
+    @abstractmethod
+    def cylinder_rate(self, res: Results, cyl: str) -> np.ndarray:
+        """Extension rate of a cylinder's pin-to-pin length (m/s)."""
+
+    # ------------------------------------------------------------------ shared
+    def angles(self, res: Results) -> dict[str, np.ndarray]:
+        """Angle of every part (rad): body frame ``θ``, lever and cylinder axis ``φ``."""
+        out = {}
+        for name, part in self.mechanism.parts.items():
+            key = "phi" if isinstance(part, (Lever, Cylinder)) else "theta"
+            out[name] = self.coordinates(res, name)[key]
+        return out
+
+    def point(self, res: Results, name: str) -> np.ndarray:
+        """World position of one hinge point ``"part/point"`` along the run, shape ``(n, 2)``."""
+        pos = self.positions(res)
+        if name not in pos:
+            raise ParameterError(f"{name!r}: no such hinge point (points: {', '.join(pos)})")
+        x, y = pos[name]
+        return np.column_stack([np.broadcast_to(x, res.t.shape), np.broadcast_to(y, res.t.shape)])
+
+    def _check_part(self, part: str) -> None:
+        if part not in self.mechanism.parts:
+            raise ParameterError(f"{part!r}: no such part in {self.name!r} (parts: "
+                                 f"{', '.join(self.mechanism.parts)})")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}: {len(self.model.state_names)} states)"
