@@ -12,7 +12,8 @@ on its 10 s dig–lift–dump cycle), see
 3. the reference tip trajectory is the causal forward run at rtol 1e-12
    (DOP853), cross-checked against the Cartesian one;
 4. for each formulation and integrator (LSODA, CVODE, Radau, BDF, DOP853,
-   RK45) the loosest rtol of a half-decade ladder (1e-3 … 1e-10) whose tip
+   RK45; the explicit two not on the stiff joints, whose step they bound to
+   about √(m/k)) the loosest rtol of a half-decade ladder (1e-3 … 1e-10) whose tip
    error is ≤ ``--tip-tol`` (1e-4 m) is found; the stiff-joint form also climbs
    a stiffness ladder (1e8 … 1e12 N/m) until its deflection lets it reach the
    accuracy at all; the fastest passing configuration is kept;
