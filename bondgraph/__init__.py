@@ -23,7 +23,7 @@ from .elements import (C, GY, I, MGY, MR, MSe, MSf, MTF, R, TF, Element, Input, 
 from .equations import Equations, derive
 from .errors import (AssemblyError, BondGraphError, CausalityConflict, ConnectionRuleError,
                      CosimulationError, EquationError, ModelStructureError, ParameterError,
-                     SimulationError)
+                     SimulationError, UnknownNameError)
 from .graph import Bond, BondGraph, Causality, Port, assemble, validate
 from .hybrid import (Above, At, Below, Controller, Discrete, HybridModel, Transition, When,
                      simulate_hybrid)
@@ -52,5 +52,5 @@ __all__ = [
     "simulate_hybrid", "linearize", "equilibrium", "LinearModel",
     # errors
     "BondGraphError", "ModelStructureError", "CausalityConflict", "ConnectionRuleError",
-    "AssemblyError", "ParameterError", "EquationError", "SimulationError", "CosimulationError",
+    "AssemblyError", "ParameterError", "UnknownNameError", "EquationError", "SimulationError", "CosimulationError",
 ]

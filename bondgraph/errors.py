@@ -25,6 +25,7 @@ __all__ = [
     "ConnectionRuleError",
     "AssemblyError",
     "ParameterError",
+    "UnknownNameError",
     "EquationError",
     "SimulationError",
     "CosimulationError",
@@ -83,6 +84,22 @@ class AssemblyError(BondGraphError):
 
 class ParameterError(BondGraphError):
     """A parameter is missing, unknown, of the wrong unit or out of range."""
+
+
+class UnknownNameError(ParameterError, KeyError):
+    """A name looked up in a model, graph or result does not exist.
+
+    Also a :class:`KeyError`, so ``key in ...``-style code and mapping idioms keep working.
+
+    Examples
+    --------
+    >>> err = UnknownNameError("'m.q': not a state of 'msd'; did you mean 'm.p'?")
+    >>> isinstance(err, KeyError), str(err)
+    (True, "'m.q': not a state of 'msd'; did you mean 'm.p'?")
+    """
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self._format()
 
 
 class EquationError(BondGraphError):

@@ -42,7 +42,7 @@ import networkx as nx
 import sympy as sp
 
 from .elements import Element, Role, _check_name
-from .errors import ModelStructureError
+from .errors import ModelStructureError, UnknownNameError
 
 __all__ = ["Causality", "Port", "Bond", "ExposedPort", "BondGraph", "assemble", "validate"]
 
@@ -203,7 +203,8 @@ class BondGraph:
         node: Child = self
         for part in path.split("/"):
             if not isinstance(node, BondGraph) or part not in node.children:
-                raise KeyError(f"{self.name}: no child {path!r}")
+                raise UnknownNameError(f"{self.name}: no child {path!r} (children: "
+                                       f"{', '.join(self.children) or 'none'})")
             node = node.children[part]
         return node
 

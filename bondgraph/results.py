@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import ParameterError, UnknownNameError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Model
@@ -108,7 +108,7 @@ class Results:
         import difflib
 
         close = difflib.get_close_matches(key, names + list(out) + list(self.extra), n=3)
-        raise KeyError(f"{key!r}: not a state, bond variable, input or output of "
+        raise UnknownNameError(f"{key!r}: not a state, bond variable, input or output of "
                        f"{self.model.name!r}" + (f"; did you mean {', '.join(map(repr, close))}?" if close else ""))
 
     def _bond(self, bond: str) -> str:

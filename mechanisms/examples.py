@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from bondgraph import ParameterError
 from components import Cylinder, Lever, MainBody
 
 from .assembly import Mechanism
@@ -51,7 +52,7 @@ def _drive(mech: Mechanism, cyl: str, drive: str) -> None:
     elif drive == "extension":
         mech.drive_extension(cyl)
     else:
-        raise ValueError(f"drive {drive!r}: expected 'force' or 'extension'")
+        raise ParameterError(f"drive {drive!r}: expected 'force' or 'extension'")
 
 
 def four_bar(drive: str = "force", *, O1=(0.0, 0.0), O2=(1.0, 0.0), a: float = 0.3,

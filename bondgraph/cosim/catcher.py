@@ -53,7 +53,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import BondGraphError, ParameterError
 
 __all__ = ["LEVELS", "KINDS", "ErrorPolicy", "DivergenceMonitor", "Event", "ErrorCatcher",
            "CosimulationWarning"]
@@ -215,6 +215,17 @@ class ErrorCatcher:
             self.abort_event = event
             return True
         return False
+
+    def hook_failed(self, sub, time: float, exc: BaseException) -> None:
+        """Record that a subsystem's hook raised ``exc`` at ``time``, classified by the
+        subsystem's ``failure_kind``; our own errors keep their subject and problems."""
+        if isinstance(exc, BondGraphError):
+            detail = "; ".join(exc.problems)
+            detail = f"{exc.subject}: {detail}" if exc.subject else detail
+        else:
+            detail = f"{type(exc).__name__}: {exc}"
+        self.report(getattr(sub, "failure_kind", "step_failed"), time, f"subsystem {sub.name!r}",
+                    detail)
 
     def check_energy(self, n: int, time: float, residual: np.ndarray, exchanged: np.ndarray,
                      step: float) -> bool:

@@ -147,12 +147,12 @@ class SlaveBridge:
             self.units[port.name] = port.unit
         for d in range(self.kin):
             for i, port in enumerate(sub.inputs):
-                name = f"der({port.name})" if d == 0 else f"der({port.name},{d + 1})"
+                name, unit = _derivative(port, d)
                 slave.register_variable(Real(name, causality=Fmi2Causality.input,
                                              variability=cont,
                                              getter=lambda a=self.du[d], i=i: float(a[i]),
                                              setter=setter(self.du[d], i)), nested=False)
-                self.units[name] = f"{port.unit}/s" if d == 0 else f"{port.unit}/s2"
+                self.units[name] = unit
         for i, port in enumerate(sub.outputs):
             slave.register_variable(Real(port.name, causality=Fmi2Causality.output,
                                          variability=cont, description=port.description or None,
@@ -161,13 +161,13 @@ class SlaveBridge:
             self.units[port.name] = port.unit
         for d in range(self.kout):
             for i, port in enumerate(sub.outputs):
-                name = f"der({port.name})" if d == 0 else f"der({port.name},{d + 1})"
+                name, unit = _derivative(port, d)
                 slave.register_variable(Real(name, causality=Fmi2Causality.output,
                                              variability=cont,
                                              getter=lambda d=d, i=i: float(
                                                  self.output_derivatives()[d, i])),
                                         nested=False)
-                self.units[name] = f"{port.unit}/s" if d == 0 else f"{port.unit}/s2"
+                self.units[name] = unit
 
     def _push_inputs(self, t: float) -> None:
         self.sub.set_inputs(t, self.u.copy(), self.du.copy())
@@ -297,3 +297,10 @@ def export_fmu(factory: str, dest: str | Path, *, model_name: str,
         finally:
             sys.path[:] = before
     return Path(fmu)
+
+
+def _derivative(port, d: int) -> tuple[str, str]:
+    """FMI name and unit of the ``(d + 1)``-th time derivative of a port."""
+    if d == 0:
+        return f"der({port.name})", f"{port.unit}/s"
+    return f"der({port.name},{d + 1})", f"{port.unit}/s{d + 1}"

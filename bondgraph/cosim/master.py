@@ -55,7 +55,7 @@ from .glue import Glue, taylor_matrix
 from .packages import InputPackage, OutputPackage, check_times
 from .relations import Relations
 from .results import CosimResults
-from .subsystem import Subsystem
+from .subsystem import Subsystem, terminate_all
 from .timing import TimeManager
 
 __all__ = ["Cosimulation", "cosimulate"]
@@ -414,21 +414,10 @@ class Cosimulation:
             current = current if current is not None else self._culprit
             if current is None:
                 raise
-            kind = getattr(current, "failure_kind", "step_failed")
-            if isinstance(exc, CosimulationError):
-                detail = "; ".join(exc.problems)
-                detail = f"{exc.subject}: {detail}" if exc.subject else detail
-            else:
-                detail = f"{type(exc).__name__}: {exc}"
-            catcher.report(kind, T[n + 1] if n < N else T[n], f"subsystem {current.name!r}",
-                           detail)
+            catcher.hook_failed(current, T[n + 1] if n < N else T[n], exc)
             cause = exc
         finally:
-            for s in subs:
-                try:
-                    s.terminate()
-                except Exception:  # noqa: BLE001 - termination must reach every subsystem
-                    pass
+            terminate_all(subs)
             if bar is not None:
                 bar.close()
         info["wall_time"] = _time.perf_counter() - wall0

@@ -30,7 +30,6 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from ..errors import ParameterError
 from .ode import OdeSubsystem
@@ -118,7 +117,12 @@ class ModelSubsystem(OdeSubsystem):
         self._set(t, u)
         return self.model.system.rhs(t, x)
 
-    def _jac(self, t: float, x: np.ndarray) -> np.ndarray:
+    @property
+    def state_labels(self) -> list[str]:
+        return list(self.model.state_names)
+
+    def jacobian(self, t: float, x: np.ndarray) -> np.ndarray:
+        """The compiled analytic Jacobian."""
         self._set(t, self._input(t))
         return self.model.system.jac(t, x)
 
@@ -126,18 +130,3 @@ class ModelSubsystem(OdeSubsystem):
         self._set(t, u)
         y = self.model.system.outputs(t, x) if self._needs_y else None
         return np.array([x[i] if k == "x" else y[i] for k, i in self._out_index])
-
-    def do_step(self, t: float, h: float) -> float | None:
-        """Integrate over the communication step with the model's analytic Jacobian."""
-        kw: dict[str, Any] = {}
-        if self.method in ("LSODA", "BDF", "Radau"):
-            kw["jac"] = self._jac
-        sol = solve_ivp(lambda s, x: self.rhs(s, x, self._input(s)), (t, t + h), self.x,
-                        method=self.method, rtol=self.rtol, atol=self.atol,
-                        max_step=self._step_cap, **kw)
-        if not sol.success:
-            raise RuntimeError(f"model {self.model.name!r} failed between t={t:.9g} s and "
-                               f"t={t + h:.9g} s: {sol.message}")
-        self.x = sol.y[:, -1].copy()
-        self.t = t + h
-        return None

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..errors import ParameterError
+from ..errors import ParameterError, SimulationError
 from .subsystem import Port, Subsystem
 
 __all__ = ["OdeSubsystem"]
@@ -148,14 +148,35 @@ class OdeSubsystem(Subsystem):
         du = self._u[1] + tau * self._u[2]
         return np.atleast_2d(self.output_derivative(self.t, self.x, self._input(self.t), du))
 
+    @property
+    def state_labels(self) -> list[str]:
+        """Names of the state entries in messages (default ``x[i]``)."""
+        return [f"x[{i}]" for i in range(len(self.x))]
+
+    def jacobian(self, t: float, x: np.ndarray) -> np.ndarray | None:
+        """``∂rhs/∂x`` for the implicit methods, at the glue's input of time ``t``; default
+        None (the solver differences it)."""
+        return None
+
     def do_step(self, t: float, h: float) -> float | None:
-        """Integrate from ``t`` to ``t + h`` with :func:`scipy.integrate.solve_ivp`."""
+        """Integrate from ``t`` to ``t + h`` with :func:`scipy.integrate.solve_ivp`.
+
+        Raises
+        ------
+        SimulationError
+            The solver failed inside the step; says between which times, in what state.
+        """
+        kw: dict[str, Any] = {}
+        if self.method in ("LSODA", "BDF", "Radau") and type(self).jacobian is not OdeSubsystem.jacobian:
+            kw["jac"] = self.jacobian
         sol = solve_ivp(lambda s, x: self.rhs(s, x, self._input(s)), (t, t + h), self.x,
                         method=self.method, rtol=self.rtol, atol=self.atol,
-                        max_step=self._step_cap)
+                        max_step=self._step_cap, **kw)
         if not sol.success:
-            raise RuntimeError(f"solve_ivp ({self.method}) failed between t={t:.9g} s and "
-                               f"t={t + h:.9g} s: {sol.message}")
+            raise SimulationError(f"solve_ivp ({self.method}) failed between t={t:.9g} s and "
+                                  f"t={t + h:.9g} s: {sol.message}", subject=f"subsystem {self.name!r}",
+                                  time=float(sol.t[-1]),
+                                  state=dict(zip(self.state_labels, map(float, sol.y[:, -1]))))
         self.x = sol.y[:, -1].copy()
         self.t = t + h
         return None

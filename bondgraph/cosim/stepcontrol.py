@@ -33,6 +33,7 @@ from .catcher import ErrorCatcher
 from .glue import taylor_matrix
 from .packages import InputPackage, OutputPackage, check_times
 from .results import CosimResults
+from .subsystem import terminate_all
 
 __all__ = ["StepDoubling", "run_adaptive"]
 
@@ -236,16 +237,10 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
     except Exception as exc:  # a hook raised
         if current is None:
             raise
-        detail = ("; ".join(exc.problems) if isinstance(exc, CosimulationError)
-                  else f"{type(exc).__name__}: {exc}")
-        catcher.report(current.failure_kind, Ts[-1], f"subsystem {current.name!r}", detail)
+        catcher.hook_failed(current, Ts[-1], exc)
         cause = exc
     finally:
-        for s in subs:
-            try:
-                s.terminate()
-            except Exception:  # noqa: BLE001 - termination must reach every subsystem
-                pass
+        terminate_all(subs)
         if bar is not None:
             bar.close()
     info.update(wall_time=_time.perf_counter() - wall0, accepted=accepted, rejected=rejected,

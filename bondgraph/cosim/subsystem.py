@@ -68,7 +68,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["Port", "Subsystem", "as_ports"]
+__all__ = ["Port", "Subsystem", "as_ports", "terminate_all"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -333,3 +333,12 @@ class Subsystem(ABC):
 
     def terminate(self) -> None:
         """Release resources at the end of a run (also after an abort)."""
+
+
+def terminate_all(subs: Sequence[Subsystem]) -> None:
+    """Call every subsystem's ``terminate``, even when one of them raises."""
+    for s in subs:
+        try:
+            s.terminate()
+        except Exception:  # noqa: BLE001 - termination must reach every subsystem
+            pass

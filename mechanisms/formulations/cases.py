@@ -37,7 +37,7 @@ from typing import Callable
 
 import numpy as np
 
-from bondgraph import Spline
+from bondgraph import ParameterError, Spline
 from components import Cylinder, MainBody
 
 from ..assembly import Mechanism, Pose
@@ -139,7 +139,7 @@ def straight_chain(n: int, drive: str = "force", *, link: float = 1.0, mass: flo
         elif drive == "extension":
             mech.drive_extension(f"c{i}")
         else:
-            raise ValueError(f"drive {drive!r}: expected 'force' or 'extension'")
+            raise ParameterError(f"drive {drive!r}: expected 'force' or 'extension'")
     return mech
 
 

@@ -46,7 +46,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 from scipy.interpolate import CubicSpline
 
-from bondgraph import Model, Results, Signal
+from bondgraph import Model, ParameterError, Results, Signal
 
 from .base import Formulation
 from .cases import Case
@@ -276,7 +276,7 @@ def compare(case: Case, tol: float = 1e-4, *, mode: str = "forces", t_end: float
     from . import build_formulation
 
     if mode not in ("forces", "extensions"):
-        raise ValueError(f"mode {mode!r}: expected 'forces' or 'extensions'")
+        raise ParameterError(f"mode {mode!r}: expected 'forces' or 'extensions'")
     t_end = case.t_end if t_end is None else float(t_end)
     grid = np.linspace(0.0, t_end, n_out)
     log(f"== {case.name} ({mode}, {t_end:g} s)")

@@ -82,7 +82,7 @@ def test_outputs_bond_power_and_csv(tmp_path):
     rows = list(csv.reader(open(path)))
     assert rows[0] == ["time", "drag/m.f", "e[drag/b3]"]
     assert float(rows[-1][1]) == pytest.approx(v[-1], rel=1e-15)
-    with pytest.raises(KeyError, match="did you mean"):
+    with pytest.raises(bg.UnknownNameError, match="did you mean"):
         res["drag/m.ff"]
 
 
