@@ -30,15 +30,23 @@ def test_sampled_pi_loop_on_cylinder_position():
     hm = HybridModel(model, [], [])
     target, h = 0.3, 0.002
     state = {"i": 0.0}
+    sent: list[tuple[float, float]] = []
 
     def pi(t, y):
         e = target - y[PRE + "piston.s"]
         state["i"] += e * h
-        return {"cmd": float(np.clip(20.0 * e + 60.0 * state["i"], -1.0, 1.0))}
+        u = float(np.clip(20.0 * e + 60.0 * state["i"], -1.0, 1.0))
+        sent.append((t, u))
+        return {"cmd": u}
 
     res = simulate_hybrid(hm, (0.0, 3.0), controller=Controller(pi, ["cmd"], period=h),
                           method="CVODE", rtol=1e-7, atol=1e-8)
     assert res[PRE + "piston.s"][-1] == pytest.approx(target, abs=1e-3)
     assert res.stats["segments"] >= 3.0 / h - 1
-    # the valve command seen by the model is the held controller output
-    assert np.all(np.abs(res["cmd"]) <= 1.0)
+    # the valve command seen by the model is the controller's last output, held until the next sample
+    ts = np.array([t for t, _ in sent])
+    us = np.array([u for _, u in sent])
+    assert np.allclose(np.diff(ts), h, rtol=0, atol=1e-12)
+    inside = np.min(np.abs(res.t[:, None] - ts[None, :]), axis=1) > 1e-9  # away from sample instants
+    k = np.searchsorted(ts, res.t[inside], side="right") - 1
+    assert np.array_equal(res["cmd"][inside], us[k])
