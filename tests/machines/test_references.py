@@ -98,23 +98,29 @@ def test_fourbar_prescribed_force_matches_kane():
     assert bg.power_balance(res).relative < 1e-8
 
 
-def test_loop_closure_and_energy_over_ten_seconds(boom_force):
+def test_loop_closure_and_energy_inside_the_stroke(boom_force):
     mm = MechanismModel.build(fb_mech("force"))
     s0 = 0.6
     pose = mm.mechanism.solve_pose({"cyl": s0}, guess={"crank": float(fourbar_crank_from_length(GF, s0)),
                                                        "coupler": 0.3, "rocker": 1.8})
     F0 = float(fourbar_static_force(GF, s0))
-    # a position-holding force law would be control; here a slowly varying force about the
-    # static value keeps the linkage in its stroke for 10 s only with damping-free gravity,
-    # so we use the boom (stable about its static force) and the four-bar for 2 s
+    # a force that varies with time only cannot hold either linkage: both equilibria are
+    # unstable (the boom under 1.05·F0 leaves its 2.48–3.73 m stroke after ~4 s and then
+    # crosses dead centres). Each run stays inside its stroke, checked below.
     res = mm.simulate_forces({"cyl": F0 * (1 + 0.02 * sp.sin(3 * bg.t))}, (0, 2), pose,
                              rtol=1e-9, atol=1e-11, energy=True)
+    s = mm.coordinates(res, "cyl")["s"]
+    lo, hi = mm.mechanism.parts["cyl"].length_limits
+    assert lo < s.min() and s.max() < hi
     assert max(float(np.max(g)) for g in mm.loop_closure(res).values()) < 1e-6
     assert bg.power_balance(res).relative < 1e-6
     pose = boom_force.mechanism.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
     F0 = float(boom_static_force(GB, pose.angle("boom")))
-    res = boom_force.simulate_forces({"boom_cyl": F0 * (1 + 0.05 * sp.sin(2 * bg.t))}, (0, 10), pose,
+    res = boom_force.simulate_forces({"boom_cyl": F0 * (1 + 0.05 * sp.sin(2 * bg.t))}, (0, 3), pose,
                                      rtol=1e-9, atol=1e-11, energy=True)
+    s = boom_force.coordinates(res, "boom_cyl")["s"]
+    lo, hi = boom_force.mechanism.parts["boom_cyl"].length_limits
+    assert lo < s.min() and s.max() < hi
     assert max(float(np.max(g)) for g in boom_force.loop_closure(res).values()) < 1e-6
     assert bg.power_balance(res).relative < 1e-6
 
