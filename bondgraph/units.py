@@ -137,6 +137,8 @@ def to_si(value: Any, unit: str, *, bare_si: bool = False, name: str = "value") 
     >>> to_si(0.1, "m", bare_si=True)
     0.1
     """
+    if bare_si and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)  # already in `unit`: no registry needed (keeps pint out of warm builds)
     reg = ureg()
     target = reg.Quantity(1.0, unit)
     if isinstance(value, bool):

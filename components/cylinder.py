@@ -35,7 +35,7 @@ import sympy as sp
 from bondgraph import MTF, I, One, Se, Zero, ParameterError
 
 from .geometry import Pathway
-from .part import Part
+from .part import Part, check_amount, check_gravity, present
 
 __all__ = ["Cylinder"]
 
@@ -50,12 +50,16 @@ class Cylinder(Part):
         Pin-to-pin length fully retracted (m).
     stroke : float
         Stroke (m); the length runs from ``retracted`` to ``retracted + stroke``.
-    m_barrel, m_rod : float
-        Masses (kg), default 0 (massless, as in the source data).
+    m_barrel, m_rod : float or sympy symbol
+        Masses (kg), default 0 (massless, as in the source data); a symbol is a
+        run-time parameter of the compiled model.
     d_barrel, d_rod : float, optional
-        Centre of gravity of the barrel from the root pin, and of the rod from
-        the rod eye, along the axis (m); default a quarter of the retracted length.
-    J_barrel, J_rod : float
+        Centre of gravity of the barrel measured from the root pin (base), and of the
+        rod (with its piston) measured back from the rod eye, both along the axis (m).
+        Default: a quarter of the retracted length each — the barrel's centre a
+        quarter of the way out from the base, the rod's a quarter of the way in from
+        the eye (a rough split for a cylinder with a rod as long as its barrel).
+    J_barrel, J_rod : float or sympy symbol
         Inertias about their centres of gravity (kg·m²).
     gravity : float
     root, tip : str
@@ -75,18 +79,20 @@ class Cylinder(Part):
         for pname, v, lo in (("retracted", retracted, 0.0), ("stroke", stroke, 0.0)):
             if not (isinstance(v, (int, float)) and v > lo and math.isfinite(v)):
                 problems.append(f"cylinder {name!r}: {pname} = {v!r}, expected a number > 0")
-        for pname, v in (("m_barrel", m_barrel), ("m_rod", m_rod), ("J_barrel", J_barrel),
-                         ("J_rod", J_rod)):
-            if v < 0:
-                problems.append(f"cylinder {name!r}: {pname} = {v!r}, expected ≥ 0")
+        own = f"cylinder {name!r}"
+        m_barrel = check_amount(own, "m_barrel", m_barrel, problems)
+        m_rod = check_amount(own, "m_rod", m_rod, problems)
+        J_barrel = check_amount(own, "J_barrel", J_barrel, problems)
+        J_rod = check_amount(own, "J_rod", J_rod, problems)
+        gravity = check_gravity(own, gravity, problems)
         if problems:
             raise ParameterError(problems)
         self.retracted, self.stroke = float(retracted), float(stroke)
-        self.m_barrel, self.m_rod = float(m_barrel), float(m_rod)
+        self.m_barrel, self.m_rod = m_barrel, m_rod
         self.d_barrel = float(retracted / 4 if d_barrel is None else d_barrel)
         self.d_rod = float(retracted / 4 if d_rod is None else d_rod)
-        self.J_barrel, self.J_rod = float(J_barrel), float(J_rod)
-        self.gravity = float(gravity)
+        self.J_barrel, self.J_rod = J_barrel, J_rod
+        self.gravity = gravity
         self.tip = tip
         self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.retracted, 0.0))})
         self._build(phi0, self.retracted if s0 is None else s0)
@@ -124,9 +130,9 @@ class Cylinder(Part):
         self.expose(f"{self.tip}.y", f"{self.tip}_y", "effort-in", "Pr: y (axial) effort-in")
         # barrel and rod masses
         bodies = []
-        if self.m_barrel > 0:
+        if present(self.m_barrel):
             bodies.append(("barrel", self.m_barrel, self.d_barrel, False))
-        if self.m_rod > 0:
+        if present(self.m_rod):
             bodies.append(("rod", self.m_rod, s_ - self.d_rod, True))
         for nm, m, dist, moves in bodies:
             for ax, (trig_e, trig_w) in {"x": (cs, -sn), "y": (sn, cs)}.items():
@@ -139,11 +145,11 @@ class Cylinder(Part):
                     self.connect("ext", f"{js}_s/1"); self.connect(f"{js}_s/2", js)
                 self.connect(js, j)
                 self.connect(j, f"m_{nm}_{ax}")
-                if ax == "y" and self.gravity:
+                if ax == "y" and present(self.gravity):
                     self.add(Se(f"g_{nm}", -m * self.gravity))
                     self.connect(f"g_{nm}", j)
         Jt = self.J_barrel + self.J_rod
-        if Jt > 0:
+        if present(Jt):
             self.add(I("J", Jt))
             self.connect("w", "J")
 
@@ -154,6 +160,21 @@ class Cylinder(Part):
     def world_points(self, pose) -> dict[str, tuple]:
         rx, ry, phi, s = pose
         return {self.root.name: (rx, ry), self.tip: (rx + s * np.cos(phi), ry + s * np.sin(phi))}
+
+    def point_jacobian(self, pose, point: str):
+        rx, ry, phi, s = pose
+        if point == self.tip:
+            c, sn = math.cos(phi), math.sin(phi)
+            return np.array([[1.0, 0.0, -s * sn, c], [0.0, 1.0, s * c, sn]])
+        self.hinge(point)
+        return np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+
+    def mass_points(self, pose) -> list[tuple[object, tuple]]:
+        """``(mass, (x, y))`` of the barrel and the rod at a pose (world frame)."""
+        rx, ry, phi, s = pose
+        c, sn = np.cos(phi), np.sin(phi)
+        return [(self.m_barrel, (rx + self.d_barrel * c, ry + self.d_barrel * sn)),
+                (self.m_rod, (rx + (s - self.d_rod) * c, ry + (s - self.d_rod) * sn))]
 
     def pathway(self, pose) -> Pathway:
         pts = self.world_points(pose)

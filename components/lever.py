@@ -26,7 +26,7 @@ import sympy as sp
 
 from bondgraph import MTF, I, One, Se, Zero, ParameterError
 
-from .part import Part
+from .part import Part, check_amount, check_gravity, present
 
 __all__ = ["Lever"]
 
@@ -39,9 +39,9 @@ class Lever(Part):
     name : str
     length : float
         Pin-to-pin length (m), > 0.
-    mass : float
-        kg (0: massless, the default of the source data).
-    inertia : float, optional
+    mass : float or sympy symbol
+        kg (0: massless, the default of the source data); a symbol is a run-time parameter.
+    inertia : float or sympy symbol, optional
         About the centre of gravity; default that of a uniform bar ``m·L²/12``.
     cog : (float, float), optional
         Centre of gravity in the lever frame (x along root → Pr); default mid-length.
@@ -59,15 +59,23 @@ class Lever(Part):
                  cog: tuple[float, float] | None = None, gravity: float = 9.81,
                  root: str = "R", tip: str = "P", phi0: float = 0.0):
         super().__init__(name)
-        if not (isinstance(length, (int, float)) and length > 0 and math.isfinite(length)):
-            raise ParameterError(f"lever {name!r}: length = {length!r}, expected a number > 0")
-        if mass < 0:
-            raise ParameterError(f"lever {name!r}: mass = {mass!r}, expected ≥ 0")
+        problems: list[str] = []
+        if isinstance(length, bool) or not (isinstance(length, (int, float)) and length > 0
+                                            and math.isfinite(length)):
+            raise ParameterError(f"lever {name!r}: length = {length!r}, expected a number > 0 (m)")
         self.length = float(length)
-        self.mass = float(mass)
-        self.inertia = float(mass * length**2 / 12 if inertia is None else inertia)
-        self.cog = (self.length / 2, 0.0) if cog is None else (float(cog[0]), float(cog[1]))
-        self.gravity = float(gravity)
+        self.mass = check_amount(f"lever {name!r}", "mass", mass, problems)
+        self.inertia = (self.mass * self.length**2 / 12 if inertia is None
+                        else check_amount(f"lever {name!r}", "inertia", inertia, problems))
+        self.gravity = check_gravity(f"lever {name!r}", gravity, problems)
+        try:
+            self.cog = (self.length / 2, 0.0) if cog is None else (float(cog[0]), float(cog[1]))
+            if not all(math.isfinite(c) for c in self.cog):
+                raise ValueError
+        except (TypeError, ValueError, IndexError):
+            problems.append(f"lever {name!r}: cog = {cog!r}, expected a finite point (x, y) in m")
+        if problems:
+            raise ParameterError(problems)
         self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.length, 0.0))})
         self.tip = tip
         self._build(phi0)
@@ -83,7 +91,7 @@ class Lever(Part):
         self.expose(f"{r}.x", "Rx", "flow-in", "Rt: x flow-in")
         self.expose(f"{r}.y", "Ry", "flow-in", "Rt: y flow-in")
         s, c = sp.sin(phi), sp.cos(phi)
-        if self.mass > 0:
+        if present(self.mass):
             gx, gy = self.cog
             dx, dy = gx * c - gy * s, gx * s + gy * c
             self.add(Zero("Gx_s"), Zero("Gy_s"), One("Gx"), One("Gy"), MTF("Gx_w", -dy),
@@ -92,10 +100,10 @@ class Lever(Part):
                          ("Ry", "Gy_s"), ("w", "Gy_w/1"), ("Gy_w/2", "Gy_s"), ("Gy_s", "Gy"),
                          ("Gx", "m_x"), ("Gy", "m_y")]:
                 self.connect(a, b)
-            if self.gravity:
+            if present(self.gravity):
                 self.add(Se("g", -self.mass * self.gravity))
                 self.connect("g", "Gy")
-        if self.inertia > 0:
+        if present(self.inertia):
             self.add(I("J", self.inertia))
             self.connect("w", "J")
         L = self.length
@@ -119,6 +127,19 @@ class Lever(Part):
         rx, ry, phi = pose
         return {self.root.name: (rx, ry),
                 self.tip: (rx + self.length * np.cos(phi), ry + self.length * np.sin(phi))}
+
+    def point_jacobian(self, pose, point: str):
+        rx, ry, phi = pose
+        if point == self.tip:
+            L = self.length
+            return np.array([[1.0, 0.0, -L * math.sin(phi)], [0.0, 1.0, L * math.cos(phi)]])
+        self.hinge(point)
+        return np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+    def world_cog(self, pose) -> tuple:
+        rx, ry, phi = pose
+        c, s = np.cos(phi), np.sin(phi)
+        return rx + c * self.cog[0] - s * self.cog[1], ry + s * self.cog[0] + c * self.cog[1]
 
     def pose_from_states(self, root_xy, states):
         return (root_xy[0], root_xy[1], states["phi"])

@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar, Mapping
 
 import sympy as sp
@@ -34,7 +35,45 @@ from bondgraph import BondGraph, ConnectionRuleError
 
 from .ports import HingePoint, PortClass, check_part_ports
 
-__all__ = ["Part"]
+__all__ = ["Part", "check_amount", "present", "check_gravity"]
+
+
+def present(value) -> bool:
+    """Whether a mass/inertia/gravity adds elements: a number > 0, or any symbol
+    (a run-time parameter, whose value may change after the build)."""
+    if isinstance(value, sp.Basic) and not value.is_number:
+        return True
+    return float(value) != 0.0
+
+
+def check_amount(owner: str, name: str, value, problems: list[str]):
+    """A mass or inertia: a finite number ≥ 0, or a sympy symbol/expression (a run-time
+    parameter of the compiled model, checked where its value is given)."""
+    if isinstance(value, sp.Basic) and not value.is_number:
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float, sp.Number)):
+        problems.append(f"{owner}: {name} = {value!r}, expected a number ≥ 0 (kg or kg·m², SI)")
+        return 0.0
+    v = float(value)
+    if not (math.isfinite(v) and v >= 0):
+        problems.append(f"{owner}: {name} = {value!r}, expected a finite number ≥ 0")
+        return 0.0
+    return v
+
+
+def check_gravity(owner: str, value, problems: list[str]):
+    """Gravity acts along −y: a finite number ≥ 0 (0 switches it off) or a symbol."""
+    if isinstance(value, sp.Basic) and not value.is_number:
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float, sp.Number)):
+        problems.append(f"{owner}: gravity = {value!r}, expected a number ≥ 0 (m/s², acting along −y)")
+        return 0.0
+    v = float(value)
+    if not math.isfinite(v) or v < 0:
+        problems.append(f"{owner}: gravity = {value!r}, expected a finite number ≥ 0 (m/s²); it acts "
+                        "along −y, so a negative value would pull upwards (turn the frame instead)")
+        return 0.0
+    return v
 
 
 class Part(BondGraph):
@@ -66,6 +105,10 @@ class Part(BondGraph):
                 problems.append(f"{self.name}/{pname}: point spec {spec!r}: expected "
                                 f"(class, (x, y)) with class one of Rt, Pd, Li, Pr ({exc})")
                 continue
+            if not all(math.isfinite(c) for c in local):
+                problems.append(f"{self.name}/{pname}: position {local!r}, expected finite "
+                                "coordinates (m)")
+                continue
             if not pname.replace("_", "").isalnum():
                 problems.append(f"{self.name}/{pname}: point names are letters, digits and '_'")
                 continue
@@ -85,6 +128,11 @@ class Part(BondGraph):
         try:
             return self.points[name]
         except KeyError:
+            if name == "I" and self.kind == "cylinder":
+                raise ConnectionRuleError(
+                    f"{self.name}/I (I): the cylinder's extension interface is driven (force, "
+                    "extension or the hydraulic side), not hinged (rule: a cylinder has exactly one "
+                    "Rt, one Pr and one I)") from None
             raise ConnectionRuleError(
                 f"{self.name}: no hinge point {name!r}; points are "
                 f"{', '.join(f'{p} ({h.cls.value})' for p, h in self.points.items())}") from None
@@ -104,6 +152,10 @@ class Part(BondGraph):
 
     def world_points(self, pose) -> dict[str, tuple]:
         """World position of every hinge point for a pose vector (numbers or arrays)."""
+        raise NotImplementedError
+
+    def point_jacobian(self, pose, point: str):
+        """∂(world x, y of ``point``)/∂pose: a 2 × :meth:`pose_size` array (numbers)."""
         raise NotImplementedError
 
     def pose_from_states(self, root_xy, states: Mapping[str, object]):

@@ -56,7 +56,9 @@ __all__ = ["HydraulicCylinder"]
 
 
 def _si(value: Any, unit: str, name: str, problems: list[str], *, positive: bool = False,
-        allow_zero: bool = True) -> float:
+        allow_zero: bool = True) -> Any:
+    if isinstance(value, sp.Basic) and not value.is_number:
+        return value  # a run-time parameter: its value is checked where it is given
     try:
         v = to_si(value, unit, bare_si=True, name=name)
     except ParameterError as exc:
@@ -68,6 +70,10 @@ def _si(value: Any, unit: str, name: str, problems: list[str], *, positive: bool
     return v
 
 
+def _numeric(v: Any) -> bool:
+    return isinstance(v, (int, float))
+
+
 class HydraulicCylinder(BondGraph):
     """Double- (or single-) acting cylinder, hydraulic side.
 
@@ -77,9 +83,11 @@ class HydraulicCylinder(BondGraph):
     Parameters
     ----------
     name : str
-    bore : float or str
-        Piston diameter (m).
-    rod : float or str, optional
+    bore : float, str or sympy symbol
+        Piston diameter (m). A symbol makes it a run-time parameter of the compiled
+        model (its value is then passed to ``build(..., params)``; the areas, the
+        chamber volumes and the transformer moduli are written in terms of it).
+    rod : float, str or sympy symbol, optional
         Rod diameter (m); required unless ``single_acting``.
     stroke : float or str
         (m).
@@ -139,7 +147,8 @@ class HydraulicCylinder(BondGraph):
             p.append("'rod': missing (a double-acting cylinder needs its rod diameter in m)")
         else:
             rod_ = _si(rod, "m", "rod", p)
-            if math.isfinite(rod_) and math.isfinite(bore_) and not rod_ < bore_:
+            if (_numeric(rod_) and _numeric(bore_) and math.isfinite(rod_) and math.isfinite(bore_)
+                    and not rod_ < bore_):
                 p.append(f"'rod': found {rod!r}, expected less than the bore {bore!r}")
         vA = _si(dead_volumes[0], "m^3", "dead_volumes[0]", p, positive=True)
         vB = _si(dead_volumes[1], "m^3", "dead_volumes[1]", p, positive=not single_acting)

@@ -51,12 +51,17 @@ class EndStop:
         Length before each end over which the cushion acts (m), 0: none.
     cushion_damping : float
         Equivalent damping of the cushion at the very end (N·s/m).
+    hardening_length : float, optional
+        With it the spring hardens: ``k·δ·(1 + (δ/h)²)`` instead of ``k·δ``, so that
+        even an absurd push (1e9 N on a 1e9 N/m stop) stays within about ``h``·10 of
+        the end instead of a metre past it (m). ``None``: linear.
     """
 
     stiffness: float = 1e9
     damping: float = 1e6
     cushion_length: float = 0.0
     cushion_damping: float = 0.0
+    hardening_length: float | None = None
 
     def __post_init__(self):
         problems = []
@@ -64,6 +69,9 @@ class EndStop:
             v = getattr(self, name)
             if not (math.isfinite(v) and v >= 0):
                 problems.append(f"end stop {name}: found {v!r}, expected a number ≥ 0")
+        h = self.hardening_length
+        if h is not None and not (math.isfinite(h) and h > 0):
+            problems.append(f"end stop hardening_length: found {h!r}, expected a length > 0 or None")
         if not self.stiffness > 0:
             problems.append(f"end stop stiffness: found {self.stiffness!r}, expected > 0")
         if problems:
@@ -75,8 +83,11 @@ class EndStop:
         k, d = self.stiffness, self.damping
         hi = x - stroke
         lo = -x
-        f_hi = sp.Piecewise((ramp(k * hi + d * v), hi > 0), (0, True))
-        f_lo = sp.Piecewise((-ramp(k * lo - d * v), lo > 0), (0, True))
+        h = self.hardening_length
+        k_hi = k if h is None else k * (1 + (hi / h) ** 2)
+        k_lo = k if h is None else k * (1 + (lo / h) ** 2)
+        f_hi = sp.Piecewise((ramp(k_hi * hi + d * v), hi > 0), (0, True))
+        f_lo = sp.Piecewise((-ramp(k_lo * lo - d * v), lo > 0), (0, True))
         out = f_hi + f_lo
         if self.cushion_length > 0 and self.cushion_damping > 0:
             L, c = self.cushion_length, self.cushion_damping

@@ -63,7 +63,8 @@ from .oil import OIL_SCHEMA, Oil
 from .supply import CompensatedPump, FixedPump, PowerUnit, ReliefValve
 from .valves import DirectionalValve, SpoolDynamics
 
-__all__ = ["POWER_UNIT_SCHEMA", "DRIVE_SCHEMA", "circuit_from_params", "load_circuit"]
+__all__ = ["POWER_UNIT_SCHEMA", "DRIVE_SCHEMA", "circuit_from_params", "load_circuit",
+           "power_unit_from_si", "drive_from_si"]
 
 _S = ParamSpec
 
@@ -131,7 +132,9 @@ def _load(schema: ParamSchema, table: Any, where: str, problems: list[str]) -> d
         return None
 
 
-def _power_unit(p: Mapping[str, float | None], oil: Oil, problems: list[str]) -> PowerUnit | None:
+def power_unit_from_si(p: Mapping[str, float | None], oil: Oil, problems: list[str]) -> PowerUnit | None:
+    """A :class:`PowerUnit` from SI values (every :data:`POWER_UNIT_SCHEMA` key; ``None``
+    for absent ones); problems are appended to ``problems`` (``None`` returned)."""
     has_pump = p["pump_displacement"] is not None or p["pump_speed"] is not None
     if (p["pressure"] is None) == (not has_pump):
         problems.append("power_unit: give either 'pressure' (ideal source) or 'pump_displacement' "
@@ -162,7 +165,9 @@ def _power_unit(p: Mapping[str, float | None], oil: Oil, problems: list[str]) ->
                      tank_pressure=p["tank_pressure"])
 
 
-def _drive(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, command: Any) -> HydraulicDrive:
+def drive_from_si(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, command: Any) -> HydraulicDrive:
+    """A :class:`HydraulicDrive` from SI values (every :data:`DRIVE_SCHEMA` key; ``None`` for
+    absent ones). ``bore`` and ``rod`` may be sympy symbols (run-time parameters)."""
     friction = None
     if d["coulomb"] or d["viscous"] or d["breakaway"]:
         friction = Friction(coulomb=d["coulomb"], breakaway=d["breakaway"],
@@ -236,12 +241,12 @@ def circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, sp.S
                 problems.append(f"{dn!r}: a length or command is given but there is no "
                                 f"[drives.{dn}] table")
     oil = Oil(**oil_p) if oil_p else None
-    pu = _power_unit(pu_p, oil, problems) if (pu_p and oil) else None
+    pu = power_unit_from_si(pu_p, oil, problems) if (pu_p and oil) else None
     if problems:
         raise ParameterError(problems, subject="hydraulic parameters")
     circuit = HydraulicCircuit(name, pu)
     for dn, dp in drive_p.items():
-        circuit.add_drive(_drive(dn, dp, oil, lengths[dn], commands[dn]))
+        circuit.add_drive(drive_from_si(dn, dp, oil, lengths[dn], commands[dn]))
     return circuit
 
 
