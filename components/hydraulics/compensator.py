@@ -93,17 +93,18 @@ class Compensator:
                             "'post' (LUDV, flow sharing)")
         setting = self.setting
         if setting is None:
+            setting = 0.0
             if self.kind == "pre":
                 problems.append("'setting': missing (a pre-compensator needs the metering drop "
                                 "Δp_c it holds, e.g. \"12 bar\")")
-            setting = 0.0
-        try:
-            setting = to_si(setting, "Pa", bare_si=True, name="setting")
-            if not (math.isfinite(setting) and (setting > 0 or self.kind != "pre" and setting == 0)):
-                problems.append(f"'setting': found {self.setting!r}, expected a pressure "
-                                f"{'>' if self.kind == 'pre' else '≥'} 0 (Pa)")
-        except ParameterError as exc:
-            problems += exc.problems
+        else:
+            try:
+                setting = to_si(setting, "Pa", bare_si=True, name="setting")
+                if not (math.isfinite(setting) and (setting > 0 or self.kind != "pre" and setting == 0)):
+                    problems.append(f"'setting': found {self.setting!r}, expected a pressure "
+                                    f"{'>' if self.kind == 'pre' else '≥'} 0 (Pa)")
+            except ParameterError as exc:
+                problems += exc.problems
         try:
             tau = to_si(self.time_constant, "s", bare_si=True, name="time_constant")
             if not (math.isfinite(tau) and tau > 0):
@@ -121,6 +122,12 @@ class Compensator:
         if self.kind == "pre":
             return ramp(p_supply - p_load - self.setting)
         return ramp(p_ls + self.setting - p_load)
+
+
+def _what(obj: Any) -> str:
+    """``TypeName 'name'`` for a part, ``repr`` for anything else (for messages)."""
+    name = getattr(obj, "name", None)
+    return f"{type(obj).__name__} {name!r}" if isinstance(name, str) else repr(obj)
 
 
 def check_sqrt(dp: Any, p_tr: float) -> sp.Expr:
@@ -171,7 +178,7 @@ class CompensatedValve(DirectionalValve):
                  ls_opening: float = 0.05):
         problems = []
         if not isinstance(compensator, Compensator):
-            problems.append(f"'compensator': found {compensator!r}, expected a Compensator")
+            problems.append(f"'compensator': found {_what(compensator)}, expected a Compensator")
         if not isinstance(oil, Oil):
             problems.append(f"'oil': found {oil!r}, expected an Oil")
         if not (isinstance(ls_opening, (int, float)) and 0 < ls_opening <= 1):

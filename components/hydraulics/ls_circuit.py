@@ -44,13 +44,12 @@ import sympy as sp
 from bondgraph.errors import ParameterError
 from bondgraph.units import ParamSchema, ParamSpec
 
-from .compensator import CompensatedValve, Compensator
+from .compensator import CompensatedValve, Compensator, _what
 from .drive import HydraulicCircuit, HydraulicDrive
 from .oil import Oil
-from .params import _common_tables, _drive, _load
+from .params import _common_tables, _drive, _load, _relief
 from .pump_ls import LS_POWER_UNIT_SCHEMA, LSPowerUnit, LSPump
 from .shuttle import HybridShuttle, LoadSenseNetwork, SmoothShuttle
-from .supply import ReliefValve
 
 __all__ = ["LSCircuit", "LS_SCHEMA", "ls_circuit_from_params"]
 
@@ -96,8 +95,8 @@ class LSCircuit(HydraulicCircuit):
     def __init__(self, name: str, power_unit: LSPowerUnit, *,
                  shuttle: SmoothShuttle | HybridShuttle | None = None):
         if not isinstance(power_unit, LSPowerUnit):
-            raise ParameterError(f"LS circuit {name!r}: power_unit = {power_unit!r}, expected an "
-                                 "LSPowerUnit (a load-sensing pump)")
+            raise ParameterError(f"LS circuit {name!r}: power_unit = {_what(power_unit)}, expected "
+                                 "an LSPowerUnit (a load-sensing pump)")
         super().__init__(name, power_unit)
         self.network = LoadSenseNetwork(shuttle)
         power_unit.attach(self.network)
@@ -106,7 +105,7 @@ class LSCircuit(HydraulicCircuit):
     def _register(self, section: str, valve: Any) -> None:
         if not isinstance(valve, CompensatedValve):
             raise ParameterError(f"LS circuit {self.name!r}: section {section!r} has valve "
-                                 f"{valve!r}, expected a CompensatedValve")
+                                 f"{_what(valve)}, expected a CompensatedValve")
         comp = valve.compensator
         margin = self.power_unit.pump.margin
         if comp.kind == "pre" and not comp.setting < margin:
@@ -124,8 +123,8 @@ class LSCircuit(HydraulicCircuit):
     def add_drive(self, drive: HydraulicDrive) -> str:
         """Add a drive whose valve is a :class:`CompensatedValve`; returns its ``I`` port."""
         if not isinstance(drive, HydraulicDrive):
-            raise ParameterError(f"LS circuit {self.name!r}: add_drive got {drive!r}, expected a "
-                                 "HydraulicDrive")
+            raise ParameterError(f"LS circuit {self.name!r}: add_drive got {_what(drive)}, expected "
+                                 "a HydraulicDrive")
         self._register(drive.name, drive.valve)
         return super().add_drive(drive)
 
@@ -208,11 +207,8 @@ def ls_circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, s
 
 
 def _ls_power_unit(p: Mapping[str, Any], oil: Oil, problems: list[str]) -> LSPowerUnit | None:
-    relief_keys = ("relief_crack", "relief_full", "relief_flow")
-    given = [k for k in relief_keys if p[k] is not None]
-    if given and len(given) != 3:
-        problems += [f"power_unit: {k!r}: missing (a relief valve needs relief_crack, relief_full "
-                     "and relief_flow)" for k in relief_keys if p[k] is None]
+    ok, relief = _relief(p, problems)
+    if not ok:
         return None
     try:
         pump = LSPump(p["pump_displacement"], p["pump_speed"], p["margin"],
@@ -225,6 +221,5 @@ def _ls_power_unit(p: Mapping[str, Any], oil: Oil, problems: list[str]) -> LSPow
     except ParameterError as exc:
         problems += [f"power_unit: {q}" for q in exc.problems]
         return None
-    relief = ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"]) if given else None
     return LSPowerUnit("pu", oil=oil, pump=pump, relief=relief, volume=p["volume"],
                        tank_pressure=p["tank_pressure"], initial_pressure=p["margin"])

@@ -131,20 +131,28 @@ def _load(schema: ParamSchema, table: Any, where: str, problems: list[str]) -> d
         return None
 
 
+def _relief(p: Mapping[str, float | None], problems: list[str]) -> tuple[bool, ReliefValve | None]:
+    """The relief valve of a ``[power_unit]`` table: all three keys or none."""
+    keys = ("relief_crack", "relief_full", "relief_flow")
+    given = [k for k in keys if p[k] is not None]
+    if given and len(given) != 3:
+        problems += [f"power_unit: {k!r}: missing (a relief valve needs relief_crack, relief_full "
+                     "and relief_flow)" for k in keys if p[k] is None]
+        return False, None
+    return True, (ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"]) if given else None)
+
+
 def _power_unit(p: Mapping[str, float | None], oil: Oil, problems: list[str]) -> PowerUnit | None:
     has_pump = p["pump_displacement"] is not None or p["pump_speed"] is not None
     if (p["pressure"] is None) == (not has_pump):
         problems.append("power_unit: give either 'pressure' (ideal source) or 'pump_displacement' "
                         "and 'pump_speed'")
         return None
-    relief_keys = ("relief_crack", "relief_full", "relief_flow")
-    given = [k for k in relief_keys if p[k] is not None]
-    if given and len(given) != 3:
-        problems += [f"power_unit: {k!r}: missing (a relief valve needs relief_crack, relief_full "
-                     "and relief_flow)" for k in relief_keys if p[k] is None]
+    ok, relief = _relief(p, problems)
+    if not ok:
         return None
     if p["pressure"] is not None:
-        if given:
+        if relief is not None:
             problems.append("power_unit: a relief valve needs a pump (an ideal pressure source "
                             "never exceeds its setting)")
             return None
@@ -157,7 +165,6 @@ def _power_unit(p: Mapping[str, float | None], oil: Oil, problems: list[str]) ->
                                p["compensator_band"])
     else:
         pump = FixedPump(p["pump_displacement"], p["pump_speed"])
-    relief = ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"]) if given else None
     return PowerUnit("pu", oil=oil, pump=pump, relief=relief, volume=p["volume"],
                      tank_pressure=p["tank_pressure"])
 

@@ -160,6 +160,7 @@ class LSPump:
 
     def __post_init__(self):
         problems: list[str] = []
+        raw_cutoff = self.cutoff
         for f in fields(self):
             if f.name not in _UNITS:
                 continue
@@ -183,8 +184,8 @@ class LSPump:
             problems.append(f"'damping': found {self.damping!r}, expected a number > 0")
         if (self.cutoff is not None and isinstance(self.cutoff, float) and isinstance(self.margin, float)
                 and not self.cutoff > self.margin):
-            problems.append(f"'cutoff': found {self.cutoff:g} Pa, expected above the margin "
-                            f"{self.margin:g} Pa")
+            problems.append(f"'cutoff': found {raw_cutoff!r}, expected above the margin "
+                            f"({self.cutoff:g} Pa ≤ {self.margin:g} Pa)")
         if problems:
             raise ParameterError(problems, subject="load-sensing pump")
 
@@ -299,7 +300,8 @@ class LSPowerUnit(PowerUnit):
                  volume: Any = "2 L", tank_pressure: Any = 0.0, initial_pressure: float = 0.0,
                  initial_displacement: float = 0.0, load_pressure: Any = None):
         if not isinstance(pump, LSPump):
-            raise ParameterError(f"LS power unit {name!r}: pump = {pump!r}, expected an LSPump")
+            raise ParameterError(f"LS power unit {name!r}: pump = {type(pump).__name__} {pump!r}, "
+                                 "expected an LSPump")
         if not 0.0 <= initial_displacement <= 1.0:
             raise ParameterError(f"LS power unit {name!r}: initial_displacement = "
                                  f"{initial_displacement!r}, expected 0 … 1")
