@@ -60,8 +60,8 @@ _S = ParamSpec
 LS_SCHEMA = ParamSchema("load_sensing", [
     _S("compensator_setting", "Pa", "pre: metering drop Δp_c; post: spring offset",
        required=False),
-    _S("compensator_time_constant", "s", "compensator spool lag", required=False,
-       default="5 ms", positive=True),
+    _S("compensator_time_constant", "s", "compensator spool lag (none: quasi-static)",
+       required=False, positive=True),
     _S("shuttle_band", "Pa", "smooth-maximum band of the shuttle valves", required=False,
        default="0.5 bar", positive=True),
     _S("tap_volume", "m^3", "LS tap gallery volume", required=False, default="5 cm^3",

@@ -18,7 +18,7 @@ Examples
 >>> rig.area["lift"] > 0, rig.pump_pressure
 (True, 'rig/hyd/pu/C_P.e')
 >>> sorted(rig.model.state_names)[:3]
-['rig/hyd/lift/comp/x.value', 'rig/hyd/lift/ls/C.e', 'rig/hyd/pu/C_P.e']
+['rig/hyd/lift/ls/C.e', 'rig/hyd/pu/C_P.e', 'rig/hyd/pu/rate/x.value']
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ class LoadRig:
     x0: dict[str, float] = field(default_factory=dict)
     hybrid: Any = None
     prefix: str = "rig"
+    command: dict[str, Any] = field(default_factory=dict)
 
     def velocity(self, f: str) -> str:
         """State of a function's rod velocity."""
@@ -102,9 +103,12 @@ class LoadRig:
         """Swash-plate position ``α = Q/(D·n)`` over a run (LS rig)."""
         return res.flow(self.pump_source) / self.circuit.power_unit.pump.max_flow
 
-    def compensator(self, f: str) -> str:
-        """State of a section's compensator drop (LS rig)."""
-        return f"{self.prefix}/hyd/{f}/comp/x.value"
+    def metering_drop(self, res, f: str) -> np.ndarray:
+        """Drop across a section's meter-in edge from its flow by the orifice law (LS rig, Pa):
+        ``Δp_N·(Q/(Q_N·x))²`` with the command ``x`` of :func:`load_rig`."""
+        v = self.circuit.sections[f]
+        q = res[self.velocity(f)] * self.area[f]
+        return v.dp_nominal * (q / (v.q_nominal * self.command[f])) ** 2
 
 
 def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = None,
@@ -113,7 +117,7 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
              shuttle: SmoothShuttle | HybridShuttle | None = None, q_nominal: Any = "60 L/min",
              dp_nominal: Any = "10 bar", bore: Any = "80 mm", stroke: Any = "1 m",
              mass: float = 500.0, viscous: float = 0.0, oil: Oil | None = None,
-             p_tr: Any = "0.2 bar", name: str = "rig") -> LoadRig:
+             p_tr: Any = "0.2 bar", compensator_lag: Any = None, name: str = "rig") -> LoadRig:
     """Functions lifting constant loads from a load-sensing or a fixed-pump supply.
 
     Parameters
@@ -139,6 +143,8 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
         viscous friction (N·s/m)
     oil : Oil
     p_tr : laminar transition of the valve orifices
+    compensator_lag : optional
+        Time constant of the compensators (default: quasi-static).
     """
     from bondgraph.units import to_si
     from bondgraph.errors import ParameterError
@@ -150,7 +156,7 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
     bg = BondGraph(name)
     if circuit == "ls":
         comp = Compensator(compensation, setting if setting is not None else
-                           ("12 bar" if compensation == "pre" else 0.0))
+                           ("12 bar" if compensation == "pre" else 0.0), compensator_lag)
         pu = LSPowerUnit("pu", oil=oil, pump=pump, relief=relief, volume="1 L",
                          initial_pressure=pump.margin)
         hyd = bg.add(LSCircuit("hyd", pu, shuttle=shuttle))
@@ -186,8 +192,8 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
     pp = f"{name}/hyd/pu/C_P.e" if circuit == "ls" else f"{name}/pu/C_P.e"
     if circuit == "ls" and isinstance(shuttle, HybridShuttle):
         hm = hyd.hybrid_model(bg)
-        return LoadRig(hm.model, hyd, area, force, pp, x0, hybrid=hm, prefix=name)
-    return LoadRig(build(bg), hyd, area, force, pp, x0, prefix=name)
+        return LoadRig(hm.model, hyd, area, force, pp, x0, hybrid=hm, prefix=name, command=commands)
+    return LoadRig(build(bg), hyd, area, force, pp, x0, prefix=name, command=commands)
 
 
 def steady(res, name: str, t_from: float) -> float:
