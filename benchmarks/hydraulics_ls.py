@@ -9,7 +9,9 @@ it and back (the shuttles change over twice):
 * ``LS``     — LS pump of the same size (20 bar margin), post-compensated
   sections, smooth shuttle (the default);
 * ``LS-pre`` — the same with pre-compensators (12 bar);
-* ``LS-hybrid`` — post-compensated with the hybrid (event-driven) shuttle.
+* ``LS-hybrid`` — post-compensated with the hybrid (event-driven) shuttle;
+* ``LS-engine`` — the ``LS`` model run by the hybrid engine with no guards (what
+  the event-driven integration costs by itself).
 
 Printed: median wall time of the simulation over ``--repeat`` runs (build and
 compilation excluded, the model is built once), its ratio to the fixed rig,
@@ -32,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bondgraph import Input, Table, simulate, simulate_hybrid  # noqa: E402
+from bondgraph import HybridModel, Input, Table, simulate, simulate_hybrid  # noqa: E402
 from components.hydraulics import HybridShuttle, smooth_max  # noqa: E402
 from components.hydraulics.ls_rigs import load_rig  # noqa: E402
 
@@ -57,15 +59,16 @@ def _rigs():
     }
 
 
-def _run(rig, energy=False, **over):
+def _run(rig, energy=False, engine=None, **over):
     inputs = {f"{f}.cmd": COMMANDS[f] for f in FORCES}
     inputs["b.F"] = LOAD_B
     x0 = dict(rig.x0)
     x0[rig.cap_pressure("b")] = 40e3 / rig.area["b"]
     if rig.circuit is None:
         x0[rig.pump_pressure] = 0.0
-    if rig.hybrid is not None:
-        return simulate_hybrid(rig.hybrid, (0.0, T_END), x0=x0, inputs=inputs, **{**SIM, **over})
+    if rig.hybrid is not None or engine is not None:
+        hm = rig.hybrid if rig.hybrid is not None else engine
+        return simulate_hybrid(hm, (0.0, T_END), x0=x0, inputs=inputs, **{**SIM, **over})
     return simulate(rig.model, (0.0, T_END), x0=x0, inputs=inputs, energy=energy,
                     progress=False, **{**SIM, **over})
 
@@ -79,13 +82,17 @@ def main(argv=None) -> None:
     print(f"built 4 rigs in {time.perf_counter() - t0:.1f} s "
           f"(states: {', '.join(f'{k} {len(r.model.state_names)}' for k, r in rigs.items())})\n")
 
+    # the smooth LS model through the hybrid engine with no guards: the engine's own cost
+    runs = {name: (lambda rig=rig: _run(rig)) for name, rig in rigs.items()}
+    bare = HybridModel(rigs["LS"].model, [], [])
+    runs["LS-engine"] = lambda: _run(rigs["LS"], engine=bare)
     rows, results = {}, {}
-    for name, rig in rigs.items():
-        _run(rig)                                           # warm-up (caches, imports)
+    for run in runs.values():
+        run()                                               # warm-up (caches, imports)
     for _ in range(args.repeat):                            # interleaved: fair on a shared machine
-        for name, rig in rigs.items():
+        for name, run in runs.items():
             t0 = time.perf_counter()
-            res = _run(rig)
+            res = run()
             rows.setdefault(name, []).append(time.perf_counter() - t0)
             results[name] = res
     base = statistics.median(rows["fixed"])

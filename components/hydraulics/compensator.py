@@ -30,7 +30,7 @@ meets an orifice-like flow–pressure slope: damping. A compensator *lag*
 available, but it feeds the classic compensator instability: on an
 excavator-sized rig (2 t on a 135 mm bore, 716 L/min pump) a 5 ms lag makes
 a pre-compensated section limit-cycle at about 6 Hz with ±55 % of its flow,
-1 ms still ±3 %, where the quasi-static model settles.
+1 ms still ±1.5 %, where the quasi-static model settles (±0.1 %).
 
 The section's load pressure ``p_load`` is the pressure of its LS gallery
 (:class:`LSPort`), reached through damping orifices from work port ``A``
@@ -165,7 +165,7 @@ def ls_weight(x: Any, opening: float) -> sp.Expr:
 
 
 class CompensatedValve(DirectionalValve):
-    """Pressure-compensated closed-centre 4/3 valve section with LS taps.
+    """Pressure-compensated closed-centre 4/3 valve section with its LS gallery.
 
     Parameters
     ----------
@@ -174,7 +174,7 @@ class CompensatedValve(DirectionalValve):
         As for :class:`DirectionalValve`.
     compensator : Compensator
     oil : Oil
-        For the LS tap volumes.
+        For the LS gallery volume.
     tap_volume, tap_time_constant : float or str
         The LS gallery and its damping orifices (:class:`LSPort`).
     ls_opening : float

@@ -34,34 +34,31 @@ from typing import Any, Callable
 import sympy as sp
 
 from bondgraph import MSe, MSf, BondGraph, I, One, R
-from bondgraph.elements import Constitutive
+from bondgraph.elements import Constitutive, Role
 from bondgraph.errors import ParameterError
 
 __all__ = ["Lag", "DeferredMSf", "DeferredMSe"]
 
 
-class DeferredMSf(MSf):
+class _Deferred:
+    """A modulated source whose law ``fn()`` is evaluated at derivation time."""
+
+    def __init__(self, name: str, fn: Callable[[], Any]):
+        super().__init__(name, 0.0)
+        self.fn = fn
+
+    def equations(self, ports, ctx):
+        (p,) = ports.values()
+        var = p.e if self.role is Role.EFFORT_SOURCE else p.f
+        return Constitutive(outputs={var: ctx.resolve(self.fn())})
+
+
+class DeferredMSf(_Deferred, MSf):
     """A modulated flow source whose law ``fn()`` is evaluated at derivation time."""
 
-    def __init__(self, name: str, fn: Callable[[], Any]):
-        super().__init__(name, 0.0)
-        self.fn = fn
 
-    def equations(self, ports, ctx):
-        (p,) = ports.values()
-        return Constitutive(outputs={p.f: ctx.resolve(self.fn())})
-
-
-class DeferredMSe(MSe):
+class DeferredMSe(_Deferred, MSe):
     """A modulated effort source whose law ``fn()`` is evaluated at derivation time."""
-
-    def __init__(self, name: str, fn: Callable[[], Any]):
-        super().__init__(name, 0.0)
-        self.fn = fn
-
-    def equations(self, ports, ctx):
-        (p,) = ports.values()
-        return Constitutive(outputs={p.e: ctx.resolve(self.fn())})
 
 
 class Lag(BondGraph):

@@ -171,9 +171,8 @@ def ls_circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, s
         Every unknown, missing or ill-united key, named by its table path.
     """
     problems: list[str] = []
-    oil_p, drive_p = _common_tables(params, lengths, commands, _TOP, problems)
-    pu_p = (_load(LS_POWER_UNIT_SCHEMA, params.get("power_unit", {}), "power_unit", problems)
-            if "power_unit" in params else None)
+    oil_p, pu_p, drive_p = _common_tables(params, lengths, commands, _TOP, LS_POWER_UNIT_SCHEMA,
+                                          problems)
     ls_raw = params.get("load_sensing", {})
     ls_p, kind = None, None
     if "load_sensing" in params:

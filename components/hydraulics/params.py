@@ -199,8 +199,10 @@ def _drive(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, command
 
 
 def _common_tables(params: Any, lengths: Mapping[str, Any], commands: Mapping[str, Any],
-                   top: tuple[str, ...], problems: list[str]) -> tuple[dict | None, dict]:
-    """Check the top-level tables of a circuit table; load ``oil`` and every drive."""
+                   top: tuple[str, ...], power_unit: ParamSchema,
+                   problems: list[str]) -> tuple[dict | None, dict | None, dict]:
+    """Check the top-level tables of a circuit table; load ``oil``, ``power_unit`` (with
+    its schema) and every drive."""
     if not isinstance(params, Mapping):
         raise ParameterError(f"hydraulic parameters: found {type(params).__name__}, expected a table")
     for k in params:
@@ -210,6 +212,8 @@ def _common_tables(params: Any, lengths: Mapping[str, Any], commands: Mapping[st
         if k not in params:
             problems.append(f"{k!r}: missing table")
     oil_p = _load(OIL_SCHEMA, params.get("oil", {}), "oil", problems) if "oil" in params else None
+    pu_p = (_load(power_unit, params.get("power_unit", {}), "power_unit", problems)
+            if "power_unit" in params else None)
     drives = params.get("drives", {})
     drive_p = {}
     if "drives" in params and not (isinstance(drives, Mapping) and drives):
@@ -226,7 +230,7 @@ def _common_tables(params: Any, lengths: Mapping[str, Any], commands: Mapping[st
             if dn not in drives:
                 problems.append(f"{dn!r}: a length or command is given but there is no "
                                 f"[drives.{dn}] table")
-    return oil_p, drive_p
+    return oil_p, pu_p, drive_p
 
 
 def circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, sp.Symbol],
@@ -249,9 +253,8 @@ def circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, sp.S
         Every unknown, missing or ill-united key, named by its table path.
     """
     problems: list[str] = []
-    oil_p, drive_p = _common_tables(params, lengths, commands, _TOP, problems)
-    pu_p = (_load(POWER_UNIT_SCHEMA, params.get("power_unit", {}), "power_unit", problems)
-            if "power_unit" in params else None)
+    oil_p, pu_p, drive_p = _common_tables(params, lengths, commands, _TOP, POWER_UNIT_SCHEMA,
+                                          problems)
     oil = Oil(**oil_p) if oil_p else None
     pu = _power_unit(pu_p, oil, problems) if (pu_p and oil) else None
     if problems:

@@ -36,16 +36,15 @@ Examples
 
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping
 
 import sympy as sp
 
 from bondgraph import BondGraph, One, R, Zero
 from bondgraph.errors import ParameterError
-from bondgraph.units import to_si
 
 from .chamber import HydraulicCapacitance
+from .cylinder import _si
 from .oil import Oil
 
 __all__ = ["SensedCapacitance", "LSPort"]
@@ -77,17 +76,6 @@ class SensedCapacitance(HydraulicCapacitance):
         return {self._pressure: "e"}
 
 
-def _positive(value: Any, unit: str, name: str, problems: list[str]) -> float:
-    try:
-        v = to_si(value, unit, bare_si=True, name=name)
-    except ParameterError as exc:
-        problems += exc.problems
-        return math.nan
-    if not (math.isfinite(v) and v > 0):
-        problems.append(f"{name!r}: found {value!r}, expected a value > 0 ({unit})")
-    return v
-
-
 class LSPort(BondGraph):
     """A sensed gallery reached from named ports through modulated damping orifices.
 
@@ -116,8 +104,8 @@ class LSPort(BondGraph):
         problems: list[str] = []
         if not isinstance(oil, Oil):
             problems.append(f"'oil': found {oil!r}, expected an Oil")
-        V = _positive(volume, "m^3", "volume", problems)
-        tau = _positive(time_constant, "s", "time_constant", problems)
+        V = _si(volume, "m^3", "volume", problems, positive=True)
+        tau = _si(time_constant, "s", "time_constant", problems, positive=True)
         if not (isinstance(openings, Mapping) and openings):
             problems.append(f"'openings': found {openings!r}, expected a mapping port → opening")
         elif any(k in ("C", "gallery") or not isinstance(k, str) for k in openings):

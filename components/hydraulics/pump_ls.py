@@ -125,7 +125,7 @@ class LSPump:
     filter_time_constant : float or str
         ``T_f`` (s) of the pressure-rate filter.
     swash_time_constant : float or str, optional
-        An actuator lag ``τ_s`` (s) after the controller (see above: costly);
+        An actuator lag ``τ_s`` (s) after the controller (costly: see the module notes);
         ``None`` (default): the swash plate follows the PD law directly.
     order : int
         1 or 2 (second-order actuator lag, damping ``damping``).

@@ -46,7 +46,8 @@ import sympy as sp
 
 from bondgraph.errors import ParameterError
 from bondgraph.hybrid import Discrete, HybridModel, Transition, When
-from bondgraph.units import to_si
+
+from .cylinder import _si
 
 __all__ = ["smooth_max", "SmoothShuttle", "HybridShuttle", "LoadSenseNetwork"]
 
@@ -59,18 +60,6 @@ def smooth_max(a: Any, b: Any, eps: float) -> sp.Expr:
     return (a + b + sp.sqrt((a - b) ** 2 + sp.Float(eps) ** 2)) / 2
 
 
-def _pressure(value: Any, name: str, problems: list[str], *, zero: bool = False) -> float:
-    try:
-        v = to_si(value, "Pa", bare_si=True, name=name)
-    except ParameterError as exc:
-        problems += exc.problems
-        return math.nan
-    if not (math.isfinite(v) and (v > 0 or zero and v == 0)):
-        problems.append(f"{name!r}: found {value!r}, expected a pressure "
-                        f"{'≥' if zero else '>'} 0 (Pa)")
-    return v
-
-
 @dataclass(frozen=True)
 class SmoothShuttle:
     """Shuttle valves as a smooth maximum with regularisation band ``band`` (Pa)."""
@@ -79,7 +68,7 @@ class SmoothShuttle:
 
     def __post_init__(self):
         problems: list[str] = []
-        object.__setattr__(self, "band", _pressure(self.band, "band", problems))
+        object.__setattr__(self, "band", _si(self.band, "Pa", "band", problems, positive=True))
         if problems:
             raise ParameterError(problems, subject="smooth shuttle")
 
@@ -111,14 +100,8 @@ class HybridShuttle:
 
     def __post_init__(self):
         problems: list[str] = []
-        object.__setattr__(self, "band", _pressure(self.band, "band", problems))
-        try:
-            dwell = to_si(self.dwell, "s", bare_si=True, name="dwell")
-            if not (math.isfinite(dwell) and dwell >= 0):
-                problems.append(f"'dwell': found {self.dwell!r}, expected a time ≥ 0 (s)")
-            object.__setattr__(self, "dwell", dwell)
-        except ParameterError as exc:
-            problems += exc.problems
+        object.__setattr__(self, "band", _si(self.band, "Pa", "band", problems, positive=True))
+        object.__setattr__(self, "dwell", _si(self.dwell, "s", "dwell", problems))
         if not (isinstance(self.name, str) and self.name and " " not in self.name):
             problems.append(f"'name': found {self.name!r}, expected a name without spaces")
         if problems:
