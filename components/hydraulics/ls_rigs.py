@@ -194,8 +194,3 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
         hm = hyd.hybrid_model(bg)
         return LoadRig(hm.model, hyd, area, force, pp, x0, hybrid=hm, prefix=name, command=commands)
     return LoadRig(build(bg), hyd, area, force, pp, x0, prefix=name, command=commands)
-
-
-def steady(res, name: str, t_from: float) -> float:
-    """Mean of a series over ``t ≥ t_from``."""
-    return float(np.mean(res[name][res.t >= t_from]))
