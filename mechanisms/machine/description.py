@@ -322,6 +322,10 @@ class MachineDescription:
         if mode not in files:
             raise ParameterError(f"cycle {name!r} has no {mode!r} table in {self.file.name} "
                                  f"(it has {', '.join(files) or 'none'})")
+        if not files[mode].is_file():
+            key = f"cycles.{name}.{mode}"
+            raise ParameterError(f"{key!r} ({self.where(key)}): {files[mode].name!r}: no such file next to "
+                                 f"{self.file.name} (looked for {files[mode]})")
         return files[mode]
 
     def summary(self) -> str:
@@ -783,11 +787,8 @@ class _Reader:
                 if not isinstance(fn, str):
                     self.bad(f"{key}.{mode}", f"found {fn!r}, expected a file name")
                     continue
-                p = (base / fn) if not Path(fn).is_absolute() else Path(fn)
-                if not p.is_file():
-                    self.bad(f"{key}.{mode}", f"{fn!r}: no such file next to {self.f.name}")
-                    continue
-                files[mode] = p
+                # checked when the cycle is used (a copied machine file runs with --cycle)
+                files[mode] = (base / fn) if not Path(fn).is_absolute() else Path(fn)
             out[name] = files
         return out
 

@@ -203,7 +203,8 @@ def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bo
             bar.close()
         plt.close(fig)
     with atomic_path(path) as tmp:
-        images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:],
+        images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:], optimize=False,
+                       palette=bytes(palette.getpalette()),   # the global table: no local ones
                        duration=int(round(1000 / fps)), loop=0)
     return Path(path)
 

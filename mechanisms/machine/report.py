@@ -43,8 +43,8 @@ def oscillation(run, points: int = 12):
     from bondgraph import linearize
 
     machine = run.machine
-    if machine.formulation != "causal" or machine.mode == "extensions" or len(run.t) < 2:
-        return None
+    if machine.formulation != "causal" or machine.mode != "valves" or len(run.t) < 2:
+        return None  # prescribed motions or forces hold no equilibrium to oscillate about
     model = machine.model.model
     res = run.results
     tab = run.table()
@@ -114,7 +114,8 @@ def flags(run) -> list[str]:
     if osc is not None and osc[0] < LIGHT_DAMPING:
         z, fn, tt, dom = osc
         states = ", ".join(f"{n.split('/', 1)[-1]} {100 * s:.0f}%" for n, s in dom)
-        out.append(f"OSCILLATION  lightly damped mode: ζ = {z:.3f} at {fn:.2f} Hz (linearised at t = {tt:.3g} s; "
+        what = "UNSTABLE mode (negative damping)" if z < 0 else "lightly damped mode"
+        out.append(f"OSCILLATION  {what}: ζ = {z:.3f} at {fn:.2f} Hz (linearised at t = {tt:.3g} s; "
                    f"states {states})")
     return out
 

@@ -140,19 +140,25 @@ def contact_events(machine) -> list:
 
 @dataclass(frozen=True)
 class Contact:
-    """One end-stop contact of a run."""
+    """One end-stop contact of a run (bounces less than :data:`MERGE_GAP` apart merged)."""
 
     function: str
     end: str            # "outer" (fully extended) or "inner" (fully retracted)
-    start: float        # s
+    start: float        # s, located by the integrator
     stop: float         # s (end of the run if still in contact)
-    depth: float        # deepest penetration past the end (m)
+    depth: float        # deepest penetration past the end at the output times (m)
     ongoing: bool = False
+    bounces: int = 0    # separations shorter than MERGE_GAP within the contact
 
     def __str__(self) -> str:
         until = f"{self.stop:.4g} s" + (" (end of run)" if self.ongoing else "")
-        return (f"{self.function}: {self.end} end-stop contact from t = {self.start:.4g} s to {until}, "
-                f"{self.depth * 1e3:.2f} mm deep")
+        b = f", {self.bounces} bounce{'s' if self.bounces != 1 else ''}" if self.bounces else ""
+        return (f"{self.function}: {self.end} end-stop contact from t = {self.start:.4g} s to {until}"
+                f"{b}, {self.depth * 1e3:.2f} mm deep at the output times")
+
+
+#: contacts of one stop closer than this (s) are one contact with bounces
+MERGE_GAP = 0.05
 
 
 def contacts(machine, results, events: list) -> list[Contact]:
@@ -180,7 +186,15 @@ def contacts(machine, results, events: list) -> list[Contact]:
                 inside = False
         if inside and t_in is not None:
             out.append(_contact(f, end, t_in, float(t[-1]), t, pen, True))
-    return sorted(out, key=lambda c: c.start)
+    merged: list[Contact] = []
+    for c in sorted(out, key=lambda c: (c.function, c.end, c.start)):
+        last = merged[-1] if merged else None
+        if last is not None and (last.function, last.end) == (c.function, c.end) and c.start - last.stop < MERGE_GAP:
+            merged[-1] = Contact(c.function, c.end, last.start, c.stop, max(last.depth, c.depth), c.ongoing,
+                                 last.bounces + 1)
+        else:
+            merged.append(c)
+    return sorted(merged, key=lambda c: c.start)
 
 
 def _contact(f, end, a, b, t, pen, ongoing) -> Contact:
@@ -229,12 +243,13 @@ def diagnose(machine, state: dict[str, float] | None) -> list[str]:
         tip = world[pd.part][pd.name]
         prp = mech.parts[pr.part]
         base = world[pr.part][prp.root.name]
-        axis = np.array(tip, float) - np.array(base, float)
+        axis = np.array(world[pr.part][pr.name], float) - np.array(base, float)
         r = np.array(tip, float) - np.array(pivot, float)
+        d = np.array(pivot, float) - np.array(base, float)
         la, lr = float(np.hypot(*axis)), float(np.hypot(*r))
         if la < 1e-12 or lr < 1e-12:
             continue
-        arm = abs(float(r[0] * axis[1] - r[1] * axis[0])) / la  # distance of the pivot from the line
+        arm = abs(float(d[0] * axis[1] - d[1] * axis[0])) / la  # distance of the pivot from the line
         if arm / lr < 0.02:
             loop = " – ".join(mech._loop_members(pr.part, pd.part))
             out.append(f"toggle position: the line of {pr.part} passes {arm * 1e3:.1f} mm from "
