@@ -36,7 +36,8 @@ from typing import Any, Sequence
 import sympy as sp
 
 from bondgraph import C, BondGraph, Zero
-from bondgraph.elements import Constitutive, StateSpec, _is_number
+from bondgraph.checks import Check, number
+from bondgraph.elements import Constitutive, StateSpec
 from bondgraph.errors import ParameterError
 
 from .oil import Oil
@@ -64,24 +65,31 @@ class HydraulicCapacitance(C):
     """
 
     kind = "C"
+    _V = Check(">0", "chamber volume, m³")
+    _BETA = Check(">0", "bulk modulus, Pa")
 
     def __init__(self, name: str, volume: Any, oil: Oil, *, initial: float = 0.0):
-        if _is_number(volume) and not float(volume) > 0:
-            raise ParameterError(f"chamber {name!r}: volume = {volume!r}, expected > 0 m³")
+        problems = []
+        if not (isinstance(volume, sp.Basic) and not volume.is_number):
+            problems.append(self._V.problem(f"chamber {name!r}: volume", volume))
         if not isinstance(oil, Oil):
-            raise ParameterError(f"chamber {name!r}: oil = {oil!r}, expected an Oil")
-        super().__init__(name, 1.0, initial=initial)
+            problems.append(f"chamber {name!r}: oil = {oil!r}, expected an Oil")
+        problems.append(Check("finite", "Pa").problem(f"chamber {name!r}: initial pressure", initial))
+        problems = [p for p in problems if p]
+        if problems:
+            raise ParameterError(problems if len(problems) > 1 else problems[0])
+        super().__init__(name, 1.0, initial=float(number(initial)))
         self.volume = volume
         self.oil = oil
 
     def _beta(self, p: sp.Expr, ctx) -> sp.Expr:
         if self.oil.has_air:
             return self.oil.effective_bulk_modulus(p)
-        return ctx.param("beta", self.oil.bulk_modulus)
+        return ctx.param("beta", self.oil.bulk_modulus, check=self._BETA)
 
     def equations(self, ports, ctx):
         (p,) = ports.values()
-        V = ctx.param("V", self.volume)
+        V = ctx.param("V", self.volume, check=self._V)
         if not p.effort_in:  # integral causality: the pressure is a state
             e = ctx.state("e", self.initial)
             beta = self._beta(e, ctx)

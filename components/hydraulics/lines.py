@@ -29,20 +29,17 @@ from typing import Any, Sequence
 
 from bondgraph import BondGraph, I, One, R
 from bondgraph.errors import ParameterError
-from bondgraph.units import to_si
 
+from ._values import POSITIVE, raise_all, si
 from .chamber import Chamber
 from .oil import Oil
 
 __all__ = ["Hose", "Line"]
 
 
-def _geometry(length: Any, diameter: Any, name: str) -> tuple[float, float]:
-    L = to_si(length, "m", bare_si=True, name="length")
-    d = to_si(diameter, "m", bare_si=True, name="diameter")
-    if not (L > 0 and d > 0):
-        raise ParameterError(f"{name!r}: length = {length!r}, diameter = {diameter!r}; expected both > 0")
-    return L, d
+def _geometry(length: Any, diameter: Any, problems: list[str]) -> tuple[float, float]:
+    return (si(length, "m", "length", problems, POSITIVE),
+            si(diameter, "m", "diameter", problems, POSITIVE))
 
 
 class Hose(Chamber):
@@ -66,16 +63,21 @@ class Hose(Chamber):
                  ports: Sequence[str] = ("A", "B"), initial: float = 0.0):
         if (volume is None) == (length is None or diameter is None):
             raise ParameterError(f"hose {name!r}: give volume=..., or length=... and diameter=...")
+        problems: list[str] = []
         if volume is not None:
-            V = to_si(volume, "m^3", bare_si=True, name="volume")
+            V = si(volume, "m^3", "volume", problems, POSITIVE)
         else:
-            L, d = _geometry(length, diameter, name)
+            L, d = _geometry(length, diameter, problems)
             V = math.pi * d**2 / 4 * L
-        if wall_stiffness is not None:
-            kw = to_si(wall_stiffness, "Pa", bare_si=True, name="wall_stiffness")
+        if not isinstance(oil, Oil):
+            problems.append(f"'oil': found {oil!r}, expected an Oil")
+        elif wall_stiffness is not None:
+            kw = si(wall_stiffness, "Pa", "wall_stiffness", problems, POSITIVE)
             if oil.has_air:
-                raise ParameterError(f"hose {name!r}: wall_stiffness with entrained air is not "
-                                     "supported; fold the wall into the air fraction")
+                problems.append("'wall_stiffness': with entrained air it is not supported; fold "
+                                "the wall into the air fraction")
+        raise_all(problems, f"hose {name!r}")
+        if wall_stiffness is not None:
             oil = oil.with_(bulk_modulus=1.0 / (1.0 / oil.bulk_modulus + 1.0 / kw))
         self.volume = V
         super().__init__(name, V, oil, ports=ports, initial=initial)
@@ -95,7 +97,11 @@ class Line(BondGraph):
 
     def __init__(self, name: str, oil: Oil, *, length: Any, diameter: Any, inertance: bool = False):
         super().__init__(name)
-        L, d = _geometry(length, diameter, name)
+        problems: list[str] = []
+        L, d = _geometry(length, diameter, problems)
+        if not isinstance(oil, Oil):
+            problems.append(f"'oil': found {oil!r}, expected an Oil")
+        raise_all(problems, f"line {name!r}")
         self.resistance = 128 * oil.viscosity * L / (math.pi * d**4)
         self.inertance = oil.density * L / (math.pi * d**2 / 4)
         self.add(One("q"), R("R", self.resistance))
