@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterator
 
 import sympy as sp
 
-from .errors import EquationError
+from .errors import EquationError, ParameterError
 
 __all__ = ["Law", "invert", "verify_pair", "dissipation_problem", "branchwise", "time_limit",
            "get_time_limit", "bounded", "DEFAULT_TIME_LIMIT", "SAMPLES"]
@@ -96,11 +96,14 @@ class Law:
 
     def __post_init__(self):
         if not callable(self.forward):
-            raise EquationError(f"Law: forward = {self.forward!r}, expected a callable x -> y")
+            raise ParameterError(f"Law: forward = {self.forward!r}, expected a callable x -> y")
         if self.inverse is not None and not callable(self.inverse):
-            raise EquationError(f"Law: inverse = {self.inverse!r}, expected a callable y -> x")
+            raise ParameterError(f"Law: inverse = {self.inverse!r}, expected a callable y -> x")
         if self.inverse is not None and self.not_invertible is not None:
-            raise EquationError("Law: give inverse=... or not_invertible=..., not both")
+            raise ParameterError("Law: give inverse=... or not_invertible=..., not both")
+        if self.not_invertible is not None and not isinstance(self.not_invertible, str):
+            raise ParameterError(f"Law: not_invertible = {self.not_invertible!r}, expected the "
+                                 "reason as text")
 
     def __call__(self, x: Any) -> Any:
         return self.forward(x)
@@ -123,7 +126,7 @@ def time_limit(seconds: float) -> Iterator[None]:
     0.5
     """
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
-        raise EquationError(f"time_limit: found {seconds!r}, expected a finite number of seconds > 0")
+        raise ParameterError(f"time_limit: found {seconds!r}, expected a finite number of seconds > 0")
     old = _LIMIT[0]
     _LIMIT[0] = float(seconds)
     try:

@@ -49,8 +49,8 @@ from .ports import PortClass
 __all__ = ["MainBody"]
 
 
-def _scalar_problems(name: str, mass, inertia, gravity, theta0) -> list[str]:
-    return number_problems(f"body {name!r}", {
+def _scalar_problems(mass, inertia, gravity, theta0) -> list[str]:
+    return number_problems("", {
         "mass": (mass, Check(">=0", "kg")), "inertia": (inertia, Check(">=0", "kg·m²")),
         "gravity": (gravity, Check("finite", "m/s²")), "theta0": (theta0, Check("finite", "rad"))})
 
@@ -81,8 +81,8 @@ class MainBody(Part):
     def __init__(self, name: str, *, mass: float, inertia: float, cog: tuple[float, float],
                  points: Mapping[str, tuple], gravity: float = 9.81, theta0: float = 0.0):
         super().__init__(name)
-        numeric = _scalar_problems(name, mass, inertia, gravity, theta0)
-        numeric += pair_problems(f"body {name!r}", "cog", cog)
+        numeric = _scalar_problems(mass, inertia, gravity, theta0)
+        numeric += pair_problems("cog", cog)
         rules = self._declare_points(points, numeric)
         if not rules and not numeric:
             rules = self.check_rules()
@@ -110,13 +110,13 @@ class MainBody(Part):
             except (TypeError, ValueError):
                 rules.append(f"{name}/{pname}: spec {spec!r}, expected (class, L, alpha)")
                 continue
-            bad = number_problems(f"{name}/{pname}", {"L": (L, Check(">=0", "m")),
-                                                      "alpha": (a, Check("finite", "rad"))})
+            bad = number_problems(f"point {pname!r}", {"L": (L, Check(">=0", "m")),
+                                                        "alpha": (a, Check("finite", "rad"))})
             numeric += bad
             if not bad:
                 local[pname] = (c, (float(L) * math.cos(a), float(L) * math.sin(a)))
         if numeric or rules:
-            numeric += _scalar_problems(name, mass, inertia, gravity, theta0)
+            numeric += _scalar_problems(mass, inertia, gravity, theta0)
             raise_problems(numeric, rules, f"body {name!r}")
         return cls(name, mass=mass, inertia=inertia, cog=(0.0, 0.0), points=local,
                    gravity=gravity, theta0=theta0)

@@ -78,7 +78,7 @@ class Cylinder(Part):
         for pname, v in (("d_barrel", d_barrel), ("d_rod", d_rod), ("s0", s0)):
             if v is not None:
                 values[pname] = (v, Check("finite", "m"))
-        raise_problems(number_problems(f"cylinder {name!r}", values), [], f"cylinder {name!r}")
+        raise_problems(number_problems("", values), [], f"cylinder {name!r}")
         self.retracted, self.stroke = float(retracted), float(stroke)
         self.m_barrel, self.m_rod = float(m_barrel), float(m_rod)
         self.d_barrel = float(retracted / 4 if d_barrel is None else d_barrel)

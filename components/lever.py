@@ -63,9 +63,9 @@ class Lever(Part):
                   "gravity": (gravity, Check("finite", "m/s²")), "phi0": (phi0, Check("finite", "rad"))}
         if inertia is not None:
             values["inertia"] = (inertia, Check(">=0", "kg·m²"))
-        problems = number_problems(f"lever {name!r}", values)
+        problems = number_problems("", values)
         if cog is not None:
-            problems += pair_problems(f"lever {name!r}", "cog", cog)
+            problems += pair_problems("cog", cog)
         raise_problems(problems, [], f"lever {name!r}")
         self.length = float(length)
         self.mass = float(mass)

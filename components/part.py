@@ -38,20 +38,20 @@ from .ports import HingePoint, PortClass, check_part_ports
 __all__ = ["Part", "pair_problems", "raise_problems"]
 
 
-def pair_problems(subject: str, name: str, value: Any, check: Check = FINITE) -> list[str]:
-    """Problems of an ``(x, y)`` pair of numbers (a centre of gravity, a hinge point).
+def pair_problems(name: str, value: Any, check: Check = FINITE) -> list[str]:
+    """Problems of an ``(x, y)`` pair of numbers (a centre of gravity, a hinge point), in m.
 
     Examples
     --------
-    >>> pair_problems("body 'arm'", "cog", (0.5, float("nan")))
-    ["body 'arm': cog[1]: found nan, expected a finite number (m)"]
-    >>> pair_problems("body 'arm'", "cog", "0.5, 1")
-    ["body 'arm': cog: found '0.5, 1', expected a pair of numbers (x, y) in m"]
+    >>> pair_problems("cog", (0.5, float("nan")))
+    ['cog y: found nan, expected a finite number (m)']
+    >>> pair_problems("point 'B'", "0.5, 1")
+    ["point 'B': found '0.5, 1', expected a pair of numbers (x, y) in m"]
     """
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        return [f"{subject}: {name}: found {value!r}, expected a pair of numbers (x, y) in m"]
+        return [f"{name}: found {value!r}, expected a pair of numbers (x, y) in m"]
     chk = check if check.meaning else check.with_meaning("m")
-    return number_problems(subject, {f"{name}[{i}]": (v, chk) for i, v in enumerate(value)})
+    return number_problems("", {f"{name} {axis}": (v, chk) for axis, v in zip("xy", value)})
 
 
 def raise_problems(numeric: list[str], rules: list[str], subject: str) -> None:
@@ -104,7 +104,7 @@ class Part(BondGraph):
             if not (isinstance(pname, str) and pname.replace("_", "").isalnum()):
                 rules.append(f"{self.name}/{pname}: point names are letters, digits and '_'")
                 continue
-            bad = pair_problems(f"{self.name}/{pname}", "(x, y)", local)
+            bad = pair_problems(f"point {pname!r} ({cls.value})", local)
             if bad:
                 numeric += bad
                 continue

@@ -45,6 +45,16 @@ from .oil import Oil
 __all__ = ["HydraulicCapacitance", "Chamber"]
 
 
+def _problems(volume: Any, oil: Any, initial: Any) -> list[str]:
+    problems = []
+    if not (isinstance(volume, sp.Basic) and not volume.is_number):
+        problems.append(HydraulicCapacitance._V.problem("volume", volume))
+    if not isinstance(oil, Oil):
+        problems.append(f"oil: found {oil!r}, expected an Oil")
+    problems.append(Check("finite", "Pa").problem("initial pressure", initial))
+    return [p for p in problems if p]
+
+
 class HydraulicCapacitance(C):
     """Compliance of an oil volume: ``c = V/β`` (state: the gauge pressure).
 
@@ -69,15 +79,9 @@ class HydraulicCapacitance(C):
     _BETA = Check(">0", "bulk modulus, Pa")
 
     def __init__(self, name: str, volume: Any, oil: Oil, *, initial: float = 0.0):
-        problems = []
-        if not (isinstance(volume, sp.Basic) and not volume.is_number):
-            problems.append(self._V.problem(f"chamber {name!r}: volume", volume))
-        if not isinstance(oil, Oil):
-            problems.append(f"chamber {name!r}: oil = {oil!r}, expected an Oil")
-        problems.append(Check("finite", "Pa").problem(f"chamber {name!r}: initial pressure", initial))
-        problems = [p for p in problems if p]
+        problems = _problems(volume, oil, initial)
         if problems:
-            raise ParameterError(problems if len(problems) > 1 else problems[0])
+            raise ParameterError(problems, subject=f"chamber {name!r}")
         super().__init__(name, 1.0, initial=float(number(initial)))
         self.volume = volume
         self.oil = oil
@@ -122,9 +126,12 @@ class Chamber(BondGraph):
     def __init__(self, name: str, volume: Any, oil: Oil, *, ports: Sequence[str] = ("A",),
                  initial: float = 0.0):
         super().__init__(name)
+        problems = _problems(volume, oil, initial)
         if "node" in ports or "C" in ports:
-            raise ParameterError(f"chamber {name!r}: port names {list(ports)}: 'node' and 'C' "
-                                 "are the names of its parts; choose others")
+            problems.append(f"port names {list(ports)}: 'node' and 'C' are the names of its "
+                            "parts; choose others")
+        if problems:
+            raise ParameterError(problems, subject=f"chamber {name!r}")
         self.add(Zero("node"), HydraulicCapacitance("C", volume, oil, initial=initial))
         self.connect("node", "C")
         for port in ports:

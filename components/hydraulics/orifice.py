@@ -120,6 +120,23 @@ def signed_sqrt_inverse(s: Any, p_tr: float) -> sp.Expr:
     return sp.Piecewise((s**2, s >= root), (-s**2, s <= -root), (p_tr * u, True))
 
 
+def _scaled_inverse(q: Any, gain: Any, p_tr: float) -> sp.Expr:
+    """``Δp`` with ``gain·signed_sqrt(Δp) = q``.
+
+    A piecewise gain (a clipped opening) is inverted piece by piece, so no branch
+    condition of the inverse contains a piecewise expression (the code generator
+    accepts only plain conditions). Where the gain is 0 the orifice is closed and no
+    finite drop passes a forced flow: the inverse is NaN there, and a simulation
+    stops with a named error.
+    """
+    gain = sp.piecewise_fold(sp.sympify(gain))
+    if isinstance(gain, sp.Piecewise):
+        return sp.Piecewise(*[(_scaled_inverse(q, g, p_tr), c) for g, c in gain.args])
+    if gain == 0:
+        return sp.nan
+    return signed_sqrt_inverse(sp.sympify(q) / gain, p_tr)
+
+
 def _orifice_gain(area: Any, cd: Any, density: Any) -> sp.Expr:
     cd_problem = Check(">0", "discharge coefficient, at most 1").problem("orifice cd", cd)
     if cd_problem is None and float(cd) > 1.0:
@@ -140,10 +157,10 @@ def orifice_flow(dp: Any, area: Any, cd: float, density: float, p_tr: float) -> 
 def orifice_flow_inverse(q: Any, area: Any, cd: float, density: float, p_tr: float) -> sp.Expr:
     """Pressure drop of :func:`orifice_flow` for the flow ``q`` (exact inverse).
 
-    An area expression that reaches 0 makes the drop infinite there (no flow can be
-    forced through a closed orifice).
+    Where an area expression reaches 0 the drop is NaN (no flow can be forced
+    through a closed orifice).
     """
-    return signed_sqrt_inverse(sp.sympify(q) / _orifice_gain(area, cd, density), p_tr)
+    return _scaled_inverse(q, _orifice_gain(area, cd, density), p_tr)
 
 
 def _nominal_gain(opening: Any, q_nominal: Any, dp_nominal: Any) -> sp.Expr:
@@ -168,9 +185,9 @@ def nominal_flow_inverse(q: Any, opening: Any, q_nominal: float, dp_nominal: flo
                          p_tr: float) -> sp.Expr:
     """Pressure drop of :func:`nominal_flow` for the flow ``q`` (exact inverse).
 
-    Infinite where the opening is 0: a closed edge takes no forced flow.
+    NaN where the opening is 0: a closed edge takes no forced flow.
     """
-    return signed_sqrt_inverse(sp.sympify(q) / _nominal_gain(opening, q_nominal, dp_nominal), p_tr)
+    return _scaled_inverse(q, _nominal_gain(opening, q_nominal, dp_nominal), p_tr)
 
 
 def orifice_law(area: Any, cd: float, density: float, p_tr: float) -> Law:
