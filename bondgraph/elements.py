@@ -580,8 +580,9 @@ class R(Element):
         Resistance form ``e = effort(f)``.
     passive : bool
         True (default): the resistor must dissipate, ``e·f ≥ 0``: ``r > 0``, and a law
-        of its own variable alone is checked on sample points of both signs over 17
-        decades. False allows a deliberately active element (``r`` ≠ 0 of any sign).
+        of its own variable alone is checked at build on sample points of both signs
+        over 17 decades (a law modulated by inputs, states or positions is not judged).
+        False allows a deliberately active element (``r`` ≠ 0 of any sign).
 
     Give ``r``, or one law, or ``flow`` *and* ``effort`` as a pair of mutually inverse
     laws (checked numerically), which lets the graph choose either causality freely.
@@ -626,17 +627,15 @@ class R(Element):
             problems.append(_param_problem(f"{who}, parameter 'r'", r, self._r_check))
         _raise(problems)
         self.r, self.flow_law, self.effort_law = r, flow, effort
+
+    def _passive(self, ctx, law_value: Any, x: sp.Symbol, xname: str) -> sp.Expr:
+        """The resolved law, checked for ``e·f ≥ 0`` if it depends on ``x`` alone."""
+        expr = ctx.resolve(law_value)
         if self.passive:
-            for law, var in ((flow, "e"), (effort, "f")):
-                if law is not None:
-                    x = sp.Dummy(var, real=True)
-                    try:
-                        expr = sp.sympify(law(x))
-                    except Exception:  # noqa: BLE001 - judged at build, with the graph's context
-                        continue
-                    why = dissipation_problem(expr, x, var)
-                    if why:
-                        raise ParameterError(f"{who}: not passive: {why}")
+            why = dissipation_problem(expr, x, xname)
+            if why:
+                raise ParameterError(f"{self.kind} {ctx.name!r}: not passive: {why}")
+        return expr
 
     @property
     def _r_check(self) -> Check:
@@ -665,7 +664,7 @@ class R(Element):
                         passive=self.passive)
         if p.effort_in:  # effort in, flow out
             if self.flow_law is not None:
-                return Constitutive(outputs={p.f: ctx.resolve(self.flow_law(p.e))})
+                return Constitutive(outputs={p.f: self._passive(ctx, self.flow_law(p.e), p.e, "e")})
             law, x, y, wanted, got = self.effort_law, f, e, p.f, p.e
             how = ("flow-out causality: the graph gives it its effort, its law is in the "
                    "effort= form")
@@ -674,7 +673,7 @@ class R(Element):
                    "flow source on its junction)")
         else:  # flow in, effort out
             if self.effort_law is not None:
-                return Constitutive(outputs={p.e: ctx.resolve(self.effort_law(p.f))})
+                return Constitutive(outputs={p.e: self._passive(ctx, self.effort_law(p.f), p.f, "f")})
             law, x, y, wanted, got = self.flow_law, e, f, p.e, p.f
             how = ("effort-out causality: the graph gives it its flow, its law is in the "
                    "flow= form")

@@ -131,15 +131,32 @@ def test_found_inverses_are_verified_on_both_branches():
         invert(lambda e: sp.sqrt(e), sp.sqrt(x), x, y, where="R")  # no negative branch
 
 
+def driven(resistor, by_effort, name="a"):
+    """The resistor gets an effort (a 0-junction with an effort source) or a flow (an inertia)."""
+    M = bg.BondGraph(name)
+    node = bg.Zero("j") if by_effort else bg.One("j")
+    M.add(bg.Se("p", 1.0), node, bg.I("m", 1.0), resistor)
+    for a, b in [("p", "j"), ("j", "m"), ("j", resistor.name)]:
+        M.connect(a, b)
+    return M
+
+
 def test_passivity_is_checked_and_can_be_waived():
-    with pytest.raises(bg.ParameterError, match=r"R 'neg': not passive: .*e·f = .* < 0"):
-        bg.R("neg", flow=lambda e: -2 * e)
+    with pytest.raises(bg.ParameterError, match=r"R 'a/neg': not passive: its law gives 2e\+08 at "
+                                                r"e = -1e\+08: the dissipated power e·f = -2e\+16 < 0"):
+        bg.build(driven(bg.R("neg", flow=lambda e: -2 * e), by_effort=True))
+    with pytest.raises(bg.ParameterError, match=r"R 'a/cube': not passive: its law gives 0.099 at f = -0.1"):
+        bg.build(driven(bg.R("cube", effort=lambda f: f**3 - f), by_effort=False))  # near zero only
+    with pytest.raises(bg.EquationError, match=r"R 'a/neg' \(effort-out causality.*opposite signs, so "
+                                               r"the resistor would generate power"):
+        bg.build(driven(bg.R("neg", flow=lambda e: -2 * e), by_effort=False))  # inverted
     with pytest.raises(bg.ParameterError, match=r"R 'neg', parameter 'r': found -1000.0, expected a "
                                                 r"finite number > 0 \(resistance"):
         bg.R("neg", -1e3)
-    bg.R("neg", flow=lambda e: -2 * e, passive=False)
+    bg.build(driven(bg.R("neg", flow=lambda e: -2 * e, passive=False), by_effort=True))
+    bg.build(driven(bg.R("neg", flow=lambda e: -2 * e, passive=False), by_effort=False))
     bg.R("neg", -1e3, passive=False)
-    bg.R("mod", flow=lambda e: bg.Input("u") * e)  # modulated: not judged at construction
+    bg.build(driven(bg.R("mod", flow=lambda e: bg.Input("u") * e), by_effort=True))  # not judged
 
 
 def test_nonlinear_compliance_in_derivative_causality():
