@@ -143,13 +143,16 @@ def bounded(fn: Callable[[], Any], seconds: float | None = None) -> Any:
     """Run ``fn()`` (symbolic work) for at most ``seconds``; raise ``TimeoutError`` after.
 
     The work runs in a forked child process that is killed at the limit (sympy cannot be
-    interrupted otherwise); its result comes back pickled. Where ``fork`` is not
-    available a daemon thread is used and abandoned at the limit.
+    interrupted otherwise); its result comes back pickled. Where no child process can
+    be made (no ``fork``, inside a daemonic pool worker) a daemon thread is used and
+    abandoned at the limit.
     """
     limit = get_time_limit() if seconds is None else seconds
     try:
         ctx = multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - no fork on this platform
+        return _bounded_thread(fn, limit)
+    if multiprocessing.current_process().daemon:  # pragma: no cover - a pool worker: no children
         return _bounded_thread(fn, limit)
     recv, send = ctx.Pipe(duplex=False)
 
@@ -164,7 +167,12 @@ def bounded(fn: Callable[[], Any], seconds: float | None = None) -> Any:
             send.send(("error", f"result could not be returned ({exc})"))
 
     proc = ctx.Process(target=child, daemon=True)
-    proc.start()
+    try:
+        proc.start()
+    except OSError:  # pragma: no cover - no process to spare
+        recv.close()
+        send.close()
+        return _bounded_thread(fn, limit)
     send.close()
     try:
         if not recv.poll(limit):
@@ -325,7 +333,12 @@ def _symbolic_identity(f: sp.Expr, g: sp.Expr, x: sp.Symbol, y: sp.Symbol, *,
 
 
 def _candidates(f: sp.Expr, x: sp.Symbol, y: sp.Symbol) -> tuple[list[sp.Expr], int]:
-    """Symbolically verified inverse candidates of ``y = f(x)`` (child-process work)."""
+    """Symbolically verified inverse candidates of ``y = f(x)`` (child-process work).
+
+    Floats are replaced by their exact rational values first, so the identities are
+    checked exactly (with floats a true inverse leaves a rounding residual).
+    """
+    f = f.xreplace({c: sp.Rational(c) for c in f.atoms(sp.Float)})
     odd: list[sp.Expr] = []
     xp, yp = sp.Dummy("xp", positive=True), sp.Dummy("yp", positive=True)
     try:
