@@ -662,28 +662,27 @@ class R(Element):
             verify_pair(ctx.resolve(self.flow_law(e)), ctx.resolve(self.effort_law(f)), e, f,
                         where=f"{self.kind} {ctx.name!r}: its flow= and effort= laws",
                         passive=self.passive)
-        if p.effort_in:  # effort in, flow out
-            if self.flow_law is not None:
-                return Constitutive(outputs={p.f: self._passive(ctx, self.flow_law(p.e), p.e, "e")})
-            law, x, y, wanted, got = self.effort_law, f, e, p.f, p.e
-            how = ("flow-out causality: the graph gives it its effort, its law is in the "
-                   "effort= form")
-            fix = ("declare the inverse (effort=Law(g, inverse=f), or flow= and effort= "
-                   "together), or change the causality (drive it by a flow: an inertia or "
-                   "flow source on its junction)")
-        else:  # flow in, effort out
-            if self.effort_law is not None:
-                return Constitutive(outputs={p.e: self._passive(ctx, self.effort_law(p.f), p.f, "f")})
-            law, x, y, wanted, got = self.flow_law, e, f, p.e, p.f
-            how = ("effort-out causality: the graph gives it its flow, its law is in the "
-                   "flow= form")
-            fix = ("declare the inverse (flow=Law(f, inverse=g), or flow= and effort= "
-                   "together), or change the causality (give it an effort: a volume (C) or "
-                   "effort source on its junction)")
-        forward = ctx.resolve(law(x))
-        g = invert(law, forward, x, y, where=f"{self.kind} {ctx.name!r} ({how})",
+        if p.effort_in:  # effort in, flow out: the flow= law is native
+            native, other, given, wanted, x, y = self.flow_law, self.effort_law, p.e, p.f, f, e
+        else:            # flow in, effort out: the effort= law is native
+            native, other, given, wanted, x, y = self.effort_law, self.flow_law, p.f, p.e, e, f
+        if native is not None:
+            name = "e" if p.effort_in else "f"
+            return Constitutive(outputs={wanted: self._passive(ctx, native(given), given, name)})
+        how, fix = self._INVERTED[p.effort_in]
+        g = invert(other, ctx.resolve(other(x)), x, y, where=f"{self.kind} {ctx.name!r} ({how})",
                    resolve=ctx.resolve, passive=self.passive, fix=fix)
-        return Constitutive(outputs={wanted: g.xreplace({y: got})})
+        return Constitutive(outputs={wanted: g.xreplace({y: given})})
+
+    #: effort_in -> (the causality that needs the law inverted, how to fix a refusal)
+    _INVERTED = {
+        True: ("flow-out causality: the graph gives it its effort, its law is in the effort= form",
+               "declare the inverse (effort=Law(g, inverse=f), or flow= and effort= together), or "
+               "change the causality (drive it by a flow: an inertia or flow source on its junction)"),
+        False: ("effort-out causality: the graph gives it its flow, its law is in the flow= form",
+                "declare the inverse (flow=Law(f, inverse=g), or flow= and effort= together), or "
+                "change the causality (give it an effort: a volume (C) or effort source on its junction)"),
+    }
 
 
 class MR(R):
