@@ -634,7 +634,7 @@ class R(Element):
         if self.passive:
             why = dissipation_problem(expr, x, xname)
             if why:
-                raise ParameterError(f"{self.kind} {ctx.name!r}: not passive: {why}")
+                raise EquationError(f"{self.kind} {ctx.name!r}: not passive: {why}")
         return expr
 
     @property

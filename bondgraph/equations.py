@@ -421,27 +421,24 @@ def collect(g: nx.MultiDiGraph, params: dict | None = None) -> Collected:
     states: list[StateSpec] = []
     energy_sp: dict[str, sp.Expr] = {}
     problems: list[str] = []
-    only_parameters = True  # every problem a bad parameter: report a ParameterError
     for n, el in g.nodes(data="element"):
         ctx = _Ctx(d, n)
         try:
             cons: Constitutive = el.equations(ports[n], ctx)
         except (EquationError, ParameterError) as exc:
             problems += exc.problems
-            only_parameters &= isinstance(exc, ParameterError)
             continue
         for var, expr in cons.outputs.items():
             if var.name in assigned:
                 problems.append(f"{var.name} computed by both {owner[var.name]} and {n} "
                                 "(internal causality error)")
-                only_parameters = False
             assigned[var.name] = sp.sympify(expr)
             owner[var.name] = n
         states += cons.states
         if cons.energy != 0:
             energy_sp[n] = cons.energy
     if problems:
-        raise (ParameterError if only_parameters else EquationError)(problems, subject=f"model {name!r}")
+        raise EquationError(problems, subject=f"model {name!r}")
     missing = [s.name for pair in bvar.values() for s in pair if s.name not in assigned]
     if missing:
         raise EquationError([f"{m}: no element computes it (internal causality error)"

@@ -43,13 +43,14 @@ from typing import Any
 
 import sympy as sp
 
-from bondgraph import TF, BondGraph, I, Law, One, R, Se, Zero
+from bondgraph import TF, BondGraph, I, Law, One, R, Zero
 from bondgraph.errors import ParameterError
 
 from ._values import FINITE, NONNEGATIVE, POSITIVE, raise_all, si
 from .chamber import HydraulicCapacitance
 from .endstop import EndStop
 from .friction import Friction
+from .lines import drain
 from .oil import Oil
 
 __all__ = ["HydraulicCylinder"]
@@ -220,27 +221,8 @@ class HydraulicCylinder(BondGraph):
             self.connect("leak_AB", "G_AB")
         for side, g in (("A", g_a), ("B", g_b)):
             if g and not (side == "B" and single_acting):
-                self._drain(side, g, p_t)
+                drain(self, f"n{side}", f"leak_{side}", g, p_t)
         self.expose("I", "piston")
-
-    def _drain(self, side: str, g: float, p_t: float) -> None:
-        """External leakage ``Q = g·(p − p_t)`` from chamber ``side`` to the tank.
-
-        At a tank pressure of 0 a laminar resistor on the chamber node; otherwise the
-        resistor sits on a 1-junction between the chamber and a tank node held at
-        ``p_t``, so it sees the drop ``p − p_t`` and the tank takes the drained power
-        (the resistor stays passive).
-        """
-        if p_t == 0:
-            self.add(R(f"leak_{side}", 1.0 / g))
-            self.connect(f"n{side}", f"leak_{side}")
-            return
-        self.add(One(f"drain_{side}"), R(f"leak_{side}", 1.0 / g), Zero(f"tank_{side}"),
-                 Se(f"p_tank_{side}", p_t))
-        self.connect(f"n{side}", f"drain_{side}")
-        self.connect(f"drain_{side}", f"leak_{side}")
-        self.connect(f"drain_{side}", f"tank_{side}")
-        self.connect(f"p_tank_{side}", f"tank_{side}")
 
     _STATES = {"pA": "C_A.e", "pB": "C_B.e", "v": "m.f", "s": "piston.s"}
 

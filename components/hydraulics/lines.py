@@ -27,14 +27,14 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from bondgraph import BondGraph, I, One, R
+from bondgraph import BondGraph, I, One, R, Se, Zero
 from bondgraph.errors import ParameterError
 
 from ._values import POSITIVE, raise_all, si
 from .chamber import Chamber
 from .oil import Oil
 
-__all__ = ["Hose", "Line"]
+__all__ = ["Hose", "Line", "drain"]
 
 
 def _geometry(length: Any, diameter: Any, problems: list[str]) -> tuple[float, float]:
@@ -111,3 +111,32 @@ class Line(BondGraph):
             self.connect("q", "I")
         self.expose("A", "q")
         self.expose("B", "q")
+
+
+def drain(graph: BondGraph, node: str, name: str, conductance: float, tank_pressure: float) -> None:
+    """Laminar leakage ``Q = G·(p − p_t)`` from ``node`` of ``graph`` to a tank at ``p_t``.
+
+    At ``p_t = 0`` a linear resistor ``name`` on the node. Otherwise the resistor sits on
+    a 1-junction ``<name>_drain`` between the node and a tank node ``<name>_tank`` held
+    at ``p_t`` by an effort source: it sees the drop ``p − p_t`` and stays passive, and
+    the tank source takes the drained power (a one-port law ``G·(p − p_t)`` would
+    generate power whenever ``0 < p < p_t``).
+
+    Examples
+    --------
+    >>> g = BondGraph("c")
+    >>> _ = g.add(Zero("n"))
+    >>> drain(g, "n", "leak", 1e-11, 2e5)
+    >>> sorted(g.children)
+    ['leak', 'leak_drain', 'leak_p_t', 'leak_tank', 'n']
+    """
+    if tank_pressure == 0:
+        graph.add(R(name, 1.0 / conductance))
+        graph.connect(node, name)
+        return
+    j, tank, src = f"{name}_drain", f"{name}_tank", f"{name}_p_t"
+    graph.add(One(j), R(name, 1.0 / conductance), Zero(tank), Se(src, tank_pressure))
+    graph.connect(node, j)
+    graph.connect(j, name)
+    graph.connect(j, tank)
+    graph.connect(src, tank)

@@ -37,9 +37,9 @@ from bondgraph.errors import ParameterError
 
 from ._expr import clip
 from ._values import FINITE, POSITIVE, raise_all, si
-from .chamber import HydraulicCapacitance
 from .oil import Oil
 from .orifice import signed_sqrt
+from .pressure_tap import SensedCapacitance
 
 __all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit"]
 
@@ -222,11 +222,11 @@ class PowerUnit(BondGraph):
             si(initial_pressure, "Pa", "initial_pressure", problems, FINITE)
         if not isinstance(oil, Oil):
             problems.append(f"'oil': found {oil!r}, expected an Oil")
-        for what, obj, kinds in (("pump", pump, (FixedPump, CompensatedPump)),
-                                 ("relief", relief, (ReliefValve,))):
-            if obj is not None and not isinstance(obj, kinds):
-                problems.append(f"{what!r}: found {obj!r}, expected "
-                                f"{' or '.join(k.__name__ for k in kinds)}")
+        for what, obj, kinds in (("pump", pump, "FixedPump, CompensatedPump"),
+                                 ("relief", relief, "ReliefValve")):
+            if obj is not None and not callable(getattr(obj, "law", None)):
+                problems.append(f"{what!r}: found {obj!r}, expected a {what} with a law(p) "
+                                f"method ({kinds}...)")
         raise_all(problems, f"power unit {name!r}")
         self.add(Zero("nP"), Zero("nT"), Se("tank", self.tank_pressure))
         self.connect("tank", "nT")
@@ -234,7 +234,7 @@ class PowerUnit(BondGraph):
             self.add(Se("source", self.supply_pressure))
             self.connect("source", "nP")
         else:
-            self.add(HydraulicCapacitance("C_P", V, oil, initial=initial_pressure),
+            self.add(SensedCapacitance("C_P", V, oil, initial=initial_pressure),
                      PumpSource("pump", pump.law))
             self.connect("nP", "C_P")
             self.connect("pump", "nP")
@@ -260,3 +260,11 @@ class PowerUnit(BondGraph):
     def pressure_state(self) -> str | None:
         """Local name of the outlet-pressure state (``None`` for an ideal source)."""
         return "C_P.e" if self.pump is not None else None
+
+    @property
+    def outlet_pressure(self) -> sp.Expr:
+        """The outlet pressure as a signal other laws may read: the handle of the
+        outlet chamber's pressure, or the ideal source's pressure."""
+        if self.pump is None:
+            return sp.Float(self.supply_pressure)
+        return self.children["C_P"].pressure

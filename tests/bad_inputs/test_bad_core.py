@@ -85,7 +85,7 @@ CASES = [
     Case("R-callable-as-r", lambda: bg.R("b", lambda e: 2 * e), P, ["R 'b'", "callable", "flow="]),
     Case("R-law-not-callable", lambda: bg.R("b", flow=2.0), P, ["R 'b'", "flow", "callable"]),
     Case("R-r-and-law", lambda: bg.R("b", 1.0, flow=lambda e: e), P, ["R 'b'", "exactly one"]),
-    Case("build-active-law", lambda: bg.build(_effort_fed(bg.R("b", flow=lambda e: -2 * e))), P,
+    Case("build-active-law", lambda: bg.build(_effort_fed(bg.R("b", flow=lambda e: -2 * e))), E,
          ["R 'e/b'", "not passive", "e·f", "< 0", "passive=False"]),
     Case("R-passive-flag", lambda: bg.R("b", 1.0, passive="yes"), P, ["R 'b'", "passive", "'yes'"]),
     Case("Se-nan", lambda: bg.Se("F", NAN), P, ["Se 'F'", "effort", "nan"]),
