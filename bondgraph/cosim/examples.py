@@ -68,9 +68,21 @@ class OscillatorMass:
     def __init__(self, m: float, F0: float, Omega: float, x: float = 0.0, v: float = 0.0):
         self.mass, self.F0, self.Omega = float(m), float(F0), float(Omega)
         self.x, self.v = float(x), float(v)
+        self._start = (self.x, self.v)
         self.t = 0.0
         self.F = 0.0
         self.dF = (0.0, 0.0)
+
+    def setup(self, t0: float, t_end: float, step: float) -> None:
+        """Back to the initial position and velocity at ``t0``."""
+        self.x, self.v = self._start
+        self.t = float(t0)
+        self.F, self.dF = 0.0, (0.0, 0.0)
+
+    @property
+    def time(self) -> float:
+        """The time the last step ended at (checked by the master)."""
+        return self.t
 
     def get_state(self) -> tuple:
         """Everything needed to roll back."""
@@ -127,18 +139,23 @@ class SpringDamper:
 
     def __init__(self, k: float, c: float):
         self.k, self.c = float(k), float(c)
+        self.time = 0.0
         self.x = 0.0
         self.v = 0.0
         self.dx = (0.0, 0.0)
         self.dv = (0.0, 0.0)
 
     def get_state(self) -> tuple:
-        """Inputs and their derivatives (the only state)."""
-        return self.x, self.v, self.dx, self.dv
+        """Time, inputs and their derivatives (the only state)."""
+        return self.time, self.x, self.v, self.dx, self.dv
 
     def set_state(self, state: tuple) -> None:
         """Roll back to a state from :meth:`get_state`."""
-        self.x, self.v, self.dx, self.dv = state
+        self.time, self.x, self.v, self.dx, self.dv = state
+
+    def setup(self, t0: float, t_end: float, step: float) -> None:
+        """Start the clock at ``t0``."""
+        self.time = float(t0)
 
     def set_input_derivatives(self, t: float, d: dict) -> None:
         """Store the derivatives of ``x`` and ``v``."""
@@ -159,6 +176,7 @@ class SpringDamper:
         self.x += h * (x1 + 0.5 * h * x2)
         self.v += h * (v1 + 0.5 * h * v2)
         self.dx, self.dv = (x1 + h * x2, x2), (v1 + h * v2, v2)
+        self.time = t + h
 
 
 def b1_mass(**overrides) -> PythonSubsystem:

@@ -8,7 +8,9 @@ smaller ``H``, otherwise the two half steps are kept and ``H`` grows. Needs ever
 subsystem to save and restore its state; Jacobi order only. The glue runs on the
 uneven history of accepted points (the first steps at reduced order). The step
 control bounds the coupling error itself, so the energy-residual divergence monitor is
-not run (the residual is still recorded).
+not run (the residual is still recorded). Subsystems that take fewer input derivatives
+than the glue order are warned about and their applied inputs recorded, as in the fixed
+step master.
 
 Examples
 --------
@@ -31,8 +33,9 @@ import numpy as np
 from ..errors import CosimulationError, ParameterError
 from .catcher import ErrorCatcher
 from .glue import taylor_matrix
-from .packages import InputPackage, OutputPackage, check_times
+from .packages import check_times
 from .results import CosimResults
+from .stepping import checked_outputs, shift_matrix, step_subsystem
 from .subsystem import terminate_all
 
 __all__ = ["StepDoubling", "run_adaptive"]
@@ -106,7 +109,7 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
     dords = [min(s.input_derivative_order, p) for s in subs]
     src, in_sl, out_sl, src_sl = sim.src, sim.in_slices, sim.out_slices, sim.src_slices
     empty = [np.zeros((0, len(s.inputs))) for s in subs]
-    catcher = ErrorCatcher(sim.policy, sim.monitor, sim.bond_names)
+    catcher = ErrorCatcher(sim.policy)
     ny = len(sim.output_names)
     Ts: list[float] = [t0]
     Ys: list[np.ndarray] = []
@@ -115,7 +118,8 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
     steps: list[float] = []
     current = None
     cause = None
-    info = {"scheme": tm.scheme, "glue": glue.name, "step_control": control}
+    info = {"scheme": tm.scheme, "glue": glue.name, "step_control": control,
+            "held_inputs": sim.held_inputs()}
     wall0 = _time.perf_counter()
     bar = None
     if progress:
@@ -126,8 +130,8 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
         nonlocal current
         for k in sim.ft_order:
             current = subs[k]
-            subs[k].set_inputs(t, y[src_sl[k]], empty[k])
-            y[out_sl[k]] = subs[k].get_outputs()
+            subs[k].set_inputs(t, sim._inputs(y[src_sl[k]], k), empty[k])
+            y[out_sl[k]] = checked_outputs(subs[k])
         current = None
 
     def coupled(t, h, times, values):
@@ -135,31 +139,15 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
         nonlocal current
         k = min(len(times), p + 1)
         C = taylor_matrix(times[-k:], t, p) @ np.array(values[-k:])
-        Cu = C[:, src]
-        e = np.array([h ** d / math.factorial(d) for d in range(p + 1)])
-        u_end = e @ Cu
+        Cu = sim._inputs(C[:, src])
+        u_end = np.empty(len(src))
+        shifts = {(n, j): shift_matrix(p, j * h / n) for n in set(ks) for j in range(1, n)}
         y = np.empty(ny)
         sent = []
         for i, s in enumerate(subs):
             current = s
-            cin = Cu[:, in_sl[i]]
-            hs = h / ks[i]
-            reached = None
-            for j in range(ks[i]):
-                ts = t + j * hs
-                c = cin
-                if j:
-                    d = j * hs
-                    S = np.array([[d ** (b - a) / math.factorial(b - a) if b >= a else 0.0
-                                   for b in range(p + 1)] for a in range(p + 1)])
-                    c = S @ cin
-                pkg = InputPackage(names[i], ts, c[0], c[1:1 + dords[i]])
-                s.set_inputs(pkg.time, pkg.values, pkg.derivatives)
-                reached = s.do_step(ts, hs)
-                if reached is not None and abs(reached - (ts + hs)) > 1e-9 * hs:
-                    break
-            out = OutputPackage(names[i], t + h if reached is None else float(reached),
-                                s.get_outputs())
+            out, u_end[in_sl[i]] = step_subsystem(s, Cu[:, in_sl[i]], t, h, ks[i], dords[i],
+                                                  shifts, t + h)
             sent.append(out)
         current = None
         bad = check_times(sent, t + h, h)
@@ -181,13 +169,16 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
         for i, s in enumerate(subs):
             current = s
             s.setup(t0, t_end, h_max / ks[i])
+        current = None
+        if sim.check_start(catcher, t0, H):
+            raise _Stop
         y0 = np.empty(ny)
         for k in sim.non_ft:
             current = subs[k]
-            y0[out_sl[k]] = subs[k].get_outputs()
+            y0[out_sl[k]] = checked_outputs(subs[k])
         refresh(t0, y0)
         Ys.append(y0)
-        Us.append(y0[src].copy())
+        Us.append(sim._inputs(y0[src]).copy())
         scale = np.abs(y0)
         t = t0
         while t < t_end - 1e-12 * max(1.0, abs(t_end)):
@@ -273,7 +264,7 @@ def _results(sim, Ts, Ys, Us, catcher: ErrorCatcher, status: str, reason: str,
     nb = len(sim.bond_names)
     R = np.zeros((n, nb))
     if nb and n > 1:
-        r = U[:, sim.e_in] * Y[:, sim.f_out] - Y[:, sim.e_out] * U[:, sim.f_in]
+        r = sim.residual_power(Y, U)
         R[1:] = np.cumsum(0.5 * np.diff(T)[:, None] * (r[1:] + r[:-1]), axis=0)
     return CosimResults(time=T, outputs=Y, output_names=sim.output_names,
                         output_units=sim.output_units, inputs=U, input_names=sim.input_names,
