@@ -25,7 +25,7 @@ step leaves no valid state to go on from.
 
 ``divergence`` and ``tolerance`` also take ``"off"`` (not checked at all). What counts
 as divergence is documented in :mod:`bondgraph.cosim.divergence`: the coupling creating
-more than 5 % of the energy it carries through a power bond, or an exchanged signal
+more than 2 % of the energy it carries through a power bond, or an exchanged signal
 growing by more than one e-fold per communication step.
 
 Examples

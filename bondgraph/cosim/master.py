@@ -277,13 +277,19 @@ class Cosimulation:
             f_used = f_used / self.scale[self.f_in]
         return e_used * Y[:, self.f_out] - Y[:, self.e_out] * f_used
 
-    def _energy(self, T, Y, U, R, X, a: int, b: int) -> None:
-        """Created (signed) and carried energy on every bond for points a..b-1 (a >= 1),
-        by the trapezoid rule."""
-        r = self.residual_power(Y[a - 1:b], U[a - 1:b])
+    def _energy(self, T, Y, U, U0, R, X, a: int, b: int) -> None:
+        """Created (signed) and carried energy on every bond for points a..b-1 (a >= 1).
+
+        Over the step ending at point i the receivers applied polynomials that started at
+        ``U0[i]`` (at ``T[i-1]``) and ended at ``U[i]``; the created power is integrated
+        by the trapezoid rule over each step with those end values, so a held input
+        counts as held over its whole step.
+        """
+        r0 = self.residual_power(Y[a - 1:b - 1], U0[a:b])
+        r1 = self.residual_power(Y[a:b], U[a:b])
         x = np.abs(Y[a - 1:b, self.e_out] * Y[a - 1:b, self.f_out])
         dt = np.diff(T[a - 1:b])[:, None]
-        R[a:b] = R[a - 1] + np.cumsum(0.5 * dt * (r[1:] + r[:-1]), axis=0)
+        R[a:b] = R[a - 1] + np.cumsum(0.5 * dt * (r0 + r1), axis=0)
         X[a:b] = X[a - 1] + np.cumsum(0.5 * dt * (x[1:] + x[:-1]), axis=0)
 
     def _nonfinite(self, y: np.ndarray) -> str:
@@ -386,7 +392,8 @@ class Cosimulation:
         ny, nu, nb = len(self.output_names), len(self.input_names), len(self.bond_names)
         T = tm.times()
         Y = np.zeros((N + 1, ny))
-        U = np.zeros((N + 1, nu))
+        U = np.zeros((N + 1, nu))        # inputs applied when the outputs Y were taken
+        U0 = np.zeros((N + 1, nu))       # inputs applied at the start of the step to row n
         R = np.zeros((N + 1, nb))         # cumulative energy created by the coupling
         X = np.zeros((N + 1, nb))         # cumulative energy carried through the bond
         done = 1                          # energy bookkeeping is done below this index
@@ -457,6 +464,7 @@ class Cosimulation:
                 sent = []
                 for k, s in enumerate(subs):
                     current = s
+                    U0[n + 1, in_sl[k]] = Cu[0, in_sl[k]]
                     out, U[n + 1, in_sl[k]] = step_subsystem(s, Cu[:, in_sl[k]], t, H, ks[k],
                                                              dords[k], shift, t1)
                     sent.append(out)
@@ -481,7 +489,8 @@ class Cosimulation:
                     Y[n + 1, out_sl[k]] = out.values
                 for k in ft_order:
                     s = current = subs[k]
-                    s.set_inputs(t1, self._inputs(Y[n + 1, src_sl[k]], k), empty[k])
+                    U[n + 1, in_sl[k]] = self._inputs(Y[n + 1, src_sl[k]], k)
+                    s.set_inputs(t1, U[n + 1, in_sl[k]], empty[k])
                     Y[n + 1, out_sl[k]] = checked_outputs(s)
                 current = None
                 if not math.isfinite(Y[n + 1].sum()):
@@ -490,7 +499,7 @@ class Cosimulation:
                         raise _Abort
                 found = []
                 if nb and (n + 1) % window == 0:
-                    self._energy(T, Y, U, R, X, done, n + 2)
+                    self._energy(T, Y, U, U0, R, X, done, n + 2)
                     done = n + 2
                     if watch is not None:
                         found += watch.energy(n + 1, T, Y, R, X)
@@ -523,7 +532,7 @@ class Cosimulation:
                 bar.close()
         info["wall_time"] = _time.perf_counter() - wall0
         if nb and done < N + 1:
-            self._energy(T, Y, U, R, X, done, N + 1)
+            self._energy(T, Y, U, U0, R, X, done, N + 1)
         ev = catcher.abort_event
         if ev is not None:
             last = min(n, N)

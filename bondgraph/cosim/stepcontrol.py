@@ -114,6 +114,7 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
     Ts: list[float] = [t0]
     Ys: list[np.ndarray] = []
     Us: list[np.ndarray] = []
+    U0s: list[np.ndarray] = []
     accepted = rejected = 0
     steps: list[float] = []
     current = None
@@ -126,16 +127,18 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
         from tqdm.auto import tqdm
         bar = tqdm(total=t_end - t0, unit="s", desc="co-simulation", leave=False)
 
-    def refresh(t, y):
+    def refresh(t, y, u):
         nonlocal current
         for k in sim.ft_order:
             current = subs[k]
-            subs[k].set_inputs(t, sim._inputs(y[src_sl[k]], k), empty[k])
+            u[in_sl[k]] = sim._inputs(y[src_sl[k]], k)
+            subs[k].set_inputs(t, u[in_sl[k]], empty[k])
             y[out_sl[k]] = checked_outputs(subs[k])
         current = None
 
     def coupled(t, h, times, values):
-        """One Jacobi step from t over h; returns (outputs, used inputs) at t + h."""
+        """One Jacobi step from t over h; returns the outputs at t + h and the inputs
+        applied at t + h and at t."""
         nonlocal current
         k = min(len(times), p + 1)
         C = taylor_matrix(times[-k:], t, p) @ np.array(values[-k:])
@@ -159,11 +162,11 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 raise _Stop
         for i, out in enumerate(sent):
             y[out_sl[i]] = out.values
-        refresh(t + h, y)
+        refresh(t + h, y, u_end)
         if not math.isfinite(float(y.sum())):
             if catcher.report("non_finite", t + h, "exchanged outputs", sim._nonfinite(y)):
                 raise _Stop
-        return y, u_end
+        return y, u_end, Cu[0].copy()
 
     try:
         for i, s in enumerate(subs):
@@ -176,9 +179,11 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
         for k in sim.non_ft:
             current = subs[k]
             y0[out_sl[k]] = checked_outputs(subs[k])
-        refresh(t0, y0)
+        u0 = sim._inputs(y0[src]).copy()
+        refresh(t0, y0, u0)
         Ys.append(y0)
-        Us.append(sim._inputs(y0[src]).copy())
+        Us.append(u0)
+        U0s.append(u0.copy())
         scale = np.abs(y0)
         t = t0
         while t < t_end - 1e-12 * max(1.0, abs(t_end)):
@@ -188,12 +193,12 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 current = s
                 saved.append(s.save_state())
             current = None
-            y_full, _ = coupled(t, H, Ts, Ys)
+            y_full, _, _ = coupled(t, H, Ts, Ys)
             for s, st in zip(subs, saved):
                 current = s
                 s.restore_state(st)
-            y_half, u_half = coupled(t, H / 2, Ts, Ys)
-            y_two, u_two = coupled(t + H / 2, H / 2, Ts + [t + H / 2], Ys + [y_half])
+            y_half, u_half, s_half = coupled(t, H / 2, Ts, Ys)
+            y_two, u_two, s_two = coupled(t + H / 2, H / 2, Ts + [t + H / 2], Ys + [y_half])
             sc = np.maximum(scale, np.abs(y_two))
             err = float(np.max(np.abs(y_two - y_full) / (control.atol + control.rtol * sc)))
             fac = control.safety * (err if err > 0 else 1e-300) ** (-1.0 / (p + 2))
@@ -207,6 +212,7 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 Ts += [t + H / 2, t + H]
                 Ys += [y_half, y_two]
                 Us += [u_half, u_two]
+                U0s += [s_half, s_two]
                 scale = sc
                 steps.append(H)
                 accepted += 1
@@ -215,7 +221,7 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 if bar is not None:
                     bar.update(steps[-1])
                 if callback is not None and accepted % 50 == 0:
-                    callback(_results(sim, Ts, Ys, Us, catcher, "running", "", info))
+                    callback(_results(sim, Ts, Ys, Us, U0s, catcher, "running", "", info))
             else:
                 for s, st in zip(subs, saved):
                     current = s
@@ -239,12 +245,12 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 max_step=max(steps) if steps else math.nan)
     ev = catcher.abort_event
     if ev is not None:
-        res = _results(sim, Ts, Ys, Us, catcher, "aborted", str(ev), info)
+        res = _results(sim, Ts, Ys, Us, U0s, catcher, "aborted", str(ev), info)
         raise CosimulationError([f"{ev.kind} at {ev}", f"results kept up to the last good "
                                  f"point t={Ts[-1]:.9g} s"], subject="co-simulation aborted",
                                 time=Ts[-1], results=res) from cause
     errors = catcher.errors
-    res = _results(sim, Ts, Ys, Us, catcher, "error" if errors else "completed",
+    res = _results(sim, Ts, Ys, Us, U0s, catcher, "error" if errors else "completed",
                    "; ".join(str(e) for e in errors), info)
     if callback is not None:
         callback(res)
@@ -255,17 +261,16 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
     return res
 
 
-def _results(sim, Ts, Ys, Us, catcher: ErrorCatcher, status: str, reason: str,
+def _results(sim, Ts, Ys, Us, U0s, catcher: ErrorCatcher, status: str, reason: str,
              info: dict) -> CosimResults:
-    n = min(len(Ts), len(Ys), len(Us))
+    n = min(len(Ts), len(Ys), len(Us), len(U0s))
     T = np.array(Ts[:n])
     Y = np.array(Ys[:n])
     U = np.array(Us[:n])
     nb = len(sim.bond_names)
     R = np.zeros((n, nb))
     if nb and n > 1:
-        r = sim.residual_power(Y, U)
-        R[1:] = np.cumsum(0.5 * np.diff(T)[:, None] * (r[1:] + r[:-1]), axis=0)
+        sim._energy(T, Y, U, np.array(U0s[:n]), R, np.zeros((n, nb)), 1, n)
     return CosimResults(time=T, outputs=Y, output_names=sim.output_names,
                         output_units=sim.output_units, inputs=U, input_names=sim.input_names,
                         input_units=sim.input_units, energy_residual=R,

@@ -49,7 +49,7 @@ def test_b1_as_two_fmus_matches_in_process(b1_fmus, step, end):
 
 def test_b1_zoh_through_fmus_is_reported_as_diverged(b1_fmus):
     fmus = [FmuSubsystem(b1_fmus[0], "mass"), FmuSubsystem(b1_fmus[1], "spring")]
-    with pytest.raises(CosimulationError, match=r"bond spring\.F\*mass\.v: diverged"):
+    with pytest.raises(CosimulationError, match=r"bond spring\.F\*mass\.v: the coupling created"):
         cosimulate(fmus, ex.B1_RELATIONS, step=1e-3, end=4.0, glue="zoh")
 
 
