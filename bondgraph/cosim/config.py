@@ -114,6 +114,8 @@ def build_setup(data: Mapping[str, Any], base: Path = Path("."),
     substeps: dict[str, int] = {}
     for i, entry in enumerate(data.get("subsystems", []) or []):
         where = f"subsystems[{i}]"
+        if isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
+            where += f" ({entry['name']!r})"
         if not isinstance(entry, Mapping):
             problems.append(f"{where}: expected a table")
             continue

@@ -27,7 +27,7 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import CosimulationError
-from .packages import OutputPackage
+from .packages import InputPackage, OutputPackage
 from .subsystem import Subsystem
 
 __all__ = ["shift_matrix", "truncated_value", "step_subsystem", "reported_time",
@@ -113,7 +113,8 @@ def step_subsystem(sub: Subsystem, coeffs: np.ndarray, t: float, H: float, subst
     for j in range(substeps):
         ts = t + j * h
         c = coeffs if j == 0 else shifts[(substeps, j)] @ coeffs
-        sub.set_inputs(ts, c[0], c[1:1 + orders])
+        pkg = InputPackage(sub.name, ts, c[0], c[1:1 + orders])
+        sub.set_inputs(pkg.time, pkg.values, pkg.derivatives)
         reached = sub.do_step(ts, h)
         if reached is not None:
             reached = _time_value(reached, sub, f"do_step({ts:.9g}, {h:g})")

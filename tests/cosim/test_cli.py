@@ -93,7 +93,8 @@ def test_config_problems_are_listed_together(tmp_path):
     assert "subsystems[0]: unknown key 'colour'" in text
     assert "subsystems[1]: an FMU entry needs a 'name'" in text
     assert "subsystems[2]: factory 'no.such.module:make': cannot import module" in text
-    assert "subsystems[3]: name 'damper' given, but the factory built subsystem 'spring'" in text
+    assert ("subsystems[3] ('damper'): name 'damper' given, but the factory built subsystem "
+            "'spring'") in text
 
 
 def test_unparsable_config(tmp_path):
