@@ -176,7 +176,11 @@ class DivergenceWatch:
         self.step = float(step)
         self._bond_done: set[int] = set()
         self._signal_done: set[int] = set()
-        self._env: list[np.ndarray] = []
+        self._streak: np.ndarray | None = None      # consecutive windows over the bound
+        self._ring: np.ndarray | None = None        # the last envelopes, for the message
+        self._prev: np.ndarray | None = None
+        self._limit = 0.0
+        self._k = 0
 
     # ------------------------------------------------------------------ energy bound
     def energy(self, n: int, T: np.ndarray, Y: np.ndarray, created: np.ndarray,
@@ -201,6 +205,11 @@ class DivergenceWatch:
         found: list[tuple[str, str]] = []
         L = m.window
         while n % L == 0 and m.patience * L <= n:
+            span = n - m.patience * L
+            # necessary: over the whole span the coupling created more than the bound
+            if not np.any(created[n] - created[span] > m.threshold * (carried[n] - carried[span])):
+                L *= 2
+                continue
             idx = n - L * np.arange(m.patience + 1)               # newest first
             c = created[idx[:-1]] - created[idx[1:]]
             x = carried[idx[:-1]] - carried[idx[1:]]
@@ -243,31 +252,36 @@ class DivergenceWatch:
         if not self.watched.size or n < W:
             return []
         env = np.abs(Y[n - W + 1:n + 1, self.watched]).max(axis=0)
-        self._env.append(env)
-        if len(self._env) > m.growth_patience + 1:
-            del self._env[0]
-        if len(self._env) < m.growth_patience + 1:
+        if self._streak is None:
+            self._streak = np.zeros(env.shape, dtype=int)
+            self._ring = np.zeros((m.growth_patience + 1, env.size))
+            self._limit = math.exp(m.efolds * W)
+        self._ring[self._k % (m.growth_patience + 1)] = env
+        self._k += 1
+        prev = self._prev
+        self._prev = env
+        if prev is None:
             return []
-        E = np.array(self._env)                                   # oldest first
-        limit = math.exp(m.efolds * W)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = E[1:] / E[:-1]
-        over = np.all((E[:-1] > 0) & (ratio > limit), axis=0)
+        over = (prev > 0) & (env > self._limit * prev)
+        self._streak = np.where(over, self._streak + 1, 0)
+        if self._streak.max() < m.growth_patience:
+            return []
         found = []
-        for j in np.flatnonzero(over):
+        oldest = self._ring[self._k % (m.growth_patience + 1)]
+        for j in np.flatnonzero(self._streak >= m.growth_patience):
             col = int(self.watched[j])
             if col in self._signal_done:
                 continue
             self._signal_done.add(col)
-            total = float(E[-1, j] / E[0, j])
-            rate = math.log(total) / (W * m.growth_patience)
+            total = float(env[j] / oldest[j])
+            steps = W * m.growth_patience
+            rate = math.log(total) / steps
             found.append((f"signal {self.names[col]}",
-                          f"grew {total:.3g}x in {W * m.growth_patience} steps "
-                          f"({T[n - W * m.growth_patience]:.6g}-{T[n]:.6g} s), more than "
-                          f"{limit:.3g}x in each window of {W} steps: {rate:.3g} e-folds per "
-                          f"step, reaching |{self.names[col]}|={E[-1, j]:.3g} (bound "
-                          f"{m.efolds:g} e-fold per step of H={self.step:g} s, beyond which "
-                          "no glue of order 0-2 can follow a signal). The coupling is "
-                          "unstable or the step is too large for the dynamics: use a "
-                          "smaller communication step"))
+                          f"grew {total:.3g}x in {steps} steps ({T[n - steps]:.6g}-{T[n]:.6g} "
+                          f"s), more than {self._limit:.3g}x in each window of {W} steps: "
+                          f"{rate:.3g} e-folds per step, reaching |{self.names[col]}|="
+                          f"{env[j]:.3g} (bound {m.efolds:g} e-fold per step of "
+                          f"H={self.step:g} s, beyond which no glue of order 0-2 can follow a "
+                          "signal). The coupling is unstable or the step is too large for the "
+                          "dynamics: use a smaller communication step"))
         return found

@@ -21,6 +21,7 @@ array([2.])
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from numbers import Real
 from typing import Mapping
 
@@ -45,13 +46,22 @@ def shift_matrix(order: int, delta: float) -> np.ndarray:
 
 def truncated_value(coeffs: np.ndarray, orders: int, tau: float) -> np.ndarray:
     """Value ``tau`` after the origin of the polynomial truncated to ``orders`` derivatives."""
-    out = coeffs[0].copy()
-    for d in range(1, min(orders, coeffs.shape[0] - 1) + 1):
-        out += coeffs[d] * (tau ** d / math.factorial(d))
-    return out
+    if orders == 0:
+        return coeffs[0]
+    k = min(orders, coeffs.shape[0] - 1) + 1
+    return _weights(k, tau) @ coeffs[:k]
+
+
+@lru_cache(maxsize=64)
+def _weights(k: int, tau: float) -> np.ndarray:
+    w = np.array([tau ** d / math.factorial(d) for d in range(k)])
+    w.setflags(write=False)
+    return w
 
 
 def _time_value(value, sub: Subsystem, what: str) -> float:
+    if type(value) is float and math.isfinite(value):
+        return value
     if isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value):
         return float(value)
     raise CosimulationError(f"{what} returned {value!r}, expected None or a finite time in s",
