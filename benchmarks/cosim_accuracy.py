@@ -146,7 +146,6 @@ def divergence_table():
 
 
 def b3_energy_table():
-    p = ex.B3
     print("B3: energy created by the coupling (bond residual) vs the energy balance from the "
           "states")
     print(f"{'H [s]':>8} {'glue':>10} {'created [J]':>13} {'balance [J]':>13} {'difference':>11}")
@@ -155,14 +154,9 @@ def b3_energy_table():
         sim = Cosimulation(list(ex.b3_subsystems()), ex.B3_RELATIONS,
                            TimeManager(step=step, end=end), Glue(glue),
                            ErrorPolicy(divergence="off"))
-        res = sim.run()
-        x, v, pr = res["mech.x"], res["mech.v"], res["hyd.p"]
-        stored = 0.5 * p["m"] * v ** 2 + p["m"] * p["g"] * x + p["V"] * pr ** 2 / (2 * p["beta"])
-        net = p["Q0"] * pr - p["leak"] * pr ** 2 - p["c"] * v ** 2
-        work = np.sum(0.5 * step * (net[1:] + net[:-1]))
-        bal = stored[-1] - stored[0] - work
-        created = res["hyd.F*mech.v"][-1]
-        print(f"{step:8.2g} {glue:>10} {created:13.5g} {bal:13.5g} {created - bal:11.3g}")
+        created, bal = ex.b3_energy_balance(sim.run())
+        print(f"{step:8.2g} {glue:>10} {created[-1]:13.5g} {bal[-1]:13.5g} "
+              f"{created[-1] - bal[-1]:11.3g}")
     print()
 
 

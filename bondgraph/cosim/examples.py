@@ -41,7 +41,7 @@ __all__ = [
     "b1_subsystems", "b1_reference",
     "B2", "B2_RELATIONS", "b2_subsystems", "b2_reference", "b2_error",
     "B3", "B3_RELATIONS", "b3_subsystems", "b3_ode_subsystems", "b3_reference",
-    "B3_QUOTED",
+    "b3_energy_balance", "B3_QUOTED",
 ]
 
 # ----------------------------------------------------------------------------- B1
@@ -357,6 +357,26 @@ def b3_ode_subsystems(method: str = "DOP853", rtol: float = 1e-10,
     hyd = _B3Hyd("hyd", inputs=[("v", "m/s")], outputs=[("F", "N"), ("p", "Pa")], x0=[p0],
                  direct_feedthrough=False, method=method, rtol=rtol, atol=atol * 1e6)
     return mech, hyd
+
+
+def b3_energy_balance(res) -> tuple[np.ndarray, np.ndarray]:
+    """Energy the coupling created on B3's bond, and the same from B3's own energy balance.
+
+    The balance is computed from the states alone: stored energy (kinetic, potential,
+    compressed oil ``V p**2 / (2 beta)``) minus the supply's work ``Q0 p`` plus what
+    leakage and damping dissipated, integrated by the trapezoid rule over the samples.
+
+    Returns
+    -------
+    created, balance : ndarray
+        Cumulative, at each communication point of ``res``.
+    """
+    p = B3
+    x, v, pr = res["mech.x"], res["mech.v"], res["hyd.p"]
+    stored = 0.5 * p["m"] * v ** 2 + p["m"] * p["g"] * x + p["V"] * pr ** 2 / (2 * p["beta"])
+    net = p["Q0"] * pr - p["leak"] * pr ** 2 - p["c"] * v ** 2
+    work = np.concatenate([[0.0], np.cumsum(0.5 * np.diff(res.time) * (net[1:] + net[:-1]))])
+    return res["hyd.F*mech.v"], stored - stored[0] - work
 
 
 #: B3 relations and power bond.

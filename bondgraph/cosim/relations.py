@@ -297,9 +297,7 @@ class Relations:
         >>> Relations(["a.x -> b.x", "b.F -> a.F"]).factors([a, b])
         {'b.x': 1000.0, 'a.F': 0.001}
         """
-        units = {}
-        for s in subsystems:
-            units.update({f"{s.name}.{p.name}": p.unit for p in (*s.outputs, *s.inputs)})
+        units = _units(subsystems)
         return {r.target: conversion(units[r.source], units[r.target]) for r in self.relations}
 
     def validate(self, subsystems: Sequence[Subsystem]) -> None:
@@ -339,10 +337,7 @@ class Relations:
 
         With ``subsystems``, units are shown next to each endpoint.
         """
-        units: dict[str, str] = {}
-        for s in subsystems or ():
-            units.update({f"{s.name}.{p.name}": p.unit for p in s.outputs})
-            units.update({f"{s.name}.{p.name}": p.unit for p in s.inputs})
+        units = _units(subsystems or ())
 
         def label(ep: str) -> str:
             return f"{ep} [{units[ep]}]" if ep in units else ep
@@ -367,3 +362,8 @@ class Relations:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _units(subsystems: Sequence[Subsystem]) -> dict[str, str]:
+    """Unit of every port, by ``"subsystem.port"``."""
+    return {f"{s.name}.{p.name}": p.unit for s in subsystems for p in (*s.outputs, *s.inputs)}
