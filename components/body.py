@@ -73,8 +73,8 @@ class MainBody(Part):
         Centre of gravity in the body frame.
     points : dict
         ``name -> (class, (x, y))`` in the body frame, class ``"Rt"``, ``"Pd"``
-        or ``"Li"`` (matched without regard to case). Use :meth:`from_polar` for the
-        paper's ``(L, α)`` form.
+        or ``"Li"`` (spelled exactly so). Use :meth:`from_polar` for the paper's
+        ``(L, α)`` form.
     gravity : float or sympy symbol
         m/s² ≥ 0, acting along −y of the *world* frame (0 to switch off).
     theta0 : float

@@ -64,6 +64,12 @@ class EndStop:
     hardening_length: float | None = None
 
     def __post_init__(self):
+        from ._values import convert_units
+
+        bad = convert_units(self, {"stiffness": "N/m", "damping": "N*s/m", "cushion_length": "m",
+                                   "cushion_damping": "N*s/m", "hardening_length": "m"}, "end stop")
+        if bad:
+            raise ParameterError(bad)
         problems = number_problems("end stop", {
             "stiffness": (self.stiffness, POSITIVE.with_meaning("N/m")),
             "damping": (self.damping, NONNEGATIVE.with_meaning("N·s/m")),
