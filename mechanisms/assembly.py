@@ -503,7 +503,12 @@ class Mechanism:
         return Pose(self, {n: tuple(float(v) for v in p) for n, p in self._unpack(sol.x).items()})
 
     def pose_from_angles(self, angles: Mapping[str, float], guess: Mapping[str, float] | None = None) -> Pose:
-        """Pose with the given part angles (rad) as targets, e.g. body angles of a work pose."""
+        """Pose with the given part angles as targets, e.g. the body angles of a work pose.
+
+        Every angle is *absolute*: the angle of the part's frame from the world x axis
+        (rad, counter-clockwise), not relative to its parent. For relative angles use a
+        machine's ``[outputs.angles]`` (``Machine.pose``) or add the parent's angle.
+        """
         return self.solve_pose(dict(angles), guess=guess)
 
     def _closure_problem(self, z, targets, guess) -> list[str]:
