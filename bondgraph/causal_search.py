@@ -88,7 +88,7 @@ class Engine:
         self.ends: dict[str, tuple[str, str]] = {}
         self.inc: dict[str, list[str]] = defaultdict(list)
         self.role: dict[str, Role] = {n: el.role for n, el in g.nodes(data="element")}
-        for u, v, k in g.edges(keys=True):
+        for u, v, k in sorted(g.edges(keys=True), key=lambda e: e[2]):  # by bond name
             self.ends[k] = (u, v)
             self.inc[u].append(k)
             self.inc[v].append(k)

@@ -66,7 +66,7 @@ import networkx as nx
 
 from .causal_search import Clash, Engine, SearchLimit
 from .elements import Role
-from .errors import CausalityConflict, CausalitySearchLimit
+from .errors import CausalityConflict, CausalitySearchLimit, ParameterError
 from .state_choice import storage_order
 
 __all__ = [
@@ -213,6 +213,8 @@ def assign_causality(g: nx.MultiDiGraph, *, search_limit: int = SEARCH_LIMIT) ->
         the bonds, the sources involved and a suggested fix.
     CausalitySearchLimit
         When the search of a part exceeded ``search_limit`` backtracks.
+    ParameterError
+        For a ``search_limit`` that is not an integer ≥ 1.
 
     Examples
     --------
@@ -229,12 +231,12 @@ def assign_causality(g: nx.MultiDiGraph, *, search_limit: int = SEARCH_LIMIT) ->
     """
     name = g.graph.get("name", "?")
     if not isinstance(search_limit, int) or isinstance(search_limit, bool) or search_limit < 1:
-        raise CausalitySearchLimit(f"search_limit={search_limit!r}: expected an integer ≥ 1",
-                                   subject=f"model {name!r}")
+        raise ParameterError(f"search_limit={search_limit!r}: expected an integer ≥ 1",
+                             subject=f"model {name!r}")
     eng = Engine(g)
     conflicts = _impose_sources(g, eng)
     clashes: list[Clash] = []
-    starts = [n for k in list(eng.effort_to) for n in eng.ends[k]]
+    starts = sorted({n for k in eng.effort_to for n in eng.ends[k]}, reverse=True)
     eng.propagate(starts, clashes)
     conflicts += [_describe(eng, c) for c in clashes]
 
@@ -290,7 +292,7 @@ def assign_causality(g: nx.MultiDiGraph, *, search_limit: int = SEARCH_LIMIT) ->
 def _impose_sources(g: nx.MultiDiGraph, eng: Engine) -> list[Conflict]:
     """Step 1: sources and fixed ports set their bonds; clashes between them."""
     conflicts: list[Conflict] = []
-    for n in g.nodes:
+    for n in sorted(g.nodes):
         role = eng.role[n]
         if role not in (Role.EFFORT_SOURCE, Role.FLOW_SOURCE):
             continue
@@ -307,7 +309,7 @@ def _impose_sources(g: nx.MultiDiGraph, eng: Engine) -> list[Conflict]:
                     f"{cur} (source {other})",
                     f"two sources face each other on {a} – {b}: put a junction with a storage "
                     "element or a resistor between them", sources=(other, n)))
-    for u, v, k, fixed in g.edges(keys=True, data="fixed"):
+    for u, v, k, fixed in sorted(g.edges(keys=True, data="fixed"), key=lambda e: e[2]):
         for effort_to, where in fixed or ():
             cur = eng.effort_to.get(k)
             if cur is None:
@@ -382,7 +384,8 @@ def _search(eng: Engine, order, first, limit: int, nodes, name: str) -> dict[str
     except SearchLimit:
         shown = ", ".join(nodes[:6]) + (f" and {len(nodes) - 6} more" if len(nodes) > 6 else "")
         raise CausalitySearchLimit(
-            f"causality search stopped after {limit} backtracks in the part of the graph "
+            f"causality search stopped after {limit} backtrack{'s' if limit != 1 else ''} "
+            "in the part of the graph "
             f"made of {shown} ({len(order)} free bonds), without finding an assignment or "
             "proving that none exists; fix the causality of some of its bonds (a source, a "
             "fixed port, a storage element) or pass a larger search_limit= to "
@@ -476,16 +479,19 @@ def _unsolvable(eng: Engine, nodes: list[str], order: list[str], first: dict[str
     srcs = tuple(dict.fromkeys(o for k in fixed for o in _origins(eng, k)))
     inner = [k for k in bonds if all(m in core_set for m in eng.ends[k])]
     shape = "loop" if len(inner) >= len(core) and len(core) > 1 else "structure"
+    junctions = [n for n in core if eng.role[n] in (Role.ZERO, Role.ONE)]
     return Conflict(
-        core[0], tuple(bonds),
+        (junctions or core)[0], tuple(bonds),
         f"no causal assignment exists: the junction {shape} {' – '.join(core)} cannot satisfy "
         "its junction, transformer and gyrator rules"
         + (f" with the causality imposed by {', '.join(srcs)}" if srcs else "")
         + f" (proved by exhaustive search over {sum(1 for k in bonds if k not in eng.effort_to)} "
         "free bonds)",
-        f"give the {shape} a storage element or a resistor (an inertia on a 1-junction, a "
-        "compliance on a 0-junction) so it can take either causality"
-        + (f", or change one of {', '.join(srcs)}" if srcs else ""),
+        f"the {shape} ties a junction's variable to itself (a redundant connection): insert a "
+        "storage element or a resistor into one of its bonds (a 1-junction with I or R into a "
+        "bond of a 0-junction, a 0-junction with C or R into a bond of a 1-junction) or "
+        "remove the redundant connection"
+        + (f"; or change {', '.join(srcs)}" if srcs else ""),
         sources=srcs, involved=tuple(core))
 
 
