@@ -232,6 +232,25 @@ class Engine:
         parts.sort(key=lambda p: (p[0][:1], p[1][:1]))
         return parts
 
+    def free_part(self, start: Iterable[str]) -> tuple[list[str], list[str]]:
+        """The free bonds reachable from the nodes ``start`` through nodes with rules, and
+        those nodes: the part a new choice there can affect."""
+        nodes: set[str] = set()
+        bonds: set[str] = set()
+        stack = [n for n in start if self.constrains(n)]
+        while stack:
+            n = stack.pop()
+            if n in nodes:
+                continue
+            nodes.add(n)
+            for k in self.inc[n]:
+                if k not in self.effort_to:
+                    bonds.add(k)
+                    m = self.other(k, n)
+                    if self.constrains(m) and m not in nodes:
+                        stack.append(m)
+        return sorted(nodes), sorted(bonds)
+
     # ------------------------------------------------------------------ search
     def search(self, order: list[str], first: dict[str, str], limit: int) -> dict[str, str] | None:
         """Complete depth-first search over the free bonds of ``order``.

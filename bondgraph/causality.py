@@ -8,20 +8,24 @@ Causality Assignment Procedure (SCAP) but makes them the *value order* of a
 complete search, so a conflict is reported only when no assignment exists:
 
 1. **sources and fixed ports** (templates' ``Rt``, ``Pd``, ``Pr``, ``Li``, ``I``)
-   set their bonds; propagation through junctions and two-ports follows. Every
-   clash is collected — propagation goes on past a clashing node — and all are
-   raised at once, each naming the element, the bonds, the sources on either side
-   and a fix;
+   set their bonds; propagation through junctions and two-ports follows (a rule
+   left with one way out takes it). Every clash is collected — propagation goes
+   on past a clashing node — and all are raised at once, each naming the element,
+   the bonds, the sources on either side and a fix;
 2. what is still free splits into **independent parts** (free bonds linked through
-   junctions and two-ports). Each part is solved by a complete depth-first search
-   with propagation (:meth:`~bondgraph.causal_search.Engine.search`): a part with
-   no solution is a *proved* conflict, reported with the smallest set of junctions
-   and two-ports whose rules alone admit none (a deletion filter) and the sources
-   around them. The search is bounded (``search_limit`` backtracks per part); the
-   bound raises :class:`~bondgraph.errors.CausalitySearchLimit`, never a hang;
-3. **choices, greedily and in a fixed order**, each kept only if a complete
-   assignment still exists with it (the solution of step 2 is the witness; the
-   part is searched again only when a choice disagrees with it):
+   junctions and two-ports), each solved by a complete depth-first search with
+   propagation (:meth:`~bondgraph.causal_search.Engine.search`) that takes the
+   choices of step 3 in their order, so the first assignment it finds is the best
+   one. A part with no assignment is a *proved* conflict, reported with the
+   smallest set of junctions and two-ports whose rules alone admit none (a
+   deletion filter) and the sources around them. The search is bounded
+   (``search_limit`` backtracks per part; after the first 1000 the part is searched
+   again with its junction structure first, where a dead end shows soon after its
+   cause); the bound raises :class:`~bondgraph.errors.CausalitySearchLimit`, never
+   a hang;
+3. **the choices**, in a fixed order, each kept only if a complete assignment
+   still exists with it (the solution of step 2 is the witness; a part is searched
+   again only where a choice disagrees with it):
 
    a. storage elements take *integral* causality (they become independent states)
       in the order of :func:`~bondgraph.state_choice.storage_order` — user
@@ -34,8 +38,10 @@ complete search, so a conflict is reported only when no assignment exists:
 
    The result is the lexicographically best valid assignment in that order: no
    storage element is dependent if, with the choices made before it, it could
-   have been a state. A model the earlier one-pass SCAP handled keeps exactly the
-   causality it had whenever its storage order is the same.
+   have been a state. A model the former one-pass SCAP handled keeps the
+   causality it had whenever its choices come in the same order (SCAP kept every
+   choice that propagated without a clash; here such a choice always has a
+   completion, since SCAP found one).
 
 Storage elements in derivative causality are reported with the path that forced
 them; cycles of purely algebraic dependencies (zero-order causal paths through
@@ -59,7 +65,7 @@ Examples
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -243,37 +249,33 @@ def assign_causality(g: nx.MultiDiGraph, *, search_limit: int = SEARCH_LIMIT) ->
     # 2. independent parts, each solved completely (the witness of step 3)
     ranking = storage_order(g)
     first = _preferred_values(g, eng, ranking)
+    decisions = _decisions(g, eng, ranking, first)
+    rank = {}
+    for i, (k, _, _) in enumerate(decisions):
+        rank.setdefault(k, i)
     witness: dict[str, str] = {}
-    part_of: dict[str, list[str]] = {}
     for nodes, bonds in eng.components():
         if any(n in eng.clashed for n in nodes):
             continue  # already explained by a clash
-        order = _search_order(eng, nodes, bonds, first, ranking)
-        w = _search(eng, order, first, search_limit, nodes, name)
+        w = _witness(eng, nodes, bonds, first, rank, ranking, search_limit, name)
         if w is None:
+            order = _structure_first(eng, nodes, bonds, ranking)
             conflicts.append(_unsolvable(eng, nodes, order, first, search_limit))
             continue
         witness.update(w)
-        for k in bonds:
-            part_of[k] = order
     if conflicts:
         raise CausalityConflict([str(c) for c in conflicts], subject=f"model {name!r}",
                                 conflicts=conflicts)
 
     # 3. choices in a fixed order, each kept only if the assignment can still be completed
     choice: dict[str, str] = {}
-    for r in ranking:
-        (k,) = eng.inc[r.element]
-        if k not in eng.effort_to:
-            choice[r.element] = r.reason
-            _decide(eng, k, first[k], r.element, witness, part_of, first, search_limit, name)
-    for n in sorted(n for n in g.nodes if eng.role[n] is Role.RESISTOR):
-        (k,) = eng.inc[n]
-        if k not in eng.effort_to:
-            _decide(eng, k, first[k], n, witness, part_of, first, search_limit, name)
-    for u, v, k in sorted(g.edges(keys=True)):
-        if k not in eng.effort_to:
-            _decide(eng, k, v, u, witness, part_of, first, search_limit, name)
+    reasons = {r.element: r.reason for r in ranking}
+    for k, want, who in decisions:
+        if k in eng.effort_to:
+            continue
+        if who in reasons:
+            choice[who] = reasons[who]
+        _decide(eng, k, want, who, witness, first, ranking, search_limit, name)
 
     # every rule holds (a safety net: the search guarantees it)
     for n in g.nodes:
@@ -342,8 +344,36 @@ def _preferred_values(g: nx.MultiDiGraph, eng: Engine, ranking) -> dict[str, str
     return first
 
 
-def _search_order(eng: Engine, nodes: list[str], bonds: list[str], first: dict[str, str],
-                  ranking) -> list[str]:
+def _decisions(g: nx.MultiDiGraph, eng: Engine, ranking, first: dict[str, str]):
+    """The choices of step 3 in their order: ``(bond, value wanted, chooser)``."""
+    out = [(eng.inc[r.element][0], first[eng.inc[r.element][0]], r.element) for r in ranking]
+    for n in sorted(n for n in g.nodes if eng.role[n] is Role.RESISTOR):
+        out.append((eng.inc[n][0], first[eng.inc[n][0]], n))
+    out += [(k, v, u) for u, v, k in sorted(g.edges(keys=True))]
+    return out
+
+
+#: backtracks tried in the order of the choices before searching structure first
+_QUICK = 1000
+
+
+def _witness(eng: Engine, nodes, bonds, first, rank, ranking, limit: int, name: str):
+    """A complete assignment of one part, or None when none exists.
+
+    Depth-first search in the order of the choices of step 3 finds the best assignment
+    directly (the lexicographically first in that order), so step 3 only confirms it. If
+    that order needs many backtracks (a dead end found late), the part is searched again
+    with its junction structure first, where a dead end shows soon after its cause.
+    """
+    order = sorted(bonds, key=lambda k: rank[k])
+    try:
+        return eng.search(order, first, min(limit, _QUICK))
+    except SearchLimit:
+        pass
+    return _search(eng, _structure_first(eng, nodes, bonds, ranking), first, limit, nodes, name)
+
+
+def _structure_first(eng: Engine, nodes: list[str], bonds: list[str], ranking) -> list[str]:
     """Variables of a part: bonds between junctions and two-ports first (breadth first
     from the part's boundary), then bonds to storage and resistors in rank order; these
     last never cause a dead end once the others hold."""
@@ -352,16 +382,18 @@ def _search_order(eng: Engine, nodes: list[str], bonds: list[str], first: dict[s
     structural = {k for k in bonds if all(eng.constrains(n) for n in eng.ends[k])}
     boundary = [n for n in nodes if any(k in eng.effort_to for k in eng.inc[n])]
     order: list[str] = []
+    placed: set[str] = set()
     seen: set[str] = set()
     for root in boundary + nodes:
         if root in seen:
             continue
         seen.add(root)
-        queue = [root]
+        queue = deque([root])
         while queue:
-            n = queue.pop(0)
-            for k in sorted(eng.inc[n]):
-                if k in structural and k not in order:
+            n = queue.popleft()
+            for k in eng.inc[n]:
+                if k in structural and k not in placed:
+                    placed.add(k)
                     order.append(k)
                     m = eng.other(k, n)
                     if m in node_set and m not in seen:
@@ -393,7 +425,7 @@ def _search(eng: Engine, order, first, limit: int, nodes, name: str) -> dict[str
 
 
 def _decide(eng: Engine, k: str, want: str, who: str, witness: dict[str, str],
-            part_of: dict[str, list[str]], first: dict[str, str], limit: int, name: str) -> None:
+            first: dict[str, str], ranking, limit: int, name: str) -> None:
     """Give bond ``k`` the value ``want`` if a complete assignment still exists with it,
     otherwise the other value (which the witness then proves possible)."""
     u, v = eng.ends[k]
@@ -402,9 +434,12 @@ def _decide(eng: Engine, k: str, want: str, who: str, witness: dict[str, str],
     if eng.propagate(eng.ends[k]) is None:
         if witness.get(k) == want:
             return
-        order = part_of[k]
-        w = _search(eng, order, first, limit, sorted({n for b in order for n in eng.ends[b]
-                                                      if eng.constrains(n)}), name)
+        # every free bond next to one this choice set may have lost its witness
+        touched = {n for b in eng.trail[mark:] for n in eng.ends[b]}
+        nodes, bonds = eng.free_part(sorted(touched))
+        if not bonds:
+            return
+        w = _search(eng, _structure_first(eng, nodes, bonds, ranking), first, limit, nodes, name)
         if w is not None:
             witness.update(w)
             return

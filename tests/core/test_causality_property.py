@@ -124,11 +124,11 @@ def derived_rates(eqs, x: dict, u: dict, du: dict, t: float) -> dict[str, float]
     z = np.zeros(len(U))
     for _ in range(60):
         r = at(res, z)
-        if np.max(np.abs(r), initial=0.0) < 1e-13 * (1 + np.max(np.abs(z), initial=0.0)):
-            break
         J = at(jac, z).reshape(len(U), len(U))
         if not np.all(np.isfinite(J)) or np.linalg.cond(J) > 1e12:
-            return None
+            return None  # singular: the unknowns are not determined here
+        if np.max(np.abs(r), initial=0.0) < 1e-13 * (1 + np.max(np.abs(z), initial=0.0)):
+            break
         z = z - np.linalg.solve(J, r)
     else:
         return None

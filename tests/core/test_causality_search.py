@@ -5,11 +5,13 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bondgraph as bg
 from bondgraph.errors import CausalitySearchLimit
+from reference.bond_graph_laws import random_spec
+from test_causality_property import build
 
 
 def graph(name, elements, bonds):
@@ -187,3 +189,38 @@ def test_big_chain_is_assigned_by_propagation():
     rep = bg.assign_causality(bg.assemble(M))
     assert len(rep.states) == 2 * n - 1 and not rep.derivative and not rep.loops
     assert math.isfinite(np.sum([len(s) for s in rep.states]))
+
+
+# ------------------------------------------------------------------ the fallback search
+class _Draw:
+    def __init__(self, data):
+        self.data = data
+
+    def int(self, lo, hi):
+        return self.data.draw(st.integers(lo, hi))
+
+    def choice(self, seq):
+        return self.data.draw(st.sampled_from(list(seq)))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_structure_first_search_gives_the_same_assignment(monkeypatch_quick, data):
+    """After 1000 backtracks in the order of the choices a part is searched with its junction
+    structure first, then the choices are confirmed one by one: the result is the same."""
+    spec = random_spec(_Draw(data))
+    outcomes = []
+    for quick in (1000, 0):
+        monkeypatch_quick(quick)
+        try:
+            outcomes.append(sorted(bg.assign_causality(bg.assemble(build(spec))).effort_to.items()))
+        except bg.CausalityConflict as err:
+            outcomes.append(sorted(str(c) for c in err.conflicts))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.fixture
+def monkeypatch_quick(monkeypatch):
+    import bondgraph.causality as causality
+
+    return lambda value: monkeypatch.setattr(causality, "_QUICK", value)

@@ -19,10 +19,11 @@ Laws (``s = +1`` for a bond pointing into a junction, ``-1`` out of it):
   ``e2 = r·f1``. Port 1 is bonded in, port 2 out.
 
 The derivatives come from one Gauss–Newton solve with every bond's ``e, f, ė, ḟ`` and the
-state derivatives as unknowns: the algebraic laws, their time derivatives (except the laws
-of dependent storage, ``e = m·ḟ`` / ``f = c·ė``, which are kept as they are) and the state
-equations. The system is underdetermined only in second-derivative directions; the state
-derivatives are unique when the model is well posed, which :func:`solve_laws` checks.
+state derivatives as unknowns: the algebraic laws, the state equations and, when some
+storage is dependent (``e = m·ḟ`` / ``f = c·ė``), the time derivatives of every other law.
+The system is underdetermined only in second-derivative directions; the state derivatives
+are unique when the model is well posed, which :func:`solve_laws` checks (a residual is
+small relative to the terms of its row: the backward error).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ STORAGE = ("I", "C", "Cnl")
 RESISTORS = ("R", "Rf", "Re")
 ONE_PORTS = SOURCES + STORAGE + RESISTORS
 TWO_PORTS = ("TF", "MTF", "GY")
+_KEY = {"I": "f", "C": "e", "Cnl": "q"}  # state of an independent storage element
 _ONE_PORT_DRAW = SOURCES + ("I", "I", "C", "C", "Cnl") + RESISTORS  # linear storage twice as often
 VALUES = (0.5, 0.8, 1.3, 2.0)
 
@@ -170,15 +172,18 @@ def assignments(spec: GraphSpec) -> np.ndarray:
 class _Rows:
     """Residual rows ``Σ coef·z + const`` plus a few nonlinear ones ``fn(z) → (value, grad)``."""
 
-    def __init__(self):
+    def __init__(self, with_rates: bool):
         self.lin: list[tuple[dict[int, float], float]] = []
         self.nonlin: list[Callable[[np.ndarray], tuple[float, dict[int, float]]]] = []
+        self.with_rates = with_rates  # keep the time-derivative rows (dependent storage)
 
-    def add(self, terms: dict[int, float], const: float = 0.0) -> None:
-        self.lin.append((terms, const))
+    def add(self, terms: dict[int, float], const: float = 0.0, rate: bool = False) -> None:
+        if self.with_rates or not rate:
+            self.lin.append((terms, const))
 
-    def add_nl(self, fn) -> None:
-        self.nonlin.append(fn)
+    def add_nl(self, fn, rate: bool = False) -> None:
+        if self.with_rates or not rate:
+            self.nonlin.append(fn)
 
     def matrices(self, n: int):
         A = np.zeros((len(self.lin), n))
@@ -210,9 +215,14 @@ def _gauss_newton(rows: _Rows, n: int, iters: int = 60):
             J = np.vstack([A, Jn])
         return r, J
 
+    def backward_error(z, r, J):
+        """Largest residual relative to the size of the terms of its row."""
+        scale = np.abs(J) @ np.abs(z) + np.abs(r) + 1.0
+        return np.max(np.abs(r) / scale, initial=0.0)
+
     r, J = eval_(z)
     for _ in range(iters):
-        if np.max(np.abs(r), initial=0.0) < 1e-13 * (1.0 + np.max(np.abs(z))):
+        if backward_error(z, r, J) < 1e-14:
             break
         step = np.linalg.lstsq(J, -r, rcond=None)[0]
         norm0, lam = np.linalg.norm(r), 1.0
@@ -223,7 +233,7 @@ def _gauss_newton(rows: _Rows, n: int, iters: int = 60):
                 break
             lam /= 2
         z, r, J = z + lam * step, r1, J1
-    return z, r, J
+    return z, backward_error(z, r, J), J
 
 
 @dataclass(frozen=True)
@@ -267,7 +277,9 @@ def solve_laws(spec: GraphSpec, states: dict[str, float], inputs: dict[str, floa
             port[(b.tail, b.tail_port)] = b.name
         if b.head_port:
             port[(b.head, b.head_port)] = b.name
-    rows = _Rows()
+    dependent = any(e.kind in STORAGE and f"{e.name}.{_KEY[e.kind]}" not in states
+                    for e in spec.elements)
+    rows = _Rows(with_rates=dependent)
     for el in spec.elements:
         k = el.kind
         if k in ("0", "1"):
@@ -276,9 +288,9 @@ def solve_laws(spec: GraphSpec, states: dict[str, float], inputs: dict[str, floa
             (b0, _), *rest = inc[el.name]
             for b, _ in rest:
                 rows.add({same[b0]: 1.0, same[b]: -1.0})
-                rows.add({dsame[b0]: 1.0, dsame[b]: -1.0})
+                rows.add({dsame[b0]: 1.0, dsame[b]: -1.0}, rate=True)
             rows.add({summed[b]: float(s) for b, s in inc[el.name]})
-            rows.add({dsummed[b]: float(s) for b, s in inc[el.name]})
+            rows.add({dsummed[b]: float(s) for b, s in inc[el.name]}, rate=True)
             if el.displacement:
                 rows.add({XD[f"{el.name}.x"]: 1.0, F[b0]: -1.0})
             continue
@@ -288,8 +300,8 @@ def solve_laws(spec: GraphSpec, states: dict[str, float], inputs: dict[str, floa
                 r = el.value
                 rows.add({E[b1]: 1.0, F[b2]: -r})
                 rows.add({E[b2]: 1.0, F[b1]: -r})
-                rows.add({DE[b1]: 1.0, DF[b2]: -r})
-                rows.add({DE[b2]: 1.0, DF[b1]: -r})
+                rows.add({DE[b1]: 1.0, DF[b2]: -r}, rate=True)
+                rows.add({DE[b2]: 1.0, DF[b1]: -r}, rate=True)
                 continue
             if k == "TF":
                 nval, ndot, theta_rate = el.value, 0.0, None
@@ -302,15 +314,15 @@ def solve_laws(spec: GraphSpec, states: dict[str, float], inputs: dict[str, floa
             rows.add({E[b1]: 1.0, E[b2]: -nval})
             rows.add({F[b2]: 1.0, F[b1]: -nval})
             if theta_rate is None:
-                rows.add({DE[b1]: 1.0, DE[b2]: -nval, E[b2]: -ndot})
-                rows.add({DF[b2]: 1.0, DF[b1]: -nval, F[b1]: -ndot})
+                rows.add({DE[b1]: 1.0, DE[b2]: -nval, E[b2]: -ndot}, rate=True)
+                rows.add({DF[b2]: 1.0, DF[b1]: -nval, F[b1]: -ndot}, rate=True)
             else:  # ṅ = n'(θ)·θ̇, θ̇ an unknown: bilinear rows
                 dn, ix = theta_rate
                 for d_out, d_in, v_in in ((DE[b1], DE[b2], E[b2]), (DF[b2], DF[b1], F[b1])):
                     def fn(z, d_out=d_out, d_in=d_in, v_in=v_in, dn=dn, ix=ix, nv=nval):
                         return (z[d_out] - nv * z[d_in] - dn * z[ix] * z[v_in],
                                 {d_out: 1.0, d_in: -nv, ix: -dn * z[v_in], v_in: -dn * z[ix]})
-                    rows.add_nl(fn)
+                    rows.add_nl(fn, rate=True)
             continue
         ((b, _),) = inc[el.name]
         a = el.value
@@ -322,10 +334,10 @@ def solve_laws(spec: GraphSpec, states: dict[str, float], inputs: dict[str, floa
                 dval = a * math.cos(t) + el.extra * dinputs[u]
             var, dvar = (E, DE) if k in ("Se", "MSe") else (F, DF)
             rows.add({var[b]: 1.0}, -val)
-            rows.add({dvar[b]: 1.0}, -dval)
+            rows.add({dvar[b]: 1.0}, -dval, rate=True)
         elif k == "R":
             rows.add({E[b]: 1.0, F[b]: -a})
-            rows.add({DE[b]: 1.0, DF[b]: -a})
+            rows.add({DE[b]: 1.0, DF[b]: -a}, rate=True)
         elif k in ("Rf", "Re"):
             out, inn = (F, E) if k == "Rf" else (E, F)
             dout, dinn = (DF, DE) if k == "Rf" else (DE, DF)
@@ -334,12 +346,12 @@ def solve_laws(spec: GraphSpec, states: dict[str, float], inputs: dict[str, floa
                                                       {o: 1.0, i_: -a * math.cosh(z[i_])}))
             rows.add_nl(lambda z, do=do, di=di, i_=i_, a=a: (
                 z[do] - a * math.cosh(z[i_]) * z[di],
-                {do: 1.0, di: -a * math.cosh(z[i_]), i_: -a * math.sinh(z[i_]) * z[di]}))
+                {do: 1.0, di: -a * math.cosh(z[i_]), i_: -a * math.sinh(z[i_]) * z[di]}), rate=True)
         elif k == "I":
             key = f"{el.name}.f"
             if key in states:
                 rows.add({F[b]: 1.0}, -states[key])
-                rows.add({DF[b]: 1.0, XD[key]: -1.0})
+                rows.add({DF[b]: 1.0, XD[key]: -1.0}, rate=True)
                 rows.add({XD[key]: a, E[b]: -1.0})
             else:
                 rows.add({E[b]: 1.0, DF[b]: -a})
@@ -347,7 +359,7 @@ def solve_laws(spec: GraphSpec, states: dict[str, float], inputs: dict[str, floa
             key = f"{el.name}.e"
             if key in states:
                 rows.add({E[b]: 1.0}, -states[key])
-                rows.add({DE[b]: 1.0, XD[key]: -1.0})
+                rows.add({DE[b]: 1.0, XD[key]: -1.0}, rate=True)
                 rows.add({XD[key]: a, F[b]: -1.0})
             else:
                 rows.add({F[b]: 1.0, DE[b]: -a})
@@ -357,14 +369,14 @@ def solve_laws(spec: GraphSpec, states: dict[str, float], inputs: dict[str, floa
                 raise ValueError(f"{el.name}: a nonlinear compliance cannot be dependent")
             q, kap = states[key], el.extra
             rows.add({E[b]: 1.0}, -(q + kap * q**3))
-            rows.add({DE[b]: 1.0, XD[key]: -(1.0 + 3.0 * kap * q**2)})
+            rows.add({DE[b]: 1.0, XD[key]: -(1.0 + 3.0 * kap * q**2)}, rate=True)
             rows.add({XD[key]: 1.0, F[b]: -1.0})
-    z, r, J = _gauss_newton(rows, n)
-    scale = 1.0 + np.max(np.abs(z))
-    if not np.all(np.isfinite(z)) or np.max(np.abs(r), initial=0.0) > 1e-9 * scale:
+    z, err, J = _gauss_newton(rows, n)
+    if not np.all(np.isfinite(z)) or not err < 1e-11:
         return LawSolution(None, False, False)
     # a variable is determined when no null direction of J moves it (rank-revealing QR of
     # Jᵀ: its first columns span the row space of J, the others the null space)
+    J = J / np.maximum(np.max(np.abs(J), axis=1, keepdims=True), 1e-300)  # rows equilibrated
     Q, R_, _ = scipy.linalg.qr(J.T, pivoting=True)
     d = np.abs(np.diag(R_))
     rank = int(np.sum(d > 1e-9 * d[0])) if d.size else 0
