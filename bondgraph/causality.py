@@ -193,7 +193,6 @@ class CausalReport:
         return "```\n" + str(self) + "\n```"
 
 
-
 # ---------------------------------------------------------------------------- assignment
 def assign_causality(g: nx.MultiDiGraph, *, search_limit: int = SEARCH_LIMIT) -> CausalReport:
     """Assign causality to every bond of a global graph (complete SCAP).
@@ -278,7 +277,7 @@ def assign_causality(g: nx.MultiDiGraph, *, search_limit: int = SEARCH_LIMIT) ->
         _decide(eng, k, want, who, witness, first, ranking, search_limit, name)
 
     # every rule holds (a safety net: the search guarantees it)
-    for n in g.nodes:
+    for n in g.nodes:  # pragma: no cover - an internal error, named if it ever happens
         if eng.constrains(n) and eng.rule(n) != []:
             res = eng.rule(n)
             clash = res if isinstance(res, Clash) else Clash(n, "none", tuple(eng.inc[n]))

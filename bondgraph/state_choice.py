@@ -13,7 +13,8 @@ elements were added. Storage elements are ranked by, in this order:
 2. **a nonlinear law** (``law=...``) before a linear parameter: only a linear
    element can be dependent;
 3. **a generalised coordinate** — storage bonded to a junction whose displacement
-   (``One("w", displacement="theta")``) a law of the model uses, such as a body's
+   (``One("w", displacement="theta")``) a law of the model uses (a law given as an
+   expression: moduli, parameters, sources; a callable law is not inspected), such as a body's
    rotational inertia on its angle junction. Every other flow of that body is a
    *multiple* of the coordinate's rate (modulated transformers multiply from the
    coordinate's side), so choosing it never makes the equations divide by a modulus
@@ -45,7 +46,6 @@ Examples
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass
 
 import networkx as nx
