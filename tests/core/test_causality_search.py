@@ -10,16 +10,9 @@ from hypothesis import strategies as st
 
 import bondgraph as bg
 from bondgraph.errors import CausalitySearchLimit
+from bad_inputs.test_bad_causality import graph
 from reference.bond_graph_laws import random_spec
-from test_causality_property import build
-
-
-def graph(name, elements, bonds):
-    M = bg.BondGraph(name)
-    M.add(*elements)
-    for a, b in bonds:
-        M.connect(a, b)
-    return M
+from test_causality_property import _Draw, build
 
 
 def gyrator_loop(E=3.0, n=2.0, r=0.5, R=4.0):
@@ -192,17 +185,6 @@ def test_big_chain_is_assigned_by_propagation():
 
 
 # ------------------------------------------------------------------ the fallback search
-class _Draw:
-    def __init__(self, data):
-        self.data = data
-
-    def int(self, lo, hi):
-        return self.data.draw(st.integers(lo, hi))
-
-    def choice(self, seq):
-        return self.data.draw(st.sampled_from(list(seq)))
-
-
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_structure_first_search_gives_the_same_assignment(monkeypatch_quick, data):
