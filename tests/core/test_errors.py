@@ -153,7 +153,7 @@ def test_singular_start_is_reported_with_time_and_state():
     with pytest.raises(bg.SimulationError) as exc:
         bg.simulate(bg.build(M), (0, 1))
     assert exc.value.time == 0.0 and exc.value.state == {"m/m.f": 0.0}
-    assert "singular block 0 (unknowns der(m/m.f))" in str(exc.value)
+    assert "singular equations for der(m/m.f) (elements m/m; block 0)" in str(exc.value)
     assert exc.value.results is not None and len(exc.value.results.t) == 1
 
 
