@@ -521,6 +521,7 @@ class CompiledSystem:
             self._mon = None
             self.divisors = []
         self._m = np.zeros(max(len(self.divisors), 1))
+        self._mp = self._m.ctypes.data
         self.nx = len(eqs.states)
         self.nU = len(eqs.unknowns)
         self.params = np.array(list(eqs.params.values()), dtype=float)
@@ -607,12 +608,17 @@ class CompiledSystem:
         n = len(self.divisors)
         if not n:
             return np.zeros(0), 0
-        self._m[:] = np.nan
         self._xbuf[: self.nx] = x
         p = self._ptr
-        st = self._mon(t, self._xp, p["_u"], p["_du"], self._pp, p["_U"], self._m.ctypes.data,
+        st = self._mon(t, self._xp, p["_u"], p["_du"], self._pp, p["_U"], self._mp,
                        p["_work"], 0)
-        return self._m[:n].copy(), int(st)
+        out = self._m[:n].copy()
+        if st != 0:  # the blocks after the failing one were not reached
+            bi = abs(st) - 1 if st > -1000 else len(self.equations.blocks)
+            for k, d in enumerate(self.divisors):
+                if d.kind == "block" and d.block > bi:
+                    out[k] = np.nan
+        return out, int(st)
 
     def unknowns(self) -> dict[str, float]:
         """Values of the unknowns ``U`` from the last call."""

@@ -1221,22 +1221,13 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
             if controller is not None and period is not None:
                 sample(t, y)
                 k_sample = 1
-            rhs.set(t, y)
-            probe = rhs(t, y)
-            start_fail = watch.start_monitors(t, y)
+            start_fail = watch.check_start(t, y, rhs)
         except UserCallableError as err:
-            record(np.array([t]), y[None, :])
-            raise watch.error(f"hybrid model {model.name!r}",
-                              Failure("callable", t, str(err), error=err),
-                              make_results(f"failed: {err}")) from None
+            start_fail = Failure("callable", t, str(err), state=y, error=err)
         if start_fail is not None:
             record(np.array([t]), y[None, :])
-            fail(t, y, f"singular initial point: {start_fail.cause}")
-        if watch.first_fail is not None or not np.all(np.isfinite(probe)):
-            why = watch.first_fail[2] if watch.first_fail else "non-finite derivatives"
-            record(np.array([t]), y[None, :])
-            fail(t, y, f"inconsistent or singular initial point: {why}")
-        watch.calls = 0
+            raise watch.error(f"hybrid model {model.name!r}", start_fail,
+                              make_results(f"failed: {start_fail.cause}"))
         while True:
             # instantaneous transitions (guards that already hold, timed ones due now)
             try:

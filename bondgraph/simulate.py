@@ -49,12 +49,12 @@ __all__ = ["simulate", "SOLVE_IVP_METHODS"]
 class _Rhs:
     """The Python side of one RHS call: inputs, compiled code, failure reporting."""
 
-    def __init__(self, model: Model, inputs: InputSet, energy: bool, watch: Watch):
+    def __init__(self, model: Model, inputs: InputSet, energy: bool):
         self.sys = model.system
         self.inputs = inputs
         self.nx = model.system.nx
         self.energy = energy
-        self.watch = watch
+        self.watch: Watch | None = None
         self.const = inputs.constant
         if self.const and inputs.names:
             u, du = inputs(0.0)
@@ -65,6 +65,10 @@ class _Rhs:
             self.sys.set_native_inputs(tables, slots)
             self.const = True
         self.n = self.nx + (3 if energy else 0)
+        self._yb = np.zeros(self.n)  # contiguous buffers with fixed addresses (ctypes is slow)
+        self._ob = np.zeros(self.n)
+        self._yp, self._op = self._yb.ctypes.data, self._ob.ctypes.data
+        self._mode = 1 if energy else 0
 
     def _set(self, t: float) -> None:
         if not self.const:
@@ -79,17 +83,15 @@ class _Rhs:
     def into(self, t: float, y: np.ndarray, out: np.ndarray) -> None:
         """Write ``ẏ`` into ``out``; a failed call writes NaN and is reported to the watch."""
         self.watch.call(t)
-        self._set(t)
-        yc = y if y.flags.c_contiguous and y.dtype == np.float64 else np.ascontiguousarray(y, dtype=float)
-        if out.flags.c_contiguous:
-            st = self.sys.rhs_into(t, yc.ctypes.data, out.ctypes.data, 1 if self.energy else 0)
-        else:
-            tmp = np.empty(self.n)
-            st = self.sys.rhs_into(t, yc.ctypes.data, tmp.ctypes.data, 1 if self.energy else 0)
-            out[:] = tmp
+        if not self.const:
+            self._set(t)
+        self._yb[:] = y
+        st = self.sys.rhs_into(t, self._yp, self._op, self._mode)
         if st != 0:
             out[:] = np.nan
             self.watch.failed(t, y, self.sys.describe_status(st))
+        else:
+            out[:] = self._ob
 
     def jac(self, t: float, y: np.ndarray) -> np.ndarray:
         self.watch.njev += 1
@@ -111,7 +113,8 @@ class _Rhs:
         return self.sys.rhs(t, x)
 
     def monitor(self, t: float, x: np.ndarray):
-        self._set(t)
+        if not self.const:
+            self._set(t)
         return self.sys.monitors(t, x)
 
 
@@ -195,14 +198,11 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
 
         bar = tqdm(total=t1 - t0, delay=1.0, unit="s", desc=f"simulating {model.name}",
                    leave=False, bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
-    holder: dict[str, Any] = {}
-    watch = Watch(model, t0, t1, x_init, method=method, timeout=timeout, blowup=blowup,
-                  singular=singular, max_steps=max_steps,
-                  monitor=lambda t, x: holder["rhs"].monitor(t, x),
-                  rate=lambda t, x: holder["rhs"].rate(t, x))
     try:
-        rhs = _Rhs(model, inp, energy, watch)
-        holder["rhs"] = rhs
+        rhs = _Rhs(model, inp, energy)
+        watch = Watch(model, t0, t1, x_init, method=method, timeout=timeout, blowup=blowup,
+                      singular=singular, max_steps=max_steps, monitor=rhs.monitor, rate=rhs.rate)
+        rhs.watch = watch
         return _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_step,
                     first_step, events, energy, jacobian, watch)
     finally:
@@ -232,22 +232,9 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
                        energy=energy, stats=_stats(watch), message=message)
 
     # check the initial point before integrating
-    try:
-        probe = np.empty(rhs.n)
-        rhs.into(t0, y, probe)
-        fail = watch.start_monitors(t0, y)
-    except UserCallableError as err:
-        raise _with_results(err, model, x_init, partial([t0], y[None, :], "failed")) from None
+    fail = watch.check_start(t0, y, rhs)
     if fail is not None:
-        raise SimulationError(f"model {model.name!r}: singular initial point at t = {t0}: "
-                              f"{fail.cause}", time=t0, state=_named(model, x_init),
-                              results=partial([t0], y[None, :], fail.cause))
-    if watch.first_fail is not None or not np.all(np.isfinite(probe[:nx])):
-        why = watch.first_fail[2] if watch.first_fail else "non-finite derivatives"
-        raise SimulationError(f"model {model.name!r}: inconsistent or singular initial point at "
-                              f"t = {t0}: {why}", time=t0, state=_named(model, x_init),
-                              results=partial([t0], y[None, :], why))
-    watch.calls = 0
+        raise watch.error(f"model {model.name!r}", fail, partial([t0], y[None, :], f"failed: {fail.cause}"))
 
     cuts = [t for t in inp.breakpoints() if t0 < t < t1]
     segments = list(zip([t0] + cuts, cuts + [t1]))
@@ -319,11 +306,6 @@ def _event_set(events, nx: int) -> EventSet:
 
     return EventSet(values, [int(np.sign(getattr(e, "direction", 0) or 0)) for e in evs],
                     [bool(getattr(e, "terminal", False)) for e in evs], names)
-
-
-def _with_results(err: UserCallableError, model, x, res) -> UserCallableError:
-    return UserCallableError(err.problems, err.subject, time=err.time, state=_named(model, x),
-                             results=res, original=err.original)
 
 
 def _named(model: Model, x: np.ndarray) -> dict[str, float]:

@@ -200,7 +200,12 @@ class Watch:
         self.monitor = monitor if self.divisors else None
         self.rate = rate
         self.ref: np.ndarray | None = None
-        self.warned: set[int] = set()
+        self._ill_level = np.zeros(len(self.divisors))
+        self._coupled = np.array([d.kind == "block" and len(d.unknowns) > 1
+                                  for d in self.divisors], dtype=bool)
+        self._coupled_idx = np.flatnonzero(self._coupled)
+        self.warned: set[int] = set()   # ill-conditioning warnings given
+        self.crossed: set[int] = set()  # crossings warned with singular="warn"
         self.nfev = 0
         self.njev = 0
         self.steps = 0
@@ -246,7 +251,7 @@ class Watch:
         self.fails = 0
         self.first_fail = None
         h = t - t_old
-        if h <= TINY_ULPS * np.spacing(max(abs(t), abs(t_old), 1e-300)):
+        if h <= TINY_ULPS * _EPS * max(abs(t), abs(t_old), 1e-300):
             self.tiny += 1
             if self.tiny > STALL_STEPS:
                 return self.failure("stall", t_old, self.stall_cause(
@@ -258,12 +263,12 @@ class Watch:
                                 f"(the last {h:.3g} s long): raise max_steps or look for what "
                                 "makes the steps small")
         if _time.perf_counter() > self.deadline:
-            self.t_good = t
             return self.timeout_failure()
         return None
 
     def good(self, t: float, y: np.ndarray) -> None:
-        self.t_good, self.y_good = float(t), np.array(y, dtype=float)
+        """The last good point (``y`` is not copied: callers pass arrays they do not reuse)."""
+        self.t_good, self.y_good = float(t), y
 
     def failure(self, kind: str, t: float, cause: tuple[str, tuple[int, ...]] | str, *,
                 state: np.ndarray | None = None, solver: str = "") -> Failure:
@@ -374,13 +379,34 @@ class Watch:
               else f"at the last good step t = {self.t_good:.9g} s")
         shown = ", ".join(f"{self.names[i]} = {x[i]:.6g}" for i in pick)
         more = f" (and {len(x) - len(pick)} more in .state)" if len(x) > len(pick) else ""
-        text = f"{subject}: integration failed at t = {f.time:.9g} s ({self.method}): {f.cause}"
-        if f.kind != "timeout":
-            text += f". Last good step t = {self.t_good:.9g} s"
+        if f.kind in ("start", "singular") and f.time == self.t0 and self.steps == 0:
+            text = f"{subject}: inconsistent or singular initial point at t = {f.time:.9g} s: {f.cause}"
+        else:
+            text = f"{subject}: integration failed at t = {f.time:.9g} s ({self.method}): {f.cause}"
+            if f.kind != "timeout":
+                text += f". Last good step t = {self.t_good:.9g} s"
         text += f"; states {at}: {shown}{more}"
         if f.solver:
             text += f". Solver: {f.solver}"
         return SimulationError(text, time=f.time, state=named, results=results)
+
+    # ------------------------------------------------------------ the start (R0)
+    def check_start(self, t: float, y: np.ndarray, fun) -> Failure | None:
+        """R0: the right-hand side must be finite at the start and no divisor zero there."""
+        try:
+            probe = np.asarray(fun(t, y), dtype=float)
+            fail = self.start_monitors(t, y)
+        except _Abort as ab:
+            return ab.failure
+        except UserCallableError as err:
+            return Failure("callable", t, str(err), state=y, error=err)
+        if fail is not None:
+            return fail
+        if self.first_fail is not None or not np.all(np.isfinite(probe[: self.nx])):
+            why = self.first_fail[2] if self.first_fail else "non-finite derivatives"
+            return Failure("start", t, why, state=y)
+        self.calls = self.fails = 0
+        return None
 
     # ------------------------------------------------------------ monitors (R6)
     def start_monitors(self, t: float, y: np.ndarray) -> Failure | None:
@@ -389,6 +415,10 @@ class Watch:
             return None
         vals, _ = self.monitor(t, y[: self.nx])
         self.ref = vals.copy()
+        self._ill_level = ILL_RATIO * np.abs(np.nan_to_num(vals, nan=0.0))
+        self._coupled = np.array([d.kind == "block" and len(d.unknowns) > 1
+                                  for d in self.divisors], dtype=bool)
+        self._coupled_idx = np.flatnonzero(self._coupled)
         for k, v in enumerate(vals):
             if v == 0 or (self.divisors[k].kind == "block" and self.divisors[k].block is not None
                           and len(self.divisors[k].unknowns) > 1 and abs(v) < BLOCK_EPS):
@@ -402,18 +432,21 @@ class Watch:
     def ill_conditioning(self, t: float, vals: np.ndarray, y: np.ndarray) -> None:
         if self.ref is None:
             return
-        for k, (v, r) in enumerate(zip(vals, self.ref)):
-            if k in self.warned or not r or not np.isfinite(v):
-                continue
-            if abs(v) < ILL_RATIO * abs(r):
-                self.warned.add(k)
-                d = self.divisors[k]
-                inv = self._states_of(d)
-                warnings.warn(SingularityWarning(
-                    f"model {self.model.name!r}: {d.label} = {v:.3g} at t = {t:.9g} s, "
-                    f"{abs(v / r):.1e} of its start value {r:.3g}: the equations are "
-                    f"ill-conditioned here ({_what(d)}){self._pose(y, inv)}; results may lose "
-                    f"accuracy: {_advice(d)}"), stacklevel=_user_level())
+        low = np.abs(vals) < self._ill_level
+        if not low.any():
+            return
+        for k in np.flatnonzero(low):
+            k = int(k)
+            self.warned.add(k)
+            self._ill_level[k] = 0.0  # once per divisor and run
+            v, r = vals[k], self.ref[k]
+            d = self.divisors[k]
+            inv = self._states_of(d)
+            warnings.warn(SingularityWarning(
+                f"model {self.model.name!r}: {d.label} = {v:.3g} at t = {t:.9g} s, "
+                f"{abs(v / r):.1e} of its start value {r:.3g}: the equations are "
+                f"ill-conditioned here ({_what(d)}){self._pose(y, inv)}; results may lose "
+                f"accuracy: {_advice(d)}"), stacklevel=_user_level())
 
 
 def _what(d) -> str:
@@ -513,7 +546,7 @@ class _Cvode:
         r = self.s.step(self.b, method="onestep", tstop=self.b)
         if not r.success:
             return False, str(r.message)
-        self.t_old, self.t, self.y = self.t, float(r.t), np.array(r.y, dtype=float)
+        self.t_old, self.t, self.y = self.t, float(r.t), r.y
         self.done = self.t >= self.b
         return True, ""
 
@@ -579,6 +612,14 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
                        watch.t_good, watch.y_good.copy())
 
     watch.good(a, y0)
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN monitors compare False
+        return _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, te, ie,
+                     ts, ys, found, events, on_step, seg)
+
+
+def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, te, ie, ts, ys,
+          found, events, on_step, seg):
+    nx = watch.nx
     try:
         drv = _driver(method, fun, jac, a, b, y0, rtol, atol, max_step, first_step)
     except _Abort as ab:
@@ -603,37 +644,42 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
         t_old, t, y = drv.t_old, drv.t, drv.y
         if on_step is not None:
             on_step(t)
+        cands: list[tuple[float, str, Any]] = []
+        mag = np.abs(y[:nx])
+        ok_all = (mag <= watch.bound).all() if watch.bound is not None else np.isfinite(mag).all()
+        if not ok_all or (len(y) > nx and not np.isfinite(y[nx:]).all()):
+            if not np.isfinite(y).all():  # R4: a non-finite accepted state
+                bad = tuple(i for i in range(nx) if not np.isfinite(y[i]))
+                cause = (watch.failed_cause() if watch.first_fail else
+                         (f"the state became non-finite "
+                          f"({', '.join(watch.names[i] for i in bad) or 'energy integrals'}) in "
+                          f"the step from t = {t_old:.9g} s", bad))
+                return seg(watch.failure("nonfinite", t, cause))
+            for i in np.flatnonzero(mag > watch.bound):  # R5: blow-up bound
+                tc = _root(lambda s, i=i: abs(drv(s)[i]) - watch.bound[i], t_old, t)
+                cands.append((tc, "blowup", int(i)))
         fail = watch.accept(t_old, t, y)
         if fail is not None:
             return seg(fail)
-        # R4: a non-finite accepted state
-        if not np.all(np.isfinite(y)):
-            bad = tuple(i for i in range(nx) if not np.isfinite(y[i]))
-            cause = (watch.failed_cause() if watch.first_fail else
-                     (f"the state became non-finite ({', '.join(watch.names[i] for i in bad)}) "
-                      f"in the step from t = {t_old:.9g} s", bad))
-            return seg(watch.failure("nonfinite", t, cause))
-        cands: list[tuple[float, str, Any]] = []
-        # R5: blow-up bound
-        if watch.bound is not None:
-            over = np.flatnonzero(np.abs(y[:nx]) > watch.bound)
-            for i in over:
-                tc = _root(lambda s, i=i: abs(drv(s)[i]) - watch.bound[i], t_old, t)
-                cands.append((tc, "blowup", int(i)))
         # R6: divisors
         m_new = None
         if watch.monitor is not None:
-            m_new = _monitor_values(watch, t, y)
-            for k, d in enumerate(watch.divisors):
-                v0, v1 = m_old[k], m_new[k]
-                coupled = d.kind == "block" and len(d.unknowns) > 1
-                if np.isfinite(v0) and np.isfinite(v1) and (v0 * v1 < 0 or (v1 == 0 and v0 != 0)):
+            m_new = watch.monitor(t, y[:nx])[0]
+            ci = watch._coupled_idx
+            if (m_old * m_new).min() <= 0 or (ci.size and np.abs(m_new[ci]).min() < BLOCK_EPS):
+                flip = (m_old * m_new < 0) | ((m_new == 0) & (m_old != 0))
+                tiny = watch._coupled & (np.abs(m_new) < BLOCK_EPS) & (np.abs(m_old) >= BLOCK_EPS)
+                hits = np.flatnonzero(flip | tiny)
+            else:
+                hits = ()
+            for k in hits:
+                k = int(k)
+                if flip[k]:
                     tc = _root(lambda s, k=k: _monitor_values(watch, s, drv(s))[k], t_old, t)
-                    cands.append((tc, "singular", k))
-                elif coupled and np.isfinite(v1) and abs(v1) < BLOCK_EPS <= abs(v0):
+                else:
                     tc = _root(lambda s, k=k: abs(_monitor_values(watch, s, drv(s))[k]) - BLOCK_EPS,
                                t_old, t)
-                    cands.append((tc, "singular", k))
+                cands.append((tc, "singular", k))
         # R7: events
         g_new = dg_new = None
         if events is not None and len(events):
@@ -650,7 +696,8 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
                                None if dg_new is None else dg_new[i])
                 if tc is not None:
                     cands.append((tc, "event", i))
-        cands.sort(key=lambda c: c[0])
+        if len(cands) > 1:
+            cands.sort(key=lambda c: c[0])
         stop = None
         for tc, kind, k in cands:
             if kind == "event":
@@ -661,8 +708,8 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
                     break
                 continue
             if kind == "singular" and watch.singular == "warn":
-                if k not in watch.warned:
-                    watch.warned.add(k)
+                if k not in watch.crossed:
+                    watch.crossed.add(k)
                     d = watch.divisors[k]
                     yc = drv(tc)
                     warnings.warn(SingularityWarning(
@@ -677,7 +724,7 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
         if te is None:
             if stop is None:
                 ts.append(t)
-                ys.append(np.array(y, dtype=float))
+                ys.append(y)
             elif stop[0] > t_old:
                 ts.append(stop[0])
                 ys.append(stop[3])
