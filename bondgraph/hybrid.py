@@ -354,8 +354,7 @@ class _Probe:
             k = outs.index(name)
 
             def out(t, x):
-                self.rhs.set(t, x)
-                return float(m.system.outputs(t, x)[k])
+                return float(self.rhs.outputs(t, x)[k])
             return out
         import difflib
 
@@ -878,7 +877,7 @@ class _Rhs:
 
     def outputs(self, t: float, x: np.ndarray) -> np.ndarray:
         """All compiled outputs at ``(t, x)``, computed once for every guard that reads them."""
-        key = (t, x.tobytes(), self.sys.params.tobytes())
+        key = (t, x.tobytes(), self.sys.params.tobytes(), self.held.tobytes())
         if key != self._out_key:
             self.set(t, x)
             self._out_val = self.sys.outputs(t, x)
@@ -939,7 +938,7 @@ def _wrap_guard(tr: Transition, fn: Callable[[float, np.ndarray], float]) -> Cal
     user = tr.guard.fn
 
     def g(t, x):
-        v = call_user(fn, (t, x), what, t)
+        v = call_user(user, (t, x), what, t)
         try:
             fv = float(v)
         except (TypeError, ValueError):
@@ -1180,7 +1179,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                                      np.array(ev_y) if ev_y else np.zeros((0, model.system.nx))),
                              transitions=list(log), mode_values=mv, param_rows=list(param_rows),
                              param_index=np.array(pidx, dtype=int),
-                             du_rows=np.array(du_rows).reshape(len(t_arr), -1))
+                             du_rows=(np.array(du_rows).reshape(len(t_arr), -1) if du_rows else
+                                      np.zeros((0, len(model.equations.input_derivatives)))))
 
     # schedules
     timed = sorted({tt for tr in hm.transitions if tr.guard.timed for tt in tr.guard.times
@@ -1249,6 +1249,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                     if not fired:
                         break
             except UserCallableError as err:
+                if not ts:
+                    record(np.array([t]), y[None, :])
                 raise watch.error(f"hybrid model {model.name!r}",
                                   Failure("callable", t, str(err), state=y, error=err),
                                   make_results(f"failed: {err}")) from None

@@ -54,6 +54,9 @@ R11 A user callable (input signal, guard, controller, reset, event) that raises 
     returns a non-finite value stops the run with a
     :class:`~bondgraph.errors.UserCallableError` naming it, the time and the state.
 
+R0 The start: the right-hand side must be finite at ``(t0, x0)`` and no divisor zero
+   there, else the run does not begin (time ``t0``).
+
 A failure keeps the results up to the last good point and is raised by the caller as a
 :class:`~bondgraph.errors.SimulationError` whose message gives the true failure time,
 the last good step, the states there by name (those the cause involves, the non-finite
@@ -61,6 +64,25 @@ ones, and the largest in magnitude) and the probable cause, diagnosed in this or
 a recorded failed evaluation (which block: unknowns and elements); a divisor near zero
 (which element; the pose); the fastest-growing state (blow-up: how fast); else a step
 size underflow near ``t``.
+
+Examples
+--------
+``ẋ = exp(50·x)`` from ``x = 0`` blows up at ``t = 1/50``; every method stops there:
+
+>>> import sympy as sp
+>>> from bondgraph import BondGraph, MSf, One, R, SimulationError, build, simulate
+>>> bg = BondGraph("blow")
+>>> j = One("j", displacement="x")
+>>> _ = bg.add(MSf("Q", sp.exp(50 * j.displacement)), j, R("r", 1.0))
+>>> _ = bg.connect("Q", "j"); _ = bg.connect("j", "r")
+>>> model = build(bg)
+>>> for method in ("LSODA", "CVODE"):
+...     try:
+...         simulate(model, (0, 1), method=method, progress=False)
+...     except SimulationError as err:
+...         print(method, round(err.time, 4), "finite-time blow-up" in str(err))
+LSODA 0.02 True
+CVODE 0.02 True
 """
 
 from __future__ import annotations
@@ -613,8 +635,14 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
 
     watch.good(a, y0)
     with np.errstate(invalid="ignore", over="ignore"):  # NaN monitors compare False
-        return _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, te, ie,
-                     ts, ys, found, events, on_step, seg)
+        try:
+            return _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, te,
+                         ie, ts, ys, found, events, on_step, seg)
+        except _Abort as ab:
+            return seg(ab.failure)
+        except UserCallableError as err:  # R11 (an event function, an input read by a guard)
+            return seg(Failure("callable", err.time if err.time is not None else watch.t_good,
+                               str(err), error=err))
 
 
 def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, te, ie, ts, ys,
@@ -691,10 +719,9 @@ def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, t
                     dg_old = (_event_values(events, t_old + dlt, drv(t_old + dlt)) - g_old) / dlt
                 dg_new = (g_new - _event_values(events, t - dlt, drv(t - dlt))) / dlt
             for i in range(len(events)):
-                tc = _crossing(events, i, drv, t_old, t, g_old[i], g_new[i],
-                               None if dg_new is None else dg_old[i],
-                               None if dg_new is None else dg_new[i])
-                if tc is not None:
+                for tc in _crossings(events, i, drv, t_old, t, g_old[i], g_new[i],
+                                     None if dg_new is None else dg_old[i],
+                                     None if dg_new is None else dg_new[i]):
                     cands.append((tc, "event", i))
         if len(cands) > 1:
             cands.sort(key=lambda c: c[0])
@@ -778,9 +805,10 @@ def _event_values(events: EventSet, t: float, y: np.ndarray) -> np.ndarray:
     return np.asarray(events.values(t, y), dtype=float)
 
 
-def _crossing(events: EventSet, i: int, drv, t_old: float, t: float, ga: float, gb: float,
-              dga: float | None, dgb: float | None) -> float | None:
-    """Where event ``i`` crosses in [t_old, t], if it does (R7)."""
+def _crossings(events: EventSet, i: int, drv, t_old: float, t: float, ga: float, gb: float,
+               dga: float | None, dgb: float | None) -> list[float]:
+    """Where event ``i`` crosses in [t_old, t] in its direction (R7): the sign change between
+    the ends, or both crossings around an extremum inside the step."""
     d = events.direction[i]
 
     def g(s: float) -> float:
@@ -788,19 +816,26 @@ def _crossing(events: EventSet, i: int, drv, t_old: float, t: float, ga: float, 
 
     up = ga <= 0 <= gb and not (ga == 0 and gb == 0)
     down = ga >= 0 >= gb and not (ga == 0 and gb == 0)
-    if (up and d >= 0) or (down and d <= 0):
-        return _root(g, t_old, t)
+    if up or down:
+        return [_root(g, t_old, t)] if (up and d >= 0) or (down and d <= 0) else []
     if dga is None or dgb is None:
-        return None
-    if d >= 0 and ga < 0 and gb < 0 and dga > 0 > dgb:
+        return []
+    out = []
+    if ga < 0 and gb < 0 and dga > 0 > dgb:  # a maximum inside: above zero?
         tm, gm = _extremum(g, t_old, t, +1)
         if gm >= 0:
-            return _root(g, t_old, tm)
-    if d <= 0 and ga > 0 and gb > 0 and dga < 0 < dgb:
+            if d >= 0:
+                out.append(_root(g, t_old, tm))
+            if d <= 0:
+                out.append(_root(g, tm, t))
+    elif ga > 0 and gb > 0 and dga < 0 < dgb:  # a minimum inside: below zero?
         tm, gm = _extremum(g, t_old, t, -1)
         if gm <= 0:
-            return _root(g, t_old, tm)
-    return None
+            if d <= 0:
+                out.append(_root(g, t_old, tm))
+            if d >= 0:
+                out.append(_root(g, tm, t))
+    return out
 
 
 # ---------------------------------------------------------------------------- options
