@@ -9,7 +9,14 @@ lower-triangular order. This module emits C for:
 * ``bg_jac`` — the analytic Jacobian ``∂ẋ/∂x`` by implicit differentiation
   through the same blocks, ``dU_b/dx = −E_b⁻¹(∂r_b/∂x + Σ ∂r_b/∂U_j·dU_j/dx)``,
   with symengine derivatives;
-* ``bg_out`` — every bond effort and flow, stored energies and powers.
+* ``bg_out`` — every bond effort and flow, stored energies and powers;
+* ``bg_mon`` — the divisors of :attr:`Equations.divisors <bondgraph.equations.Equations>`
+  (``bg_nmon()`` of them), same signature, ``out[k]`` the k-th divisor: moduli first
+  (expressions of states, inputs, ``t``), then the primal with each monitored block's
+  coefficient (one unknown) or normalised determinant ``det(E)/Π‖E_i‖`` (``bg_detnorm``:
+  LU with partial pivoting, the row norms taken before factorising) written before the
+  block's singularity test, so a singular block reports 0 and returns its status.
+  :mod:`bondgraph.stepping` evaluates it after every accepted step.
 
 Common subexpressions are eliminated once per function with symengine, and a
 temporary is emitted as soon as the unknowns it reads are solved. LAPACK is

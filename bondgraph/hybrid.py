@@ -411,6 +411,9 @@ class Controller:
     def __init__(self, fn, inputs: Sequence[str] = (), period: float | None = None):
         if not callable(fn):
             raise ParameterError(f"controller: {fn!r} is not callable")
+        if isinstance(inputs, str):
+            raise ParameterError(f"controller inputs {inputs!r}: expected a list of input names "
+                                 f"(e.g. [{inputs!r}])")
         if period is not None and not (math.isfinite(period) and period > 0):
             raise ParameterError(f"controller period {period!r}: expected > 0 s or None")
         object.__setattr__(self, "fn", fn)

@@ -648,6 +648,8 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
 def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, te, ie, ts, ys,
           found, events, on_step, seg):
     nx = watch.nx
+    if first_step is not None:  # a segment between restarts may be shorter
+        first_step = min(float(first_step), b - a)
     try:
         drv = _driver(method, fun, jac, a, b, y0, rtol, atol, max_step, first_step)
     except _Abort as ab:

@@ -70,6 +70,8 @@ CASES = [
     Case("modes-not-a-dict", run(modes=["Left"]), ParameterError, ["modes ['Left']"]),
     Case("controller-not-a-controller", run(controller=lambda t, y: {}), ParameterError, ["controller", "Controller(fn"]),
     Case("controller-fn-not-callable", lambda: Controller("pid", ["trim"]), ParameterError, ["controller: 'pid'"]),
+    Case("controller-inputs-string", lambda: Controller(lambda t, y: {}, "trim"), ParameterError,
+         ["controller inputs 'trim'", "list of input names"]),
     Case("controller-period-zero", lambda: Controller(lambda t, y: {}, ["trim"], period=0.0), ParameterError,
          ["controller period 0.0"]),
     Case("controller-unknown-input", run(controller=Controller(lambda t, y: {}, ["thrust"], period=0.1)),

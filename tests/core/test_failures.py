@@ -137,3 +137,14 @@ def test_singular_block_mid_run_names_unknowns_and_elements():
     assert err.time == pytest.approx(1.0, abs=1e-9)
     msg = str(err)
     assert "coefficient of der(mass/m.f) (elements mass/m)" in msg
+
+
+@pytest.mark.parametrize("method", ["LSODA", "CVODE"])
+def test_first_step_longer_than_a_segment_between_restarts(method):
+    M = bg.BondGraph("cart")
+    M.add(bg.MSe("F", bg.Input("force")), bg.One("v"), bg.I("m", 1.0))
+    M.connect("F", "v")
+    M.connect("v", "m")
+    res = bg.simulate(bg.build(M), (0, 1), first_step=0.5, method=method, rtol=1e-10, atol=1e-12,
+                      inputs={"force": bg.Table([0, 0.1, 1], [0, 1, 1])}, progress=False)
+    assert res["cart/m.f"][-1] == pytest.approx(0.05 + 0.9, rel=1e-8)   # ∫F dt
