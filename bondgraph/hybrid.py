@@ -850,6 +850,19 @@ class _Rhs:
                                     "labels", time=t)
         return out
 
+    def control_value(self, t: float, name: str, v: Any) -> float:
+        """A controller's value for input ``name``, a finite number or a named error."""
+        try:
+            fv = float(v)
+        except (TypeError, ValueError):
+            fv = math.nan
+        if not math.isfinite(fv):
+            raise UserCallableError(
+                f"controller (inputs {', '.join(self.controller.inputs)}): "
+                f"{describe_callable(self.controller.fn)} gave {name!r} = {v!r} at t = {t:.9g} s; "
+                "expected a finite number for each of its inputs", time=t)
+        return fv
+
     def inputs_at(self, t: float, x: np.ndarray) -> np.ndarray:
         u, du = self.inputs(t)
         u = u.copy()
@@ -858,18 +871,7 @@ class _Rhs:
                 vals = self.control(t, x)
                 names = self.hm.model.input_names
                 for k, j in enumerate(self.ctrl_idx):
-                    v = vals.get(names[j]) if names[j] in vals else None
-                    try:
-                        fv = float(v)
-                    except (TypeError, ValueError):
-                        fv = math.nan
-                    if not math.isfinite(fv):
-                        raise UserCallableError(
-                            f"controller (inputs {', '.join(self.controller.inputs)}): "
-                            f"{describe_callable(self.controller.fn)} gave {names[j]!r} = {v!r} "
-                            f"at t = {t:.9g} s; expected a finite number for each of its inputs",
-                            time=t)
-                    self.held[k] = fv
+                    self.held[k] = self.control_value(t, names[j], vals.get(names[j]))
             u[self.ctrl_idx] = self.held
         self._du = du
         return u
@@ -1201,16 +1203,7 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                 hm.variables[k].value(v)  # validates the label
                 changes[k] = v
             elif k in model.input_names and model.input_names.index(k) in rhs.ctrl_idx:
-                try:
-                    fv = float(v)
-                except (TypeError, ValueError):
-                    fv = math.nan
-                if not math.isfinite(fv):
-                    raise UserCallableError(
-                        f"controller (inputs {', '.join(controller.inputs)}): "
-                        f"{describe_callable(controller.fn)} gave {k!r} = {v!r} at "
-                        f"t = {t:.9g} s; expected a finite number", time=t)
-                rhs.held[rhs.ctrl_idx.index(model.input_names.index(k))] = fv
+                rhs.held[rhs.ctrl_idx.index(model.input_names.index(k))] = rhs.control_value(t, k, v)
             else:
                 raise ParameterError(f"controller output {k!r}: not one of its inputs "
                                      f"({', '.join(controller.inputs) or 'none'}) or a discrete "

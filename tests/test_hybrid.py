@@ -183,12 +183,17 @@ def test_discrete_pi_controller_tracks_a_setpoint():
     assert res.stats["segments"] >= 4.0 / h - 1
 
 
-def test_continuous_controller():
+def servo() -> HybridModel:
+    """A unit mass pushed by the input 'force' (states servo/v.x, servo/m.f)."""
     bg = BondGraph("servo")
     bg.add(One("v", displacement="x"), I("m", 1.0), MSe("F", Input("force")))
     bg.connect("F", "v")
     bg.connect("v", "m")
-    hm = HybridModel.build(bg, [], [])
+    return HybridModel.build(bg, [], [])
+
+
+def test_continuous_controller():
+    hm = servo()
     # u = −k·x − c·v: a critically damped oscillator x(t) = (1 + ωt)·e^{−ωt}
     w = 3.0
     ctl = Controller(lambda t, y: {"force": -w * w * y["servo/v.x"] - 2 * w * y["servo/m.f"]},
@@ -247,14 +252,19 @@ def test_errors_name_the_culprits():
         Discrete("x", ["only"])
 
 
-def test_when_guard_and_reset():
-    """A bouncing ball: a custom guard and a state reset (restitution 0.5)."""
+def _bouncer():
+    """A ball dropped from 1 m (states ball/v.h, ball/m.f) and its logical phase variable."""
     hit = Discrete("phase", ["fly", "fly2"])
     bg = BondGraph("ball")
     bg.add(One("v", displacement="h", initial=1.0), I("m", 1.0), MSe("g", -9.81 + 0 * hit.symbol))
     bg.connect("g", "v")
     bg.connect("v", "m")
-    hm0 = HybridModel.build(bg, [hit], [])
+    return HybridModel.build(bg, [hit], []), hit
+
+
+def test_when_guard_and_reset():
+    """A bouncing ball: a custom guard and a state reset (restitution 0.5)."""
+    hm0, hit = _bouncer()
     ih = hm0.model.state_index("ball/v.h")
     iv = hm0.model.state_index("ball/m.f")
 
@@ -309,7 +319,7 @@ def test_a_guard_true_for_half_a_millisecond_is_caught_by_every_method(method):
 
 
 def test_a_short_guard_is_caught_by_a_user_event_too():
-    from bondgraph import build, simulate
+    from bondgraph import simulate
     hm = short_guard_model()
     th = SG_A * math.cos(SG_W * SG_TAU / 2)
     iq = hm.model.state_index("osc/k.q")
@@ -320,18 +330,9 @@ def test_a_short_guard_is_caught_by_a_user_event_too():
     ref = sorted((math.pi / 2 + 2 * math.pi * k + s * SG_W * SG_TAU / 2) / SG_W
                  for k in range(3) for s in (-1, 1))
     assert np.max(np.abs(res.events[0] - ref)) < 5e-6
-    del build
 
 
 # ---------------------------------------------------------------- user functions that fail
-def _bouncer():
-    hit = Discrete("phase", ["fly", "fly2"])
-    bg = BondGraph("ball")
-    bg.add(One("v", displacement="h", initial=1.0), I("m", 1.0), MSe("g", -9.81 + 0 * hit.symbol))
-    bg.connect("g", "v")
-    bg.connect("v", "m")
-    return HybridModel.build(bg, [hit], []), hit
-
 
 def test_a_guard_that_raises_is_named_with_time_state_and_partial_results():
     hm0, hit = _bouncer()
@@ -356,11 +357,7 @@ def test_a_guard_that_raises_is_named_with_time_state_and_partial_results():
 
 def test_a_controller_that_raises_or_returns_nonsense_is_named():
     from bondgraph.errors import UserCallableError
-    bg = BondGraph("servo")
-    bg.add(One("v", displacement="x"), I("m", 1.0), MSe("F", Input("force")))
-    bg.connect("F", "v")
-    bg.connect("v", "m")
-    hm = HybridModel.build(bg, [], [])
+    hm = servo()
 
     def broken(t, y):
         if t > 0.05:
