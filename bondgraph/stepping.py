@@ -706,10 +706,11 @@ def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, t
                 k = int(k)
                 if flip[k]:
                     tc = _root(lambda s, k=k: _monitor_values(watch, s, drv(s))[k], t_old, t)
+                    cands.append((tc, "singular", k))
                 else:
                     tc = _root(lambda s, k=k: abs(_monitor_values(watch, s, drv(s))[k]) - BLOCK_EPS,
                                t_old, t)
-                cands.append((tc, "singular", k))
+                    cands.append((tc, "singular", ~k))  # ~k: fell below BLOCK_EPS
         # R7: events
         g_new = dg_new = None
         if events is not None and len(events):
@@ -737,12 +738,12 @@ def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, t
                     break
                 continue
             if kind == "singular" and watch.singular == "warn":
-                if k not in watch.crossed:
-                    watch.crossed.add(k)
-                    d = watch.divisors[k]
+                if (k if k >= 0 else ~k) not in watch.crossed:
+                    d = watch.divisors[k if k >= 0 else ~k]
+                    watch.crossed.add(k if k >= 0 else ~k)
                     yc = drv(tc)
                     warnings.warn(SingularityWarning(
-                        f"model {watch.model.name!r}: {d.label} crossed zero at t = {tc:.9g} s"
+                        f"model {watch.model.name!r}: {d.label} {_event_word(k)} at t = {tc:.9g} s"
                         f"{watch._pose(yc, watch._states_of(d))}; the equations divide by it "
                         "there: results after this time are unreliable"), stacklevel=_user_level())
                 continue
@@ -773,14 +774,11 @@ def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, t
                     f"a blow-up: {watch.names[k]} passed the bound {watch.bound[k]:.3g} "
                     f"(blowup = {watch.blowup:g} × max(1, |its start value|)) at t = {tc:.9g} s, "
                     f"growing at {_rate(drv, tc, k):.3g}/s", (k,)), state=yc))
-            d = watch.divisors[k]
+            d = watch.divisors[k if k >= 0 else ~k]
             inv = watch._states_of(d)
             return seg(watch.failure("singular", tc, (
-                f"{d.label} crossed zero at t = {tc:.9g} s"
-                + (" (its normalised determinant fell below " f"{BLOCK_EPS:g})"
-                   if d.kind == "block" and len(d.unknowns) > 1 else "")
-                + f": the equations divide by it, {_what(d)}{watch._pose(yc, inv)}; "
-                  f"{_advice(d)}", inv), state=yc))
+                f"{d.label} {_event_word(k)} at t = {tc:.9g} s: the equations divide by it, "
+                f"{_what(d)}{watch._pose(yc, inv)}; {_advice(d)}", inv), state=yc))
         if m_new is not None:
             watch.ill_conditioning(t, m_new, y)
             m_old = m_new
@@ -788,6 +786,14 @@ def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, t
         watch.good(t, y)
         if drv.done or t >= b:
             return seg(t_end=t, y_end=np.array(y, dtype=float))
+
+
+def _event_word(k: int) -> str:
+    """A divisor's event: a sign change (k ≥ 0) or a coupled block's normalised
+    determinant falling below BLOCK_EPS (encoded as ~k)."""
+    if k >= 0:
+        return "crossed zero"
+    return f"became singular (its normalised determinant fell below {BLOCK_EPS:g})"
 
 
 def _rate(drv, t: float, i: int) -> float:

@@ -139,3 +139,33 @@ def test_divisor_zero_at_the_start_is_named(divided):
         bg.simulate(divided, (0, 1), x0={"crank/w.theta": 0.0, "crank/m.f": 0.0}, progress=False)
     msg = str(exc.value)
     assert exc.value.time == 0.0 and "MTF 'crank/rod' modulus" in msg and "is zero at the start" in msg
+
+
+def test_coupled_block_becoming_singular_is_located():
+    """Two masses drive a third through v_M = cos(t)·v1 + v2 with m1 massless: the coupled
+    block E = [[M·n², M·n], [M·n, m2 + M]] (n = cos t) has det = M·m2·n², singular at t = π/2.
+    Its normalised determinant det/(‖row1‖‖row2‖) is checked against numpy."""
+    Mm, m2 = 2.0, 1.0
+    G = bg.BondGraph("cpl")
+    G.add(bg.Se("F1", 0.0), bg.One("v1"), bg.I("m1", 0.0), bg.Se("F2", 1.0), bg.One("v2"),
+          bg.I("m2", m2), bg.MTF("t1", sp.cos(bg.t)), bg.MTF("t2", 1.0 + 0 * bg.t), bg.Zero("z"),
+          bg.One("vm"), bg.I("M", Mm))
+    for a, b in [("F1", "v1"), ("v1", "m1"), ("F2", "v2"), ("v2", "m2"), ("v1", "t1/1"),
+                 ("t1/2", "z"), ("v2", "t2/1"), ("t2/2", "z"), ("z", "vm"), ("vm", "M")]:
+        G.connect(a, b)
+    model = bg.build(G)
+    (d,) = model.equations.divisors
+    assert d.kind == "block" and d.unknowns == ("der(cpl/m1.f)", "der(cpl/m2.f)")
+    assert {"cpl/m1", "cpl/m2", "cpl/M", "cpl/t1"} <= set(d.elements)
+    for tq in (0.0, 1.0, 1.5):
+        n = math.cos(tq)
+        E = np.array([[Mm * n * n, Mm * n], [Mm * n, m2 + Mm]])
+        ref = np.linalg.det(E) / np.prod(np.linalg.norm(E, axis=1))
+        assert model.system.monitors(tq, model.initial_state())[0][0] == pytest.approx(ref, rel=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularityWarning)
+        with pytest.raises(bg.SimulationError) as exc:
+            bg.simulate(model, (0, 3), progress=False)
+    assert exc.value.time == pytest.approx(math.pi / 2, abs=1e-8)
+    msg = str(exc.value)
+    assert "coupled block of der(cpl/m1.f), der(cpl/m2.f)" in msg and "became singular" in msg
