@@ -225,7 +225,7 @@ class Watch:
         self._ill_level = np.zeros(len(self.divisors))
         self._coupled = np.array([d.kind == "block" and len(d.unknowns) > 1
                                   for d in self.divisors], dtype=bool)
-        self._coupled_idx = np.flatnonzero(self._coupled)
+        self._set_low()
         self.warned: set[int] = set()   # ill-conditioning warnings given
         self.crossed: set[int] = set()  # crossings warned with singular="warn"
         self.nfev = 0
@@ -438,9 +438,7 @@ class Watch:
         vals, _ = self.monitor(t, y[: self.nx])
         self.ref = vals.copy()
         self._ill_level = ILL_RATIO * np.abs(np.nan_to_num(vals, nan=0.0))
-        self._coupled = np.array([d.kind == "block" and len(d.unknowns) > 1
-                                  for d in self.divisors], dtype=bool)
-        self._coupled_idx = np.flatnonzero(self._coupled)
+        self._set_low()
         for k, v in enumerate(vals):
             if v == 0 or (self.divisors[k].kind == "block" and self.divisors[k].block is not None
                           and len(self.divisors[k].unknowns) > 1 and abs(v) < BLOCK_EPS):
@@ -450,6 +448,10 @@ class Watch:
                     f"{d.label} is zero at the start: the equations divide by it"
                     f"{self._pose(y, inv)}; {_advice(d)}", inv), state=y)
         return None
+
+    def _set_low(self) -> None:
+        """The per-divisor level below which a step looks closer (ill-conditioning, R6)."""
+        self._low = np.maximum(self._ill_level, np.where(self._coupled, BLOCK_EPS, 0.0))
 
     def ill_conditioning(self, t: float, vals: np.ndarray, y: np.ndarray) -> None:
         if self.ref is None:
@@ -461,6 +463,7 @@ class Watch:
             k = int(k)
             self.warned.add(k)
             self._ill_level[k] = 0.0  # once per divisor and run
+            self._set_low()
             v, r = vals[k], self.ref[k]
             d = self.divisors[k]
             inv = self._states_of(d)
@@ -695,13 +698,13 @@ def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, t
         m_new = None
         if watch.monitor is not None:
             m_new = watch.monitor(t, y[:nx])[0]
-            ci = watch._coupled_idx
-            if (m_old * m_new).min() <= 0 or (ci.size and np.abs(m_new[ci]).min() < BLOCK_EPS):
+            mag_m = np.abs(m_new)
+            low = (mag_m < watch._low).any()  # near a coupled block's BLOCK_EPS or ILL_RATIO
+            hits = ()
+            if low or (m_old * m_new).min() <= 0:
                 flip = (m_old * m_new < 0) | ((m_new == 0) & (m_old != 0))
-                tiny = watch._coupled & (np.abs(m_new) < BLOCK_EPS) & (np.abs(m_old) >= BLOCK_EPS)
+                tiny = watch._coupled & (mag_m < BLOCK_EPS) & (np.abs(m_old) >= BLOCK_EPS)
                 hits = np.flatnonzero(flip | tiny)
-            else:
-                hits = ()
             for k in hits:
                 k = int(k)
                 if flip[k]:
@@ -780,7 +783,8 @@ def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, t
                 f"{d.label} {_event_word(k)} at t = {tc:.9g} s: the equations divide by it, "
                 f"{_what(d)}{watch._pose(yc, inv)}; {_advice(d)}", inv), state=yc))
         if m_new is not None:
-            watch.ill_conditioning(t, m_new, y)
+            if low:
+                watch.ill_conditioning(t, m_new, y)
             m_old = m_new
         g_old, dg_old = g_new, dg_new
         watch.good(t, y)
