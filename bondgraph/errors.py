@@ -156,7 +156,9 @@ class CosimulationError(BondGraphError):
 
 
 class BondGraphWarning(UserWarning):
-    """Base class of the toolkit's warnings: something works but deserves attention."""
+    """Base class of the toolkit's warnings: a result is usable but deserves attention
+    (e.g. a glue order a subsystem cannot take, an ill-conditioned state choice); issued
+    with :func:`warnings.warn`, never printed."""
 
 
 class SingularityWarning(BondGraphWarning):
