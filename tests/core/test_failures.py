@@ -3,7 +3,7 @@
 * Finite-time blow-up: ``MSf("Q", exp(50·x))`` on a 1-junction (with a resistor) whose
   displacement is ``x``: ``ẋ = exp(50x)``, ``x(0) = 0``, so ``e^(−50x) = 1 − 50t`` and
   ``x → ∞`` at ``T* = 1/50 s``. (LSODA never returned here before: NaN fed back to it.)
-* Exponential growth: a mass ``m`` on a resistance ``R = −1e3``: ``m·v̇ = 1e3·v``,
+* Exponential growth: a mass ``m`` on an active resistance ``R = −1e3`` (``passive=False``): ``m·v̇ = 1e3·v``,
   ``v = v0·e^(1000 t/m)``; the blow-up bound ``1e12·max(1, |v0|)`` is crossed at
   ``t_B = (m/1000)·ln(1e12)`` (it reached 1e308 at 0.71 s and LSODA said "failed at 10 s").
 * A law that turns non-finite at ``t = 1`` (``√(1 − t)``): the failure lies between the
@@ -36,7 +36,7 @@ def blowup_model():
 @pytest.fixture(scope="module")
 def growth_model():
     M = bg.BondGraph("grow")
-    M.add(bg.One("v"), bg.I("m", 1.0, initial=1.0), bg.R("r", -1e3))
+    M.add(bg.One("v"), bg.I("m", 1.0, initial=1.0), bg.R("r", -1e3, passive=False))
     M.connect("v", "m")
     M.connect("v", "r")
     return bg.build(M)
