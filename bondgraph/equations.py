@@ -791,7 +791,9 @@ def _divisors(col, g, x_names, u_names, p_names, unknowns, residuals, blocks, in
             seen.add(key)
             kind = g.nodes[el]["element"].kind if el in g.nodes else "element"
             what = "modulus" if _divides_by_modulus(g, el) else "divisor"
-            out.append(Divisor("modulus", f"{kind} {el!r} {what} (divides by {base})", (el,),
+            text = str(base)
+            text = text if len(text) <= 80 else text[:77] + "…"
+            out.append(Divisor("modulus", f"{kind} {el!r} {what} (divides by {text})", (el,),
                                expr=_to_se(base)))
     owner = col.owner
     defs = dict(intermediates)

@@ -252,6 +252,8 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
 
     fun = rhs
     jac = rhs.jac if jacobian else None
+    if energy and np.ndim(atol) == 1:  # the energy integrals: the tightest of the states' atol
+        atol = np.concatenate([np.asarray(atol, dtype=float), np.full(3, float(np.min(atol)))])
     for a, b in segments:
         seg_eval = None
         if te_all is not None:

@@ -148,3 +148,13 @@ def test_first_step_longer_than_a_segment_between_restarts(method):
     res = bg.simulate(bg.build(M), (0, 1), first_step=0.5, method=method, rtol=1e-10, atol=1e-12,
                       inputs={"force": bg.Table([0, 0.1, 1], [0, 1, 1])}, progress=False)
     assert res["cart/m.f"][-1] == pytest.approx(0.05 + 0.9, rel=1e-8)   # ∫F dt
+
+
+def test_per_state_atol_with_energy_integrals():
+    M = bg.BondGraph("drag")
+    M.add(bg.Se("F", 1.0), bg.One("v"), bg.I("m", 1.0), bg.R("b", 1.0))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        M.connect(a, b)
+    res = bg.simulate(bg.build(M), (0, 2), atol=np.array([1e-12]), rtol=1e-10, energy=True,
+                      progress=False)
+    assert bg.power_balance(res).relative < 1e-8
