@@ -36,7 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import SimulationError, UserCallableError
+from .errors import UserCallableError
 from .model import Model
 from .results import Results
 from .signals import InputSet, describe_callable

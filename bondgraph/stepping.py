@@ -90,7 +90,7 @@ from __future__ import annotations
 import math
 import time as _time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -254,8 +254,7 @@ class Watch:
         if self.first_fail is None or t < self.first_fail[0]:
             self.first_fail = (float(t), np.array(y, dtype=float), why)
         if jacobian or self.fails > FAIL_LIMIT:
-            tf, yf, why0 = self.first_fail
-            raise _Abort(self.failure("rhs", tf, self.failed_cause(), state=None))
+            raise _Abort(self.failure("rhs", self.first_fail[0], self.failed_cause()))
 
     def timeout_failure(self) -> Failure:
         spent = _time.perf_counter() - self.start
@@ -617,7 +616,6 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
     ``[a, b]`` (default: every accepted step; ``a`` itself is the caller's). Returns the
     outputs up to the end, the first terminal event (``hit``) or the failure.
     """
-    nx = watch.nx
     ts: list[float] = []
     ys: list[np.ndarray] = []
     found: list[tuple[float, int, np.ndarray]] = []
