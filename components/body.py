@@ -163,7 +163,7 @@ class MainBody(Part):
                 self.add(Se("g", -self.mass * self.gravity))
                 self.connect("g", "Gy")
         if self.inertia > 0:
-            self.add(I("J", self.inertia))
+            self.add(I("J", self.inertia, prefer="state"))
             self.connect("w", "J")
         # hinge points
         for p in self.points.values():
