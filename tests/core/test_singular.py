@@ -24,16 +24,17 @@ TH0, W0 = 0.5, 8.0
 
 
 def crank(crank_state: bool):
-    """``crank_state``: the crank inertia is the state (no division); else the rod mass is,
-    and the crank's speed is ω = v/n(θ): the equations divide by the modulus."""
+    """``crank_state``: the crank inertia is the state (no division); else the rod mass is
+    (``prefer="state"``), and the crank's speed is ω = v/n(θ): the equations divide by the
+    modulus."""
     M = bg.BondGraph("crank")
     w = bg.One("w", displacement="theta", initial=TH0)
     th = w.displacement
     n = R_ * D_ * sp.sin(th) / sp.sqrt(R_**2 + D_**2 - 2 * R_ * D_ * sp.cos(th))
     if crank_state:
-        parts = [bg.I("J", J_, initial=W0), w, bg.One("v"), bg.I("m", M_)]
-    else:  # the rod mass first: it takes the state, the crank inertia becomes dependent
-        parts = [bg.I("m", M_, initial=_n(TH0) * W0), bg.One("v"), w, bg.I("J", J_)]
+        parts = [bg.I("J", J_, initial=W0, prefer="state"), w, bg.One("v"), bg.I("m", M_)]
+    else:  # the rod mass takes the state, the crank inertia becomes dependent
+        parts = [bg.I("m", M_, initial=_n(TH0) * W0, prefer="state"), bg.One("v"), w, bg.I("J", J_)]
     M.add(*parts, bg.Se("F", F_), bg.MTF("rod", n))
     for a, b in [("w", "J"), ("w", "rod/1"), ("rod/2", "v"), ("v", "m"), ("F", "v")]:
         M.connect(a, b)
@@ -70,7 +71,7 @@ def divided():
 @pytest.mark.parametrize("method", ["LSODA", "BDF", "Radau", "RK45", "CVODE"])
 def test_dead_centre_stops_at_the_true_time_naming_the_element(divided, reference, method):
     t_dead = reference.t_events[0][0]                      # the first dead centre, θ = π
-    assert divided.state_names[0] == "crank/m.f"            # the division is really there
+    assert "crank/m.f" in divided.state_names               # the division is really there
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularityWarning)  # the approach is warned first
         with pytest.raises(bg.SimulationError) as exc:
@@ -111,7 +112,7 @@ def test_ignore_watches_nothing(divided):
 
 def test_crank_inertia_as_state_passes_ten_dead_centres(reference):
     model = crank(crank_state=True)
-    assert model.state_names[0] == "crank/J.f"
+    assert "crank/J.f" in model.state_names
     assert len(reference.t_events[0]) == 10                # the reference turns through 10
     t = np.linspace(0, 3, 301)
     with warnings.catch_warnings():
@@ -126,7 +127,7 @@ def test_divisors_are_recorded_with_their_elements(divided):
     assert "MTF 'crank/rod' modulus (divides by sin(crank/w.theta))" in labels
     mods = [d for d in divided.equations.divisors if d.kind == "modulus"]
     assert mods[0].elements == ("crank/rod",)
-    vals, st = divided.system.monitors(0.0, np.array([_n(TH0) * W0, TH0]))
+    vals, st = divided.system.monitors(0.0, divided.initial_state())
     assert st == 0 and vals[labels.index(mods[0].label)] == pytest.approx(math.sin(TH0))
     # the crank inertia as state divides only by the cylinder length L² > 0 (its modulus
     # multiplies): the monitor sees it, it never comes near zero
@@ -147,9 +148,9 @@ def test_coupled_block_becoming_singular_is_located():
     Its normalised determinant det/(‖row1‖‖row2‖) is checked against numpy."""
     Mm, m2 = 2.0, 1.0
     G = bg.BondGraph("cpl")
-    G.add(bg.Se("F1", 0.0), bg.One("v1"), bg.I("m1", 0.0), bg.Se("F2", 1.0), bg.One("v2"),
-          bg.I("m2", m2), bg.MTF("t1", sp.cos(bg.t)), bg.MTF("t2", 1.0 + 0 * bg.t), bg.Zero("z"),
-          bg.One("vm"), bg.I("M", Mm))
+    G.add(bg.Se("F1", 0.0), bg.One("v1"), bg.I("m1", 0.0, prefer="state"), bg.Se("F2", 1.0),
+          bg.One("v2"), bg.I("m2", m2, prefer="state"), bg.MTF("t1", sp.cos(bg.t)),
+          bg.MTF("t2", 1.0 + 0 * bg.t), bg.Zero("z"), bg.One("vm"), bg.I("M", Mm, prefer="dependent"))
     for a, b in [("F1", "v1"), ("v1", "m1"), ("F2", "v2"), ("v2", "m2"), ("v1", "t1/1"),
                  ("t1/2", "z"), ("v2", "t2/1"), ("t2/2", "z"), ("z", "vm"), ("vm", "M")]:
         G.connect(a, b)
