@@ -771,10 +771,13 @@ def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, t
                 return seg(hit=(tc, k, yc), t_end=tc, y_end=yc)
             watch.good(t_old, drv(t_old) if t_old != t else y)
             if kind == "blowup":
+                near, inv = watch._near_zero(tc, yc)
                 return seg(watch.failure("blowup", tc, (
                     f"a blow-up: {watch.names[k]} passed the bound {watch.bound[k]:.3g} "
                     f"(blowup = {watch.blowup:g} × max(1, |its start value|)) at t = {tc:.9g} s, "
-                    f"growing at {_rate(drv, tc, k):.3g}/s", (k,)), state=yc))
+                    f"growing at {_rate(watch, drv, tc, yc, k):.3g}/s"
+                    + (f"; probable cause: {near}" if near else ""),
+                    tuple(dict.fromkeys((k,) + inv))), state=yc))
             d = watch.divisors[k if k >= 0 else ~k]
             inv = watch._states_of(d)
             return seg(watch.failure("singular", tc, (
@@ -798,10 +801,15 @@ def _event_word(k: int) -> str:
     return f"became singular (its normalised determinant fell below {BLOCK_EPS:g})"
 
 
-def _rate(drv, t: float, i: int) -> float:
-    h = 1e-6 * max(abs(drv.t - drv.t_old), 1e-300)
-    a = max(drv.t_old, t - h)
-    return float((drv(t)[i] - drv(a)[i]) / (t - a)) if t > a else math.nan
+def _rate(watch: Watch, drv, t: float, y: np.ndarray, i: int) -> float:
+    """How fast state ``i`` grows at ``(t, y)``: the right-hand side, else the step's secant."""
+    if watch.rate is not None:
+        try:
+            return float(np.asarray(watch.rate(t, y[: watch.nx]))[i])
+        except Exception:  # noqa: BLE001 - a diagnosis must not fail
+            pass
+    h = drv.t - drv.t_old
+    return float((drv.y[i] - drv(drv.t_old)[i]) / h) if h > 0 else math.nan
 
 
 def _monitor_values(watch: Watch, t: float, y: np.ndarray) -> np.ndarray | None:
