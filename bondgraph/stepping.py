@@ -13,6 +13,9 @@ Times are those of the integrator's accepted steps ``t_old → t``; "located" me
 root found by ``brentq`` (``xtol = rtol = 4·eps``) on the step's own interpolant
 (scipy's dense output; CVODE's ``CVodeGetDky``).
 
+R0 The start: the right-hand side must be finite at ``(t0, x0)`` and no divisor zero
+   there, else the run does not begin (time ``t0``).
+
 R1 Failed evaluations. A compiled call that fails (a singular block, a non-finite
    value: status ≠ 0) returns NaN to the integrator, which rejects the trial step and
    retries smaller; the failure is recorded. After :data:`FAIL_LIMIT` failed calls since
@@ -53,9 +56,6 @@ R10 More than ``max_steps`` accepted steps in a run stop it.
 R11 A user callable (input signal, guard, controller, reset, event) that raises or
     returns a non-finite value stops the run with a
     :class:`~bondgraph.errors.UserCallableError` naming it, the time and the state.
-
-R0 The start: the right-hand side must be finite at ``(t0, x0)`` and no divisor zero
-   there, else the run does not begin (time ``t0``).
 
 A failure keeps the results up to the last good point and is raised by the caller as a
 :class:`~bondgraph.errors.SimulationError` whose message gives the true failure time,
