@@ -370,7 +370,54 @@ def _to_se(expr: sp.Expr) -> se.Basic:
         expr = expr.replace(sp.Abs, lambda u: sp.Piecewise((u, u >= 0), (-u, True)))
         expr = expr.replace(sp.sign, lambda u: sp.Piecewise((1, u > 0), (-1, u < 0), (0, True)))
         expr = expr.replace(sp.Heaviside, lambda u, h0=sp.S.Half: sp.Piecewise((1, u > 0), (0, u < 0), (h0, True)))
+    if expr.has(sp.Piecewise):
+        expr = _simple_conditions(expr)
     return se.sympify(expr)
+
+
+def _simple_conditions(expr: sp.Expr) -> sp.Expr:
+    """Every Piecewise condition as one relational: ``And``, ``Or``, ``Not`` and the
+    ``ITE`` sympy makes of a switch inside a switch's condition become nested Piecewise
+    (symengine converts relational conditions only).
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> e = _simple_conditions(sp.Piecewise((1, (x > 0) & (y > 0)), (2, True)))
+    >>> [e.subs({x: a, y: b}) for a, b in [(1, 1), (1, -1), (-1, 1)]]
+    [1, 2, 2]
+    """
+    def select(c, a, b):
+        if c is sp.true or c == True:  # noqa: E712 - sympy booleans
+            return a
+        if c is sp.false or c == False:  # noqa: E712
+            return b
+        if isinstance(c, sp.core.relational.Relational):
+            return sp.Piecewise((a, c), (b, True), evaluate=False)
+        if isinstance(c, sp.And):
+            first, *rest = c.args
+            return select(first, select(sp.And(*rest), a, b), b)
+        if isinstance(c, sp.Or):
+            first, *rest = c.args
+            return select(first, a, select(sp.Or(*rest), a, b))
+        if isinstance(c, sp.Not):
+            return select(c.args[0], b, a)
+        if isinstance(c, sp.ITE):
+            x, y, z = c.args
+            return select(x, select(y, a, b), select(z, a, b))
+        nnf = sp.to_nnf(c)
+        if nnf != c:
+            return select(nnf, a, b)
+        raise EquationError(f"condition {c} of a switch (Piecewise): expected relations "
+                            "(<, <=, >, >=) joined by &, |, ~")
+
+    def rebuild(pw):
+        out = sp.nan
+        for e, c in reversed(pw.args):
+            out = select(c, e, out)
+        return out
+
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), rebuild)
 
 
 @dataclass
@@ -561,7 +608,13 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
     state_names = [s_.symbol.name for s_ in states]
 
     # ---- to symengine
-    se_assigned = {k: _to_se(v) for k, v in assigned.items()}
+    se_assigned = {}
+    for k, v in assigned.items():
+        try:
+            se_assigned[k] = _to_se(v)
+        except (se.SympifyError, TypeError, ValueError) as exc:
+            raise EquationError(f"{owner[k]}: its relation for {k} cannot be compiled: {exc}",
+                                subject=f"model {name!r}") from None
     bond_names = set(assigned)
 
     # ---- dependency graph (algebraic edges only) and tearing
