@@ -146,7 +146,8 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
     method : str
         ``"LSODA"`` (default), ``"BDF"``, ``"Radau"``, ``"RK45"``..., or ``"CVODE"``.
     rtol, atol : float
-        Tolerances.
+        Tolerances; ``atol`` may be an array, one value per state of the model (the
+        energy integrals of ``energy=True`` take its smallest value).
     t_eval : array, optional
         Output times (default: the solver's own steps).
     max_step, first_step : float, optional
@@ -177,6 +178,14 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
     if method != "CVODE" and method not in SOLVE_IVP_METHODS:
         raise ParameterError(f"method {method!r}: expected 'CVODE' or one of {', '.join(SOLVE_IVP_METHODS)}")
     t0, t1 = float(t_span[0]), float(t_span[1])
+    if np.ndim(atol):
+        atol = np.asarray(atol, dtype=float)
+        nx = len(model.state_names)
+        if atol.shape != (nx,) or not np.all(atol > 0):
+            raise ParameterError(f"atol: an array of shape {atol.shape}, expected {nx} values > 0 "
+                                 f"(one per state of {model.name!r}) or one number")
+        if energy:
+            atol = np.concatenate([atol, np.full(3, atol.min())])
     inp = InputSet(model.input_names, model.equations.input_derivatives, inputs)
     x_init = model.initial_state(x0)
     bar = None
