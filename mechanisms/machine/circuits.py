@@ -220,8 +220,8 @@ def build_circuit(ctx: CircuitContext) -> Circuit:
     try:
         circuit = CIRCUITS[typ](ctx)
     except BondGraphError as exc:
-        if ctx.problems:
-            raise ParameterError(ctx.problems + exc.problems,
+        if ctx.problems:  # a builder raising its collected problems must not list them twice
+            raise ParameterError(ctx.problems + [p for p in exc.problems if p not in ctx.problems],
                                  subject=f"circuit of {ctx.description.file.name}") from None
         raise
     if ctx.problems:

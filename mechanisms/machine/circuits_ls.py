@@ -100,6 +100,14 @@ class LoadSensingCircuit(FixedCircuit):
         self.max_flow = pump.max_flow
         self._signals = None
 
+    @property
+    def metering_drop(self) -> float:
+        """Drop across an open metering edge in a steady state (Pa): the pre-compensators'
+        setting, or the margin less the post-compensators' spring offset (less the pump's
+        droop ``α·regulation_band`` in both). A tracking controller's feedforward uses it."""
+        comp = next(iter(self.hydraulic.sections.values())).compensator
+        return comp.setting if comp.kind == "pre" else self.margin - comp.setting
+
     def _signal_functions(self, model, prefix: str):
         """Numeric functions of the state for the LS pressure, each section's load pressure
         and compensator drop (the circuit's own expressions, with the model's handles)."""
@@ -127,6 +135,12 @@ class LoadSensingCircuit(FixedCircuit):
         for key, (fn, idx) in self._signal_functions(res.model, prefix).items():
             v = fn(*(x[:, i] for i in idx)) if idx else fn()
             out[key] = (np.broadcast_to(np.asarray(v, dtype=float), (len(res.t),)).copy(), "Pa")
+        # what the compensators burn: their drop times the meter-in flow (P→A plus P→B)
+        total = np.zeros(len(res.t))
+        for f in self.hydraulic.sections:
+            q = sum(res.flow(f"{prefix}/{f}/valve/R_{e}") for e in ("PA", "PB"))
+            total += out[f"{f}_compensator_drop"][0] * q
+        out["compensator_power"] = (total, "W")
         return out
 
     def energy_category(self, element: str) -> str | None:
@@ -144,6 +158,11 @@ class LoadSensingCircuit(FixedCircuit):
             lines.append(f"    pump displacement {100 * a.min():.1f} … {100 * a.max():.1f} % (mean "
                          f"{100 * a.mean():.1f} %); pump pressure above the LS pressure "
                          f"{dp.min() / 1e5:.2f} … {dp.max() / 1e5:.2f} bar (median {np.median(dp) / 1e5:.2f})")
+        if "compensator_power" in tab:
+            t = tab["time"]
+            w = float(np.sum(0.5 * (tab["compensator_power"][1:] + tab["compensator_power"][:-1]) * np.diff(t)))
+            lines.append(f"    the compensators throttled {w / 1e3:.2f} kJ (part of the valves' throttling "
+                         "below): the lighter functions brought down to the highest load's pressure")
         return lines
 
 
@@ -194,8 +213,10 @@ def load_sensing_circuit(ctx: CircuitContext) -> LoadSensingCircuit:
                        valve_kw={"compensator": comp, "oil": oil, "tap_volume": ls_p["tap_volume"],
                                  "tap_time_constant": ls_p["tap_time_constant"],
                                  "ls_opening": ls_p["ls_opening"]})
-    # the equilibrium start solves the outlet, its rate filter and the LS galleries too
-    p0 = pu.pump.margin
+    # the equilibrium start solves the outlet, its rate filter and the LS galleries too, from
+    # stand-by: galleries vented (0), the outlet at the margin above the LS pressure they give
+    p_ls = hc.network.pressure()
+    p0 = pu.pump.margin + float(p_ls.xreplace({s: 0 for s in p_ls.free_symbols}))
     supply = {f"{pu.name}/{pu.pressure_state}": p0, f"{pu.name}/rate/x.value": p0}
     if pu.swash is not None:
         supply[f"{pu.name}/swash/x.value"] = 0.0
