@@ -67,25 +67,6 @@ _DIM_NAMES = {
     "": "a plain number",
 }
 
-#: per dimensionality: candidate units in order of preference, with the SI range a
-#: machine value of that kind usually falls in (for the bare-number suggestion)
-_SUGGEST = {
-    "[length]": ([("m", 1.0), ("mm", 1e-3)], (1e-3, 30.0)),
-    "[mass]": ([("kg", 1.0), ("t", 1e3)], (1e-2, 1e5)),
-    "[mass] / [length] / [time] ** 2": ([("bar", 1e5), ("MPa", 1e6), ("Pa", 1.0)], (1e3, 1e8)),
-    "[length] ** 3": ([("L", 1e-3), ("m^3", 1.0)], (1e-7, 1.0)),
-    "[length] ** 3 / [time]": ([("L/min", 1e-3 / 60), ("m^3/s", 1.0)], (1e-6, 0.5)),
-    "[length] * [mass] / [time] ** 2": ([("N", 1.0), ("kN", 1e3)], (1e-1, 1e7)),
-    "[length] ** 2 * [mass]": ([("kg*m^2", 1.0)], (0.0, math.inf)),
-    "[radian]": ([("deg", math.pi / 180)], (-10.0, 10.0)),
-    "[length] ** 3 / [radian]": ([("cm^3/rev", 1e-6 / (2 * math.pi))], (0.0, math.inf)),
-    "[radian] / [time]": ([("rpm", 2 * math.pi / 60), ("rad/s", 1.0)], (1.0, 1e3)),
-    "1 / [time]": ([("Hz", 1.0)], (0.0, math.inf)),
-    "[time]": ([("s", 1.0)], (0.0, math.inf)),
-    "[length] / [time] ** 2": ([("m/s^2", 1.0)], (0.0, math.inf)),
-}
-
-
 def _cache_path():
     from bondgraph.codegen import cache_dir
 
@@ -231,9 +212,11 @@ def describe(target: str) -> str:
 
 
 def suggest_unit(value: float, target: str) -> str:
-    """A plausible unit for a bare number meant in the dimension of ``target``."""
-    _, dim = unit(target)
-    cands, (lo, hi) = _SUGGEST.get(dim, ([(target, 1.0)], (-math.inf, math.inf)))
+    """A plausible unit for a bare number meant in the dimension of ``target``
+    (:data:`bondgraph.units.PLAUSIBLE_UNITS`)."""
+    from bondgraph.units import PLAUSIBLE_UNITS
+
+    cands, (lo, hi) = PLAUSIBLE_UNITS.get(dimension_name(target), (((target, 1.0),), (-math.inf, math.inf)))
     for name, f in cands:
         if lo <= abs(value) * f <= hi:
             return f"{value:g} {name}"
