@@ -107,7 +107,9 @@ def _run_options(run: argparse.ArgumentParser, *, default_out: str = "out/run") 
     run.add_argument("--dt", metavar="SECONDS", type=_positive_float("--dt"), default=0.01,
                      help="output step")
     run.add_argument("--rtol", type=_positive_float("--rtol"), default=1e-6, help="relative tolerance")
-    run.add_argument("--atol", type=_positive_float("--atol"), default=1e-8, help="absolute tolerance")
+    run.add_argument("--atol", type=_positive_float("--atol"), default=1e-8,
+                     help="absolute tolerance of every state in SI units; pressures (Pa) take it "
+                          "times 1e8 (1 Pa at the default)")
     run.add_argument("--method", default="CVODE",
                      choices=["CVODE", "LSODA", "BDF", "Radau", "RK45", "RK23", "DOP853"],
                      help="integrator")

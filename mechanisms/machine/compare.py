@@ -356,8 +356,6 @@ class CircuitComparison:
                 ax_p.plot(t, c["ls_pressure"] / 1e5, ls, lw=0.8, label=f"{s.label}: LS (highest load)")
             if "pump_displacement" in c:
                 ax_a.plot(t, 100 * c["pump_displacement"], ls, label=f"{s.label}: displacement")
-            elif "pump_flow" in c:
-                ax_a.plot(t, 0 * t + np.nan, ls)
             if "relief_flow" in c and np.any(np.abs(c["relief_flow"]) > 0) and "pump_flow" in c:
                 ax_a.plot(t, 100 * c["relief_flow"] / np.maximum(np.max(c["pump_flow"]), 1e-12), ls, lw=0.8,
                           label=f"{s.label}: relief flow (% of pump flow)")
@@ -370,7 +368,8 @@ class CircuitComparison:
         ax_w.set(xlabel="time [s]", ylabel="pump power [kW]")
         for ax in (ax_tip, ax_p, ax_a, ax_w):
             ax.grid(True, alpha=0.3)
-            ax.legend(fontsize="x-small")
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize="x-small")
         self.plot_energy(ax_e)
         fig.tight_layout()
         if path is not None:
@@ -382,14 +381,17 @@ class CircuitComparison:
 
     def plot_energy(self, ax=None, *, per: str = "run"):
         """Stacked bars of where each run's pump work went (kJ): ``per="run"``, or
-        ``per="hour"`` in kWh per hour of the run repeated back to back."""
+        ``per="hour"`` in kWh per hour of the run repeated back to back. Terms below 0.1 % of
+        the largest pump work are left out."""
         import matplotlib.pyplot as plt
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 4))
         runs = [s for s in self.summaries if s.energy is not None]
-        keys = [k for k in _ORDER if any(k in s.energy.terms for s in runs)]
-        keys += sorted({k for s in runs for k in s.energy.dissipated + s.energy.stored} - set(keys))
+        small = 1e-3 * max([abs(s.pump_work or 0.0) for s in runs] + [1e-300])   # left out of the bars
+        keys = [k for k in _ORDER if any(abs(s.energy.terms.get(k, 0.0)) > small for s in runs)]
+        keys += sorted({k for s in runs for k in s.energy.dissipated + s.energy.stored
+                        if abs(s.energy.terms[k]) > small} - set(keys))
         colors = plt.get_cmap("tab20")(np.linspace(0, 1, max(len(keys), 2)))
         x = np.arange(len(runs))
         scale = [1e3 if per == "run" else 3.6e6 * s.duration / 3600.0 for s in runs]
@@ -431,7 +433,7 @@ def _explain_pair(a: RunSummary, b: RunSummary, gap) -> list[str]:
                        "nothing is left over for the relief valve")
             if hi.circuit == "fixed" and "relief_flow" in hi.columns and "pump_flow" in hi.columns:
                 share = float(np.mean(hi.columns["relief_flow"] > 0.5 * np.max(hi.columns["pump_flow"])))
-                why += (f"; {hi.label}'s fixed pump delivers its full flow all the time, and whatever the "
+                why += (f"; in {hi.label} the fixed pump delivers its full flow all the time, and whatever the "
                         f"valves do not take goes over the relief at its setting (more than half the pump "
                         f"flow did for {100 * share:.0f} % of the run, the valves near centre)")
             out.append(f"relief loss: {hi.label} {r_hi / 1e3:.1f} kJ ({100 * r_hi / hi.pump_work:.0f} % of its "
@@ -449,7 +451,7 @@ def _explain_pair(a: RunSummary, b: RunSummary, gap) -> list[str]:
                     comp = f" ({float(np.sum(0.5 * (w[1:] + w[:-1]) * np.diff(t))) / 1e3:.1f} kJ in {ls.label})"
                 row += (f": the load-sensing pump holds its outlet {m / 1e5:.1f} bar (median) above the "
                         f"highest load, so the metering edges drop little and the compensators throttle "
-                        f"only the lighter functions down to the heaviest's pressure{comp}; {fx.label}'s pump "
+                        f"only the lighter functions down to the heaviest's pressure{comp}; in {fx.label} the pump "
                         f"sits at whatever pushes its whole flow through the valves or the relief (median "
                         f"{np.median(fx.columns['pump_pressure']) / 1e5:.0f} bar), and every metering edge "
                         "burns that surplus")
@@ -457,19 +459,26 @@ def _explain_pair(a: RunSummary, b: RunSummary, gap) -> list[str]:
         wa, wb = ea.actuator, eb.actuator
         if abs(wa - wb) > 0.05 * max(abs(wa), abs(wb), 1.0):
             out.append(f"work done on the linkage: {a.label} {wa / 1e3:.1f} kJ, {b.label} {wb / 1e3:.1f} kJ: "
-                       "the runs did not do the same work, so compare their energy per cycle only "
-                       "with that in mind (the same motion needs the same commands to meter the same "
-                       "flows, which the two circuits do not)")
+                       "the machines did not move alike, so weigh their energy per cycle with that in "
+                       "mind (the same motion on both needs commands of its own for each circuit)")
     if gap is not None:
         d, t = gap
         row = f"tip paths: up to {d:.2f} m apart (at t = {t:.2f} s)"
-        if d > 0.05 and {a.circuit, b.circuit} == {"fixed", "load-sensing"}:
+        if d > 0.05 and {a.circuit, b.circuit} == {"fixed", "load-sensing"} and _same_commands(a, b):
             row += (": with the same spool commands a fixed-pump valve meters more flow the higher its "
                     "supply stands above the load (Q ∝ x·√Δp), a pressure-compensated valve meters the "
                     "command times its nominal flow whatever the load, so the functions move at "
                     "other speeds")
         out.append(row)
     return out
+
+
+def _same_commands(a: RunSummary, b: RunSummary) -> bool:
+    """Both runs had the same spool commands (at the first run's times)."""
+    keys = [k for k in a.columns if k.endswith("_command") and k in b.columns]
+    ta, tb = a.columns["time"], b.columns["time"]
+    return bool(keys) and all(np.allclose(np.interp(ta, tb, b.columns[k]), a.columns[k], atol=1e-9)
+                              for k in keys)
 
 
 # --------------------------------------------------------------------------- entry points
