@@ -496,9 +496,8 @@ lengths = reference.cycle()
 path = reference.run(lengths, progress=False).table()
 runs = {}
 for label, run in same_commands.runs.items():
-    m = run.machine
-    drop = getattr(m.circuit, "metering_drop", 20e5)      # the drop the compensators hold
-    runs[label] = m.run(controller=tracking_controller(m, lengths, dp_nominal=drop), dt=0.005)
+    m = run.machine          # feedforward at the circuit's metering drop (LS: what the compensators hold)
+    runs[label] = m.run(controller=tracking_controller(m, lengths), dt=0.005)
     tab = runs[label].table()
     off = np.hypot(tab["tip_x"] - np.interp(tab["time"], path["time"], path["tip_x"]),
                    tab["tip_y"] - np.interp(tab["time"], path["time"], path["tip_y"]))

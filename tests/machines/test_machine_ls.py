@@ -48,6 +48,18 @@ def test_the_ls_cycle_balances_energy(cycle_runs, variant):
     assert abs(split.residual) <= 1e-3 * split.scale, split.table()
     assert split.terms["pump work"] > 0 and split.terms["throttling (valves)"] > 0
     assert run.loop_closure() < 1e-6
+    # the shipped LS circuits switch nothing discretely: the shuttles are a smooth maximum and a
+    # compensator at its stop is a kink of its law, so the run has no events (no chattering)
+    assert len(run.results.events[0]) == 0 and not run.contacts
+
+
+def test_the_circuit_is_switched_by_one_override():
+    m = Machine.from_file(EXC, mode="valves")
+    assert type(m.circuit).__name__ == "FixedCircuit"
+    assert m.set({"circuit.type": "load-sensing"}) == "rebuilt"
+    assert m.circuit.kind == "post" and m.circuit.metering_drop == pytest.approx(3e5)
+    assert m.set({"circuit.load_sensing.compensation": "pre"}) == "rebuilt"
+    assert m.circuit.kind == "pre" and m.circuit.metering_drop == pytest.approx(2e5)
 
 
 def test_relief_loss_is_near_zero_with_load_sensing(cycle_runs):
