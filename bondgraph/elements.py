@@ -352,10 +352,15 @@ class MSf(Sf):
 class _Storage(Element):
     def __init__(self, name: str, parameter: Any = None, *, initial: float = 0.0,
                  law: Callable[[sp.Symbol], Any] | None = None, state: str = "co-energy",
-                 energy: Callable[[sp.Symbol], Any] | None = None):
+                 energy: Callable[[sp.Symbol], Any] | None = None, prefer: str | None = None):
         super().__init__(name)
         who = f"{self.kind} {name!r}"
         problems = []
+        if prefer not in (None, "state", "dependent"):
+            problems.append(f"{who}: prefer={prefer!r}, expected 'state', 'dependent' or None")
+        #: causality preference: ``"state"`` ranks it first for integral causality,
+        #: ``"dependent"`` last (see :mod:`bondgraph.state_choice`)
+        self.prefer = prefer
         if state not in ("co-energy", "energy"):
             problems.append(f"{who}: state={state!r}, expected 'co-energy' or 'energy'")
         if law is not None and parameter is not None:
@@ -419,6 +424,9 @@ class I(_Storage):
         ``f = law(p)``, a nonlinear flow–momentum relation (state: momentum ``p``).
     state : {"co-energy", "energy"}
         Flow state (default) or momentum state.
+    prefer : {None, "state", "dependent"}
+        Which storage element carries the state when several could: ``"state"``
+        first, ``"dependent"`` last (see :mod:`bondgraph.state_choice`).
 
     Examples
     --------
@@ -433,8 +441,9 @@ class I(_Storage):
 
     def __init__(self, name: str, m: Any = None, *, initial: float = 0.0,
                  law: Callable[[sp.Symbol], Any] | None = None, state: str = "co-energy",
-                 energy: Callable[[sp.Symbol], Any] | None = None):
-        super().__init__(name, m, initial=initial, law=law, state=state, energy=energy)
+                 energy: Callable[[sp.Symbol], Any] | None = None, prefer: str | None = None):
+        super().__init__(name, m, initial=initial, law=law, state=state, energy=energy,
+                         prefer=prefer)
 
     def preferred_effort_in(self) -> bool | None:
         return True
@@ -483,6 +492,8 @@ class C(_Storage):
     law : callable, optional
         ``e = law(q)``, a nonlinear effort–displacement relation (state ``q``).
     state : {"co-energy", "energy"}
+    prefer : {None, "state", "dependent"}
+        As for :class:`I`.
 
     Examples
     --------
@@ -497,8 +508,9 @@ class C(_Storage):
 
     def __init__(self, name: str, c: Any = None, *, initial: float = 0.0,
                  law: Callable[[sp.Symbol], Any] | None = None, state: str = "co-energy",
-                 energy: Callable[[sp.Symbol], Any] | None = None):
-        super().__init__(name, c, initial=initial, law=law, state=state, energy=energy)
+                 energy: Callable[[sp.Symbol], Any] | None = None, prefer: str | None = None):
+        super().__init__(name, c, initial=initial, law=law, state=state, energy=energy,
+                         prefer=prefer)
 
     @classmethod
     def spring(cls, name: str, k: float, *, initial_force: float = 0.0,

@@ -22,6 +22,7 @@ __all__ = [
     "BondGraphError",
     "ModelStructureError",
     "CausalityConflict",
+    "CausalitySearchLimit",
     "ConnectionRuleError",
     "AssemblyError",
     "ParameterError",
@@ -73,6 +74,11 @@ class CausalityConflict(BondGraphError):
     def __init__(self, problems, subject=None, conflicts: list[Any] | None = None):
         self.conflicts = list(conflicts or [])
         super().__init__(problems, subject)
+
+
+class CausalitySearchLimit(BondGraphError):
+    """The causality search hit its bound before finding an assignment or proving
+    that none exists (the message names the part of the graph and the bound)."""
 
 
 class ConnectionRuleError(BondGraphError):

@@ -206,7 +206,7 @@ class MainBody(Part):
             if present(m):
                 self._mass_at(f"{pm}_", m, self._offset_local(xy, th))
         if present(self.inertia):
-            self.add(I("J", self.inertia))
+            self.add(I("J", self.inertia, prefer="state"))
             self.connect("w", "J")
         # hinge points
         for p in self.points.values():

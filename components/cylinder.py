@@ -149,7 +149,7 @@ class Cylinder(Part):
                     self.connect(f"g_{nm}", j)
         Jt = self.J_barrel + self.J_rod
         if present(Jt):
-            self.add(I("J", Jt))
+            self.add(I("J", Jt, prefer="state"))
             self.connect("w", "J")
 
     # ---------------------------------------------------------------- kinematics

@@ -103,7 +103,7 @@ class Lever(Part):
                 self.add(Se("g", -self.mass * self.gravity))
                 self.connect("g", "Gy")
         if present(self.inertia):
-            self.add(I("J", self.inertia))
+            self.add(I("J", self.inertia, prefer="state"))
             self.connect("w", "J")
         L = self.length
         mods = {"x": (s, -c, -L), "y": (c, s, None)}

@@ -43,29 +43,15 @@ _NUMBER = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:in
 _UNITS: dict[str, tuple[float, str]] = {}
 _LOADED = [False]
 
-_DIM_NAMES = {
-    "[length]": "a length",
-    "[length] ** 2": "an area",
-    "[length] ** 3": "a volume",
-    "[mass]": "a mass",
-    "[time]": "a time",
-    "1 / [time]": "a frequency",
-    "[length] / [time]": "a velocity",
-    "[length] / [time] ** 2": "an acceleration",
-    "[mass] / [length] / [time] ** 2": "a pressure",
-    "[length] ** 3 / [time]": "a volume flow",
-    "[mass] / [length] ** 3": "a density",
-    "[mass] / [length] / [time]": "a dynamic viscosity",
-    "[length] * [mass] / [time] ** 2": "a force",
-    "[mass] / [time]": "a damping coefficient",
-    "[mass] / [time] ** 2": "a stiffness",
-    "[length] ** 4 * [time] / [mass]": "a laminar conductance",
-    "[length] ** 2 * [mass]": "a moment of inertia",
-    "[length] ** 3 / [radian]": "a displacement per revolution",
-    "[radian] / [time]": "an angular velocity",
-    "[radian]": "an angle",
-    "": "a plain number",
-}
+def _dim_names() -> dict[str, str]:
+    """The core's names of dimensions (:mod:`bondgraph.units`), keyed by our canonical
+    dimension text, plus the angular ones pint folds into plain numbers."""
+    from bondgraph.units import _DIM_NAMES as core
+
+    out = {_dim_text(_dims(k)): v for k, v in core.items() if k != "dimensionless"}
+    out.update({"[length] ** 3 / [radian]": "a displacement per revolution",
+                "[radian] / [time]": "an angular velocity", "[radian]": "an angle", "": "a plain number"})
+    return out
 
 def _cache_path():
     from bondgraph.codegen import cache_dir
@@ -201,7 +187,7 @@ def dimension_name(target: str) -> str:
     if target in ("", "1"):
         return "a plain number"
     _, dim = unit(target)
-    return _DIM_NAMES.get(dim, f"a quantity of dimension {dim}")
+    return _dim_names().get(dim, f"a quantity of dimension {dim}")
 
 
 def describe(target: str) -> str:
@@ -280,7 +266,7 @@ def to_si(value: Any, target: str, *, key: str, allow_bare: bool = False) -> flo
                              f"expected {describe(target)}") from None
     f_tgt, d_tgt = (1.0, "") if target in ("", "1") else unit(target)
     if d_src != d_tgt:
-        found = _DIM_NAMES.get(d_src, f"dimension {d_src or 'none'}")
+        found = _dim_names().get(d_src, f"dimension {d_src or 'none'}")
         raise ParameterError(f"{key!r}: found {value!r} ({found}), expected {describe(target)}")
     return _clean(number * f_src / f_tgt)
 

@@ -201,3 +201,31 @@ def test_a_machine_file_that_is_not_utf8(files):
 
 def test_a_cycle_directory(tmp_path):
     check(Case("cycle-directory", lambda: Cycle.from_csv(tmp_path, "forces", ("boom",)), P, ["is a directory"]))
+
+
+def _boom():
+    from mechanisms.examples import single_boom
+
+    return single_boom("force")
+
+
+API_CASES = [
+    Case("api-hinge-cylinder-I", lambda: _boom().connect("boom_cyl", "I", "boom", "D"), C,
+         ["boom_cyl/I", "extension interface", "rule: a cylinder has exactly one Rt, one Pr and one I"]),
+    Case("api-fix-nan", lambda: _boom().fix("boom", "D", at=(float("nan"), 1.0)), P, ["boom/D", "finite"]),
+    Case("api-negative-gravity", lambda: __import__("components").MainBody(
+        "b", mass=1.0, inertia=1.0, cog=(0, 0), gravity=-9.81, points={"R": ("Rt", (0, 0)), "P": ("Pd", (1, 0))}),
+         P, ["gravity", "≥ 0", "acting along −y"]),
+    Case("api-port-class-case", lambda: __import__("components").MainBody(
+        "b", mass=1.0, inertia=1.0, cog=(0, 0), points={"R": ("rt", (0, 0)), "P": ("Pd", (1, 0))}),
+         C, ["'rt'", "did you mean 'Rt'"]),
+    Case("api-solve-pose-below-stroke", lambda: _boom().solve_pose({"boom_cyl": 2.0}, guess={"boom": 0.5}), A,
+         ["boom_cyl", "2 m requested", "below the retracted length"]),
+    Case("api-force-drive-negative-piston", lambda: __import__("mechanisms.examples", fromlist=["x"]).single_boom(
+        "extension").drive_force("boom_cyl", piston_mass=-1.0), P, ["piston_mass", "≥ 0"]),
+]
+
+
+@pytest.mark.parametrize("case", API_CASES, ids=ids(API_CASES))
+def test_bad_mechanism_api_input(case):
+    check(case)
