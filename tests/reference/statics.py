@@ -1,46 +1,51 @@
 """Statics of a machine by virtual work: the cylinder forces that hold a pose against gravity.
 
-Independent of the bond graph's derivation: the potential energy ``Σ m·g·y`` of every mass
-is evaluated at poses found by position analysis at perturbed cylinder lengths, and each
-force is its central difference ``F_f = ∂V/∂s_f`` (virtual work: a cylinder extending by
+Independent of the toolkit's equations: the potential energy ``Σ m·g·y`` of every mass is
+written here from the machine file's values (masses, centres of gravity) and the pose's
+coordinates only, at poses found by position analysis at perturbed cylinder lengths; each
+force is the central difference ``F_f = ∂V/∂s_f`` (virtual work: a cylinder extending by
 ``δs`` against ``F`` raises the machine's potential by ``F·δs``).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
 
-def potential_at(machine, pose) -> float:
-    """``Σ m·g·y`` (J) of the machine at a pose."""
-    from mechanisms.machine.energy import potential_energy
-
-    mm = machine.model
-    states = pose.states()
-    coords = {n: {c: np.array([states[mm.state(n, c)]]) for c in part.coordinate_states}
-              for n, part in machine.mechanism.parts.items()}
-
-    class _One:  # the pose as a one-sample result for potential_energy
-        t = np.zeros(1)
-
-    orig = mm.coordinates
-    mm.coordinates = lambda res, name: coords[name]
-    try:
-        return float(potential_energy(machine, _One())[0])
-    finally:
-        mm.coordinates = orig
+def potential(machine, pose) -> float:
+    """``Σ m·g·y`` (J) of every mass at a pose, from the file's values and the pose vectors."""
+    d = machine.description
+    g = d.gravity
+    V = 0.0
+    for name, part in d.parts.items():
+        v = part.values
+        q = pose.values[name]
+        if part.type == "body":
+            ox, oy, th = q
+            for m, (cx, cy) in [(v["mass"], v["cog"])] + [(pl["mass"], pl["at"]) for pl in d.payloads.values()
+                                                          if pl["part"] == name]:
+                V += m * g * (oy + math.sin(th) * cx + math.cos(th) * cy)
+        elif part.type == "lever":
+            rx, ry, phi = q
+            cx, cy = v.get("cog", (v["length"] / 2, 0.0))
+            V += v["mass"] * g * (ry + math.sin(phi) * cx + math.cos(phi) * cy)
+        else:
+            rx, ry, phi, s = q
+            n = v["count"]
+            V += n * v["barrel_mass"] * g * (ry + v["barrel_cog"] * math.sin(phi))
+            V += n * v["rod_mass"] * g * (ry + (s - v["rod_cog"]) * math.sin(phi))
+    return V
 
 
 def holding_forces(machine, lengths, near=None, h: float = 1e-6) -> dict[str, float]:
     """Function → net cylinder force (N, + pushing) that holds the pose with the functions'
-    cylinders at ``lengths`` (m) still, by central differences of the potential energy."""
+    cylinders at ``lengths`` (m) still, by central differences of :func:`potential`."""
     near = near or machine.start_pose
     out = {}
     for f in machine.functions:
         up, dn = dict(lengths), dict(lengths)
         up[f] += h
         dn[f] -= h
-        Vu = potential_at(machine, machine.pose_at_lengths(up, near=near))
-        Vd = potential_at(machine, machine.pose_at_lengths(dn, near=near))
-        out[f] = (Vu - Vd) / (2 * h)
+        out[f] = (potential(machine, machine.pose_at_lengths(up, near=near))
+                  - potential(machine, machine.pose_at_lengths(dn, near=near))) / (2 * h)
     return out
