@@ -16,16 +16,16 @@ the energy accounting, the pump work, the relief loss and the balance residual.
 
 The issue's bound: the LS cycle within 2× the fixed-pump cycle's time. Measured here at
 first: 2.0× (post) and 1.9× (pre), 15.6k RHS against 7.6k. Why, and what was done (RHS
-counts of the post variant; a RHS costs the same in both models, 6.7 µs):
+counts of the post variant, in the order applied; a RHS costs the same in both models, 6.7 µs):
 
-* the LS galleries of centred valves sit vented at 0 Pa, and ``atol = 1e-8`` resolved them
-  to 1e-8 Pa: pressures now take ``atol × 1e8`` (1 Pa; :data:`mechanisms.machine.run.
-  PRESSURE_ATOL_SCALE`), −21 % RHS, the tip path unchanged (5e-5 m from a 1e-10 reference
-  either way); the fixed circuit −1 %;
 * the controller's band: OpenHydraulics' own gain (0.5 bar) instead of 0.1 bar, −9 %
   (the fast pole of the PD loop, ``(1 + T_d/T_f)·Q_max/(p_band·C)``, 5× lower);
 * the LS port sensing by 1 % of spool travel (was 5 %: small commands metered flow the LS
-  signal did not yet see) and a 5 ms LS line, −3 % and −4 %;
+  signal did not yet see), −2 %, and a 5 ms LS line (was 2 ms), −7 %;
+* the LS galleries of centred valves sit vented at 0 Pa, and ``atol = 1e-8`` resolved them
+  to 1e-8 Pa: pressures now take ``atol × 1e8`` (1 Pa; ``PRESSURE_ATOL_SCALE`` of
+  :mod:`mechanisms.machine.run`), −18 %, the tip path unchanged (5e-5 m from a 1e-10
+  reference either way); the fixed circuit −1 %;
 * left as it is: at stand-by the pump's displacement (1e-4, the leakage) sits next to its
   clip at 0 and the high-gain loop crosses it (a 1 % stand-by flow would save ~15 %); a
   smooth clip made it worse (+35…70 %: the loop's fast pole then sweeps the smoothing

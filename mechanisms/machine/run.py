@@ -41,7 +41,7 @@ __all__ = ["run_machine", "MachineRun", "Interrupt", "PRESSURE_ATOL_SCALE"]
 #: units, and a pressure's pascal is 1e5–1e8 times smaller than a metre or a radian of the
 #: others. With the default ``atol = 1e-8`` a pressure near zero (a vented LS gallery, a
 #: chamber at tank pressure) is resolved to 1 Pa, not to 1e-8 Pa, which only cost steps:
-#: on the excavator's load-sensing cycle 21 % of the RHS evaluations, the tip path
+#: on the excavator's load-sensing cycle 18 % of the RHS evaluations, the tip path
 #: unchanged (5e-5 m from a 1e-10 reference either way; ``benchmarks/excavator_ls.py``).
 PRESSURE_ATOL_SCALE = 1e8
 
