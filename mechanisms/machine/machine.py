@@ -217,6 +217,8 @@ class Machine:
                 raise ParameterError([f"{k!r}: 0, expected a value > 0" for k in bad])
             self.model.model.set_params({k: float(new.values[k]) for k in changed})
             self.description = new
+            if self.circuit is not None:  # its numeric areas (start state, controllers) follow the bores
+                self.circuit.areas.update({f: new.areas(f) for f in new.functions})
             return "parameters"
         self._build(new)
         return "rebuilt"
