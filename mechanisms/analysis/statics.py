@@ -12,7 +12,7 @@ gives, in one batched call per question (:func:`bondgraph.batch.evaluate_many`):
   rate, the flows on the bonds at that point's ports.
 
 The virtual-work relations that turn these into tool forces and lift capacities
-(:mod:`.tool_forces`, :mod:`.lift_capacity`) are written once, for any machine: a
+(:mod:`.digging`, :mod:`.lifting`) are written once, for any machine: a
 force ``F`` at point ``P`` needs ``−F·∂P/∂s_i`` more from cylinder ``i``.
 
 Examples
@@ -98,6 +98,7 @@ class FrontStatics:
         self.rate_index = {f: inputs.index(f"{c}.rate") for f, c in machine.cylinder_of.items()}
         self.drive = {f: f"e[{mm.drive_bond(c)}]" for f, c in machine.cylinder_of.items()}
         g = self.model.graph
+        self._point_outputs: dict[tuple[str, str], tuple[str, str]] = {}
         self.pins = []   # (x, y, axis, output name)
         for (part, pt), at in machine.mechanism.fixed.items():
             for ax in ("x", "y"):
@@ -107,6 +108,12 @@ class FrontStatics:
 
     def point_outputs(self, part: str, point: str) -> tuple[str, str]:
         """Names of the outputs carrying a point's x and y velocity (flows at its ports)."""
+        key = (part, point)
+        if key not in self._point_outputs:
+            self._point_outputs[key] = self._find_point_outputs(part, point)
+        return self._point_outputs[key]
+
+    def _find_point_outputs(self, part: str, point: str) -> tuple[str, str]:
         mech = self.machine.mechanism
         if part not in mech.parts or point not in mech.parts[part].points:
             known = ", ".join(f"{p}.{q}" for p, P in mech.parts.items() for q in P.points)

@@ -22,10 +22,10 @@ The tool point is an ``[outputs.points]`` entry (default the first: the bucket l
 the tool's pin is the root pin of the part that carries it, and the *tool functions*
 are the cylinders that do not move that pin (the bucket cylinder).
 
-The envelope is the outline of the grid's tool points, closed over the grid spacing
-and widened by one raster cell (``resolution``, default 2 cm): it contains every
-reachable tool point, and overstates the region by at most a cell plus the sagitta of
-a grid step.
+The envelope is the outline of the grid's tool points with every grid edge drawn as a
+segment on a raster (``resolution``, default 2 cm), holes filled and widened by one
+cell: it contains every reachable tool point and overstates the region by about a
+cell plus the sagitta of a grid step.
 
 Examples
 --------
@@ -376,32 +376,48 @@ def _ground_crossing(grid, x, y, g):
 
 
 def envelope(grid, x: np.ndarray, y: np.ndarray, resolution: float = 0.02) -> np.ndarray:
-    """Outline (K × 2, closed) of the grid's points ``(x, y)``: rasterised, closed over the
-    largest grid step, holes filled, widened by one cell, traced with contourpy."""
+    """Outline (K × 2, closed) of the grid's points ``(x, y)``.
+
+    Every edge of the grid (neighbours along each axis) is drawn on a raster of cell
+    ``resolution`` as a sampled segment, so the outline follows the image of the grid's
+    boundary faces to within a chord's sagitta, however far apart neighbours land; holes
+    are filled, the region widened by one cell (it then contains every reachable point)
+    and traced with contourpy.
+    """
     from contourpy import contour_generator
     from scipy import ndimage
 
     ok = np.isfinite(x) & np.isfinite(y)
     xs, ys = x[ok], y[ok]
-    gaps = []
-    for i in range(x.ndim):
-        if x.shape[i] > 1:
-            d = np.hypot(np.diff(x, axis=i), np.diff(y, axis=i))
-            d = d[np.isfinite(d)]
-            if d.size:
-                gaps.append(float(np.max(d)))
     h = float(resolution)
-    r = int(np.ceil(max(gaps + [h]) / (2 * h))) + 1
-    pad = r + 3
-    x0, y0 = xs.min() - pad * h, ys.min() - pad * h
-    nx = int(np.ceil((xs.max() - x0) / h)) + pad + 1
-    ny = int(np.ceil((ys.max() - y0) / h)) + pad + 1
+    segs = []
+    for i in range(x.ndim):
+        if x.shape[i] < 2:
+            continue
+        sl_a = [slice(None)] * x.ndim
+        sl_b = [slice(None)] * x.ndim
+        sl_a[i], sl_b[i] = slice(0, -1), slice(1, None)
+        ax_, ay_ = x[tuple(sl_a)].ravel(), y[tuple(sl_a)].ravel()
+        bx, by = x[tuple(sl_b)].ravel(), y[tuple(sl_b)].ravel()
+        good = np.isfinite(ax_) & np.isfinite(bx) & np.isfinite(ay_) & np.isfinite(by)
+        segs.append((ax_[good], ay_[good], bx[good], by[good]))
+    total = sum(float(np.sum(np.hypot(s[2] - s[0], s[3] - s[1]))) for s in segs)
+    h = max(h, total / 4e6)               # at most a few million samples
+    px, py = [xs], [ys]
+    for ax_, ay_, bx, by in segs:
+        n = np.maximum(1, np.ceil(np.hypot(bx - ax_, by - ay_) / h).astype(np.int64))
+        idx = np.repeat(np.arange(len(n)), n)
+        t = (np.arange(idx.size) - np.repeat(np.cumsum(n) - n, n)) / n[idx]
+        px.append(ax_[idx] + t * (bx - ax_)[idx])
+        py.append(ay_[idx] + t * (by - ay_)[idx])
+    X, Y = np.concatenate(px), np.concatenate(py)
+    pad = 4
+    x0, y0 = X.min() - pad * h, Y.min() - pad * h
+    nx = int(np.ceil((X.max() - x0) / h)) + pad + 1
+    ny = int(np.ceil((Y.max() - y0) / h)) + pad + 1
     img = np.zeros((ny, nx), bool)
-    img[np.round((ys - y0) / h).astype(int), np.round((xs - x0) / h).astype(int)] = True
-    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    disk = xx ** 2 + yy ** 2 <= r * r
-    img = ndimage.binary_dilation(img, disk)
-    img = ndimage.binary_erosion(img, disk, border_value=0)
+    img[np.round((Y - y0) / h).astype(int), np.round((X - x0) / h).astype(int)] = True
+    img = ndimage.binary_closing(img, np.ones((3, 3), bool))
     img = ndimage.binary_fill_holes(img)
     img = ndimage.binary_dilation(img, np.ones((3, 3), bool))
     lines = contour_generator(z=img.astype(float)).lines(0.5)

@@ -42,7 +42,7 @@ from .base import BaseMachine
 from .result import AnalysisResult, save_figure
 from .statics import cylinder_force_limits
 from .study import Study
-from .working_range import tool_point
+from .reach import tool_point
 
 __all__ = ["lift_capacity", "LiftCapacity", "HYDRAULIC_FACTOR", "TIPPING_FACTOR"]
 

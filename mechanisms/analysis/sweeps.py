@@ -56,10 +56,10 @@ __all__ = ["sweep", "ANALYSES", "parse_values", "run_analysis"]
 
 
 def _analyses() -> dict[str, Callable]:
-    from .cycle_energy import cycle_energy
-    from .lift_capacity import lift_capacity
-    from .tool_forces import tool_forces
-    from .working_range import working_range
+    from .energy import cycle_energy
+    from .lifting import lift_capacity
+    from .digging import tool_forces
+    from .reach import working_range
 
     return {"working-range": working_range, "tool-forces": tool_forces, "lift-capacity": lift_capacity,
             "cycle-energy": cycle_energy}

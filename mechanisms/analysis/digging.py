@@ -49,7 +49,7 @@ from .optimise import refine
 from .result import AnalysisResult, save_figure
 from .statics import cylinder_force_limits
 from .study import Study
-from .working_range import envelope, tool_point
+from .reach import envelope, tool_point
 
 __all__ = ["tool_forces", "ToolForces", "ToolForceAt", "LIMITS"]
 
@@ -287,12 +287,14 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
 class _Probe:
     """Tool forces at scattered lengths, for :func:`~.optimise.refine`."""
 
-    def __init__(self, res_args):
+    def __init__(self, res_args, only: str):
         self.args = res_args
         self.kin = res_args[0].kinematics
+        self.only = only
 
     def at(self, lengths):
-        study, grid, functions, direction, pressures, weights, base, point = self.args
+        study, grid, _, direction, pressures, weights, base, point = self.args
+        functions = (self.only,)
         L = {c: np.atleast_1d(np.asarray(v, dtype=float)) for c, v in lengths.items()}
         angles, ok = self.kin.solve(L, near=grid)
         ev = _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles)
@@ -376,12 +378,18 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     tip = tuple(np.where(ok, v, np.nan).reshape(grid.shape) for v in ev["tip"])
     t_maps = time.perf_counter() - T
     T = time.perf_counter()
-    probe = _Probe((study, grid, functions, sigma, pressures, weights, base, name))
     fn_of = {c: f for f, c in desc.cylinder_of.items()}
     optimum: dict[str, dict[str, ToolForceAt]] = {}
     for f in functions:
         optimum[f] = {}
+        probe = _Probe((study, grid, functions, sigma, pressures, weights, base, name), f)
         for kind, key in (("hydraulic", "hydraulic"), ("governing", "force")):
+            h = optimum[f].get("hydraulic")
+            if kind == "governing" and h is not None and (base is None or h.tipping >= h.hydraulic):
+                # the hydraulic optimum is not tipping-limited: no pose does better with tipping
+                optimum[f]["governing"] = ToolForceAt(f, "governing", h.force, "hydraulic", h.hydraulic,
+                                                      h.tipping, h.point, h.direction, h.lengths, h.refined)
+                continue
             vals = maps[f][key]
             idx = np.unravel_index(np.nanargmax(np.where(np.isfinite(vals), vals, np.nan)), grid.shape)
             start = {c: float(grid.axes[c][k]) for c, k in zip(grid.cylinders, idx)}
