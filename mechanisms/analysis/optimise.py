@@ -118,6 +118,8 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
         cache[key] = out
         return out
 
+    if n == 0:  # nothing to move: the extreme is where it starts
+        return _extreme(probe, objective, base, False)
     u0 = np.clip((np.array([base[c] for c in vary]) - lo) / span, 0.0, 1.0)
     f0 = evaluate(u0)[0]
     if not np.isfinite(f0):
