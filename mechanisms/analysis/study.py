@@ -262,9 +262,10 @@ class Study:
         def given(value, what):
             if value is None:
                 return {}
-            items = value.items() if isinstance(value, Mapping) else [(f, value) for f in desc.functions]
+            if not isinstance(value, Mapping):  # one pressure for every function: read it once
+                return {f: to_si(value, "Pa", key=what) for f in desc.functions}
             res, problems = {}, []
-            for f, v in items:
+            for f, v in value.items():
                 if f not in desc.functions:
                     problems.append(f"{what} for {f!r}: not a function of {desc.name!r} "
                                     f"({', '.join(desc.functions)})")
@@ -317,7 +318,10 @@ def _raw(desc: MachineDescription, key: str) -> Any:
     if key in desc.overrides:
         return desc.overrides[key]
     node: Any = desc.file.data
-    for part in key.split("."):
+    parts = key.split(".")
+    if parts[0] in ("chassis", "hinges") and len(parts) > 2:   # their keys are "part.point"
+        parts = [parts[0], ".".join(parts[1:])]
+    for part in parts:
         node = node[part]
     return node
 

@@ -342,6 +342,12 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
     if not points:
         raise ParameterError("sweep: no points")
     problems = []
+    for k in keys:
+        if k.endswith((".x", ".y")) and _coordinate_override(base, k, "0 m") is None:
+            problems.append(f"sweep {k!r}: {k[:-2]!r} is not a point of {base.file.name} (a coordinate is "
+                            "swept as part.points.NAME.x, chassis.\"part.point\".y or part.cog.x)")
+    if problems:
+        raise ParameterError(problems, subject="sweep")
     for p in points:  # every point is read before any work (units, ranges, keys)
         try:
             base.with_overrides(_overrides(base, p))
