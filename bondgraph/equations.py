@@ -52,6 +52,7 @@ import symengine as se
 import sympy as sp
 
 from .causality import CausalReport, assign_causality
+from .checks import FINITE, Check, number
 from .elements import Constitutive, InputSignal, PortVars, Role, StateSpec, _is_number
 from .errors import EquationError, ParameterError
 
@@ -107,6 +108,12 @@ class Equations:
         through the variation of its coefficient (a chamber ``V(x)/β``, a variable
         mass) rather than through its port, so that
         ``ΔE = W_sources − W_dissipated + W_parametric`` holds exactly.
+    param_checks : dict
+        Parameter name → its :class:`~bondgraph.checks.Check` (the rule its element
+        declared), enforced again by :meth:`~bondgraph.Model.set_params`.
+    expr_checks : list
+        ``(label, expression, check)`` for parameters given as expressions of other
+        parameters only (``r = 2·k``): checked at build and after every ``set_params``.
     """
 
     model: str
@@ -128,6 +135,8 @@ class Equations:
     intermediates: list[tuple[str, se.Basic]] = field(default_factory=list)
     deps: dict[str, frozenset] = field(default_factory=dict)
     parametric: dict[str, se.Basic] = field(default_factory=dict)
+    param_checks: dict[str, Check] = field(default_factory=dict)
+    expr_checks: list[tuple[str, sp.Expr, Check]] = field(default_factory=list)
 
     # ------------------------------------------------------------------ views
     @property
@@ -218,13 +227,28 @@ class _Ctx:
         self.d = d
         self.name = node
 
-    def param(self, key: str, value: Any) -> sp.Expr:
+    def param(self, key: str, value: Any, check: Check | None = None) -> sp.Expr:
+        """A numeric parameter ``<element>.<key>`` (a run-time value), or a resolved law.
+
+        ``check`` is the parameter's rule: a number is checked now and the rule is kept
+        for :meth:`~bondgraph.Model.set_params`; an expression is checked once every
+        parameter has its value, if it depends on parameters only.
+        """
+        label = f"parameter '{self.name}.{key}'"
         if _is_number(value):
             sym = sp.Symbol(f"{self.name}.{key}", real=True)
+            chk = check or FINITE
+            problem = chk.problem(label, value)
+            if problem:
+                raise ParameterError(problem)
             self.d.params[sym.name] = float(value)
             self.d.param_owner[sym.name] = self.name
+            self.d.param_checks[sym.name] = chk
             return sym
-        return self.resolve(value)
+        expr = self.resolve(value)
+        if check is not None:
+            self.d.expr_checks.append((f"{label} = {expr}", expr, check))
+        return expr
 
     def state(self, key: str, initial: float) -> sp.Symbol:
         sym = sp.Symbol(f"{self.name}.{key}", real=True)
@@ -260,15 +284,35 @@ class _Deriver:
         self.handles = g.graph.get("handles", {})
         self.params: dict[str, float] = {}
         self.param_owner: dict[str, str] = {}
+        self.param_checks: dict[str, Check] = {}
+        self.expr_checks: list[tuple[str, sp.Expr, Check]] = []
         self.user_params = {}
+        problems = []
         for k, v in (params or {}).items():
             name = k.name if isinstance(k, sp.Symbol) else str(k)
-            if not _is_number(v):
-                raise ParameterError(f"parameter {name!r}: value {v!r}, expected a number")
-            self.user_params[name] = float(v)
+            x = number(v)
+            if x is None or x != x or x in (float("inf"), float("-inf")):
+                problems.append(f"parameter {name!r}: found {v!r}, expected a finite number")
+                continue
+            self.user_params[name] = x
+        if problems:
+            raise ParameterError(problems, subject=f"model {g.graph.get('name', '?')!r}")
         self.state_initial: dict[str, float] = {}
         self.dsyms: dict[str, str] = {}
         self.inputs: dict[str, str] = {}
+
+
+def expression_problem(check: tuple[str, sp.Expr, Check], values: dict[str, float]) -> str | None:
+    """The message if a parameter expression breaks its rule for these parameter values."""
+    label, expr, rule = check
+    value = expr.xreplace({s: values[s.name] for s in expr.free_symbols})
+    try:
+        x = complex(value)
+    except (TypeError, ValueError):
+        return None
+    if x.imag != 0:
+        return f"{label}: found {value}, expected {rule.expected}"
+    return rule.problem(f"{label}", x.real)
 
 
 def _pairwise(op, args):
@@ -416,6 +460,7 @@ def collect(g: nx.MultiDiGraph, params: dict | None = None) -> Collected:
         if nm in d.user_params:
             d.params[nm] = d.user_params[nm]
             d.param_owner[nm] = "user"
+            d.param_checks[nm] = FINITE
             del unknown_syms[nm]
     if unknown_syms:
         raise ParameterError([f"symbol {s!r} used by {el} has no value; pass params={{{s!r}: ...}}"
@@ -425,6 +470,10 @@ def collect(g: nx.MultiDiGraph, params: dict | None = None) -> Collected:
     if extra:
         raise ParameterError([f"parameter {p!r} given but no law uses it" for p in extra],
                              subject=f"model {name!r}")
+    d.expr_checks = [c for c in d.expr_checks if {s.name for s in c[1].free_symbols} <= set(d.params)]
+    problems = [msg for msg in (expression_problem(c, d.params) for c in d.expr_checks) if msg]
+    if problems:
+        raise ParameterError(problems, subject=f"model {name!r}")
 
     roles = [f"{u}>{v}:{k}:{g.nodes[u]['element'].role.name}:{g.nodes[v]['element'].role.name}"
              for u, v, k in g.edges(keys=True)]
@@ -663,7 +712,8 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
         input_derivatives=sorted(need_du), unknowns=unknowns, unknown_kind=kinds,
         residuals=residuals, blocks=blocks, xdot=xdot_idx, bond_exprs=bond_exprs,
         energy=energy, source_power=source_power, dissipation=dissipation, parametric=parametric,
-        intermediates=intermediates, deps=deps)
+        intermediates=intermediates, deps=deps, param_checks=dict(d.param_checks),
+        expr_checks=list(d.expr_checks))
 
 
 def _index_error(what: str, nm: str, model: str) -> EquationError:

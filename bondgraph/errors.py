@@ -22,6 +22,7 @@ __all__ = [
     "BondGraphError",
     "ModelStructureError",
     "CausalityConflict",
+    "CausalitySearchLimit",
     "ConnectionRuleError",
     "AssemblyError",
     "ParameterError",
@@ -29,6 +30,7 @@ __all__ = [
     "EquationError",
     "SimulationError",
     "CosimulationError",
+    "BondGraphWarning",
 ]
 
 
@@ -72,6 +74,11 @@ class CausalityConflict(BondGraphError):
     def __init__(self, problems, subject=None, conflicts: list[Any] | None = None):
         self.conflicts = list(conflicts or [])
         super().__init__(problems, subject)
+
+
+class CausalitySearchLimit(BondGraphError):
+    """The causality search hit its bound before finding an assignment or proving
+    that none exists (the message names the part of the graph and the bound)."""
 
 
 class ConnectionRuleError(BondGraphError):
@@ -135,3 +142,8 @@ class CosimulationError(BondGraphError):
         self.time = time
         self.results = results
         super().__init__(problems, subject)
+
+
+class BondGraphWarning(UserWarning):
+    """A result is usable but not what was asked for (e.g. a glue order a subsystem cannot
+    take); issued with :func:`warnings.warn`, never printed."""

@@ -39,13 +39,23 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
-from bondgraph import MTF, I, One, Se, Zero, ConnectionRuleError, ParameterError
+from bondgraph import MTF, I, One, Se, Zero
+from bondgraph.checks import Check, number_problems
 
 from .geometry import polar_from_cog
-from .part import Part, check_amount, check_gravity, present
+from .part import Part, as_amount, numeric_only, pair_problems, present, raise_problems
 from .ports import PortClass
 
 __all__ = ["MainBody"]
+
+
+def _scalar_problems(mass, inertia, gravity, theta0) -> list[str]:
+    """Numbers checked; symbols (run-time parameters) are checked where their values are given.
+    Gravity acts along −y: a negative value would pull upwards (turn the frame instead)."""
+    return number_problems("", numeric_only({
+        "mass": (mass, Check(">=0", "kg")), "inertia": (inertia, Check(">=0", "kg·m²")),
+        "gravity": (gravity, Check(">=0", "m/s², acting along −y")),
+        "theta0": (theta0, Check("finite", "rad"))}))
 
 
 class MainBody(Part):
@@ -63,8 +73,8 @@ class MainBody(Part):
         Centre of gravity in the body frame.
     points : dict
         ``name -> (class, (x, y))`` in the body frame, class ``"Rt"``, ``"Pd"``
-        or ``"Li"`` (matched without regard to case). Use :meth:`from_polar` for the
-        paper's ``(L, α)`` form.
+        or ``"Li"`` (spelled exactly so). Use :meth:`from_polar` for the paper's
+        ``(L, α)`` form.
     gravity : float or sympy symbol
         m/s² ≥ 0, acting along −y of the *world* frame (0 to switch off).
     theta0 : float
@@ -76,8 +86,8 @@ class MainBody(Part):
 
     Notes
     -----
-    All velocities and forces of a body are in the world frame (x forward, y up);
-    the body frame only places its points: its origin and orientation are the pose
+    A body's velocities and forces are in the world frame (x forward, y up); the body
+    frame only places its points: its origin and orientation are the pose
     ``(ox, oy, θ)`` of :meth:`world_points`, θ measured from the world x axis.
     """
 
@@ -87,35 +97,27 @@ class MainBody(Part):
                  points: Mapping[str, tuple], gravity=9.81, theta0: float = 0.0,
                  point_masses: Mapping[str, tuple] | None = None):
         super().__init__(name)
-        problems: list[str] = []
-        self.mass = check_amount(f"body {name!r}", "mass", mass, problems)
-        self.inertia = check_amount(f"body {name!r}", "inertia", inertia, problems)
-        self.gravity = check_gravity(f"body {name!r}", gravity, problems)
-        try:
-            self.cog = (float(cog[0]), float(cog[1]))
-            if not all(math.isfinite(c) for c in self.cog):
-                raise ValueError
-        except (TypeError, ValueError, IndexError):
-            problems.append(f"body {name!r}: cog = {cog!r}, expected a finite point (x, y) in m")
-            self.cog = (0.0, 0.0)
+        numeric = _scalar_problems(mass, inertia, gravity, theta0)
+        numeric += pair_problems("cog", cog)
         self.point_masses: dict[str, tuple] = {}
         for pm, spec in (point_masses or {}).items():
             try:
-                m, (x, y) = spec
-                xy = (float(x), float(y))
-                if not all(math.isfinite(c) for c in xy):
-                    raise ValueError
+                m, xy = spec
             except (TypeError, ValueError):
-                problems.append(f"body {name!r}: point mass {pm!r} = {spec!r}, expected "
-                                "(mass, (x, y)) with a finite position in m")
+                numeric.append(f"point mass {pm!r}: found {spec!r}, expected (mass, (x, y))")
                 continue
-            self.point_masses[pm] = (check_amount(f"body {name!r}", f"point mass {pm!r}", m, problems), xy)
-        if problems:
-            raise ParameterError(problems)
-        self._declare_points(points)
-        problems = self.check_rules()
-        if problems:
-            raise ConnectionRuleError(problems, subject=f"body {name!r}")
+            bad = number_problems("", numeric_only({f"point mass {pm!r}": (m, Check(">=0", "kg"))}))
+            bad += pair_problems(f"point mass {pm!r} position", xy)
+            numeric += bad
+            if not bad:
+                self.point_masses[pm] = (as_amount(m), (float(xy[0]), float(xy[1])))
+        rules = self._declare_points(points, numeric)
+        if not rules and not numeric:
+            rules = self.check_rules()
+        raise_problems(numeric, rules, f"body {name!r}")
+        self.mass, self.inertia = as_amount(mass), as_amount(inertia)
+        self.cog = (float(cog[0]), float(cog[1]))
+        self.gravity = as_amount(gravity)
         self._build(theta0)
 
     @classmethod
@@ -126,14 +128,24 @@ class MainBody(Part):
 
         The body frame then has its origin at the centre of gravity.
         """
-        local = {}
+        if not isinstance(points, Mapping):  # reported by the constructor
+            return cls(name, mass=mass, inertia=inertia, cog=(0.0, 0.0), points=points,
+                       gravity=gravity, theta0=theta0)
+        local, numeric, rules = {}, [], []
         for pname, spec in points.items():
             try:
                 c, L, a = spec
-                local[pname] = (c, (float(L) * math.cos(a), float(L) * math.sin(a)))
             except (TypeError, ValueError):
-                raise ConnectionRuleError(f"{name}/{pname}: spec {spec!r}, expected "
-                                          "(class, L, alpha)") from None
+                rules.append(f"{name}/{pname}: spec {spec!r}, expected (class, L, alpha)")
+                continue
+            bad = number_problems(f"point {pname!r}", {"L": (L, Check(">=0", "m")),
+                                                        "alpha": (a, Check("finite", "rad"))})
+            numeric += bad
+            if not bad:
+                local[pname] = (c, (float(L) * math.cos(a), float(L) * math.sin(a)))
+        if numeric or rules:
+            numeric += _scalar_problems(mass, inertia, gravity, theta0)
+            raise_problems(numeric, rules, f"body {name!r}")
         return cls(name, mass=mass, inertia=inertia, cog=(0.0, 0.0), points=local,
                    gravity=gravity, theta0=theta0)
 
@@ -194,7 +206,7 @@ class MainBody(Part):
             if present(m):
                 self._mass_at(f"{pm}_", m, self._offset_local(xy, th))
         if present(self.inertia):
-            self.add(I("J", self.inertia))
+            self.add(I("J", self.inertia, prefer="state"))
             self.connect("w", "J")
         # hinge points
         for p in self.points.values():

@@ -27,15 +27,17 @@ Examples
 
 from __future__ import annotations
 
+
 import math
 
 import numpy as np
 import sympy as sp
 
-from bondgraph import MTF, I, One, Se, Zero, ParameterError
+from bondgraph import MTF, I, One, Se, Zero
+from bondgraph.checks import Check, number_problems
 
 from .geometry import Pathway
-from .part import Part, check_amount, check_gravity, present
+from .part import Part, as_amount, numeric_only, present, raise_problems
 
 __all__ = ["Cylinder"]
 
@@ -58,7 +60,7 @@ class Cylinder(Part):
         rod (with its piston) measured back from the rod eye, both along the axis (m).
         Default: a quarter of the retracted length each — the barrel's centre a
         quarter of the way out from the base, the rod's a quarter of the way in from
-        the eye (a rough split for a cylinder with a rod as long as its barrel).
+        the eye (a rough split for a cylinder whose rod is as long as its barrel).
     J_barrel, J_rod : float or sympy symbol
         Inertias about their centres of gravity (kg·m²).
     gravity : float
@@ -75,24 +77,21 @@ class Cylinder(Part):
                  J_barrel: float = 0.0, J_rod: float = 0.0, gravity: float = 9.81,
                  root: str = "A", tip: str = "B", phi0: float = 0.0, s0: float | None = None):
         super().__init__(name)
-        problems = []
-        for pname, v, lo in (("retracted", retracted, 0.0), ("stroke", stroke, 0.0)):
-            if not (isinstance(v, (int, float)) and v > lo and math.isfinite(v)):
-                problems.append(f"cylinder {name!r}: {pname} = {v!r}, expected a number > 0")
-        own = f"cylinder {name!r}"
-        m_barrel = check_amount(own, "m_barrel", m_barrel, problems)
-        m_rod = check_amount(own, "m_rod", m_rod, problems)
-        J_barrel = check_amount(own, "J_barrel", J_barrel, problems)
-        J_rod = check_amount(own, "J_rod", J_rod, problems)
-        gravity = check_gravity(own, gravity, problems)
-        if problems:
-            raise ParameterError(problems)
+        values = {"retracted": (retracted, Check(">0", "m")), "stroke": (stroke, Check(">0", "m")),
+                  "m_barrel": (m_barrel, Check(">=0", "kg")), "m_rod": (m_rod, Check(">=0", "kg")),
+                  "J_barrel": (J_barrel, Check(">=0", "kg·m²")), "J_rod": (J_rod, Check(">=0", "kg·m²")),
+                  "gravity": (gravity, Check(">=0", "m/s², acting along −y")),
+                  "phi0": (phi0, Check("finite", "rad"))}
+        for pname, v in (("d_barrel", d_barrel), ("d_rod", d_rod), ("s0", s0)):
+            if v is not None:
+                values[pname] = (v, Check("finite", "m"))
+        raise_problems(number_problems("", numeric_only(values)), [], f"cylinder {name!r}")
         self.retracted, self.stroke = float(retracted), float(stroke)
-        self.m_barrel, self.m_rod = m_barrel, m_rod
+        self.m_barrel, self.m_rod = as_amount(m_barrel), as_amount(m_rod)
         self.d_barrel = float(retracted / 4 if d_barrel is None else d_barrel)
         self.d_rod = float(retracted / 4 if d_rod is None else d_rod)
-        self.J_barrel, self.J_rod = J_barrel, J_rod
-        self.gravity = gravity
+        self.J_barrel, self.J_rod = as_amount(J_barrel), as_amount(J_rod)
+        self.gravity = as_amount(gravity)
         self.tip = tip
         self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.retracted, 0.0))})
         self._build(phi0, self.retracted if s0 is None else s0)
@@ -150,7 +149,7 @@ class Cylinder(Part):
                     self.connect(f"g_{nm}", j)
         Jt = self.J_barrel + self.J_rod
         if present(Jt):
-            self.add(I("J", Jt))
+            self.add(I("J", Jt, prefer="state"))
             self.connect("w", "J")
 
     # ---------------------------------------------------------------- kinematics
@@ -168,13 +167,6 @@ class Cylinder(Part):
             return np.array([[1.0, 0.0, -s * sn, c], [0.0, 1.0, s * c, sn]])
         self.hinge(point)
         return np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
-
-    def mass_points(self, pose) -> list[tuple[object, tuple]]:
-        """``(mass, (x, y))`` of the barrel and the rod at a pose (world frame)."""
-        rx, ry, phi, s = pose
-        c, sn = np.cos(phi), np.sin(phi)
-        return [(self.m_barrel, (rx + self.d_barrel * c, ry + self.d_barrel * sn)),
-                (self.m_rod, (rx + (s - self.d_rod) * c, ry + (s - self.d_rod) * sn))]
 
     def pathway(self, pose) -> Pathway:
         pts = self.world_points(pose)

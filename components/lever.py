@@ -19,14 +19,16 @@ Examples
 
 from __future__ import annotations
 
+
 import math
 
 import numpy as np
 import sympy as sp
 
-from bondgraph import MTF, I, One, Se, Zero, ParameterError
+from bondgraph import MTF, I, One, Se, Zero
+from bondgraph.checks import Check, number_problems
 
-from .part import Part, check_amount, check_gravity, present
+from .part import Part, as_amount, numeric_only, pair_problems, present, raise_problems
 
 __all__ = ["Lever"]
 
@@ -59,23 +61,20 @@ class Lever(Part):
                  cog: tuple[float, float] | None = None, gravity: float = 9.81,
                  root: str = "R", tip: str = "P", phi0: float = 0.0):
         super().__init__(name)
-        problems: list[str] = []
-        if isinstance(length, bool) or not (isinstance(length, (int, float)) and length > 0
-                                            and math.isfinite(length)):
-            raise ParameterError(f"lever {name!r}: length = {length!r}, expected a number > 0 (m)")
+        values = {"length": (length, Check(">0", "m")), "mass": (mass, Check(">=0", "kg")),
+                  "gravity": (gravity, Check(">=0", "m/s², acting along −y")),
+                  "phi0": (phi0, Check("finite", "rad"))}
+        if inertia is not None:
+            values["inertia"] = (inertia, Check(">=0", "kg·m²"))
+        problems = number_problems("", numeric_only(values))
+        if cog is not None:
+            problems += pair_problems("cog", cog)
+        raise_problems(problems, [], f"lever {name!r}")
         self.length = float(length)
-        self.mass = check_amount(f"lever {name!r}", "mass", mass, problems)
-        self.inertia = (self.mass * self.length**2 / 12 if inertia is None
-                        else check_amount(f"lever {name!r}", "inertia", inertia, problems))
-        self.gravity = check_gravity(f"lever {name!r}", gravity, problems)
-        try:
-            self.cog = (self.length / 2, 0.0) if cog is None else (float(cog[0]), float(cog[1]))
-            if not all(math.isfinite(c) for c in self.cog):
-                raise ValueError
-        except (TypeError, ValueError, IndexError):
-            problems.append(f"lever {name!r}: cog = {cog!r}, expected a finite point (x, y) in m")
-        if problems:
-            raise ParameterError(problems)
+        self.mass = as_amount(mass)
+        self.inertia = self.mass * self.length**2 / 12 if inertia is None else as_amount(inertia)
+        self.cog = (self.length / 2, 0.0) if cog is None else (float(cog[0]), float(cog[1]))
+        self.gravity = as_amount(gravity)
         self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.length, 0.0))})
         self.tip = tip
         self._build(phi0)
@@ -104,7 +103,7 @@ class Lever(Part):
                 self.add(Se("g", -self.mass * self.gravity))
                 self.connect("g", "Gy")
         if present(self.inertia):
-            self.add(I("J", self.inertia))
+            self.add(I("J", self.inertia, prefer="state"))
             self.connect("w", "J")
         L = self.length
         mods = {"x": (s, -c, -L), "y": (c, s, None)}

@@ -26,54 +26,64 @@ Examples
 
 from __future__ import annotations
 
-import math
-from typing import ClassVar, Mapping
+from typing import Any, ClassVar, Mapping
 
 import sympy as sp
 
-from bondgraph import BondGraph, ConnectionRuleError
+from bondgraph import BondGraph, ConnectionRuleError, ParameterError
+from bondgraph.checks import FINITE, Check, number_problems
 
 from .ports import HingePoint, PortClass, check_part_ports
 
-__all__ = ["Part", "check_amount", "present", "check_gravity"]
+__all__ = ["Part", "pair_problems", "raise_problems", "symbolic", "present", "numeric_only"]
 
 
-def present(value) -> bool:
-    """Whether a mass/inertia/gravity adds elements: a number > 0, or any symbol
-    (a run-time parameter, whose value may change after the build)."""
-    if isinstance(value, sp.Basic) and not value.is_number:
-        return True
-    return float(value) != 0.0
+def symbolic(value: Any) -> bool:
+    """A sympy expression with free symbols: a run-time parameter of the compiled model
+    (its value is given to ``build(..., params)`` and checked there)."""
+    return isinstance(value, sp.Basic) and not value.is_number
 
 
-def check_amount(owner: str, name: str, value, problems: list[str]):
-    """A mass or inertia: a finite number ≥ 0, or a sympy symbol/expression (a run-time
-    parameter of the compiled model, checked where its value is given)."""
-    if isinstance(value, sp.Basic) and not value.is_number:
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float, sp.Number)):
-        problems.append(f"{owner}: {name} = {value!r}, expected a number ≥ 0 (kg or kg·m², SI)")
-        return 0.0
-    v = float(value)
-    if not (math.isfinite(v) and v >= 0):
-        problems.append(f"{owner}: {name} = {value!r}, expected a finite number ≥ 0")
-        return 0.0
-    return v
+def present(value: Any) -> bool:
+    """Whether a mass, inertia or gravity adds elements: a non-zero number, or any
+    symbol (a run-time parameter, whose value may change after the build)."""
+    return True if symbolic(value) else float(value) != 0.0
 
 
-def check_gravity(owner: str, value, problems: list[str]):
-    """Gravity acts along −y: a finite number ≥ 0 (0 switches it off) or a symbol."""
-    if isinstance(value, sp.Basic) and not value.is_number:
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float, sp.Number)):
-        problems.append(f"{owner}: gravity = {value!r}, expected a number ≥ 0 (m/s², acting along −y)")
-        return 0.0
-    v = float(value)
-    if not math.isfinite(v) or v < 0:
-        problems.append(f"{owner}: gravity = {value!r}, expected a finite number ≥ 0 (m/s²); it acts "
-                        "along −y, so a negative value would pull upwards (turn the frame instead)")
-        return 0.0
-    return v
+def numeric_only(values: Mapping[str, tuple]) -> dict[str, tuple]:
+    """The entries of a :func:`~bondgraph.checks.number_problems` table that are numbers
+    (symbols are run-time parameters, checked where their values are given)."""
+    return {k: v for k, v in values.items() if not symbolic(v[0])}
+
+
+def as_amount(value: Any):
+    """A checked number as a float, a symbol as it is."""
+    return value if symbolic(value) else float(value)
+
+
+def pair_problems(name: str, value: Any, check: Check = FINITE) -> list[str]:
+    """Problems of an ``(x, y)`` pair of numbers (a centre of gravity, a hinge point), in m.
+
+    Examples
+    --------
+    >>> pair_problems("cog", (0.5, float("nan")))
+    ['cog y: found nan, expected a finite number (m)']
+    >>> pair_problems("point 'B'", "0.5, 1")
+    ["point 'B': found '0.5, 1', expected a pair of numbers (x, y) in m"]
+    """
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        return [f"{name}: found {value!r}, expected a pair of numbers (x, y) in m"]
+    chk = check if check.meaning else check.with_meaning("m")
+    return number_problems("", {f"{name} {axis}": (v, chk) for axis, v in zip("xy", value)})
+
+
+def raise_problems(numeric: list[str], rules: list[str], subject: str) -> None:
+    """One error for every problem of a constructor: a :class:`ParameterError` when any
+    number is bad (the rule problems listed with it), else a :class:`ConnectionRuleError`."""
+    if numeric:
+        raise ParameterError(numeric + rules, subject=subject)
+    if rules:
+        raise ConnectionRuleError(rules, subject=subject)
 
 
 class Part(BondGraph):
@@ -94,27 +104,37 @@ class Part(BondGraph):
         self.coordinate_states: dict[str, str] = {}
 
     # ---------------------------------------------------------------- points
-    def _declare_points(self, points: Mapping[str, tuple]) -> None:
-        problems = []
+    def _declare_points(self, points: Mapping[str, tuple], numeric: list[str] | None = None) -> list[str]:
+        """Declare the hinge points; returns the rule problems (bad specs, classes, names).
+
+        With ``numeric`` (a list), bad coordinates are appended to it and the caller
+        raises once for everything; without it, any problem is raised here.
+        """
+        own = numeric is None
+        numeric = [] if numeric is None else numeric
+        rules = []
+        if not isinstance(points, Mapping):
+            rules.append(f"{self.name}: points = {points!r}, expected a dict name -> (class, (x, y))")
+            points = {}
         for pname, spec in points.items():
             try:
                 cls, local = spec
                 cls = PortClass.parse(cls)
-                local = (float(local[0]), float(local[1]))
             except (TypeError, ValueError, ConnectionRuleError) as exc:
-                problems.append(f"{self.name}/{pname}: point spec {spec!r}: expected "
-                                f"(class, (x, y)) with class one of Rt, Pd, Li, Pr ({exc})")
+                rules.append(f"{self.name}/{pname}: point spec {spec!r}: expected "
+                             f"(class, (x, y)) with class one of Rt, Pd, Li, Pr ({exc})")
                 continue
-            if not all(math.isfinite(c) for c in local):
-                problems.append(f"{self.name}/{pname}: position {local!r}, expected finite "
-                                "coordinates (m)")
+            if not (isinstance(pname, str) and pname.replace("_", "").isalnum()):
+                rules.append(f"{self.name}/{pname}: point names are letters, digits and '_'")
                 continue
-            if not pname.replace("_", "").isalnum():
-                problems.append(f"{self.name}/{pname}: point names are letters, digits and '_'")
+            bad = pair_problems(f"point {pname!r} ({cls.value})", local)
+            if bad:
+                numeric += bad
                 continue
-            self.points[pname] = HingePoint(self.name, pname, cls, local)
-        if problems:
-            raise ConnectionRuleError(problems, subject=f"{self.kind} {self.name!r}")
+            self.points[pname] = HingePoint(self.name, pname, cls, (float(local[0]), float(local[1])))
+        if own:
+            raise_problems(numeric, rules, f"{self.kind} {self.name!r}")
+        return rules
 
     def check_rules(self) -> list[str]:
         """Violations of the per-part rules (classes and counts of its points)."""

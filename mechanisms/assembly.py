@@ -366,7 +366,8 @@ class Mechanism:
             fresh = False
         return (z, lu) if norm < tol else (None, None)
 
-    def track(self, targets: Mapping[str, np.ndarray], start: "Pose") -> list["Pose"]:
+    def track(self, targets: Mapping[str, np.ndarray], start: "Pose", *,
+              diagnose: bool = True) -> list["Pose"]:
         """Poses along a sequence of targets, each from the previous one (continuation).
 
         Parameters
@@ -380,7 +381,8 @@ class Mechanism:
         ------
         AssemblyError
             At the first step that cannot be assembled; ``err.index`` is that step and
-            the message is :meth:`solve_pose`'s diagnosis there.
+            the message is :meth:`solve_pose`'s diagnosis there (``diagnose=False``: a
+            short message, for callers that only need to know where).
         """
         keys = list(targets)
         n = len(next(iter(targets.values()))) if targets else 0
@@ -394,6 +396,13 @@ class Mechanism:
             zi, lu = self._newton(pred, tg, lu=lu)
             if zi is None:
                 zi, lu = self._newton(z, tg)
+            if zi is None and not diagnose:
+                sol = least_squares(self._residual, z, jac=self._jacobian, args=(tg,), xtol=1e-14, ftol=1e-14, max_nfev=100)
+                zi = sol.x if np.max(np.abs(self._residual(sol.x, tg))) < 1e-9 else None
+                if zi is None:
+                    err = AssemblyError(f"{self.name}: targets {tg} cannot be assembled near the last pose")
+                    err.index = i
+                    raise err
             if zi is None:
                 guess = {name: float(self._unpack(z)[name][2]) for name in self.parts}
                 try:
@@ -486,7 +495,7 @@ class Mechanism:
             if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
                 raise ParameterError(f"{k}: guess {v!r}, expected a finite angle (rad)")
         z0 = self._guess(targets, guess)
-        sol = least_squares(self._residual, z0, args=(targets,), xtol=1e-15, ftol=1e-15,
+        sol = least_squares(self._residual, z0, jac=self._jacobian, args=(targets,), xtol=1e-15, ftol=1e-15,
                             gtol=1e-15, max_nfev=2000)
         res = self._residual(sol.x, targets)
         if np.max(np.abs(res)) > tol:
@@ -494,7 +503,12 @@ class Mechanism:
         return Pose(self, {n: tuple(float(v) for v in p) for n, p in self._unpack(sol.x).items()})
 
     def pose_from_angles(self, angles: Mapping[str, float], guess: Mapping[str, float] | None = None) -> Pose:
-        """Pose with the given part angles (rad) as targets, e.g. body angles of a work pose."""
+        """Pose with the given part angles as targets, e.g. the body angles of a work pose.
+
+        Every angle is *absolute*: the angle of the part's frame from the world x axis
+        (rad, counter-clockwise), not relative to its parent. For relative angles use a
+        machine's ``[outputs.angles]`` (``Machine.pose``) or add the parent's angle.
+        """
         return self.solve_pose(dict(angles), guess=guess)
 
     def _closure_problem(self, z, targets, guess) -> list[str]:
@@ -534,6 +548,11 @@ class Mechanism:
                             + ", ".join(f"{k} = {self._fmt_target(k, targets[k])}" for k in inputs) + ")")
         if not msgs:
             msgs.append("the constraints cannot be met together (check the targets and the guess)")
+        # a coupled pair explains the failure: drop single-loop ranges of the inputs it names
+        paired = {m.split(" cannot be met together")[0] for m in msgs if m.startswith("inputs ")}
+        if paired:
+            named = {w for p in paired for w in p.replace("inputs ", "").split(" and ")}
+            msgs = [m for m in msgs if not (m.split(":")[0] in named and "the loop reaches" in m)]
         return msgs
 
     def _fmt_target(self, key: str, value: float) -> str:
@@ -586,15 +605,23 @@ class Mechanism:
             return None, None
         lengths = []
         other = {k: v for k, v in targets.items() if k != cyl}
+        z_prev = None
         for ang in np.linspace(-math.pi, math.pi, 181):
             tg = dict(other)
             tg[pushed] = ang
             try:
-                z0 = self._guess(tg, {**guess, pushed: ang})
-                sol = least_squares(self._residual, z0, args=(tg,), xtol=1e-12, ftol=1e-12, max_nfev=200)
-                if np.max(np.abs(self._residual(sol.x, tg))) < 1e-7:
-                    lengths.append(self._unpack(sol.x)[cyl][3])
+                z = None
+                if z_prev is not None:  # continuation from the previous angle: a few Newton steps
+                    z, _ = self._newton(z_prev, tg, tol=1e-9)
+                if z is None:
+                    z0 = self._guess(tg, {**guess, pushed: ang})
+                    sol = least_squares(self._residual, z0, jac=self._jacobian, args=(tg,), xtol=1e-12, ftol=1e-12, max_nfev=60)
+                    z = sol.x if np.max(np.abs(self._residual(sol.x, tg))) < 1e-7 else None
+                z_prev = z
+                if z is not None and self._unpack(z)[cyl][3] > 0:
+                    lengths.append(self._unpack(z)[cyl][3])
             except Exception:  # noqa: BLE001 - a sweep point that does not assemble
+                z_prev = None
                 continue
         if not lengths:
             return None, None

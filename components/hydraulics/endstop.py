@@ -24,12 +24,12 @@ Examples
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 
+from bondgraph.checks import NONNEGATIVE, POSITIVE, number_problems
 from bondgraph.errors import ParameterError
 
 from ._expr import clip, ramp
@@ -52,9 +52,9 @@ class EndStop:
     cushion_damping : float
         Equivalent damping of the cushion at the very end (N·s/m).
     hardening_length : float, optional
-        With it the spring hardens: ``k·δ·(1 + (δ/h)²)`` instead of ``k·δ``, so that
-        even an absurd push (1e9 N on a 1e9 N/m stop) stays within about ``h``·10 of
-        the end instead of a metre past it (m). ``None``: linear.
+        With it the spring hardens: ``k·δ·(1 + (δ/h)²)`` instead of ``k·δ``, so even an
+        absurd push (1e9 N on a 1e9 N/m stop) ends about ``10·h`` past the stroke end
+        instead of a metre past it (m). ``None``: linear.
     """
 
     stiffness: float = 1e9
@@ -64,16 +64,19 @@ class EndStop:
     hardening_length: float | None = None
 
     def __post_init__(self):
-        problems = []
-        for name in ("stiffness", "damping", "cushion_length", "cushion_damping"):
-            v = getattr(self, name)
-            if not (math.isfinite(v) and v >= 0):
-                problems.append(f"end stop {name}: found {v!r}, expected a number ≥ 0")
-        h = self.hardening_length
-        if h is not None and not (math.isfinite(h) and h > 0):
-            problems.append(f"end stop hardening_length: found {h!r}, expected a length > 0 or None")
-        if not self.stiffness > 0:
-            problems.append(f"end stop stiffness: found {self.stiffness!r}, expected > 0")
+        from ._values import convert_units
+
+        bad = convert_units(self, {"stiffness": "N/m", "damping": "N*s/m", "cushion_length": "m",
+                                   "cushion_damping": "N*s/m", "hardening_length": "m"}, "end stop")
+        if bad:
+            raise ParameterError(bad)
+        problems = number_problems("end stop", {
+            "stiffness": (self.stiffness, POSITIVE.with_meaning("N/m")),
+            "damping": (self.damping, NONNEGATIVE.with_meaning("N·s/m")),
+            "cushion_length": (self.cushion_length, NONNEGATIVE.with_meaning("m")),
+            "cushion_damping": (self.cushion_damping, NONNEGATIVE.with_meaning("N·s/m")),
+            **({"hardening_length": (self.hardening_length, POSITIVE.with_meaning("m"))}
+               if self.hardening_length is not None else {})})
         if problems:
             raise ParameterError(problems)
 

@@ -219,6 +219,14 @@ def _common_tables(params: Any, lengths: Mapping[str, Any], commands: Mapping[st
     oil_p = _load(OIL_SCHEMA, params.get("oil", {}), "oil", problems) if "oil" in params else None
     pu_p = (_load(power_unit, params.get("power_unit", {}), "power_unit", problems)
             if "power_unit" in params else None)
+    raw_pu = params.get("power_unit")
+    if isinstance(raw_pu, Mapping) and "pump_speed" in raw_pu:
+        from .supply import speed_problem
+
+        bad = speed_problem(raw_pu["pump_speed"], "pump_speed")
+        if bad:
+            problems.append(f"power_unit: {bad}")
+            pu_p = None
     drives = params.get("drives", {})
     drive_p = {}
     if "drives" in params and not (isinstance(drives, Mapping) and drives):

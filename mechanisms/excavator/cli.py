@@ -11,9 +11,15 @@ from __future__ import annotations
 
 import sys
 
-from ..machine.cli import excavator_main as main
+from ..machine import cli as _cli
+from .model import DEFAULT_FILE
 
 __all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``excavator`` command: ``hydrobond run`` on the reference excavator."""
+    return _cli.main(argv, shortcut=("excavator", str(DEFAULT_FILE)))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -357,7 +357,9 @@ def fixed_circuit(ctx: CircuitContext) -> Circuit:
             "bore": ctx.symbols.get(f"{cname}.bore", c["bore"]),
             "rod": ctx.symbols.get(f"{cname}.rod", c["rod"]),
             "stroke": c["stroke"], "retracted": c["retracted"], "count": c["count"],
-            "piston_mass": c["count"] * c["rod_mass"],
+            # the rod and piston are the mechanical cylinder's rod_mass (it moves with the
+            # extension there): not added a second time on the hydraulic side
+            "piston_mass": 0.0,
             "dead_volume_cap": c["dead_volume_cap"], "dead_volume_rod": c["dead_volume_rod"],
             "hose_cap": v["hose_cap"], "hose_rod": v["hose_rod"],
             "valve_flow": v["flow"], "valve_dp": v["dp"], "valve_leakage": v["leakage"],

@@ -114,7 +114,9 @@ def _run_options(run: argparse.ArgumentParser, *, default_out: str = "out/run") 
                           "extensions and forces)")
     run.add_argument("--out", metavar="DIR", default=default_out, help="output folder")
     run.add_argument("--no-animation", action="store_true", help="skip the GIF")
-    run.add_argument("--no-bond-graph", action="store_true", help="skip the bond-graph drawings")
+    run.add_argument("--no-bond-graph", action="store_true", help="skip the part-level causal diagram")
+    run.add_argument("--full-bond-graph", action="store_true",
+                     help="also draw every element of the bond graph (bond_graph_full.png, slow)")
     run.add_argument("--quiet", action="store_true", help="print only errors")
 
 
@@ -158,12 +160,18 @@ def parse_sets(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def main(argv: list[str] | None = None, *, prog_machine: str | None = None) -> int:
-    """Entry point; returns the exit status (0 ok, 2 a named error, 130 interrupted)."""
-    args = parser().parse_args(argv) if prog_machine is None else _excavator_parser().parse_args(argv)
-    if prog_machine is not None:
-        args.machine = args.params or prog_machine
-    name = "excavator" if prog_machine is not None else "hydrobond"
+def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = None) -> int:
+    """Entry point; returns the exit status (0 ok, 2 a named error, 130 interrupted).
+
+    ``shortcut=(prog, machine_file)`` makes a command for one machine (``excavator run ...``
+    = ``hydrobond run excavator ...``, with ``--params FILE`` for another file of it)."""
+    if shortcut is None:
+        args = parser().parse_args(argv)
+        name = "hydrobond"
+    else:
+        name, machine_file = shortcut
+        args = _shortcut_parser(name, machine_file).parse_args(argv)
+        args.machine = args.params or machine_file
     try:
         if args.command == "list":
             return _list()
@@ -184,15 +192,14 @@ def main(argv: list[str] | None = None, *, prog_machine: str | None = None) -> i
         return 130
 
 
-def _excavator_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="excavator", description="The reference excavator: a shortcut for "
-                                 "`hydrobond run excavator ...`.")
+def _shortcut_parser(prog: str, machine_file: str) -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=prog, description=f"A shortcut for `hydrobond run {machine_file} ...`.")
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run a cycle", description=_RUN_HELP.replace(
-        "MACHINE is a machine description file", "The machine is mechanisms/data/excavator.toml, or\n"
+        "MACHINE is a machine description file", f"The machine is {machine_file}, or\n"
         "--params FILE; MACHINE files are described"), formatter_class=_Formatter)
-    run.add_argument("--params", metavar="FILE", help="machine file (default: the reference excavator)")
-    _run_options(run, default_out="out/excavator")
+    run.add_argument("--params", metavar="FILE", help=f"machine file (default: {machine_file})")
+    _run_options(run, default_out=f"out/{prog}")
     return ap
 
 
@@ -357,8 +364,9 @@ def _run(args, name: str) -> int:
         plot_timeseries(run, out / "timeseries.png")
         written += ["trajectory.png", "timeseries.png"]
         if not args.no_bond_graph and args.formulation == "causal":
-            plot_bond_graph(machine, out / "bond_graph.png", out / "bond_graph_full.png")
-            written += ["bond_graph.png", "bond_graph_full.png"]
+            full = out / "bond_graph_full.png" if args.full_bond_graph else None
+            plot_bond_graph(machine, out / "bond_graph.png", full)
+            written += ["bond_graph.png"] + (["bond_graph_full.png"] if full else [])
         for num in set(plt.get_fignums()) - before:
             plt.close(num)
         if not args.no_animation:
@@ -386,13 +394,6 @@ def _main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
-
-
-def excavator_main(argv: list[str] | None = None) -> int:
-    """The ``excavator`` command: ``hydrobond run`` on the reference excavator."""
-    from .description import DATA
-
-    return main(argv, prog_machine=str(DATA / "excavator.toml"))
 
 
 if __name__ == "__main__":

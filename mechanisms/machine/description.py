@@ -645,38 +645,37 @@ class _Reader:
             return None
         return part, point
 
+    def _point_table(self, section: str, raw: Any, parts, what: str, read) -> list:
+        """``"part.point" = value`` entries of a table: ``(key, (part, point), read(key, v))``."""
+        if not isinstance(raw, Mapping):
+            self.bad(section, f"found {raw!r}, expected a table \"part.point\" = {what}")
+            return []
+        out = []
+        for k, v in raw.items():
+            key = f"{section}.{k}"
+            ref = self.point_ref(key, k, parts)
+            val = read(key, v)
+            if ref is not None and val is not None:
+                out.append((key, ref, val))
+        return out
+
     def chassis(self, raw: Any, parts) -> dict[tuple[str, str], tuple[float, float]]:
-        out: dict[tuple[str, str], tuple[float, float]] = {}
         if raw is None:
             self.problems.append(f"'chassis' ({self.f.name}): missing table [chassis] (the points "
                                  "pinned to the chassis)")
-            return out
-        if not isinstance(raw, Mapping):
-            self.bad("chassis", f"found {raw!r}, expected a table \"part.point\" = [x, y]")
-            return out
-        for k, v in raw.items():
-            key = f"chassis.{k}"
-            ref = self.point_ref(key, k, parts)
-            xy = self.value(key, Key(k, "point", "m"), v)
-            if ref is not None and xy is not None:
-                out[ref] = xy
-                self.values[key] = xy
+            return {}
+        out = {}
+        for key, ref, xy in self._point_table("chassis", raw, parts, "[x, y]",
+                                               lambda key, v: self.value(key, Key(key, "point", "m"), v)):
+            out[ref] = xy
+            self.values[key] = xy
         return out
 
     def hinges(self, raw: Any, parts) -> list[tuple[tuple[str, str], tuple[str, str]]]:
-        out = []
         if raw is None:
-            return out
-        if not isinstance(raw, Mapping):
-            self.bad("hinges", f"found {raw!r}, expected a table \"part.point\" = \"part.point\"")
-            return out
-        for k, v in raw.items():
-            key = f"hinges.{k}"
-            a = self.point_ref(key, k, parts)
-            b = self.point_ref(key, v, parts)
-            if a is not None and b is not None:
-                out.append((a, b))
-        return out
+            return []
+        return [(ref, other) for _, ref, other in self._point_table(
+            "hinges", raw, parts, "\"part.point\"", lambda key, v: self.point_ref(key, v, parts))]
 
     def outputs(self, raw: Any, parts) -> tuple[dict, dict]:
         points: dict[str, tuple[str, str]] = {}

@@ -125,7 +125,7 @@ class Machine:
             if not lo - 1e-9 <= a <= hi + 1e-9:
                 problems.append(f"angle {name}: {math.degrees(a):.2f}°, outside its range "
                                 f"{math.degrees(lo):.2f}° … {math.degrees(hi):.2f}° "
-                                f"({desc.where(f'limits.{name}')})")
+                                f"('limits.{name}', {desc.where(f'limits.{name}')})")
         if problems:
             raise AssemblyError(problems, subject=subject)
 

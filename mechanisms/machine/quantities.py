@@ -43,48 +43,15 @@ _NUMBER = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:in
 _UNITS: dict[str, tuple[float, str]] = {}
 _LOADED = [False]
 
-_DIM_NAMES = {
-    "[length]": "a length",
-    "[length] ** 2": "an area",
-    "[length] ** 3": "a volume",
-    "[mass]": "a mass",
-    "[time]": "a time",
-    "1 / [time]": "a frequency",
-    "[length] / [time]": "a velocity",
-    "[length] / [time] ** 2": "an acceleration",
-    "[mass] / [length] / [time] ** 2": "a pressure",
-    "[length] ** 3 / [time]": "a volume flow",
-    "[mass] / [length] ** 3": "a density",
-    "[mass] / [length] / [time]": "a dynamic viscosity",
-    "[length] * [mass] / [time] ** 2": "a force",
-    "[mass] / [time]": "a damping coefficient",
-    "[mass] / [time] ** 2": "a stiffness",
-    "[length] ** 4 * [time] / [mass]": "a laminar conductance",
-    "[length] ** 2 * [mass]": "a moment of inertia",
-    "[length] ** 3 / [radian]": "a displacement per revolution",
-    "[radian] / [time]": "an angular velocity",
-    "[radian]": "an angle",
-    "": "a plain number",
-}
+def _dim_names() -> dict[str, str]:
+    """The core's names of dimensions (:mod:`bondgraph.units`), keyed by our canonical
+    dimension text, plus the angular ones pint folds into plain numbers."""
+    from bondgraph.units import _DIM_NAMES as core
 
-#: per dimensionality: candidate units in order of preference, with the SI range a
-#: machine value of that kind usually falls in (for the bare-number suggestion)
-_SUGGEST = {
-    "[length]": ([("m", 1.0), ("mm", 1e-3)], (1e-3, 30.0)),
-    "[mass]": ([("kg", 1.0), ("t", 1e3)], (1e-2, 1e5)),
-    "[mass] / [length] / [time] ** 2": ([("bar", 1e5), ("MPa", 1e6), ("Pa", 1.0)], (1e3, 1e8)),
-    "[length] ** 3": ([("L", 1e-3), ("m^3", 1.0)], (1e-7, 1.0)),
-    "[length] ** 3 / [time]": ([("L/min", 1e-3 / 60), ("m^3/s", 1.0)], (1e-6, 0.5)),
-    "[length] * [mass] / [time] ** 2": ([("N", 1.0), ("kN", 1e3)], (1e-1, 1e7)),
-    "[length] ** 2 * [mass]": ([("kg*m^2", 1.0)], (0.0, math.inf)),
-    "[radian]": ([("deg", math.pi / 180)], (-10.0, 10.0)),
-    "[length] ** 3 / [radian]": ([("cm^3/rev", 1e-6 / (2 * math.pi))], (0.0, math.inf)),
-    "[radian] / [time]": ([("rpm", 2 * math.pi / 60), ("rad/s", 1.0)], (1.0, 1e3)),
-    "1 / [time]": ([("Hz", 1.0)], (0.0, math.inf)),
-    "[time]": ([("s", 1.0)], (0.0, math.inf)),
-    "[length] / [time] ** 2": ([("m/s^2", 1.0)], (0.0, math.inf)),
-}
-
+    out = {_dim_text(_dims(k)): v for k, v in core.items() if k != "dimensionless"}
+    out.update({"[length] ** 3 / [radian]": "a displacement per revolution",
+                "[radian] / [time]": "an angular velocity", "[radian]": "an angle", "": "a plain number"})
+    return out
 
 def _cache_path():
     from bondgraph.codegen import cache_dir
@@ -220,7 +187,7 @@ def dimension_name(target: str) -> str:
     if target in ("", "1"):
         return "a plain number"
     _, dim = unit(target)
-    return _DIM_NAMES.get(dim, f"a quantity of dimension {dim}")
+    return _dim_names().get(dim, f"a quantity of dimension {dim}")
 
 
 def describe(target: str) -> str:
@@ -231,9 +198,11 @@ def describe(target: str) -> str:
 
 
 def suggest_unit(value: float, target: str) -> str:
-    """A plausible unit for a bare number meant in the dimension of ``target``."""
-    _, dim = unit(target)
-    cands, (lo, hi) = _SUGGEST.get(dim, ([(target, 1.0)], (-math.inf, math.inf)))
+    """A plausible unit for a bare number meant in the dimension of ``target``
+    (:data:`bondgraph.units.PLAUSIBLE_UNITS`)."""
+    from bondgraph.units import PLAUSIBLE_UNITS
+
+    cands, (lo, hi) = PLAUSIBLE_UNITS.get(dimension_name(target), (((target, 1.0),), (-math.inf, math.inf)))
     for name, f in cands:
         if lo <= abs(value) * f <= hi:
             return f"{value:g} {name}"
@@ -297,7 +266,7 @@ def to_si(value: Any, target: str, *, key: str, allow_bare: bool = False) -> flo
                              f"expected {describe(target)}") from None
     f_tgt, d_tgt = (1.0, "") if target in ("", "1") else unit(target)
     if d_src != d_tgt:
-        found = _DIM_NAMES.get(d_src, f"dimension {d_src or 'none'}")
+        found = _dim_names().get(d_src, f"dimension {d_src or 'none'}")
         raise ParameterError(f"{key!r}: found {value!r} ({found}), expected {describe(target)}")
     return _clean(number * f_src / f_tgt)
 

@@ -96,13 +96,13 @@ def check_cycle(machine, cycle, t_end: float | None = None) -> None:
         a, b = lo, ts[i]
         pose = start
         if i > 0:
-            good = machine.mechanism.track({k: v[: i] for k, v in targets.items()}, start)[-1]
-            sig = cycle.signals()
-            for _ in range(20):
+            good = machine.mechanism.track({k: v[: i] for k, v in targets.items()}, start, diagnose=False)[-1]
+            for _ in range(14):
                 mid = 0.5 * (a + b)
+                at_mid = cycle.sample(np.array([mid]))
                 try:
                     good = machine.mechanism.track(
-                        {desc.cylinder_of[f]: np.array([sig[f].value(mid)]) for f in desc.functions}, good)[-1]
+                        {desc.cylinder_of[f]: at_mid[f] for f in desc.functions}, good, diagnose=False)[-1]
                     a = mid
                 except AssemblyError:
                     b = mid

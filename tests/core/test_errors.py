@@ -108,18 +108,22 @@ def test_missing_parameter_symbols_are_all_listed():
 
 
 def test_parameter_values_are_checked():
-    with pytest.raises(bg.ParameterError, match=r"I 'm': m = -1.0, expected ≥ 0"):
+    with pytest.raises(bg.ParameterError, match=r"I 'm', parameter 'm': found -1.0, expected a finite number ≥ 0"):
         bg.I("m", -1.0)
     with pytest.raises(bg.ParameterError, match="give exactly one of r=..., flow=..., effort=..."):
         bg.R("r")
-    with pytest.raises(bg.ParameterError, match=r"C 'k': stiffness k = 0"):
+    with pytest.raises(bg.ParameterError, match=r"C 'k', stiffness k: found 0, expected a finite number > 0"):
         bg.C.spring("k", 0)
 
 
 def test_uninvertible_resistor_law_is_named():
-    # the graph gives the resistor a flow, but its law is f = e² (two inverses)
-    M = chain(("q", "j"), ("j", "r"), elements=[bg.Sf("q", 1.0), bg.One("j"), bg.R("r", flow=lambda e: e**2)])
-    with pytest.raises(bg.EquationError, match=r"R 'm/r': the graph gives it the other causality"):
+    # the graph gives the resistor a flow, but its law f = e² has two inverses (and is active)
+    active = chain(("p", "j"), ("j", "r"), elements=[bg.Se("p", 1.0), bg.One("j"), bg.R("r", flow=lambda e: e**2)])
+    with pytest.raises(bg.EquationError, match=r"R 'm/r': not passive: .* e·f = -1e\+24 < 0"):
+        bg.build(active)
+    M = chain(("q", "j"), ("j", "r"),
+              elements=[bg.Sf("q", 1.0), bg.One("j"), bg.R("r", flow=lambda e: e**2, passive=False)])
+    with pytest.raises(bg.EquationError, match=r"R 'm/r' \(effort-out causality: the graph gives it its flow"):
         bg.build(M)
 
 
