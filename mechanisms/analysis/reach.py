@@ -185,7 +185,7 @@ class WorkingRange(AnalysisResult):
         xmax = float(env[:, 0].max())
         ax.axhline(g, color="saddlebrown", lw=1.2)
         ax.fill_between([xmin - 1, xmax + 1], g - 0.25, g, color="saddlebrown", alpha=0.15, lw=0)
-        ax.axvline(0.0, color="0.4", lw=0.8, ls="-.", label="swing axis (x = 0)")
+        ax.axvline(0.0, color="0.4", lw=0.8, ls="-.", label="x = 0 (an excavator's swing axis)")
         colours = {"max_reach": "tab:red", "max_reach_ground": "tab:orange", "max_digging_depth": "tab:purple",
                    "max_cutting_height": "tab:green", "max_dump_height": "tab:brown"}
         kin = self.study.kinematics
@@ -217,7 +217,7 @@ class WorkingRange(AnalysisResult):
         ax.set_xlim(xmin - 0.8, xmax + 1.2)
         ymin = min(float(env[:, 1].min()), g) - 0.6
         ax.set_ylim(ymin, float(env[:, 1].max()) + 0.8)
-        ax.set_xlabel("x from the swing axis [m]")
+        ax.set_xlabel("x from the frame origin [m]")
         ax.set_ylabel("y [m] (machine frame; ground at %.2f m)" % g)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")

@@ -5,98 +5,11 @@ import numpy as np
 import pytest
 
 from mechanisms.analysis import Study, tool_forces, working_range
-from mechanisms.machine.description import MachineDescription
-
-# geometry of the Z-bar loader of issue 11 (estimates), without circuit and cycles
-LOADER = """
-[machine]
-name = "loader"
-gravity = "9.81 m/s^2"
-ground = "0 m"
-
-[chassis]
-"boom.A" = ["0 m", "1.95 m"]
-"lift_cylinder.A" = ["-0.30 m", "0.55 m"]
-"tilt_cylinder.A" = ["0.51 m", "2.01 m"]
-
-[hinges]
-"lift_cylinder.B" = "boom.B"
-"bellcrank.C" = "boom.C"
-"tilt_cylinder.B" = "bellcrank.E"
-"link.F" = "bellcrank.F"
-"link.G" = "bucket.G"
-"bucket.D" = "boom.D"
-
-[boom]
-type = "body"
-mass = "1850 kg"
-inertia = "1450 kg*m^2"
-cog = ["1.40 m", "0.10 m"]
-points.A = ["Rt", "0 m", "0 m"]
-points.B = ["Pd", "1.00 m", "-0.30 m"]
-points.C = ["Li", "1.49 m", "0.41 m"]
-points.D = ["Li", "2.85 m", "0 m"]
-
-[bellcrank]
-type = "body"
-mass = "260 kg"
-inertia = "45 kg*m^2"
-cog = ["-0.05 m", "0.05 m"]
-points.C = ["Rt", "0 m", "0 m"]
-points.E = ["Pd", "-0.19 m", "0.77 m"]
-points.F = ["Li", "0.03 m", "-0.73 m"]
-
-[link]
-type = "lever"
-length = "1.062 m"
-mass = "70 kg"
-root = "F"
-tip = "G"
-
-[bucket]
-type = "body"
-mass = "1600 kg"
-inertia = "900 kg*m^2"
-cog = ["0.55 m", "0.05 m"]
-points.D = ["Rt", "0 m", "0 m"]
-points.G = ["Pd", "-0.10 m", "0.41 m"]
-points.Q = ["Li", "1.10 m", "-0.55 m"]
-
-[lift_cylinder]
-type = "cylinder"
-function = "lift"
-count = 2
-bore = "140 mm"
-rod = "80 mm"
-stroke = "1.10 m"
-retracted = "1.20 m"
-rod_mass = "45 kg"
-barrel_mass = "70 kg"
-
-[tilt_cylinder]
-type = "cylinder"
-function = "tilt"
-bore = "200 mm"
-rod = "100 mm"
-stroke = "0.50 m"
-retracted = "0.85 m"
-rod_mass = "50 kg"
-barrel_mass = "80 kg"
-
-[outputs]
-points.edge = "bucket.Q"
-
-[start]
-boom = "-27 deg"
-bucket = "0 deg"
-guess.bellcrank = "-13 deg"
-guess.link = "20 deg"
-"""
-
+from mechanisms.machine import DATA
 
 @pytest.fixture(scope="module")
 def loader():
-    return Study(MachineDescription.from_text(LOADER, name="loader.toml"))
+    return Study(DATA / "wheel_loader.toml")
 
 
 def _track(study, lengths):
@@ -151,6 +64,9 @@ def _potential(study, pose):
             n = spec["count"]
             V += n * spec["barrel_mass"] * g * (ry + spec["barrel_cog"] * np.sin(phi))
             V += n * spec["rod_mass"] * g * (ry + (s - spec["rod_cog"]) * np.sin(phi))
+    for pl in desc.payloads.values():          # the load in the bucket (a point mass on its body)
+        ox, oy, th = pose.values[pl["part"]]
+        V += pl["mass"] * g * (oy + np.sin(th) * pl["at"][0] + np.cos(th) * pl["at"][1])
     return V
 
 
