@@ -49,6 +49,7 @@ from .optimise import refine
 from .result import AnalysisResult, save_figure
 from .statics import cylinder_force_limits
 from .study import Study
+from .threads import one_blas_thread
 from .reach import envelope, tool_point
 
 __all__ = ["tool_forces", "ToolForces", "ToolForceAt", "LIMITS"]
@@ -306,6 +307,7 @@ class _Probe:
         return vals, ok & np.all([np.isfinite(ev[f]["hydraulic"]) for f in functions], axis=0)
 
 
+@one_blas_thread
 def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
                 direction: str | Mapping[str, str] = "extend", relief: Any = None, tank: Any = None,
                 n: int | Mapping[str, int] = 50, point: str | None = None, weights: bool = False,

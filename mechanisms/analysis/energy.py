@@ -36,6 +36,7 @@ from bondgraph.errors import ParameterError
 
 from .result import AnalysisResult, save_figure
 from .study import Study
+from .threads import one_blas_thread
 
 __all__ = ["cycle_energy", "CycleEnergy", "GROUPS"]
 
@@ -183,6 +184,7 @@ def _label_sum(split, label: str) -> float:
     return out
 
 
+@one_blas_thread
 def cycle_energy(machine: Any, cycle: Any = None, *, t_end: float | None = None, dt: float = 0.001,
                  **run_options: Any) -> CycleEnergy:
     """Run a valves cycle with the energy accounting on and split its pump work.

@@ -42,6 +42,7 @@ from .base import BaseMachine
 from .result import AnalysisResult, save_figure
 from .statics import cylinder_force_limits
 from .study import Study
+from .threads import one_blas_thread
 from .reach import tool_point
 
 __all__ = ["lift_capacity", "LiftCapacity", "HYDRAULIC_FACTOR", "TIPPING_FACTOR"]
@@ -194,6 +195,7 @@ def _moving_functions(study, part: str, point: str) -> list[str]:
     return [f for f in desc.functions if desc.cylinder_of[f] in cyls]
 
 
+@one_blas_thread
 def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: Sequence[Any] | None = None,
                   point: str | None = None, held: Any = "extend", relief: Any = None, tank: Any = None,
                   n: int = 60) -> LiftCapacity:

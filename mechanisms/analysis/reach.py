@@ -51,6 +51,7 @@ from bondgraph.errors import AssemblyError, ParameterError
 from .optimise import Extreme, Probe, refine
 from .result import AnalysisResult, save_figure
 from .study import Study
+from .threads import one_blas_thread
 
 __all__ = ["working_range", "WorkingRange", "Dimension", "tool_point"]
 
@@ -241,6 +242,7 @@ class WorkingRange(AnalysisResult):
                     color=colour, fontsize=8, va="center", ha="right" if left else "left")
 
 
+@one_blas_thread
 def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str | None = None,
                   refine_extremes: bool = True, resolution: float = 0.02) -> WorkingRange:
     """The working range of any machine of the description format.

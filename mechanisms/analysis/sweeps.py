@@ -71,9 +71,36 @@ ANALYSES = ("working-range", "tool-forces", "lift-capacity", "cycle-energy")
 _RANGE = re.compile(r"^\s*([+-]?[\d.eE+-]+)\s*\.\.\s*([+-]?[\d.eE+-]+)\s*([^:]*?)\s*:\s*(\d+)\s*$")
 
 
-def run_analysis(study, analysis: str | Callable, options: Mapping[str, Any] | None = None):
-    """Run an analysis by name (or a callable of the study) with its options."""
+class Combined:
+    """Several analyses of one point: their summaries side by side (see :func:`run_analysis`)."""
+
+    def __init__(self, results: Mapping[str, Any]):
+        self.results = dict(results)
+
+    def summary(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for r in self.results.values():
+            out.update(r.summary())
+        return out
+
+    @property
+    def summary_units(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for r in self.results.values():
+            out.update(r.summary_units)
+        return out
+
+
+def run_analysis(study, analysis: str | Callable | Sequence, options: Mapping[str, Any] | None = None):
+    """Run an analysis by name (or a callable of the study) with its options; a list of
+    names runs each (``options`` then maps each name to its options) into a :class:`Combined`."""
     options = dict(options or {})
+    if isinstance(analysis, (list, tuple)):
+        bad = [k for k in options if k not in analysis]
+        if bad:
+            raise ParameterError([f"options for {k!r}: not one of the analyses run ({', '.join(analysis)}); "
+                                  "with several analyses, options are given per analysis name" for k in bad])
+        return Combined({a: run_analysis(study, a, options.get(a)) for a in analysis})
     if callable(analysis):
         return analysis(study, **options)
     table = _analyses()
@@ -259,8 +286,10 @@ def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
     """Run points ``items`` = [(index, point)] on this process's study of ``base``."""
     from .study import Study
 
+    from .threads import single_blas_thread
+
     out = []
-    with _LOCK:  # one point at a time per process: compiled models keep per-process buffers
+    with _LOCK, single_blas_thread():  # one point at a time per process: compiled models keep buffers
         key = (base.file.path, repr(sorted(base.overrides.items())), repr(base.file.data))
         study = _STUDIES.get(key)
         if study is None:
@@ -300,12 +329,14 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
     parameters : dict or list of dicts
         Dotted key → values (see the module docstring): their product is the grid, or
         ``sample`` points are drawn over their ranges; or an explicit list of points.
-    analysis : str or callable
+    analysis : str, callable or list
         ``"working-range"``, ``"tool-forces"``, ``"lift-capacity"``, ``"cycle-energy"``,
         or ``f(study, **options)`` returning an :class:`~.result.AnalysisResult`
-        (a top-level function, so that processes can receive it).
+        (a top-level function, so that processes can receive it); or a list of them,
+        whose headline numbers go side by side in the table.
     options : dict, optional
-        Keyword options of the analysis (``{"n": 30}``, ``{"relief": "320 bar"}``).
+        Keyword options of the analysis (``{"n": 30}``, ``{"relief": "320 bar"}``); with a
+        list of analyses, analysis name → its options.
     sample : int, optional
         A Latin-hypercube sample of this many points instead of the grid.
     seed : int
@@ -336,8 +367,10 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
 
     study = Study.of(machine)
     base = study.base
-    if not callable(analysis) and analysis not in ANALYSES:
-        run_analysis(study, analysis)  # the named error
+    names = list(analysis) if isinstance(analysis, (list, tuple)) else [analysis]
+    for a in names:
+        if not callable(a) and a not in ANALYSES:
+            run_analysis(study, a)  # the named error
     keys, points = _points(base, parameters, sample, seed)
     if not points:
         raise ParameterError("sweep: no points")
@@ -355,15 +388,22 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
             problems += [q for q in exc.problems if q not in problems]
     if problems:
         raise ParameterError(problems, subject="sweep")
-    _check_options(analysis, options)
+    if isinstance(analysis, (list, tuple)):
+        bad = [k for k in (options or {}) if k not in analysis]
+        if bad:
+            raise ParameterError([f"options for {k!r}: not one of the analyses run ({', '.join(analysis)}); "
+                                  "with several analyses, options are given per analysis name" for k in bad])
+        for a in analysis:
+            _check_options(a, (options or {}).get(a))
+    else:
+        _check_options(analysis, options)
     items = list(enumerate(points))
     rows: list[dict] = []
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(items), desc=f"sweep {analysis if isinstance(analysis, str) else 'analysis'}",
-                   unit="point")
+        bar = tqdm(total=len(items), desc=f"sweep {_label(analysis)}", unit="point")
     try:
         if client is not None:
             from distributed import as_completed
@@ -415,8 +455,14 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
     front = keys + [c for c in df.columns if c not in keys and c not in ("rebuilt", "error")]
     df = df[front + ["rebuilt", "error"]]
     df.attrs["units"] = {**{k: _unit_of(base, k) for k in keys}, **units}
-    df.attrs["analysis"] = analysis if isinstance(analysis, str) else getattr(analysis, "__name__", "analysis")
+    df.attrs["analysis"] = _label(analysis)
     return df
+
+
+def _label(analysis) -> str:
+    if isinstance(analysis, (list, tuple)):
+        return " + ".join(_label(a) for a in analysis)
+    return analysis if isinstance(analysis, str) else getattr(analysis, "__name__", "analysis")
 
 
 def _unit_of(desc, key: str) -> str:
