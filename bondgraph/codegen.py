@@ -9,7 +9,14 @@ lower-triangular order. This module emits C for:
 * ``bg_jac`` — the analytic Jacobian ``∂ẋ/∂x`` by implicit differentiation
   through the same blocks, ``dU_b/dx = −E_b⁻¹(∂r_b/∂x + Σ ∂r_b/∂U_j·dU_j/dx)``,
   with symengine derivatives;
-* ``bg_out`` — every bond effort and flow, stored energies and powers.
+* ``bg_out`` — every bond effort and flow, stored energies and powers;
+* ``bg_mon`` — the divisors of :attr:`Equations.divisors <bondgraph.equations.Equations>`
+  (``bg_nmon()`` of them), same signature, ``out[k]`` the k-th divisor: moduli first
+  (expressions of states, inputs, ``t``), then the primal with each monitored block's
+  coefficient (one unknown) or normalised determinant ``det(E)/Π‖E_i‖`` (``bg_detnorm``:
+  LU with partial pivoting, the row norms taken before factorising) written before the
+  block's singularity test, so a singular block reports 0 and returns its status.
+  :mod:`bondgraph.stepping` evaluates it after every accepted step.
 
 Common subexpressions are eliminated once per function with symengine, and a
 temporary is emitted as soon as the unknowns it reads are solved. LAPACK is
@@ -89,6 +96,15 @@ static void bg_eval_inputs(double t, double* us, double* dus) {
 }
 /* LU-factorise the n x n column-major A in place. */
 static int bg_lu(int n, double* A, int* piv) { int info = 0; dgetrf_p(&n, &n, A, &n, piv, &info); return info; }
+/* Factorise like bg_lu and return det(A)/prod(row norms of A), in [-1, 1]: 0 when singular. */
+static double bg_detnorm(int n, double* A, int* piv) {
+    double scale = 1.0, det = 1.0; int i, j;
+    for (i = 0; i < n; ++i) { double s = 0.0; for (j = 0; j < n; ++j) s += A[j * n + i] * A[j * n + i];
+        scale *= sqrt(s); }
+    if (bg_lu(n, A, piv) != 0 || scale == 0.0) return 0.0;
+    for (i = 0; i < n; ++i) { det *= A[i * n + i]; if (piv[i] != i + 1) det = -det; }
+    return det / scale;
+}
 /* Solve with a factorisation; B is n x nrhs column-major. */
 static void bg_lus(int n, double* A, int* piv, double* B, int nrhs) {
     char tr = 'N'; int info = 0; dgetrs_p(&tr, &n, &nrhs, A, &n, piv, B, &n, &info);
@@ -263,8 +279,14 @@ def _tangent_expr(partials, tan: dict) -> se.Basic:
     return acc
 
 
-def _emit_primal(prog: _Program, w: _Writer, store_lu: bool) -> None:
-    """All intermediates and blocks in order; ``store_lu`` keeps factors for the Jacobian."""
+def _emit_primal(prog: _Program, w: _Writer, store_lu: bool, mon: dict[int, int] | None = None) -> None:
+    """All intermediates and blocks in order; ``store_lu`` keeps factors for the Jacobian.
+
+    ``mon`` (block index → slot of ``out``): also write each listed block's measure, its
+    coefficient (one unknown) or its normalised determinant ``det(E)/Π‖E_i‖`` (coupled),
+    before the singularity check, so a singular block still reports 0.
+    """
+    mon = mon or {}
     by_stage: dict[int, list[int]] = {}
     for k, st in enumerate(prog.stage):
         by_stage.setdefault(st, []).append(k)
@@ -302,8 +324,14 @@ def _emit_primal(prog: _Program, w: _Writer, store_lu: bool) -> None:
         for li, i in enumerate(mem):
             w.expr(f"        B{bi}[{li}] = -({{}});", prog.rows[i])
         if n == 1:
+            if bi in mon:
+                w.raw(f"        out[{mon[bi]}] = LU{bi}[0];")
             w.raw(f"        if (LU{bi}[0] == 0.0 || !isfinite(LU{bi}[0])) return {bi + 1};")
             w.raw(f"        B{bi}[0] /= LU{bi}[0];")
+        elif bi in mon:
+            w.raw(f"        out[{mon[bi]}] = bg_detnorm({n}, LU{bi}, P{bi});")
+            w.raw(f"        if (out[{mon[bi]}] == 0.0 || !isfinite(out[{mon[bi]}])) return {bi + 1};")
+            w.raw(f"        bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
         else:
             w.raw(f"        if (bg_lu({n}, LU{bi}, P{bi}) != 0) return {bi + 1};")
             w.raw(f"        bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
@@ -379,6 +407,17 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     for k, (_, ex) in enumerate(outputs):
         w.expr(f"    out[{k}] = {{}};", ex)
     src.append(_function("bg_out", _decls(prog) + w.render()))
+
+    # monitor: every divisor (moduli first, so a singular block still leaves them), then
+    # the primal with each monitored block's measure
+    w = _Writer()
+    slots = {d.block: k for k, d in enumerate(eqs.divisors) if d.kind == "block"}
+    for k, d in enumerate(eqs.divisors):
+        if d.kind != "block":
+            w.expr(f"    out[{k}] = {{}};", _rn(d.expr, rn))
+    _emit_primal(prog, w, False, slots)
+    src.append(f"int bg_nmon(void) {{ return {len(eqs.divisors)}; }}\n")
+    src.append(_function("bg_mon", _decls(prog) + w.render()))
 
     # jacobian: primal, then one forward tangent per state column
     w = _Writer()
@@ -480,6 +519,16 @@ class CompiledSystem:
             f.argtypes = argt
             f.restype = ctypes.c_int
         self._rhs, self._jac, self._out = self._lib.bg_rhs, self._lib.bg_jac, self._lib.bg_out
+        self.divisors = list(getattr(eqs, "divisors", []))
+        try:  # a library generated before monitors existed has none
+            self._mon = self._lib.bg_mon
+            self._mon.argtypes = argt
+            self._mon.restype = ctypes.c_int
+        except AttributeError:
+            self._mon = None
+            self.divisors = []
+        self._m = np.zeros(max(len(self.divisors), 1))
+        self._mp = self._m.ctypes.data
         self.nx = len(eqs.states)
         self.nU = len(eqs.unknowns)
         self.params = np.array(list(eqs.params.values()), dtype=float)
@@ -552,6 +601,32 @@ class CompiledSystem:
         self._call(self._out, t, x, self._ptr["_y"])
         return self._y[: len(self.output_names)].copy()
 
+    @property
+    def monitor_names(self) -> list[str]:
+        """How each monitored divisor is named (see :attr:`Equations.divisors`)."""
+        return [d.label for d in self.divisors]
+
+    def monitors(self, t: float, x: np.ndarray) -> tuple[np.ndarray, int]:
+        """Every divisor's value at ``(t, x)`` and the status of the call.
+
+        Never raises: a singular block reports 0 for its own measure and NaN for the
+        blocks after it (status as :meth:`describe_status`).
+        """
+        n = len(self.divisors)
+        if not n:
+            return np.zeros(0), 0
+        self._xbuf[: self.nx] = x
+        p = self._ptr
+        st = self._mon(t, self._xp, p["_u"], p["_du"], self._pp, p["_U"], self._mp,
+                       p["_work"], 0)
+        out = self._m[:n].copy()
+        if st != 0:  # the blocks after the failing one were not reached
+            bi = abs(st) - 1 if st > -1000 else len(self.equations.blocks)
+            for k, d in enumerate(self.divisors):
+                if d.kind == "block" and d.block > bi:
+                    out[k] = np.nan
+        return out, int(st)
+
     def unknowns(self) -> dict[str, float]:
         """Values of the unknowns ``U`` from the last call."""
         return dict(zip(self.equations.unknowns, self._U[: self.nU]))
@@ -565,19 +640,32 @@ class CompiledSystem:
         return self._rhs(t, xptr, p["_u"], p["_du"], self._pp, p["_U"], outptr, p["_work"], mode)
 
     def describe_status(self, st: int) -> str:
+        """What a non-zero status of a compiled call means, naming unknowns and elements."""
         eqs = self.equations
         if st <= -1000:
             return f"non-finite derivative of {eqs.states[-1000 - st].name}"
         bi = abs(st) - 1
         if 0 <= bi < len(eqs.blocks):
             names = ", ".join(eqs.unknowns[i] for i in eqs.blocks[bi].unknowns)
+            els = _block_elements(eqs, bi)
+            names += f" (elements {', '.join(els)}; block {bi})" if els else f" (block {bi})"
         else:
-            names = "?"
+            names = f"block {bi}"
         if st > 0:
-            return (f"singular block {bi} (unknowns {names}): the coupled storage or loop "
-                    "equations have no unique solution here (a kinematic singularity, a "
-                    "massless part with nothing to move it, or a zero modulus)")
-        return (f"non-finite values or no convergence in block {bi} (unknowns {names})")
+            return (f"singular equations for {names}: the storage or loop equations have no "
+                    "unique solution here (a kinematic singularity, a massless part with "
+                    "nothing to move it, or a zero modulus)")
+        return f"non-finite values or no convergence in the equations for {names}"
+
+
+def _block_elements(eqs: Equations, bi: int) -> list[str]:
+    """The elements whose relations make up block ``bi`` (from its divisor record, else its
+    storage states)."""
+    for d in getattr(eqs, "divisors", []):
+        if d.kind == "block" and d.block == bi:
+            return list(d.elements)
+    n = len(eqs.states)
+    return sorted({eqs.states[i].element for i in eqs.blocks[bi].unknowns if i < n})
 
 
 def compile_equations(eqs: Equations) -> CompiledSystem:

@@ -118,10 +118,12 @@ def test_point_mass_pendulum_keeps_the_well_conditioned_velocity(order, th0, sta
     w0 = 2.0
     model = bg.build(pendulum(order, th0=th0, w0=w0, with_J=False))
     assert sorted(model.state_names) == sorted([state, "pend/w.theta"])
-    t = np.linspace(0.0, 1.0, 101)
-    res = bg.simulate(model, (0.0, 1.0), t_eval=t, **TIGHT)
+    t = np.linspace(0.0, 0.7, 71)
+    res = bg.simulate(model, (0.0, 0.7), t_eval=t, **TIGHT)
     ref = pendulum_reference(t, th0, w0, with_J=False)
-    # the chosen velocity stays away from its zero over this second (|θ − θ_zero| > 0.3 rad)
+    # the chosen velocity stays away from its zero over these 0.7 s (|θ − θ_zero| > 0.3 rad);
+    # from 1.4 rad the bob reaches the bottom, where vy = L·sin θ·θ̇ has no θ̇ in it, at
+    # t = 0.80 s: simulate stops there (the modulus of 'pend/ty' crosses zero)
     assert np.max(np.abs(res["pend/w.theta"] - ref)) < 1e-8
 
 
