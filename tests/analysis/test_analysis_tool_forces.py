@@ -1,8 +1,6 @@
 """ISO 6015 tool forces against a hand virtual-work computation on the excavator's
 trigonometry: velocity ratios, weights, tipping; the relief pressure enters linearly."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -17,7 +15,7 @@ P_RELIEF = 300e5
 
 @pytest.fixture(scope="module")
 def ex():
-    return load()
+    return load(DATA / "excavator.toml")
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +41,7 @@ def _holding(ex, s, k, h=1e-6):
 
 
 def _areas(ex, f):
-    v = ex.desc.parts[ex.desc.cylinder_of[f]].values
-    return v["count"] * math.pi * v["bore"] ** 2 / 4, v["count"] * math.pi * (v["bore"] ** 2 - v["rod"] ** 2) / 4
+    return ex.areas(f"{f}_cylinder")
 
 
 def test_tool_forces_at_three_poses_equal_virtual_work(ex, study):
@@ -96,16 +93,15 @@ def test_retracting_stroke_pulls_with_the_rod_side(ex, study):
 def test_tipping_limit_equals_a_moment_balance(ex, study):
     tf = tool_forces(study, n=10)
     got = tf.at({f: [p[i] for p in POSES] for i, f in enumerate(FUNCS)})
-    b = ex.desc.base
-    g, grav = ex.desc.ground, ex.desc.gravity
+    g, grav = ex.ground, ex.gravity
     for j, s in enumerate(POSES):
         tip = np.asarray(ex.world(*s)["bucket/Q"], float)
-        weights = ex.weight_points(*s) + [(m["mass"], np.array(m["cog"])) for m in b["masses"].values()]
+        weights = ex.weight_points(*s) + list(ex.base.values())
         for k, f in enumerate(FUNCS):
             v = _tip_velocity(ex, s, k)
             d = v / np.hypot(*v)                       # the tool pushes the soil along d; the soil pushes back
             limits = []
-            for xt, over in ((b["tipping_line"], -1.0), (b["rear_tipping_line"], 1.0)):
+            for xt, over in ((ex.tipping_line, -1.0), (ex.rear_tipping_line, 1.0)):
                 # counter-clockwise moments about the line; tipping over the front is clockwise
                 M_w = sum(-m * grav * (float(p[0]) - xt) for m, p in weights)
                 m_F = (tip[0] - xt) * (-d[1]) - (tip[1] - g) * (-d[0])

@@ -10,11 +10,12 @@ from mechanisms.machine import DATA, Machine
 from reference.excavator_trig import load
 
 FUNCS = ("boom", "arm", "bucket")
+CYL = ("boom_cylinder", "arm_cylinder", "bucket_cylinder")
 
 
 @pytest.fixture(scope="module")
 def ex():
-    return load()
+    return load(DATA / "excavator.toml")
 
 
 @pytest.fixture(scope="module")
@@ -24,9 +25,8 @@ def wr():
 
 def _reference_dimensions(ex):
     """Every dimension by a dense trigonometric sweep, then a local refinement."""
-    d = ex.desc
-    g = d.ground
-    lim = [d.stroke_limits(f) for f in FUNCS]
+    g = ex.ground
+    lim = [ex.stroke_limits(c) for c in CYL]
     axes = [np.linspace(lo, hi, 61) for lo, hi in lim]
     S = np.meshgrid(*axes, indexing="ij")
     w = ex.world(*(s.ravel() for s in S))
@@ -90,17 +90,17 @@ def test_dimensions_equal_an_independent_trigonometric_sweep(ex, wr):
 
 def test_each_dimension_is_measured_at_its_posture(ex, wr):
     """The posture reported with each dimension puts the measured point where it says."""
-    g = ex.desc.ground
+    g = ex.ground
     for d in wr.dimensions.values():
         w = ex.world(*(d.lengths[f] for f in FUNCS))
         p = w["arm/K"] if "pin" in d.measured else w["bucket/Q"]
         assert np.allclose([float(p[0]), float(p[1])], d.point, atol=1e-9), d.key
-        for f in FUNCS:
-            lo, hi = ex.desc.stroke_limits(f)
+        for f, c in zip(FUNCS, CYL):
+            lo, hi = ex.stroke_limits(c)
             assert lo - 1e-12 <= d.lengths[f] <= hi + 1e-12
     assert wr.dimensions["max_reach_ground"].point[1] == pytest.approx(g, abs=1e-7)
     # an interior extreme: the largest reach has the boom cylinder part-way out
-    lo, hi = ex.desc.stroke_limits("boom")
+    lo, hi = ex.stroke_limits("boom_cylinder")
     assert lo + 0.05 < wr.dimensions["max_reach"].lengths["boom"] < hi - 0.05
 
 
@@ -108,7 +108,7 @@ def test_grid_poses_equal_the_trigonometry(ex, wr):
     g = wr.grid
     x, y = g.point("bucket", "Q")
     L = g.lengths()
-    S = [np.broadcast_to(L[ex.desc.cylinder_of[f]], g.shape).ravel() for f in FUNCS]
+    S = [np.broadcast_to(L[c], g.shape).ravel() for c in CYL]
     q = ex.world(*S)["bucket/Q"]
     assert np.max(np.hypot(q[0] - x.ravel(), q[1] - y.ravel())) < 1e-9
     assert g.ok.all()
