@@ -37,13 +37,12 @@ Examples
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
-from bondgraph.errors import AssemblyError, ParameterError
+from bondgraph.errors import ParameterError
 
 from ..machine.description import MachineDescription
 from .kinematics import BoxGrid, BoxKinematics
@@ -329,23 +328,9 @@ def _raw(desc: MachineDescription, key: str) -> Any:
 def _mechanism(desc: MachineDescription):
     """The mechanism and its checked start pose, without building a model."""
     from ..machine.assemble import assemble
-    from ..machine.machine import start_pose_of
+    from ..machine.machine import check_pose, start_pose_of
 
     mech = assemble(desc, "extensions", symbolic=False).mechanism
     pose = start_pose_of(desc, mech)
-    problems = []
-    for f in desc.functions:
-        c = desc.cylinder_of[f]
-        lo, hi = desc.stroke_limits(f)
-        L = pose.length(c)
-        if not lo - 1e-9 <= L <= hi + 1e-9:
-            problems.append(f"{f}: cylinder {c} at {L:.4f} m, outside its stroke {lo:.3f} … {hi:.3f} m")
-    for name, (lo, hi) in desc.limits.items():
-        part, ref = desc.angles[name]
-        a = pose.angle(part) - (pose.angle(ref) if ref else 0.0)
-        if not lo - 1e-9 <= a <= hi + 1e-9:
-            problems.append(f"angle {name}: {math.degrees(a):.2f}°, outside its range "
-                            f"{math.degrees(lo):.2f}° … {math.degrees(hi):.2f}°")
-    if problems:
-        raise AssemblyError(problems, subject=f"start pose of {desc.file.name} ({desc.where('start')})")
+    check_pose(desc, pose, f"start pose of {desc.file.name} ({desc.where('start')})")
     return mech, pose

@@ -310,6 +310,15 @@ def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
     return out
 
 
+def _collect(finished, rows: list, bar) -> None:
+    """Rows of the chunks as their futures finish (Dask's or concurrent.futures')."""
+    for fut in finished:
+        got = fut.result()
+        rows += got
+        if bar is not None:
+            bar.update(len(got))
+
+
 def _chunks(items: list, n_chunks: int) -> list[list]:
     n_chunks = max(1, min(n_chunks, len(items)))
     size = math.ceil(len(items) / n_chunks)
@@ -412,11 +421,7 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
             parts = _chunks(items, workers * chunks_per_worker)
             futures = [client.submit(_run_chunk, base, analysis, dict(options or {}), part, pure=False)
                        for part in parts]
-            for fut in as_completed(futures):
-                got = fut.result()
-                rows += got
-                if bar is not None:
-                    bar.update(len(got))
+            _collect(as_completed(futures), rows, bar)
         else:
             procs = processes if processes is not None else (os.cpu_count() or 1)
             if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
@@ -434,11 +439,7 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
                 with ProcessPoolExecutor(max_workers=procs, mp_context=mp.get_context("fork")) as ex:
                     futures = [ex.submit(_run_chunk, base, analysis, dict(options or {}), part)
                                for part in parts]
-                    for fut in done(futures):
-                        got = fut.result()
-                        rows += got
-                        if bar is not None:
-                            bar.update(len(got))
+                    _collect(done(futures), rows, bar)
     finally:
         if bar is not None:
             bar.close()
