@@ -97,10 +97,23 @@ def _options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--quiet", action="store_true", help="print only errors")
 
 
+def _formatter():
+    from ..machine.cli import _Formatter as Base
+
+    class Formatter(Base):
+        """Defaults shown where there is one (not "None", "[]" or "False")."""
+
+        def _get_help_string(self, action):
+            if action.default is None or action.default == [] or action.default is False:
+                return action.help
+            return super()._get_help_string(action)
+
+    return Formatter
+
+
 def add_subcommands(sub) -> None:
     """Add ``analyse`` and ``sweep`` to the ``hydrobond`` parser's subcommands."""
-    from ..machine.cli import _Formatter
-
+    _Formatter = _formatter()
     an = sub.add_parser("analyse", help="working range, tool forces, lift capacity or cycle energy",
                         description=_ANALYSE_HELP, formatter_class=_Formatter)
     an.add_argument("machine", metavar="MACHINE", help="machine file (TOML) or shipped machine name")

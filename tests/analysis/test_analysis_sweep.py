@@ -118,3 +118,12 @@ def test_cli_sweep_writes_its_table(tmp_path):
     lines = (tmp_path / "sweep.csv").read_text().splitlines()
     assert lines[0].startswith("bucket_cylinder.bore [m],bucket_tool_force [N]") and len(lines) == 3
     assert (tmp_path / "sweep.png").stat().st_size > 5000
+
+
+def test_cli_analyse_prints_the_lift_table_and_writes_its_files(tmp_path, capsys):
+    from mechanisms.machine.cli import main
+
+    assert main(["analyse", "excavator", "--analysis", "lift-capacity", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "rated lift capacity over the front [t]" in out and "lift_capacity.csv" in out
+    assert (tmp_path / "lift_capacity.png").stat().st_size > 10_000

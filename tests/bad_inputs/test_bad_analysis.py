@@ -32,6 +32,17 @@ def variant(drop=(), drop_lines=(), add="") -> MachineDescription:
     return MachineDescription.from_text("\n".join(out) + "\n" + add, name="variant.toml", base=DATA)
 
 
+def _cli_raises(argv):
+    """Run an analysis subcommand's handler directly (the CLI prints the same error, exit 2)."""
+    import tempfile
+
+    from mechanisms.analysis.cli import run_analyse, run_sweep
+    from mechanisms.machine.cli import parser
+
+    args = parser().parse_args(argv + ["--out", tempfile.mkdtemp(), "--quiet"])
+    return (run_analyse if args.command == "analyse" else run_sweep)(args)
+
+
 @functools.lru_cache(maxsize=None)
 def study() -> Study:
     return Study(EXC)
@@ -159,6 +170,12 @@ CASES = [
          ParameterError, ["bucket.mass", "≥ 0"]),
     Case("cli-grid-without-equals", lambda: parse_grid(["boom_cylinder.bore"]),
          ParameterError, ["boom_cylinder.bore", "KEY=VALUES"]),
+    Case("cli-scheduler-of-unknown-scheme", lambda: _cli_raises(["sweep", "excavator", "--set-grid",
+                                                                 "bucket.mass=700 kg", "--scheduler", "nonsense://x"]),
+         ParameterError, ["--scheduler", "nonsense://x", "cannot connect"]),
+    Case("cli-analyse-option-of-another-analysis",
+         lambda: _cli_raises(["analyse", "excavator", "--analysis", "working-range", "--relief", "300 bar"]),
+         ParameterError, ["--relief", "working-range"]),
     # ---- the building blocks
     Case("statics-of-a-forces-machine", lambda: FrontStatics(Machine.from_file(EXC, mode="forces")),
          ParameterError, ["extensions", "forces"]),
