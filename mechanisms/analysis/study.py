@@ -92,8 +92,8 @@ class Study:
     ----------
     source : str, Path, MachineDescription, Machine or Study
         A machine file (or a shipped machine's name), a description, or a built machine
-        (its description is taken; a machine of mode ``extensions`` is reused as the
-        statics machine).
+        (its description is taken, and the machine itself is reused for its mode — and
+        changed by :meth:`update`).
     overrides : dict, optional
         Dotted keys with units on top of ``source``.
     """

@@ -293,6 +293,8 @@ def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
         key = (base.file.path, repr(sorted(base.overrides.items())), repr(base.file.data))
         study = _STUDIES.get(key)
         if study is None:
+            while len(_STUDIES) >= 4:      # a long-lived worker keeps the last few bases
+                _STUDIES.pop(next(iter(_STUDIES)))
             study = _STUDIES[key] = Study(base)
         for index, point in items:
             row: dict[str, Any] = {"_index": index}
