@@ -111,26 +111,36 @@ class CycleEnergy(AnalysisResult):
                    "other": "tab:gray", "potential_energy": "tab:green", "kinetic_energy": "tab:cyan"}
         ax.bar(0, t["pump_work"], color="tab:blue", width=0.6)
         ax.text(0, t["pump_work"], f"{t['pump_work']:.1f} kJ", ha="center", va="bottom", fontsize=9)
-        bottom = 0.0
+        up = down = 0.0       # gains stack up from zero, releases (a load lowered) down from it
         for k, c in colours.items():
             v = t[k]
-            ax.bar(1, v, bottom=bottom, color=c, width=0.6, label=f"{_TITLES[k]}: {v:.1f} kJ "
+            base = up if v >= 0 else down
+            ax.bar(1, v, bottom=base, color=c, width=0.6, label=f"{_TITLES[k]}: {v:.1f} kJ "
                    f"({100 * self.terms[k] / self.terms['pump_work']:.1f} %)")
-            if abs(v) > 0.03 * t["pump_work"]:
-                ax.text(1, bottom + v / 2, f"{100 * self.terms[k] / self.terms['pump_work']:.0f} %",
+            if abs(v) > 0.03 * abs(t["pump_work"]):
+                ax.text(1, base + v / 2, f"{100 * self.terms[k] / self.terms['pump_work']:.0f} %",
                         ha="center", va="center", fontsize=8, color="w")
-            bottom += v
-        bottom_pe = 0.0
+            if v >= 0:
+                up += v
+            else:
+                down += v
+        bottom = up
+        pe_up = pe_down = 0.0
         for k in ("potential_energy", "kinetic_energy"):
-            ax.bar(2, t[k], bottom=bottom_pe, color=colours[k], width=0.6)
-            bottom_pe += t[k]
+            v = t[k]
+            ax.bar(2, v, bottom=pe_up if v >= 0 else pe_down, color=colours[k], width=0.6)
+            if v >= 0:
+                pe_up += v
+            else:
+                pe_down += v
         a = t["actuator_work"]
+        bottom_pe = pe_up
         ax.plot([1.65, 2.35], [a, a], color="k", lw=1.2)
         ax.text(2, max(a, bottom_pe), f"{a:.1f} kJ", ha="center", va="bottom", fontsize=9)
         ax.set_xticks([0, 1, 2], ["pump work", "where it went", "actuator work\n(= ΔPE + ΔKE)"])
         ax.set_ylabel("energy over the cycle [kJ]")
         ax.axhline(0, color="k", lw=0.8)
-        ax.set_ylim(min(0.0, *(t[k] for k in colours)) * 1.1, 1.1 * max(t["pump_work"], bottom, a))
+        ax.set_ylim(1.1 * min(0.0, down, pe_down, a), 1.1 * max(t["pump_work"], bottom, a))
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
         desc = self.run.machine.description
         ax.set_title(f"{desc.name}: energy of the cycle {self.run.cycle.source} "
