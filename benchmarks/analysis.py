@@ -84,8 +84,10 @@ def main(argv=None) -> None:
         from distributed import Client, LocalCluster
 
         T = time.perf_counter()
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
-                Client(cl) as client:
+        import logging
+
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=logging.CRITICAL) as cl, Client(cl) as client:
             t_up = time.perf_counter() - T
             client.run(lambda: __import__("mechanisms.analysis"))     # imports out of the timing
             t_dask, on_dask = _median(lambda: sweep(DATA / "excavator.toml", grid, "tool-forces", options=opts,
