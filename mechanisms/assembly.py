@@ -50,6 +50,13 @@ from components.ports import HingePoint, PortClass, check_connection
 
 __all__ = ["Mechanism", "Pose", "Drive"]
 
+#: a loop whose dead-centre measure is smaller than this at the start of a continuation
+#: is not watched for a branch change (it starts at its dead centre)
+BRANCH_EPS = 1e-9
+#: a continuation step that fails or changes branch is retried in this many smaller steps,
+#: at most this many times over (steps down to 1/4⁵ ≈ 1/1000 of the first)
+BRANCH_SPLIT, BRANCH_DEPTH = 4, 5
+
 
 @dataclass(frozen=True)
 class Drive:
@@ -366,9 +373,95 @@ class Mechanism:
             fresh = False
         return (z, lu) if norm < tol else (None, None)
 
+    # ------------------------------------------------------------------ assembly branches
+    def dead_centre_measures(self, pose: "Pose") -> dict[tuple[HingePoint, HingePoint], float]:
+        """How far each Pd–Pr loop is from its dead centre, with a sign (the branch).
+
+        For each hinge where a cylinder or lever (``Pr``) pushes a body's ``Pd`` point:
+        the signed distance of the body's pivot from the pusher's line (its root to its
+        ``Pr`` point) over the body's arm (the ``Pd`` point to the pivot) — with the loop
+        closed, the sine of the angle between the line and the arm. 0 at a dead centre
+        (the pusher's line through the pivot), where the loop's two assembly branches
+        meet; its sign says which branch the pose is on. Keys ``(pd, pr)``.
+        """
+        return self._measures(np.concatenate([np.asarray(pose.values[p], dtype=float) for p in self.parts]))
+
+    def _branch_pairs(self) -> list[tuple[HingePoint, HingePoint]]:
+        out = []
+        for a, b in self.hinges:
+            if {a.cls, b.cls} == {PortClass.PD, PortClass.PR}:
+                out.append((a, b) if a.cls is PortClass.PD else (b, a))
+        return out
+
+    def _measures(self, z: np.ndarray) -> dict[tuple[HingePoint, HingePoint], float]:
+        poses = self._unpack(z)
+        out = {}
+        for pd, pr in self._branch_pairs():
+            pusher = self.parts[pr.part].world_points(poses[pr.part])
+            base, end = np.asarray(pusher[self.parts[pr.part].root.name]), np.asarray(pusher[pr.name])
+            body = self.parts[pd.part]
+            pts = body.world_points(poses[pd.part])
+            tip, pivot = np.asarray(pts[pd.name]), np.asarray(pts[body.root.name])
+            u, v, w = end - base, pivot - base, pivot - tip   # the pusher's line; at the pivot
+            nu, nw = math.hypot(*u), math.hypot(*w)
+            out[(pd, pr)] = float((u[0] * v[1] - u[1] * v[0]) / (nu * nw)) if nu > 0 and nw > 0 else 0.0
+        return out
+
+    def _flipped(self, z: np.ndarray, ref: Mapping) -> list[tuple[HingePoint, HingePoint]]:
+        """The loops whose branch at ``z`` differs from the reference measures ``ref``."""
+        m = self._measures(z)
+        return [k for k, r in ref.items() if abs(r) > BRANCH_EPS and m[k] * r < 0]
+
+    def _dead_centre_error(self, pairs, tg_a: Mapping[str, float], tg_b: Mapping[str, float],
+                           index: int) -> AssemblyError:
+        problems = []
+        for pd, pr in pairs:
+            loop = " – ".join(self._loop_members(pr.part, pd.part))
+            body = self.parts[pd.part]
+            keys = self._loop_inputs(self._loop_members(pr.part, pd.part), tg_b) or list(tg_b)
+            span = ", ".join(f"{k} {self._fmt_target(k, tg_a[k])} → {self._fmt_target(k, tg_b[k])}"
+                             for k in keys)
+            problems.append(f"loop {loop} (hinge {pd} – {pr}) passes its dead centre between {span}: "
+                            f"the line of {pr.part} crosses {pd.part}'s pivot {body.root.name}, and "
+                            "beyond it the loop closes only on its other assembly branch")
+        err = AssemblyError(problems, subject=f"mechanism {self.name!r}: assembly branch")
+        err.index = index
+        err.dead_centre = True
+        return err
+
+    def _advance(self, z: np.ndarray, z_prev: np.ndarray | None, tg_a: Mapping[str, float],
+                 tg_b: Mapping[str, float], ref: Mapping, lu, index: int, depth: int = 0):
+        """Newton from ``z`` (solved at ``tg_a``) to ``tg_b`` on the branch ``ref``: a step
+        that fails or lands on another branch is retried in ``BRANCH_SPLIT`` smaller steps
+        (up to ``BRANCH_DEPTH`` times). Returns ``(z, lu)``, ``z`` ``None`` if Newton fails;
+        raises at a branch change that persists at the finest step (a dead centre)."""
+        pred = z if z_prev is None else z + (z - z_prev)   # linear predictor
+        zi, lu = self._newton(pred, tg_b, lu=lu)
+        if zi is None:
+            zi, lu = self._newton(z, tg_b)
+        flips = self._flipped(zi, ref) if zi is not None else []
+        if zi is not None and not flips:
+            return zi, lu
+        if depth >= BRANCH_DEPTH:
+            if flips:
+                raise self._dead_centre_error(flips, tg_a, tg_b, index)
+            return None, None
+        zc, zp, lu = z, None, None
+        k = BRANCH_SPLIT
+        for j in range(1, k + 1):
+            w = j / k
+            tg_j = {key: (1 - w) * tg_a[key] + w * tg_b[key] for key in tg_b}
+            tg_0 = {key: (1 - (j - 1) / k) * tg_a[key] + (j - 1) / k * tg_b[key] for key in tg_b}
+            zn, lu = self._advance(zc, zp, tg_0, tg_j, ref, lu, index, depth + 1)
+            if zn is None:
+                return None, None
+            zp, zc = zc, zn
+        return zc, lu
+
     def track(self, targets: Mapping[str, np.ndarray], start: "Pose", *,
               diagnose: bool = True) -> list["Pose"]:
-        """Poses along a sequence of targets, each from the previous one (continuation).
+        """Poses along a sequence of targets, each from the previous one (continuation),
+        all on the assembly branch of ``start``.
 
         Parameters
         ----------
@@ -377,25 +470,30 @@ class Mechanism:
         start : Pose
             A pose close to the first step (it names the assembly branch).
 
+        A step that does not converge, or converges on another branch (the sign of a
+        loop's :meth:`dead_centre_measures` changes), is retried in smaller steps;
+        one that still changes branch passes a dead centre.
+
         Raises
         ------
         AssemblyError
             At the first step that cannot be assembled; ``err.index`` is that step and
             the message is :meth:`solve_pose`'s diagnosis there (``diagnose=False``: a
-            short message, for callers that only need to know where).
+            short message, for callers that only need to know where). At a step that
+            passes a dead centre: naming the loop, its hinge and the inputs' values on
+            both sides of it.
         """
         keys = list(targets)
         n = len(next(iter(targets.values()))) if targets else 0
         z = np.concatenate([np.asarray(start.values[p], dtype=float) for p in self.parts])
+        ref = self._measures(z)
+        tg_prev = {k: float(self._target_value(start, k)) for k in keys}
         z_prev = None
         lu = None
         out = []
         for i in range(n):
             tg = {k: float(targets[k][i]) for k in keys}
-            pred = z if z_prev is None else z + (z - z_prev)   # linear predictor
-            zi, lu = self._newton(pred, tg, lu=lu)
-            if zi is None:
-                zi, lu = self._newton(z, tg)
+            zi, lu = self._advance(z, z_prev, tg_prev, tg, ref, lu, i)
             if zi is None and not diagnose:
                 sol = least_squares(self._residual, z, jac=self._jacobian, args=(tg,), xtol=1e-14, ftol=1e-14, max_nfev=100)
                 zi = sol.x if np.max(np.abs(self._residual(sol.x, tg))) < 1e-9 else None
@@ -413,9 +511,19 @@ class Mechanism:
                     raise err from None
                 zi = np.concatenate([np.asarray(pose.values[p], dtype=float) for p in self.parts])
                 lu = None
+            flips = self._flipped(zi, ref)
+            if flips:
+                raise self._dead_centre_error(flips, tg_prev, tg, i)
             z_prev, z = z, zi
+            tg_prev = tg
             out.append(Pose(self, {nm: tuple(float(v) for v in p) for nm, p in self._unpack(z).items()}))
         return out
+
+    def _target_value(self, pose: "Pose", key: str) -> float:
+        """A target's value at a pose: a cylinder's length, else the part's angle."""
+        if key not in self.parts:
+            raise ParameterError(f"{key!r}: no such part (parts: {', '.join(self.parts)})")
+        return pose.length(key) if isinstance(self.parts[key], Cylinder) else pose.angle(key)
 
     def _guess(self, targets: Mapping[str, float], guess: Mapping[str, float]) -> np.ndarray:
         poses: dict[str, list[float]] = {}
@@ -449,6 +557,39 @@ class Mechanism:
                         poses[pr.part][3] = math.dist(root, tgt)
         return np.concatenate([poses[n] for n in self.parts])
 
+    def check_targets(self, targets: Mapping[str, float], guess: Mapping[str, float] | None = None) -> None:
+        """Refuse targets :meth:`solve_pose` cannot take: unknown parts, one target per
+        cylinder not given, non-finite values, lengths outside a stroke.
+
+        Raises
+        ------
+        ParameterError
+            Unknown part names, the wrong number of targets.
+        AssemblyError
+            Every non-finite target and every length outside its stroke.
+        """
+        unknown = [k for k in list(targets) + list(guess or {}) if k not in self.parts]
+        if unknown:
+            raise ParameterError([f"{k!r}: no such part (parts: {', '.join(self.parts)})"
+                                  for k in unknown])
+        n_dof = len([p for p in self.parts.values() if isinstance(p, Cylinder)])
+        if len(targets) != n_dof:
+            raise ParameterError(f"{self.name}: {len(targets)} targets given, expected {n_dof} "
+                                 "(one per cylinder: its length, or the angle of a part)")
+        problems = []
+        for k, v in targets.items():
+            if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
+                problems.append(f"{k}: target {v!r}, expected a finite number (m or rad)")
+                continue
+            part = self.parts[k]
+            if isinstance(part, Cylinder):
+                lo, hi = part.length_limits
+                if not lo - 1e-9 <= v <= hi + 1e-9:
+                    problems.append(f"{k}: length {v:.6g} m requested, outside its stroke "
+                                    f"{lo:.6g} … {hi:.6g} m ({'below the retracted length' if v < lo else 'beyond the stroke end'})")
+        if problems:
+            raise AssemblyError(problems, subject=f"mechanism {self.name!r}: pose")
+
     def solve_pose(self, targets: Mapping[str, float], guess: Mapping[str, float] | None = None,
                    tol: float = 1e-9) -> Pose:
         """Close every loop.
@@ -470,27 +611,7 @@ class Mechanism:
         """
         self.check()
         guess = dict(guess or {})
-        unknown = [k for k in list(targets) + list(guess) if k not in self.parts]
-        if unknown:
-            raise ParameterError([f"{k!r}: no such part (parts: {', '.join(self.parts)})"
-                                  for k in unknown])
-        n_dof = len([p for p in self.parts.values() if isinstance(p, Cylinder)])
-        if len(targets) != n_dof:
-            raise ParameterError(f"{self.name}: {len(targets)} targets given, expected {n_dof} "
-                                 "(one per cylinder: its length, or the angle of a part)")
-        problems = []
-        for k, v in targets.items():
-            if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
-                problems.append(f"{k}: target {v!r}, expected a finite number (m or rad)")
-                continue
-            part = self.parts[k]
-            if isinstance(part, Cylinder):
-                lo, hi = part.length_limits
-                if not lo - 1e-9 <= v <= hi + 1e-9:
-                    problems.append(f"{k}: length {v:.6g} m requested, outside its stroke "
-                                    f"{lo:.6g} … {hi:.6g} m ({'below the retracted length' if v < lo else 'beyond the stroke end'})")
-        if problems:
-            raise AssemblyError(problems, subject=f"mechanism {self.name!r}: pose")
+        self.check_targets(targets, guess)
         for k, v in guess.items():
             if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
                 raise ParameterError(f"{k}: guess {v!r}, expected a finite angle (rad)")

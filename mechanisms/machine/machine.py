@@ -29,6 +29,8 @@ import numpy as np
 
 from bondgraph.errors import AssemblyError, ParameterError
 
+from components import Cylinder
+
 from ..assembly import Mechanism, Pose
 from ..model import MechanismModel
 from .assemble import assemble
@@ -38,6 +40,10 @@ from .description import MODES, MachineDescription
 __all__ = ["Machine", "FORMULATIONS", "check_pose", "start_pose_of"]
 
 FORMULATIONS = ("causal", "stiff", "cartesian")
+
+#: longest continuation step (m of a cylinder length, rad of an angle) on the straight path
+#: from a known pose to a new one (:meth:`Machine.pose_at_lengths`, :meth:`Machine.pose`)
+PATH_STEP, PATH_STEP_ANGLE = 0.02, 0.02
 
 
 class Machine:
@@ -169,19 +175,70 @@ class Machine:
                 raise ParameterError(f"pose target {k!r}: not a cylinder or an angle of {desc.name!r} "
                                      f"(cylinders {', '.join(desc.cylinders)}; angles {', '.join(desc.angles)})")
         tg.update(absolute)
-        guess = {n: self.start_pose.angle(n) for n in self.mechanism.parts}
-        guess.update(absolute)
-        pose = self.mechanism.solve_pose(tg, guess=guess)
+        pose = self._along_path(tg, self.start_pose, f"pose of {desc.name}")
         self._check_pose(pose, f"pose of {desc.name}")
         return pose
 
     def pose_at_lengths(self, lengths: Mapping[str, float], near: Pose | None = None) -> Pose:
-        """The pose with the functions' cylinders at ``lengths`` (m), on the branch of ``near``."""
-        tg = {self.cylinder_of[f]: float(v) for f, v in lengths.items()}
-        near = near or self.start_pose
-        cyls = set(self.description.cylinders)
-        guess = {n: near.angle(n) for n in self.mechanism.parts if n not in cyls}
-        return self.mechanism.solve_pose(tg, guess=guess)
+        """The pose with the functions' cylinders at ``lengths`` (m), on the assembly branch
+        of ``near`` (default the start pose, the branch of the file's ``[start]``).
+
+        The pose is followed from ``near`` along the straight path in length space
+        (continuation, :meth:`Mechanism.track <mechanisms.Mechanism.track>`), so it is the
+        one the cylinders reach by moving there, never the loop's mirror image.
+
+        Raises
+        ------
+        ParameterError
+            A function unknown or missing, a length that is not a finite number.
+        AssemblyError
+            A length outside its stroke; lengths that cannot be assembled (the loop and
+            the inputs that cannot be met together); a path that passes a loop's dead
+            centre, beyond which only the other branch closes (the loop and the input
+            values on both sides).
+        """
+        desc = self.description
+        problems = [f"{f!r}: not a function of {desc.name!r} ({', '.join(desc.functions)})"
+                    for f in lengths if f not in desc.functions]
+        problems += [f"{f!r}: no length given (every function's cylinder needs one)"
+                     for f in desc.functions if f not in lengths]
+        for f, v in lengths.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(float(v)):
+                problems.append(f"{f}: length {v!r}, expected a finite number (m)")
+        if problems:
+            raise ParameterError(problems, subject=f"pose of {desc.name} at cylinder lengths")
+        tg = {self.cylinder_of[f]: float(lengths[f]) for f in desc.functions}
+        at = ", ".join(f"{f} {tg[self.cylinder_of[f]]:.6g} m" for f in desc.functions)
+        return self._along_path(tg, near or self.start_pose, f"pose of {desc.name} at {at}")
+
+    def _along_path(self, targets: Mapping[str, float], near: Pose, subject: str) -> Pose:
+        """The pose at ``targets`` (as :meth:`Mechanism.solve_pose`) followed from ``near``
+        along the straight path in target space, on ``near``'s assembly branch."""
+        mech = self.mechanism
+        try:
+            mech.check_targets(targets)
+        except AssemblyError as exc:
+            raise AssemblyError(exc.problems, subject=subject) from None
+        a = {k: mech._target_value(near, k) for k in targets}
+        steps = {k: PATH_STEP if isinstance(mech.parts[k], Cylinder) else PATH_STEP_ANGLE for k in targets}
+        n = max([1] + [math.ceil(abs(targets[k] - a[k]) / steps[k]) for k in targets])
+        path = {k: np.linspace(a[k], targets[k], n + 1)[1:] for k in targets}
+        try:
+            return mech.track(path, near, diagnose=False)[-1]
+        except AssemblyError as exc:
+            if getattr(exc, "dead_centre", False):
+                raise AssemblyError(exc.problems, subject=subject) from None
+            i = getattr(exc, "index", n - 1)
+        guess = {p: near.angle(p) for p in mech.parts}
+        try:  # can the targets be assembled at all? (the diagnosis names the loop and inputs)
+            mech.solve_pose(targets, guess=guess)
+        except AssemblyError as exc:
+            raise AssemblyError(exc.problems, subject=subject) from None
+        lost = ", ".join(f"{k} {mech._fmt_target(k, float(path[k][i]))}" for k in targets)
+        raise AssemblyError(f"the targets assemble only on another assembly branch: the straight path "
+                            f"from the {'start pose' if near is self.start_pose else 'given pose'} "
+                            f"leaves the reachable set at {lost}", subject=subject)
 
     # ------------------------------------------------------------------ parameters
     def set(self, values: Mapping[str, Any]) -> str:

@@ -35,8 +35,6 @@ import numpy as np
 
 from bondgraph.errors import AssemblyError
 
-from components.ports import PortClass
-
 __all__ = ["check_cycle", "contact_events", "contacts", "Contact", "diagnose", "sample_times"]
 
 
@@ -92,6 +90,10 @@ def check_cycle(machine, cycle, t_end: float | None = None) -> None:
     except AssemblyError as exc:
         i = getattr(exc, "index", 0)
         lo = ts[i - 1] if i > 0 else ts[0]
+        if getattr(exc, "dead_centre", False):
+            raise AssemblyError([f"between t = {lo:.4g} s and t = {ts[i]:.4g} s: {p}" for p in exc.problems],
+                                subject=f"cycle {cycle.source} ({cycle.mode}) leaves the start pose's "
+                                        "assembly branch") from None
         # narrow down the last time that assembles
         a, b = lo, ts[i]
         pose = start
@@ -234,23 +236,12 @@ def diagnose(machine, state: dict[str, float] | None) -> list[str]:
         elif s < lo - 1e-4:
             out.append(f"{f}: cylinder {c} at {s:.4f} m, {1e3 * (lo - s):.1f} mm below its retracted "
                        f"length {lo:.3f} m")
-    for a, b in mech.hinges:
-        if {a.cls, b.cls} != {PortClass.PD, PortClass.PR}:
-            continue
-        pr, pd = (a, b) if a.cls is PortClass.PR else (b, a)
-        body = mech.parts[pd.part]
-        pivot = world[pd.part][body.root.name]
-        tip = world[pd.part][pd.name]
-        prp = mech.parts[pr.part]
-        base = world[pr.part][prp.root.name]
-        axis = np.array(world[pr.part][pr.name], float) - np.array(base, float)
-        r = np.array(tip, float) - np.array(pivot, float)
-        d = np.array(pivot, float) - np.array(base, float)
-        la, lr = float(np.hypot(*axis)), float(np.hypot(*r))
-        if la < 1e-12 or lr < 1e-12:
-            continue
-        arm = abs(float(d[0] * axis[1] - d[1] * axis[0])) / la  # distance of the pivot from the line
-        if arm / lr < 0.02:
+    from ..assembly import Pose
+
+    for (pd, pr), m in mech.dead_centre_measures(Pose(mech, poses)).items():
+        if abs(m) < 0.02:  # the pusher's line passes the pivot within 2 % of the arm
+            body = mech.parts[pd.part]
+            arm = abs(m) * math.dist(world[pd.part][pd.name], world[pd.part][body.root.name])
             loop = " – ".join(mech._loop_members(pr.part, pd.part))
             out.append(f"toggle position: the line of {pr.part} passes {arm * 1e3:.1f} mm from "
                        f"{pd.part}'s pivot {body.root.name} (loop {loop}); {pr.part} cannot turn "
