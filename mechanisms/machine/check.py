@@ -1,4 +1,17 @@
-"""Checking a machine file without running it: rules, causality, mobility.
+"""Checking a machine file without running it: every section, every problem at once.
+
+:func:`check_file` is ``hydrobond check``: it reads the file (every format problem of
+every section at once), then builds what each section describes and collects what
+fails, section by section, into one error:
+
+* the linkage (mode ``forces``): connection rules, causality, the start pose against
+  strokes and joint limits;
+* ``[circuit]``: the selected circuit's model (mode ``valves``: its tables, its bond
+  graph coupled to the linkage, its causality) and the start state that holds the start
+  pose; the tables of the other circuit types the file carries (``[circuit.load_sensing]``
+  of a file that selects ``"fixed"``) are read by their own builder;
+* ``[cycles]``: every cycle file read for its mode and functions, a lengths cycle checked
+  against the strokes and followed from the start pose.
 
 :func:`mobility` is the planar Grübler–Kutzbach count
 ``M = 3·(n − 1) − 2·j`` with ``n`` links (the chassis, every body and lever, and
@@ -16,13 +29,22 @@ Examples
 3
 >>> print(check_text(m).splitlines()[0])
 excavator: 5 rigid parts, 3 cylinders; mobility M = 3·(12 − 1) − 2·15 = 3, 3 cylinders: fully actuated
+>>> text = check_file(DATA / "excavator.toml", {"circuit.valves.arm.flow": "-1 L/min"})
+Traceback (most recent call last):
+...
+bondgraph.errors.ParameterError: hydrobond check of excavator.toml: 1 problem
+  - [circuit]: 'circuit.valves.arm.flow' (override): found '-1 L/min', expected a value > 0
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, Mapping
+
+from bondgraph.errors import BondGraphError
 from components import Cylinder
 
-__all__ = ["mobility", "check_text"]
+__all__ = ["mobility", "check_text", "check_file", "check_circuit"]
 
 
 def mobility(mech) -> dict[str, int]:
@@ -77,3 +99,115 @@ def check_text(machine) -> str:
         L = pose.length(machine.cylinder_of[f])
         lines.append(f"  {f}: {L:.4f} m in {lo:.3f} … {hi:.3f} m ({100 * (L - lo) / (hi - lo):.0f}% extended)")
     return "\n".join(lines)
+
+
+def check_circuit(desc, type_name: str | None = None):
+    """Build the circuit of ``desc`` alone (no linkage, no model): its tables checked by
+    its builder (``type_name``: another registered type than the file's ``[circuit] type``).
+
+    Raises
+    ------
+    ParameterError
+        Every problem of the circuit's tables.
+    """
+    import sympy as sp
+
+    from bondgraph import Input
+
+    from .circuits import CircuitContext, build_circuit
+
+    section = dict(desc.circuit or {})
+    if type_name is not None:
+        section["type"] = type_name
+    ctx = CircuitContext(section=section, description=desc, functions=desc.functions,
+                         lengths={f: sp.Symbol(f"{desc.cylinder_of[f]}.length", positive=True)
+                                  for f in desc.functions},
+                         commands={f: Input(f"{f}.cmd") for f in desc.functions}, symbols={}, name="hyd")
+    return build_circuit(ctx)
+
+
+def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None) -> str:
+    """``hydrobond check``: build every section of a machine file; the report text.
+
+    Raises
+    ------
+    BondGraphError
+        The description's format problems (:class:`~bondgraph.ParameterError`, all of
+        them), or every problem the sections' builds met, each prefixed by its section,
+        in one error of the first failing section's class.
+    """
+    from .circuits import CIRCUIT_TABLES
+    from .cycle import Cycle
+    from .description import MachineDescription
+    from .machine import Machine
+    from .working_range import check_strokes
+
+    desc = MachineDescription.load(path, overrides)
+    problems: list[str] = []
+    kinds: list[type] = []
+    lines: list[str] = []
+
+    def fail(section: str, exc: BondGraphError, keep=None) -> None:
+        probs = [p for p in exc.problems if keep is None or keep(p)]
+        if probs:
+            kinds.append(type(exc))
+            problems.extend(f"{section}: {p}" for p in probs)
+
+    machine = None
+    try:
+        machine = Machine(desc, "forces")
+        lines.append(check_text(machine))
+    except BondGraphError as exc:
+        fail("linkage", exc)
+    circ = desc.circuit
+    if circ is None:
+        lines.append("circuit: none (modes extensions and forces only)")
+    else:
+        typ = circ.get("type")
+        try:
+            if machine is None:
+                check_circuit(desc)          # the tables at least
+            else:
+                valves = Machine(desc, "valves")
+                lines += circuit_lines(valves, valves.start_state())
+        except BondGraphError as exc:
+            fail("[circuit]", exc)
+        for other, table in CIRCUIT_TABLES.items():
+            if other == typ or table not in circ:
+                continue
+            try:
+                check_circuit(desc, other)
+                lines.append(f"[circuit.{table}] (circuit type {other!r}, not selected): read, builds")
+            except BondGraphError as exc:   # only its own table: the shared ones are the selected type's
+                fail(f"[circuit.{table}] (circuit type {other!r}, not selected)", exc,
+                     keep=lambda p, t=table: f"circuit.{t}" in p)
+    for name, files in desc.cycles.items():
+        for mode, file in files.items():
+            try:
+                cyc = Cycle.from_csv(file, mode, desc.functions)
+                if machine is not None:
+                    machine.check_cycle(cyc)
+                else:           # no linkage to follow it on: its strokes at least
+                    check_strokes(desc, cyc)
+                lines.append(f"cycle {name!r} ({mode}): {file.name}, {cyc.start:g} … {cyc.end:g} s"
+                             + (", inside the strokes and reachable" if mode == "extensions" and machine
+                                else ""))
+            except BondGraphError as exc:
+                fail(f"[cycles.{name}] {mode}", exc)
+    if problems:
+        raise kinds[0](problems, subject=f"hydrobond check of {desc.file.name}")
+    return "\n".join(lines)
+
+
+def circuit_lines(machine, x0: Mapping[str, float]) -> list[str]:
+    """What ``hydrobond check`` says of a built valves machine: its circuit and the chamber
+    pressures that hold the start pose."""
+    circ = machine.circuit
+    prefix = f"{machine.mechanism.name}/{circ.name}"
+    n = sum(1 for s in machine.model.model.state_names if s.startswith(prefix + "/"))
+    lines = [f"circuit {machine.description.circuit.get('type')!r}: built with the linkage (mode valves), "
+             f"{n} hydraulic states; the start state holds the start pose with"]
+    for f in machine.functions:
+        cap, rod = (x0[f"{prefix}/{s}"] for s in circ.chambers[f])
+        lines.append(f"  {f}: cap {cap / 1e5:.1f} bar, rod {rod / 1e5:.1f} bar")
+    return lines

@@ -82,10 +82,13 @@ def parser() -> argparse.ArgumentParser:
     cmp_.add_argument("run_a", metavar="RUN_A")
     cmp_.add_argument("run_b", metavar="RUN_B")
     cmp_.add_argument("--out", metavar="DIR", default="out/compare", help="where compare.png goes")
-    chk = sub.add_parser("check", help="check a machine file: rules, causality, mobility",
-                         description="Read a machine file, assemble it under the connection rules, "
-                                     "print its causal report and its Grübler mobility count, and "
-                                     "solve its start pose (checked against every stroke).")
+    chk = sub.add_parser("check", help="check a machine file: every section, every problem at once",
+                         description="Read a machine file and build every section of it, reporting "
+                                     "every problem at once: the linkage under the connection rules "
+                                     "(causal report, Grübler mobility count, start pose checked against "
+                                     "every stroke), the [circuit] (its model with the linkage and the "
+                                     "start state that holds the start pose; the tables of the other "
+                                     "circuit types the file carries) and every [cycles] file.")
     chk.add_argument("machine", metavar="MACHINE")
     chk.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                      help="override a value with its unit, e.g. --set bucket.mass=\"900 kg\"")
@@ -224,12 +227,9 @@ def _list() -> int:
 
 
 def _check(args) -> int:
-    from .check import check_text
-    from .machine import Machine
+    from .check import check_file
 
-    path = resolve_machine(args.machine)
-    m = Machine.from_file(path, parse_sets(args.set), mode="forces")
-    print(check_text(m))
+    print(check_file(resolve_machine(args.machine), parse_sets(args.set)))
     return 0
 
 

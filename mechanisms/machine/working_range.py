@@ -35,7 +35,7 @@ import numpy as np
 
 from bondgraph.errors import AssemblyError
 
-__all__ = ["check_cycle", "contact_events", "contacts", "Contact", "diagnose", "sample_times"]
+__all__ = ["check_cycle", "check_strokes", "contact_events", "contacts", "Contact", "diagnose", "sample_times"]
 
 
 def sample_times(times: np.ndarray, t_end: float, per_interval: int = 8) -> np.ndarray:
@@ -62,25 +62,7 @@ def check_cycle(machine, cycle, t_end: float | None = None) -> None:
         return
     desc = machine.description
     t_end = cycle.end if t_end is None else float(t_end)
-    ts = sample_times(cycle.time, min(t_end, cycle.end), 16)
-    vals = cycle.sample(ts)
-    problems = []
-    for f in desc.functions:
-        lo, hi = desc.stroke_limits(f)
-        v = vals[f]
-        for bad, limit, word in ((v > hi + 1e-9, hi, "exceeds the stroke end"),
-                                 (v < lo - 1e-9, lo, "is below the retracted length")):
-            if not bad.any():
-                continue
-            i0 = int(np.argmax(bad))
-            i1 = i0 + int(np.argmax(~bad[i0:])) if (~bad[i0:]).any() else len(v)
-            seg = v[i0:i1]
-            k = i0 + int(np.argmax(seg) if word.startswith("exceeds") else np.argmin(seg))
-            span = (f" (outside from t = {ts[i0]:.3g} s to {ts[i1 - 1]:.3g} s)" if i1 - i0 > 1
-                    else "")
-            problems.append(f"{f}: {v[k]:.3f} m at t = {ts[k]:.3g} s {word} {limit:.3f} m{span}")
-    if problems:
-        raise AssemblyError(problems, subject=f"cycle {cycle.source} ({cycle.mode}) leaves the working range")
+    check_strokes(desc, cycle, t_end)
     ts = sample_times(cycle.time, min(t_end, cycle.end), 4)   # reachability: coarser
     vals = cycle.sample(ts)
     targets = {desc.cylinder_of[f]: vals[f] for f in desc.functions}
@@ -113,6 +95,39 @@ def check_cycle(machine, cycle, t_end: float | None = None) -> None:
         raise AssemblyError([f"unreachable at t = {b:.4g} s (last assembled at t = {a:.4g} s; "
                              f"lengths at t = {ts[i]:.4g} s: {at})"] + exc.problems,
                             subject=f"cycle {cycle.source} ({cycle.mode}) leaves the working range") from None
+
+
+def check_strokes(desc, cycle, t_end: float | None = None) -> None:
+    """Refuse a lengths cycle that leaves a stroke (sampled densely: the spline between the
+    table's rows too); every function and its worst value, with the time.
+
+    Raises
+    ------
+    AssemblyError
+        ``boom: 3.918 m at t = 1.88 s exceeds the stroke end 3.730 m``.
+    """
+    if cycle.mode != "extensions":
+        return
+    t_end = cycle.end if t_end is None else float(t_end)
+    ts = sample_times(cycle.time, min(t_end, cycle.end), 16)
+    vals = cycle.sample(ts)
+    problems = []
+    for f in desc.functions:
+        lo, hi = desc.stroke_limits(f)
+        v = vals[f]
+        for bad, limit, word in ((v > hi + 1e-9, hi, "exceeds the stroke end"),
+                                 (v < lo - 1e-9, lo, "is below the retracted length")):
+            if not bad.any():
+                continue
+            i0 = int(np.argmax(bad))
+            i1 = i0 + int(np.argmax(~bad[i0:])) if (~bad[i0:]).any() else len(v)
+            seg = v[i0:i1]
+            k = i0 + int(np.argmax(seg) if word.startswith("exceeds") else np.argmin(seg))
+            span = (f" (outside from t = {ts[i0]:.3g} s to {ts[i1 - 1]:.3g} s)" if i1 - i0 > 1
+                    else "")
+            problems.append(f"{f}: {v[k]:.3f} m at t = {ts[k]:.3g} s {word} {limit:.3f} m{span}")
+    if problems:
+        raise AssemblyError(problems, subject=f"cycle {cycle.source} ({cycle.mode}) leaves the working range")
 
 
 # --------------------------------------------------------------------------- contacts
