@@ -140,7 +140,15 @@ def _relief(p: Mapping[str, float | None], problems: list[str]) -> tuple[bool, R
         problems += [f"power_unit: {k!r}: missing (a relief valve needs relief_crack, relief_full "
                      "and relief_flow)" for k in keys if p[k] is None]
         return False, None
-    return True, (ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"]) if given else None)
+    if not given:
+        return True, None
+    try:
+        return True, ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"])
+    except ParameterError:  # the valve's own message names its fields, not the table's keys
+        problems.append(f"power_unit: 'relief_full' ({p['relief_full'] / 1e5:.6g} bar) must exceed "
+                        f"'relief_crack' ({p['relief_crack'] / 1e5:.6g} bar): the valve opens fully "
+                        "above its cracking pressure")
+        return False, None
 
 
 def power_unit_from_si(p: Mapping[str, float | None], oil: Oil, problems: list[str]) -> PowerUnit | None:

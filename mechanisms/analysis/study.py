@@ -14,10 +14,11 @@ first use and kept:
 
 :meth:`Study.update` moves the study to the base description with other overrides
 (each sweep point is relative to the base, never to the previous point) and keeps
-whatever the change does not reach: a mass or a bore reuses the compiled models with
-new run-time parameter values (:meth:`Machine.set <mechanisms.machine.Machine.set>`);
-keys a mode's model does not contain (a bore for the statics machine, the ``[base]``
-masses for every model) touch no model at all; a geometry change re-assembles (and
+whatever the change does not reach, as :meth:`Machine.set
+<mechanisms.machine.Machine.set>` decides for each built machine: a mass or a bore
+reuses the compiled models with new run-time parameter values; keys a mode's model
+does not contain (a bore for the statics machine, the ``[base]`` masses for every
+model) touch no model at all (logged ``"kept"``); a geometry change re-assembles (and
 the compile cache makes a geometry seen before cheap). :attr:`Study.log` says what
 each update did.
 
@@ -47,31 +48,7 @@ from bondgraph.errors import ParameterError
 from ..machine.description import MachineDescription
 from .kinematics import BoxGrid, BoxKinematics
 
-__all__ = ["Study", "inert_key"]
-
-
-def inert_key(desc: MachineDescription, key: str, mode: str) -> bool:
-    """Whether a dotted key does not enter the model a machine builds for ``mode``.
-
-    ``[base]``, the ground level and the cycle files enter no model; in modes
-    ``extensions`` and ``forces`` the circuit and the cylinders' hydraulic data (bore,
-    rod, dead volumes, leakage, friction) do not either, nor, in mode ``extensions``,
-    the end stops.
-    """
-    head, _, rest = key.partition(".")
-    if head in ("base", "cycles") or key == "machine.ground":
-        return True
-    if mode == "valves":
-        return False
-    if head == "circuit":
-        return True
-    part = desc.parts.get(head)
-    if part is None or part.type != "cylinder":
-        return False
-    leaf = rest.split(".")[0]
-    hydraulic = {"bore", "rod", "dead_volume_cap", "dead_volume_rod", "leakage_internal",
-                 "leakage_external", "friction"}
-    return leaf in hydraulic or (mode == "extensions" and leaf == "end_stop")
+__all__ = ["Study"]
 
 
 def _geometry(desc: MachineDescription) -> str:
@@ -168,22 +145,16 @@ class Study:
         return log
 
     def _update_machine(self, mode, machine, new, overrides) -> str:
-        from ..machine.machine import Machine
-
+        """Move a built machine to ``new`` with :meth:`Machine.set`: only the keys that
+        differ from its description, each at its override or its base value. A change
+        its model does not contain (``"description"``) leaves the model as it was."""
         cur = machine.description
-        changed = {k for k in set(new.values) | set(cur.values) if new.values.get(k) != cur.values.get(k)}
-        relevant = {k for k in changed if not inert_key(new, k, mode)}
-        structure = (new.hinges != cur.hinges or new.chassis != cur.chassis or
-                     set(new.payloads) != set(cur.payloads) or (mode == "valves" and new.circuit != cur.circuit))
-        if not relevant and not structure:
+        keys = {k for k in set(cur.overrides) | set(overrides)
+                if cur.overrides.get(k, _MISSING) != overrides.get(k, _MISSING)}
+        if not keys:
             return "kept"
-        target = self.base.with_overrides({k: v for k, v in overrides.items() if not inert_key(new, k, mode)})
-        runtime = set(machine._symbols)
-        if not structure and relevant <= runtime:
-            machine.set({k: overrides[k] if k in overrides else _raw(self.base, k) for k in relevant})
-            return "parameters"
-        self._machines[mode] = Machine(target, mode)
-        return "rebuilt"
+        done = machine.set({k: overrides[k] if k in overrides else _raw(self.base, k) for k in keys})
+        return "kept" if done == "description" else done
 
     # ------------------------------------------------------------------ built things
     def machine(self, mode: str):
@@ -310,6 +281,9 @@ class Study:
     def __repr__(self) -> str:
         built = ", ".join(sorted(self._machines)) or "nothing"
         return f"Study({self.description.name!r}, overrides {self.overrides}, built: {built})"
+
+
+_MISSING = object()
 
 
 def _raw(desc: MachineDescription, key: str) -> Any:

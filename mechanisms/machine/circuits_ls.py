@@ -205,8 +205,10 @@ def load_sensing_circuit(ctx: CircuitContext) -> LoadSensingCircuit:
         comp = Compensator(kind, ls_p["compensator_setting"] or 0.0, ls_p["compensator_time_constant"])
     except ParameterError as exc:
         problems += [f"compensator: {p}" for p in exc.problems]
-    if problems:
-        raise ParameterError([f"'circuit.{LS_TABLE}' ({ctx.where(f'circuit.{LS_TABLE}')}): {p}"
+    if problems:  # the relief keys are [circuit.power_unit]'s, the pump's [circuit.load_sensing]'s
+        raise ParameterError([f"'circuit.power_unit' ({ctx.where('circuit.power_unit')}): {p[len('power_unit: '):]}"
+                              if p.startswith("power_unit: 'relief") else
+                              f"'circuit.{LS_TABLE}' ({ctx.where(f'circuit.{LS_TABLE}')}): {p}"
                               for p in problems], subject=f"circuit of {ctx.description.file.name}")
     hc = LSCircuit(ctx.name, pu, shuttle=SmoothShuttle(ls_p["shuttle_band"]))
     parts = add_drives(ctx, hc, oil, valve_p, valve_type=CompensatedValve,

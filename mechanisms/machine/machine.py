@@ -4,7 +4,9 @@
 templates (:mod:`.assemble`), builds the bond-graph model once, solves the start
 pose of ``[start]`` once, and runs cycles (:mod:`.run`). Masses, inertias, bores
 and gravity are run-time parameters: :meth:`Machine.set` changes them without
-rebuilding; any other change rebuilds.
+rebuilding; keys the mode's model does not contain (a bore in mode forces, the
+circuit in mode extensions, ``[base]``) change the description only; any other
+change rebuilds.
 
 Examples
 --------
@@ -16,6 +18,8 @@ Examples
 'parameters'
 >>> m.model.model.params["bucket.mass"]
 900.0
+>>> m.set({"boom_cylinder.bore": "150 mm", "circuit.power_unit.relief_crack": "290 bar"})
+'description'
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from .assemble import assemble
 from .cycle import Cycle
 from .description import MODES, MachineDescription
 
-__all__ = ["Machine", "FORMULATIONS", "check_pose", "start_pose_of"]
+__all__ = ["Machine", "FORMULATIONS", "check_pose", "start_pose_of", "inert_key"]
 
 FORMULATIONS = ("causal", "stiff", "cartesian")
 
@@ -244,20 +248,49 @@ class Machine:
     def set(self, values: Mapping[str, Any]) -> str:
         """Change values by dotted key with units (``{"bucket.mass": "900 kg"}``).
 
-        Returns ``"parameters"`` when only run-time parameters changed (no rebuild),
-        ``"rebuilt"`` otherwise.
+        Returns what the change reached, one of three outcomes:
+
+        ``"description"``
+            Only keys the model of this mode does not contain (:func:`inert_key`: the
+            bores, friction and other hydraulic data of the cylinders and the whole
+            ``[circuit]`` in modes extensions and forces, ``[base]``, the ground level and
+            the cycle files in every mode): the description is updated (read-outs such
+            as the required pressures, a later build in mode valves and the analyses see
+            it), the compiled model is not touched. A change a valves build would read
+            is checked by building the circuit alone (:func:`.check.check_circuit`).
+        ``"parameters"``
+            Run-time parameters of the compiled model (masses, inertias, payload masses,
+            gravity; bores and rods in mode valves) took their new values: no rebuild.
+        ``"rebuilt"``
+            Anything else (geometry, strokes, the start pose, the circuit in mode
+            valves...): the machine was assembled, derived and compiled again (the
+            compile cache makes a model seen before cheap).
+
+        Raises
+        ------
+        ParameterError
+            Unknown keys, wrong units, bad values (every problem at once); nothing changes.
         """
         new = self.description.with_overrides(values)
         old = self.description
         changed = {k for k in set(new.values) | set(old.values) if new.values.get(k) != old.values.get(k)}
-        runtime = set(self._symbols)
-        same_structure = (new.circuit == old.circuit and new.hinges == old.hinges and
-                          new.chassis == old.chassis and set(new.payloads) == set(old.payloads))
-        if self.formulation == "causal" and changed <= runtime and same_structure:
-            bad = [k for k in changed if new.values[k] == 0 and k.endswith(("bore", "rod"))]
-            if bad:
-                raise ParameterError([f"{k!r}: 0, expected a value > 0" for k in bad])
-            self.model.model.set_params({k: float(new.values[k]) for k in changed})
+        bad = [k for k in changed if new.values.get(k) == 0 and k.endswith(("bore", "rod"))]
+        if bad:
+            raise ParameterError([f"{k!r}: 0, expected a value > 0" for k in sorted(bad)])
+        relevant = {k for k in changed if not inert_key(new, k, self.mode)}
+        same_structure = (new.hinges == old.hinges and new.chassis == old.chassis
+                          and set(new.payloads) == set(old.payloads)
+                          and (self.mode != "valves" or new.circuit == old.circuit))
+        if not relevant and same_structure:
+            if new.circuit is not None and self.mode != "valves" and (
+                    new.circuit != old.circuit or any(k.partition(".")[0] in new.parts for k in changed)):
+                from .check import check_circuit
+
+                check_circuit(new)   # what a valves build will read must be valid now, not then
+            self.description = new
+            return "description"
+        if self.formulation == "causal" and relevant <= set(self._symbols) and same_structure:
+            self.model.model.set_params({k: float(new.values[k]) for k in relevant})
             self.description = new
             if self.circuit is not None:  # its numeric areas (start state, controllers) follow the bores
                 self.circuit.areas.update({f: new.areas(f) for f in new.functions})
@@ -323,6 +356,40 @@ class Machine:
     def __repr__(self) -> str:
         return (f"Machine({self.name!r}, mode {self.mode!r}, formulation {self.formulation!r}, "
                 f"functions {', '.join(self.functions)})")
+
+
+#: the hydraulic data of a cylinder's part table: only the circuit (mode valves) reads them
+HYDRAULIC_KEYS = frozenset({"bore", "rod", "dead_volume_cap", "dead_volume_rod", "leakage_internal",
+                            "leakage_external", "friction"})
+
+
+def inert_key(desc: MachineDescription, key: str, mode: str) -> bool:
+    """Whether a dotted key does not enter the model a machine builds for ``mode``.
+
+    ``[base]``, the ground level and the cycle files enter no model; in modes
+    ``extensions`` and ``forces`` the circuit and the cylinders' hydraulic data (bore,
+    rod, dead volumes, leakage, friction) do not either, nor, in mode ``extensions``,
+    the end stops.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA, MachineDescription
+    >>> d = MachineDescription.load(DATA / "excavator.toml")
+    >>> [inert_key(d, "boom_cylinder.bore", m) for m in ("extensions", "forces", "valves")]
+    [True, True, False]
+    """
+    head, _, rest = key.partition(".")
+    if head in ("base", "cycles") or key == "machine.ground":
+        return True
+    if mode == "valves":
+        return False
+    if head == "circuit":
+        return True
+    part = desc.parts.get(head)
+    if part is None or part.type != "cylinder":
+        return False
+    leaf = rest.split(".")[0]
+    return leaf in HYDRAULIC_KEYS or (mode == "extensions" and leaf == "end_stop")
 
 
 def check_pose(desc: MachineDescription, pose: Pose, subject: str) -> None:

@@ -120,3 +120,43 @@ def test_energy_split_adds_up_in_valves_mode():
     assert split.terms["pump work"] > split.terms["relief"] > 0
     assert split.terms["throttling (valves)"] > 0
     assert abs(run.energy_balance().relative) < 1e-5
+
+
+def test_a_key_the_model_does_not_contain_changes_the_description_only():
+    """Mode forces has no bores and no circuit: setting them must not rebuild (the compiled
+    model object stays), must reach the read-outs that use them (the pressure a force needs,
+    against the area written here from the bore) and a later valves build."""
+    m = Machine.from_file(EXC, mode="forces")
+    model = m.model.model
+    with pytest.raises(ParameterError, match=r"'relief_full' \(310 bar\) must exceed 'relief_crack' \(320 bar\)"):
+        m.set({"circuit.power_unit.relief_crack": "320 bar"})         # checked now, not at a valves build
+    assert m.description.circuit["power_unit"]["relief_crack"] == "300 bar"        # nothing changed
+    assert m.set({"boom_cylinder.bore": "150 mm", "circuit.power_unit.relief_crack": "320 bar",
+                  "circuit.power_unit.relief_full": "330 bar",
+                  "base.masses.counterweight.mass": "4000 kg"}) == "description"
+    assert m.model.model is model
+    count = m.description.parts["boom_cylinder"].values["count"]
+    a_cap = count * math.pi * 0.150 ** 2 / 4
+    cyc = Cycle("forces", [0, 1], {"boom": [9e4, 9e4], "arm": [-2e4, -2e4], "bucket": [5e3, 5e3]}, m.functions)
+    tab = m.run(cyc, t_end=0.02, dt=0.01, progress=False).table()
+    assert tab["boom_cap_pressure_required"] == pytest.approx(tab["boom_force"] / a_cap, rel=1e-12)
+    valves = Machine(m.description, "valves")
+    assert valves.circuit.areas["boom"][0] == pytest.approx(a_cap, rel=1e-12)
+    assert valves.circuit.relief_pressure == pytest.approx(320e5)
+    assert m.set({"bucket.mass": "900 kg"}) == "parameters" and m.model.model is model
+    assert m.set({"boom_cylinder.stroke": "1.3 m"}) == "rebuilt" and m.model.model is not model
+
+
+def test_set_in_mode_valves_and_extensions():
+    """Mode valves contains the bores (run-time parameters) and the circuit (rebuild), not
+    [base]; mode extensions has no end stops."""
+    v = Machine.from_file(EXC, mode="valves")
+    model = v.model.model
+    assert v.set({"base.tipping_line": "2.0 m", "machine.ground": "-0.5 m"}) == "description"
+    assert v.set({"arm_cylinder.bore": "150 mm"}) == "parameters" and v.model.model is model
+    assert v.circuit.areas["arm"][0] == pytest.approx(math.pi * 0.150 ** 2 / 4, rel=1e-12)
+    e = Machine.from_file(EXC, mode="extensions")
+    model = e.model.model
+    assert e.set({"arm_cylinder.end_stop.stiffness": "2e9 N/m", "arm_cylinder.friction.coulomb": "2 kN",
+                  "circuit.type": "load-sensing"}) == "description"
+    assert e.model.model is model and e.description.circuit["type"] == "load-sensing"
