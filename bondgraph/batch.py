@@ -4,8 +4,10 @@
 over a grid of poses needs the same function at 10⁵ states, where a Python loop
 costs more than the generated code. :func:`evaluate_many` hands the whole batch to a
 small C loop (compiled once and cached next to the models) that calls the model's own
-``bg_out`` or ``bg_rhs`` through its function pointer, row after row, and keeps only the
-outputs asked for. Nothing is re-derived: the numbers are those of the generated code.
+``bg_out`` or ``bg_rhs`` through its function pointer, row after row (each with its own
+time and inputs, or one shared), and keeps only the outputs asked for. Nothing is
+re-derived: the numbers are those of the generated code. :meth:`Results.outputs
+<bondgraph.Results.outputs>` evaluates a whole run this way.
 
 Examples
 --------
@@ -47,12 +49,13 @@ _SRC = r"""
 #include <stddef.h>
 typedef int (*bg_fn)(double, const double*, const double*, const double*, const double*,
                      double*, double*, double*, int);
-int bg_many(void* fp, int n, double t, const double* X, int nx, const double* U, int su,
+int bg_many(void* fp, int n, const double* T, int st_t, const double* X, int nx, const double* U, int su,
             const double* DU, int sdu, const double* P, double* Uw, double* work, double* ybuf,
             const int* sel, int nsel, double* Y, int* status) {
   bg_fn f = (bg_fn) fp; int bad = 0; int i, j;
   for (i = 0; i < n; ++i) {
-    int st = f(t, X + (size_t)i * nx, U + (size_t)i * su, DU + (size_t)i * sdu, P, Uw, ybuf, work, 0);
+    int st = f(T[(size_t)i * st_t], X + (size_t)i * nx, U + (size_t)i * su, DU + (size_t)i * sdu, P, Uw,
+               ybuf, work, 0);
     status[i] = st;
     if (st) ++bad;
     for (j = 0; j < nsel; ++j) Y[(size_t)i * nsel + j] = st ? NAN : ybuf[sel[j]];
@@ -106,7 +109,7 @@ def _rows(a, width: int, n: int, name: str) -> tuple[np.ndarray, int]:
 
 def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=None, *,
                   what: str = "outputs", select: Sequence[str] | Sequence[int] | None = None,
-                  t: float = 0.0) -> np.ndarray:
+                  t: float | np.ndarray = 0.0) -> np.ndarray:
     """Evaluate a compiled model at every row of ``X``.
 
     Parameters
@@ -123,8 +126,8 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
         The named outputs (bond efforts and flows, energies...) or the state derivatives.
     select : sequence of names or indices, optional
         Which outputs to keep (default all): names of ``system.output_names``.
-    t : float
-        Time passed to the model.
+    t : float or array, shape (N,)
+        Time passed to the model: one for all points, or one per point (a run's times).
 
     Returns
     -------
@@ -163,6 +166,10 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
         if bad:
             raise ParameterError([f"output {b!r}: not an output of the model" for b in bad])
         sel = np.asarray(idx, dtype=np.int32)
+    T = np.ascontiguousarray(np.atleast_1d(np.asarray(t, dtype=float)))
+    if T.ndim != 1 or T.shape[0] not in (1, n):
+        raise ParameterError(f"t: shape {np.shape(t)}, expected one time or ({n},) (one per row)")
+    st_t = 1 if T.shape[0] == n and n > 1 else 0
     U, su = _rows(inputs, len(system.equations.inputs), n, "inputs")
     DU, sdu = _rows(dinputs, len(system.equations.input_derivatives), n, "dinputs")
     Y = np.empty((n, len(sel)))
@@ -170,7 +177,7 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
     ybuf = np.empty(width + 3)
     vp = ctypes.c_void_p
     if n:
-        _lib().bg_many(vp(ctypes.cast(fn, vp).value), ctypes.c_int(n), ctypes.c_double(t),
+        _lib().bg_many(vp(ctypes.cast(fn, vp).value), ctypes.c_int(n), vp(T.ctypes.data), ctypes.c_int(st_t),
                        vp(X.ctypes.data), ctypes.c_int(system.nx), vp(U.ctypes.data), ctypes.c_int(su),
                        vp(DU.ctypes.data), ctypes.c_int(sdu), vp(system.params.ctypes.data),
                        vp(system._U.ctypes.data), vp(system._work.ctypes.data), vp(ybuf.ctypes.data),

@@ -78,18 +78,17 @@ class Results:
     def outputs(self) -> dict[str, np.ndarray]:
         """Every bond effort/flow, stored energy and power at every time (cached)."""
         if self._out is None:
+            from .batch import evaluate_many
+
             sysm = self.model.system
-            names = sysm.output_names
-            data = np.zeros((len(self.t), len(names)))
-            for i, (ti, xi) in enumerate(zip(self.t, self.x)):
-                if self.inputs.names:
-                    u, du = self.inputs(ti)
-                    sysm.set_inputs(u, du)
-                try:
-                    data[i] = sysm.outputs(ti, xi)
-                except FloatingPointError:
-                    data[i] = np.nan
-            self._out = {n: data[:, j] for j, n in enumerate(names)}
+            U = DU = None
+            if self.inputs.names:
+                U, DU = self.inputs.at(self.t)
+            # every sample in one call of the compiled outputs (rows that cannot be
+            # evaluated, a singular block, are NaN)
+            data = evaluate_many(sysm, self.x, U, DU, t=self.t) if len(self.t) else \
+                np.zeros((0, len(sysm.output_names)))
+            self._out = {n: data[:, j] for j, n in enumerate(sysm.output_names)}
         return self._out
 
     def __getitem__(self, key: str) -> np.ndarray:
@@ -104,7 +103,10 @@ class Results:
         if key in out:
             return out[key]
         if key in self.inputs.names:
-            return np.array([self.inputs.signals[self.inputs.names.index(key)].value(ti) for ti in self.t])
+            sig = self.inputs.signals[self.inputs.names.index(key)]
+            if hasattr(sig, "values_at"):   # a Signal: all times in one call
+                return sig.values_at(self.t)
+            return np.array([sig.value(ti) for ti in self.t])
         import difflib
 
         close = difflib.get_close_matches(key, names + list(out) + list(self.extra), n=3)

@@ -118,6 +118,14 @@ class Signal:
         """Times where the signal or its derivative jumps (integration restarts)."""
         return np.array([])
 
+    def values_at(self, t: np.ndarray) -> np.ndarray:
+        """:meth:`value` at every time of ``t`` (a subclass may do it in one call)."""
+        return np.array([self.value(float(ti)) for ti in np.asarray(t, dtype=float)], dtype=float)
+
+    def derivatives_at(self, t: np.ndarray) -> np.ndarray:
+        """:meth:`derivative` at every time of ``t``."""
+        return np.array([self.derivative(float(ti)) for ti in np.asarray(t, dtype=float)], dtype=float)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 
@@ -159,6 +167,24 @@ class PiecewisePolynomial(Signal):
         if t > self._x1:
             return self._s1
         return float(self.dpp(t))
+
+    def values_at(self, t: np.ndarray) -> np.ndarray:
+        """:meth:`value` at every time of ``t``, the polynomial evaluated in one call."""
+        return self._many(t, self.pp, self._v0 + self._s0 * (np.asarray(t, float) - self._x0),
+                          self._v1 + self._s1 * (np.asarray(t, float) - self._x1))
+
+    def derivatives_at(self, t: np.ndarray) -> np.ndarray:
+        """:meth:`derivative` at every time of ``t``."""
+        t = np.asarray(t, dtype=float)
+        return self._many(t, self.dpp, np.full(t.shape, self._s0), np.full(t.shape, self._s1))
+
+    def _many(self, t, pp, before, after) -> np.ndarray:
+        t = np.asarray(t, dtype=float)
+        out = np.where(t < self._x0, before, after)
+        inside = (t >= self._x0) & (t <= self._x1)
+        if inside.any():
+            out[inside] = np.asarray(pp(t[inside]), dtype=float)
+        return out
 
     def breakpoints(self) -> np.ndarray:
         """Where the integration restarts: every corner of a table; only the ends of a
@@ -322,6 +348,19 @@ class InputSet:
         for i, s in enumerate(self.dsignals):
             self._du[i] = s.derivative(t)
         return self._u, self._du
+
+    def at(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``u`` and ``du`` at every time of ``t``: arrays ``(len(t), n_inputs)`` and
+        ``(len(t), n_derivatives)``, each signal evaluated as :meth:`__call__` would
+        (tables and splines in one call per signal)."""
+        t = np.asarray(t, dtype=float).ravel()
+        U = np.empty((len(t), len(self.signals)))
+        DU = np.empty((len(t), len(self.dsignals)))
+        for i, s in enumerate(self.signals):
+            U[:, i] = np.full(len(t), s.constant) if isinstance(s, Constant) else s.values_at(t)
+        for i, s in enumerate(self.dsignals):
+            DU[:, i] = np.zeros(len(t)) if isinstance(s, Constant) else s.derivatives_at(t)
+        return U, DU
 
     def breakpoints(self) -> np.ndarray:
         pts = [s.breakpoints() for s in self.signals]
