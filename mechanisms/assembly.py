@@ -525,6 +525,96 @@ class Mechanism:
             raise ParameterError(f"{key!r}: no such part (parts: {', '.join(self.parts)})")
         return pose.length(key) if isinstance(self.parts[key], Cylinder) else pose.angle(key)
 
+    # ------------------------------------------------------------------ many poses at once
+    def close_loops(self, angles: Mapping[str, np.ndarray], lengths: Mapping[str, np.ndarray], *,
+                    tol: float = 1e-12, iters: int = 8, max_change: float = 1e-2
+                    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Part angles that close every loop exactly at given cylinder lengths, by Newton from
+        nearby angles, for ``N`` configurations at once (e.g. every output time of a run).
+
+        Parameters
+        ----------
+        angles : dict
+            Part → approximate angle (rad, the ``theta`` of a body, the ``phi`` of a lever
+            or cylinder), arrays of length ``N``: they pick the solution (the nearest).
+        lengths : dict
+            Cylinder → pin-to-pin length (m), arrays of length ``N`` (or numbers).
+        tol : float
+            Largest loop gap accepted (m).
+        max_change : float
+            A configuration whose angles would move more than this (rad) is not near a
+            solution: it is left as given and reported by its gap.
+
+        Returns
+        -------
+        (dict, ndarray)
+            Part → closed angles; the largest loop gap of each configuration (m).
+
+        Raises
+        ------
+        AssemblyError
+            The loop-closure rows (two per Pd–Pr hinge) are not one per part angle: cylinder
+            lengths alone do not place this mechanism's parts.
+        """
+        order = self._tree_order()
+        pairs = self._branch_pairs()
+        if 2 * len(pairs) != len(order):
+            raise AssemblyError(f"{self.name}: {2 * len(pairs)} loop-closure rows (two per Pd–Pr hinge) "
+                                f"for {len(order)} part angles: cylinder lengths alone do not place the parts",
+                                subject="closing the loops")
+        coord = {n: "theta" if "theta" in self.parts[n].coordinate_states else "phi" for n in order}
+        A0 = np.column_stack([np.atleast_1d(np.asarray(angles[n], dtype=float)) for n in order])
+        n_pts = A0.shape[0]
+        L = {c: np.broadcast_to(np.asarray(lengths[c], dtype=float), (n_pts,))
+             for c, p in self.parts.items() if isinstance(p, Cylinder)}
+
+        def gaps(A: np.ndarray, idx: np.ndarray) -> np.ndarray:
+            """Loop gaps (x, y per Pd–Pr hinge) of the configurations ``idx`` at angles ``A``."""
+            world: dict[str, dict] = {}
+            for j, name in enumerate(order):
+                part = self.parts[name]
+                parent = self._parent(part)
+                root = self.fixed[(name, part.root.name)] if parent is None else world[parent[0]][parent[1]]
+                st = {coord[name]: A[:, j]}
+                if isinstance(part, Cylinder):
+                    st["s"] = L[name][idx]
+                world[name] = part.world_points(part.pose_from_states(root, st))
+            r = np.empty((len(A), len(order)))
+            for i, (pd, pr) in enumerate(pairs):
+                a, b = world[pd.part][pd.name], world[pr.part][pr.name]
+                r[:, 2 * i] = np.broadcast_to(a[0] - b[0], len(A))
+                r[:, 2 * i + 1] = np.broadcast_to(a[1] - b[1], len(A))
+            return r
+
+        A = A0.copy()
+        every = np.arange(n_pts)
+        h = 1e-7
+        for _ in range(iters):
+            r = gaps(A, every)
+            todo = np.flatnonzero(np.max(np.abs(r), axis=1) >= tol)
+            if not len(todo):
+                break
+            At, rt = A[todo], r[todo]
+            J = np.empty((len(todo), len(order), len(order)))
+            for j in range(len(order)):   # forward differences: the gap is what converges
+                Ah = At.copy()
+                Ah[:, j] += h
+                J[:, :, j] = (gaps(Ah, todo) - rt) / h
+            try:
+                dA = np.linalg.solve(J, -rt[..., None])[..., 0]
+            except np.linalg.LinAlgError:   # a dead centre among them: one at a time
+                dA = np.zeros_like(At)
+                for m in range(len(todo)):
+                    try:
+                        dA[m] = np.linalg.solve(J[m], -rt[m])
+                    except np.linalg.LinAlgError:
+                        dA[m] = np.nan
+            A[todo] = At + dA
+        far = ~np.all(np.isfinite(A), axis=1) | (np.max(np.abs(A - A0), axis=1) > max_change)
+        A[far] = A0[far]
+        gap = np.max(np.abs(gaps(A, every)), axis=1)
+        return {n: A[:, j] for j, n in enumerate(order)}, gap
+
     def _guess(self, targets: Mapping[str, float], guess: Mapping[str, float]) -> np.ndarray:
         poses: dict[str, list[float]] = {}
         world: dict[str, dict] = {}

@@ -57,8 +57,8 @@ def test_inverse_then_forward_reproduces_the_tip_path():
 
 
 def test_extension_cycle_closes_loops_and_balances_energy():
-    run = Excavator(mode="extensions").run(Cycle.default("extensions"), rtol=1e-9, atol=1e-11, progress=False)
-    assert run.loop_closure() < 1e-6
-    assert run.energy_balance().relative < 1e-5
+    run = Excavator(mode="extensions").run(Cycle.default("extensions"), progress=False)   # default tolerances
+    assert run.loop_closure() <= 1e-9
+    assert run.energy_balance().relative < 1e-4
     tab = run.table()
     assert tab["tip_y"].min() < -1.7  # it digs below ground level

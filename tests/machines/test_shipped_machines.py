@@ -19,9 +19,11 @@ def _machine(name, mode, **kw):
 
 @pytest.mark.parametrize("name", MACHINES)
 def test_loop_closure_over_the_default_cycle(name):
-    run = _machine(name, "extensions").run(rtol=1e-9, atol=1e-11, progress=False)
-    assert run.loop_closure() < 1e-6
-    assert run.energy_balance().relative < 1e-5
+    """At the default tolerances: the poses at the output times close their loops exactly
+    (the integrator's drift, 2–4e-6 m, no longer reaches them)."""
+    run = _machine(name, "extensions").run(progress=False)
+    assert run.loop_closure() <= 1e-9
+    assert run.energy_balance().relative < 1e-4
 
 
 @pytest.mark.parametrize("name", MACHINES)
