@@ -10,10 +10,12 @@ term from the bond graph's variables) is grouped by destination of the pump work
 
 where *other* gathers the make-up valves, leakage, end stops and cushions, the
 change of the oil's compression energy and the small modelling terms (the chamber
-law's parametric work, the spool model's net). The **actuator work** — the cylinder
-forces' work on the linkage — is reported beside it: it equals ΔPE + ΔKE (the linkage
-itself has no losses) and is what the hydraulics delivered. The residual is the
-sampling error of the trapezoidal integrals at the output step (``dt``).
+law's parametric work, the spool model's net) and what the sampled terms miss of the
+solver's integrated totals (``between the output samples``). The **actuator work** —
+the cylinder forces' work on the linkage — is reported beside it: it equals ΔPE + ΔKE
+(the linkage itself has no losses) and is what the hydraulics delivered. The residual
+is the solver's energy balance (the run integrates its energy accounting); the output
+step (``dt``) sets how much of the total the named terms resolve.
 
 Examples
 --------
@@ -34,6 +36,7 @@ import numpy as np
 
 from bondgraph.errors import ParameterError
 
+from ..machine.energy import GAP, SPOOL
 from .result import AnalysisResult, save_figure
 from .study import Study
 from .threads import one_blas_thread
@@ -51,7 +54,7 @@ GROUPS = {
 _TITLES = {"pump_work": "pump work", "relief_loss": "relief loss", "throttling_loss": "throttling loss",
            "friction": "cylinder friction", "other": "other (make-up, leakage, stops, oil, model)",
            "potential_energy": "potential energy gained", "kinetic_energy": "kinetic energy gained",
-           "actuator_work": "actuator work on the linkage", "residual": "residual (sampling)"}
+           "actuator_work": "actuator work on the linkage", "residual": "residual (solver's balance)"}
 
 
 class CycleEnergy(AnalysisResult):
@@ -157,8 +160,9 @@ def group(split) -> tuple[dict[str, float], dict[str, float]]:
     pump work: ``(terms, other)``."""
     T = split.terms
     supplied = set(split.supplied)
+    spool = {k for k in split.terms if k.startswith(SPOOL)}
     pump_labels = [k for k in split.supplied if k in ("pump work",)] or \
-        [k for k in split.supplied if k not in ("chamber law (parametric)", "spool model")]
+        [k for k in split.supplied if k not in spool and k != "chamber law (parametric)" and not k.startswith(GAP)]
     if not pump_labels:
         raise ParameterError("cycle energy: the run has no supplied work (no pump or supply in the circuit)")
     pump = sum(T[k] for k in pump_labels)
@@ -166,15 +170,15 @@ def group(split) -> tuple[dict[str, float], dict[str, float]]:
     used = {label for labels in GROUPS.values() for label in labels} | set(pump_labels)
     other: dict[str, float] = {}
     for k in split.dissipated:
-        if k not in used and k != "spool model":
+        if k not in used and k not in spool:
             other[k] = other.get(k, 0.0) + T[k]
     for k in split.stored:
-        if k not in used and k != "spool model":
+        if k not in used and k not in spool:
             other[f"{k} (change)"] = other.get(f"{k} (change)", 0.0) + T[k]
-    for k in supplied - used - {"spool model"}:
+    for k in supplied - used - spool:
         other[f"{k} (supplied)"] = -T[k]
     # the spool model is a signal filter in bond-graph form: its own source, damping and store
-    net = _label_sum(split, "spool model")
+    net = sum(_label_sum(split, k) for k in spool)
     if net:
         other["spool model (net)"] = net
     terms["other"] = sum(other.values())

@@ -1,14 +1,22 @@
 """Where a run's energy went: actuator work, potential, kinetic, oil, relief, throttling...
 
-Every term comes from the bond graph's own variables at the run's output times:
-the power *into* each element is ``Σ ±e·f`` over its bonds, integrated by the
-trapezoidal rule; stored energies are the elements' own; the potential energy is
+Every term comes from the bond graph's own variables: the power *into* each element
+is ``Σ ±e·f`` over its bonds, integrated by the trapezoidal rule over the run's
+output times — and, in the windows around end-stop contacts, over the contacts
+integrated again with a fine output step (:meth:`MachineRun.replays
+<mechanisms.machine.MachineRun.replays>`), so a short impact is resolved; stored
+energies are the elements' own at the first and last state; the potential energy is
 ``Σ m·g·y`` of every mass at its world position (bodies, levers, cylinder barrels and
 rods, payloads). Resistors are grouped by what they are (the circuit names its
-elements: relief, valves, make-up valves, friction, end stops, leakage). The
-``balance`` row says how well the sampled terms add up (supplied − dissipated −
-stored change); the exact balance is :func:`bondgraph.power_balance` on the
-integrated accounting.
+elements: relief, valves, make-up valves, friction, end stops, leakage).
+
+With the energy accounting integrated by the solver (``energy=True``, the default of
+a run), the totals are the solver's: all sources less gravity, all resistors, the
+chamber law's parametric work. What the sampled categories miss of them is its own
+row on each side, ``between the output samples``; so the ``balance`` (supplied −
+dissipated − stored change) is the solver's own residual
+(:func:`bondgraph.power_balance`), not the sampling's. (The solver integrates three
+sums; integrating each category would need the compiled code to sum powers by group.)
 
 Examples
 --------
@@ -26,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["EnergySplit", "energy_split", "potential_energy"]
+__all__ = ["EnergySplit", "energy_split", "potential_energy", "GAP", "SPOOL"]
 
 
 @dataclass
@@ -35,7 +43,8 @@ class EnergySplit:
 
     ``terms`` maps a label to its value: supplied work (positive into the machine),
     dissipation by kind (positive), changes of stored energy (kinetic, potential, oil);
-    ``supplied``, ``dissipated`` and ``stored`` list which labels are which.
+    ``supplied``, ``dissipated`` and ``stored`` list which labels are which (a label is
+    in one list only).
     """
 
     terms: dict[str, float]
@@ -43,6 +52,9 @@ class EnergySplit:
     dissipated: list[str] = field(default_factory=list)
     stored: list[str] = field(default_factory=list)
     actuator: float = 0.0
+    #: the solver's integrated totals (J): ``supplied`` (sources less gravity) and
+    #: ``dissipated``; empty when the run integrated no energy accounting
+    integrated: dict[str, float] = field(default_factory=dict)
 
     @property
     def residual(self) -> float:
@@ -56,17 +68,23 @@ class EnergySplit:
         return max([abs(v) for v in self.terms.values()] + [1e-300])
 
     def table(self) -> str:
-        lines = [f"{'energy over the run':<34} {'kJ':>10}"]
+        w = max([34] + [len(k) + 2 for k in self.terms])
+        lines = [f"{'energy over the run':<{w}} {'kJ':>10}"]
         for title, keys in (("supplied", self.supplied), ("dissipated", self.dissipated),
                             ("stored (change)", self.stored)):
             if not keys:
                 continue
             lines.append(f"{title}:")
             for k in keys:
-                lines.append(f"  {k:<32} {self.terms[k] / 1e3:>10.2f}")
-        lines.append(f"{'actuator work on the linkage':<34} {self.actuator / 1e3:>10.2f}")
-        lines.append(f"{'balance (sampled; supplied − dissipated − stored)':<34} "
-                     f"{self.residual / 1e3:>10.3f}  ({abs(self.residual) / self.scale:.1e} of the largest term)")
+                lines.append(f"  {k:<{w - 2}} {self.terms[k] / 1e3:>10.2f}")
+        lines.append(f"{'actuator work on the linkage':<{w}} {self.actuator / 1e3:>10.2f}")
+        how = ("the solver's accounting" if self.integrated else "sampled: no energy accounting integrated")
+        lines.append(f"{'balance (supplied − dissipated − stored)':<{w}} "
+                     f"{self.residual / 1e3:>10.3f}  ({abs(self.residual) / self.scale:.1e} of the largest term; "
+                     f"{how})")
+        if self.integrated:
+            lines.append(f"  (each term is integrated over the output samples, finely around end-stop contacts; "
+                         f"'{GAP}' is what they miss of the solver's totals)")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -127,6 +145,51 @@ def _part_poses(machine, results):
     return out
 
 
+#: label of what the sampled categories miss of the solver's integrated totals (one per role:
+#: "... (supplied)", "... (dissipated)")
+GAP = "between the output samples"
+#: the valves' spool dynamics (a signal filter in bond-graph form): its stored energy; its
+#: source and damping are "spool model (drive)" and "spool model (damping)"
+SPOOL = "spool model"
+
+
+def _segments(run) -> list[tuple[np.ndarray, dict[str, np.ndarray], object]]:
+    """``(times, outputs, results)`` pieces covering the run: its output samples, and inside
+    the windows around contacts the finely sampled replays (:meth:`MachineRun.replays`)."""
+    res = run.results
+    t = res.t
+    pieces, k = [], 0
+    for rr in sorted(run.replays(), key=lambda r: r.t[0]):
+        a = int(np.searchsorted(t, rr.t[0], side="left"))
+        b = int(np.searchsorted(t, rr.t[-1], side="left"))
+        if a > k or (a == k and k == 0):
+            pieces.append((t[k: a + 1], _slice(res.outputs(), k, a + 1), (res, k, a + 1)))
+        pieces.append((rr.t, rr.outputs(), (rr, 0, len(rr.t))))
+        k = b
+    pieces.append((t[k:], _slice(res.outputs(), k, len(t)), (res, k, len(t))))
+    return [p for p in pieces if len(p[0]) > 1] or [(t, res.outputs(), (res, 0, len(t)))]
+
+
+def _slice(out: dict[str, np.ndarray], a: int, b: int) -> dict[str, np.ndarray]:
+    return _Lazy(out, a, b)
+
+
+class _Lazy(dict):
+    """Columns of an outputs dict sliced on first use."""
+
+    def __init__(self, out, a, b):
+        super().__init__()
+        self._src, self._a, self._b = out, a, b
+
+    def __missing__(self, key):
+        v = self._src[key][self._a: self._b]
+        self[key] = v
+        return v
+
+    def __contains__(self, key):
+        return key in self._src
+
+
 def energy_split(run) -> EnergySplit:
     machine = run.machine
     res = run.results
@@ -134,7 +197,7 @@ def energy_split(run) -> EnergySplit:
     model = machine.model.model
     g = model.graph
     out = res.outputs()
-    tab = run.table()
+    pieces = _segments(run)
     circ = machine.circuit
     root = machine.mechanism.name
     hyd_prefix = f"{root}/{circ.name}/" if circ is not None else None
@@ -142,17 +205,22 @@ def energy_split(run) -> EnergySplit:
     dis: dict[str, float] = {}
     sto: dict[str, float] = {}
 
-    def p_in(node):
-        p = np.zeros(len(t))
-        for u, v, k in g.in_edges(node, keys=True):
-            p += out[f"e[{k}]"] * out[f"f[{k}]"]
-        for u, v, k in g.out_edges(node, keys=True):
-            p -= out[f"e[{k}]"] * out[f"f[{k}]"]
-        return p
+    def work_in(node) -> float:
+        """∫ power into an element dt over the pieces (trapezoids)."""
+        total = 0.0
+        for tt, o, _ in pieces:
+            p = np.zeros(len(tt))
+            for u, v, k in g.in_edges(node, keys=True):
+                p += o[f"e[{k}]"] * o[f"f[{k}]"]
+            for u, v, k in g.out_edges(node, keys=True):
+                p -= o[f"e[{k}]"] * o[f"f[{k}]"]
+            total += _trap(p, tt)
+        return total
 
     kinetic = np.zeros(len(t))
     oil = np.zeros(len(t))
     spool = np.zeros(len(t))
+    other_store = np.zeros(len(t))
     for node, el in g.nodes(data="element"):
         kind = el.kind
         local = node[len(hyd_prefix):] if hyd_prefix and node.startswith(hyd_prefix) else None
@@ -162,23 +230,29 @@ def energy_split(run) -> EnergySplit:
             if key not in out:
                 continue
             E = out[key]
-            if cat == "spool model":
+            if cat == SPOOL:
                 spool += E
             elif kind == "I":
                 kinetic += E
-            else:
+            elif circ is not None:
                 oil += E
+            else:
+                other_store += E
         elif kind == "R":
-            W = _trap(p_in(node), t)
+            W = work_in(node)
             label = cat or ("end stops and cushions" if node.endswith("_stop") else "other losses")
+            if label == SPOOL:              # one label per role: a dict holds the terms
+                label = f"{SPOOL} (damping)"
             dis[label] = dis.get(label, 0.0) + W
         elif kind in ("Se", "Sf", "MSe", "MSf"):
-            W = -_trap(p_in(node), t)
             leaf = node.rsplit("/", 1)[-1]
             if leaf == "g" or leaf.startswith("g_") or leaf.endswith("_g"):
                 continue  # gravity: counted as potential energy below
+            W = -work_in(node)
             if cat == "pump" or leaf == "pump":
                 label = "pump work"
+            elif cat == SPOOL:
+                label = f"{SPOOL} (drive)"
             elif cat is not None:
                 label = cat
             elif kind in ("MSe", "MSf") and (leaf.endswith("_drive") or leaf.endswith("_force")):
@@ -194,11 +268,26 @@ def energy_split(run) -> EnergySplit:
     if circ is not None:
         sto["oil compression"] = float(oil[-1] - oil[0])
         if np.any(spool):
-            sto["spool model"] = float(spool[-1] - spool[0])
+            sto[SPOOL] = float(spool[-1] - spool[0])
+    if np.any(other_store):
+        sto["other storage"] = float(other_store[-1] - other_store[0])
+    integrated = {}
     if getattr(res, "_w", None) is not None:
-        par = res.parametric_work()
-        if np.any(par):
-            sup["chamber law (parametric)"] = float(par[-1] - par[0])
-    actuator = sum(_trap(tab[f"{f}_force"] * tab[f"{f}_rate"], t) for f in machine.functions)
+        W, D, P = res.source_work(), res.dissipated(), res.parametric_work()
+        if np.any(P):
+            sup["chamber law (parametric)"] = float(P[-1] - P[0])
+        # the solver's totals: sources less gravity (whose work is −ΔV), resistors
+        integrated = {"supplied": float(W[-1] - W[0]) + sto["potential energy"], "dissipated": float(D[-1] - D[0])}
+        sampled_sup = sum(v for k, v in sup.items() if k != "chamber law (parametric)")
+        sup[f"{GAP} (supplied)"] = integrated["supplied"] - sampled_sup
+        dis[f"{GAP} (dissipated)"] = integrated["dissipated"] - sum(dis.values())
+    actuator = 0.0
+    mm = machine.model
+    for tt, _, (r, a, b) in pieces:
+        for f in machine.functions:
+            c = machine.cylinder_of[f]
+            actuator += _trap(mm.cylinder_force(r, c)[a:b] * mm.cylinder_rate(r, c)[a:b], tt)
     terms = {**sup, **dis, **sto}
-    return EnergySplit(terms, list(sup), list(dis), list(sto), actuator)
+    split = EnergySplit(terms, list(sup), list(dis), list(sto), actuator)
+    split.integrated = integrated
+    return split

@@ -63,10 +63,14 @@ class Interrupt:
 
 
 def _t_eval(t0: float, t_end: float, dt: float) -> np.ndarray:
+    """``t0, t0 + dt, ...`` up to ``t_end`` (included; a last step within 1e-9 of ``t_end``
+    in rounding lands on it: 0.1·6 is 0.6000000000000001, beyond a 0.6 s run)."""
     n = int(math.floor((t_end - t0) / dt + 1e-9))
-    t = t0 + dt * np.arange(n + 1)
+    t = np.minimum(t0 + dt * np.arange(n + 1), t_end)
     if t_end - t[-1] > 1e-9 * max(1.0, abs(t_end)):
         t = np.append(t, t_end)
+    else:
+        t[-1] = t_end
     return t
 
 
@@ -130,6 +134,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     if machine.formulation == "cartesian":
         energy = False  # no bond graph to account power on; the report says so
     events = contact_events(machine) if (machine.mode != "extensions" and causal) else []
+    # a run a controller drives locates them as hybrid transitions (the same ends)
     all_events = events + ([interrupt] if interrupt is not None else [])
     atol = _atol(machine, atol)
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method, energy=energy, progress=progress)
@@ -171,9 +176,12 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
             if controller is not None:
                 from bondgraph.hybrid import Controller, HybridModel, simulate_hybrid
 
+                from .working_range import contact_transitions
+
                 ctrl = controller if isinstance(controller, Controller) else \
                     Controller(controller, list(inputs))
-                hm = HybridModel(mm.model, [], [])
+                # the stroke ends as transitions: the contacts are located as in a table-driven run
+                hm = HybridModel(mm.model, *contact_transitions(machine))
                 res = simulate_hybrid(hm, (t0, t_end), x0=x0, controller=ctrl, t_eval=t_eval, rtol=rtol,
                                       atol=atol, method="LSODA" if method == "CVODE" else method)
             else:
@@ -193,6 +201,8 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     if machine.mode == "extensions" and causal:
         exact_poses(machine, res, {desc.cylinder_of[f]: s for f, s in sig.items()})
     run = MachineRun(machine, res, cycle, timings, events)
+    if controller is None and causal:     # what a replay of a contact needs (:func:`replay_contacts`)
+        run.solver_options = dict(rtol=rtol, atol=atol, method=method)
     run.interrupted = bool(interrupt is not None and interrupt.requested)
     run.table()
     run.timings["output"] = time.perf_counter() - T
@@ -281,6 +291,9 @@ class MachineRun:
         self._table: dict[str, np.ndarray] | None = None
         self.units: dict[str, str] = {}
         self._contacts: list[Contact] | None = None
+        self._replays: list[Results] | None = None
+        #: integrator options a replay of a contact uses (None: not replayable, e.g. a controller run)
+        self.solver_options: dict[str, Any] | None = None
 
     @property
     def t(self) -> np.ndarray:
@@ -298,9 +311,22 @@ class MachineRun:
 
     @property
     def contacts(self) -> list[Contact]:
+        """End-stop contacts, located by the integrator; each one's depth from the contact
+        integrated again with a fine output step (:meth:`replays`) where possible."""
         if self._contacts is None:
-            self._contacts = contacts(self.machine, self.results, self._events)
+            self._contacts = contacts(self.machine, self.results, self._events, self.replays())
         return self._contacts
+
+    def replays(self) -> list[Results]:
+        """The windows of output times around the contacts integrated again from the run's
+        state before them, finely sampled (:func:`.working_range.replay_contacts`); empty
+        without contacts or for a run a controller drove."""
+        if self._replays is None:
+            from .working_range import replay_contacts
+
+            coarse = contacts(self.machine, self.results, self._events)
+            self._replays = replay_contacts(self, coarse)
+        return self._replays
 
     def positions(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """World position of every hinge point (``"part/point"``) along the run."""

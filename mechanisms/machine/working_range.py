@@ -7,8 +7,11 @@ during it, the physical cause of a failure after it.
   stroke or the loops cannot close is a named error
   (``boom: 3.918 m at t = 2.0 s exceeds the stroke end 3.730 m``).
 * :func:`contact_events` — root functions ``s − s_max`` and ``s_min − s`` per cylinder,
-  located by the integrator; :func:`contacts` turns them into contact intervals with the
-  deepest penetration.
+  located by the integrator (:func:`contact_transitions`: the same as hybrid transitions,
+  for a run a controller drives); :func:`contacts` turns them into contact intervals with
+  the deepest penetration, found on the contact integrated again from the state before it
+  with a fine output step (:func:`replay_contacts`): an impact shorter than the output
+  step is resolved.
 * :func:`diagnose` — at a failed run's last state: a toggle position (an actuator line
   through the pivot of the part it turns, named with its loop), or a stroke left.
 
@@ -35,7 +38,8 @@ import numpy as np
 
 from bondgraph.errors import AssemblyError
 
-__all__ = ["check_cycle", "check_strokes", "contact_events", "contacts", "Contact", "diagnose", "sample_times"]
+__all__ = ["check_cycle", "check_strokes", "contact_events", "contact_transitions", "crossings", "contacts",
+           "Contact", "replay_contacts", "replay_windows", "diagnose", "sample_times"]
 
 
 def sample_times(times: np.ndarray, t_end: float, per_interval: int = 8) -> np.ndarray:
@@ -155,6 +159,58 @@ def contact_events(machine) -> list:
     return events
 
 
+#: suffix of the discrete variable that follows a function's stroke ends in a hybrid run
+STROKE_END = "_stroke_end"
+
+
+def contact_transitions(machine) -> tuple[list, list]:
+    """The stroke ends as hybrid transitions, for runs that :func:`bondgraph.hybrid.simulate_hybrid`
+    drives (a valves run with a controller): per function a discrete variable
+    ``<function>_stroke_end`` (``free``, ``outer``, ``inner``) switched when the cylinder's
+    length state crosses an end, in either direction. No law uses it (the stops' forces are
+    in the bond graph); its transitions, located by the integrator, are the contacts.
+
+    Returns ``(variables, transitions)`` for :class:`bondgraph.hybrid.HybridModel`.
+    """
+    from bondgraph.hybrid import Above, Below, Discrete, Transition
+
+    mm = machine.model
+    variables, transitions = [], []
+    for f in machine.functions:
+        s = mm.state(machine.cylinder_of[f], "s")
+        lo, hi = machine.description.stroke_limits(f)
+        v = f"{f}{STROKE_END}"
+        variables.append(Discrete(v, ["free", "outer", "inner"]))
+        transitions += [Transition(v, "free", "outer", Above(s, hi)), Transition(v, "outer", "free", Below(s, hi)),
+                        Transition(v, "free", "inner", Below(s, lo)), Transition(v, "inner", "free", Above(s, lo))]
+    return variables, transitions
+
+
+def crossings(results, events: list) -> dict[tuple[str, str], list[tuple[float, bool | None]]]:
+    """Located stroke-end crossings of a run: ``(function, end) → [(time, entering)]``.
+
+    From the run's events (``events``: :func:`contact_events`, in the order they were
+    given; ``entering`` is ``None``, a crossing either way) or, for a hybrid run, from its
+    ``<function>_stroke_end`` transitions (``entering`` known)."""
+    out: dict[tuple[str, str], list] = {(g.function, g.end): [] for g in events}
+    records = getattr(results, "transitions", None)
+    if records is not None:
+        for r in records:
+            if not r.variable.endswith(STROKE_END):
+                continue
+            f = r.variable[: -len(STROKE_END)]
+            end = r.target if r.target != "free" else r.source
+            if (f, end) in out:
+                out[(f, end)].append((float(r.time), r.target != "free"))
+        return out
+    tev, iev, _ = results.events
+    for x, j in zip(tev, iev):
+        if 0 <= int(j) < len(events):      # later events are not contacts (an interrupt)
+            g = events[int(j)]
+            out[(g.function, g.end)].append((float(x), None))
+    return out
+
+
 @dataclass(frozen=True)
 class Contact:
     """One end-stop contact of a run (bounces less than :data:`MERGE_GAP` apart merged)."""
@@ -163,61 +219,130 @@ class Contact:
     end: str            # "outer" (fully extended) or "inner" (fully retracted)
     start: float        # s, located by the integrator
     stop: float         # s (end of the run if still in contact)
-    depth: float        # deepest penetration past the end at the output times (m)
+    depth: float        # deepest penetration past the end (m)
     ongoing: bool = False
     bounces: int = 0    # separations shorter than MERGE_GAP within the contact
+    resolved: bool = True   # depth from the contact integrated again finely (else the output times)
 
     def __str__(self) -> str:
         until = f"{self.stop:.4g} s" + (" (end of run)" if self.ongoing else "")
         b = f", {self.bounces} bounce{'s' if self.bounces != 1 else ''}" if self.bounces else ""
+        how = "" if self.resolved else " at the output times"
         return (f"{self.function}: {self.end} end-stop contact from t = {self.start:.4g} s to {until}"
-                f"{b}, {self.depth * 1e3:.2f} mm deep at the output times")
+                f"{b}, {self.depth * 1e3:.2f} mm deep{how}")
 
 
 #: contacts of one stop closer than this (s) are one contact with bounces
 MERGE_GAP = 0.05
 
 
-def contacts(machine, results, events: list) -> list[Contact]:
-    """Contact intervals from a run's located events (and its samples, for the depth)."""
+def contacts(machine, results, events: list, replays: list | None = None) -> list[Contact]:
+    """Contact intervals from a run's located crossings (:func:`crossings`); the depth from
+    its samples, and from ``replays`` (:func:`replay_contacts`) where they cover a contact."""
     if not events:
         return []
     desc = machine.description
-    tev, iev, _ = results.events
     mm = machine.model
     out: list[Contact] = []
     t = results.t
-    for k, g in enumerate(events):
-        f, end = g.function, g.end
+    if not len(t):
+        return []
+    fine = []
+    for rr in replays or []:
+        fine.append((rr.t, {c: mm.coordinates(rr, c)["s"] for c in desc.cylinders}))
+    for (f, end), items in crossings(results, events).items():
         lo, hi = desc.stroke_limits(f)
-        s = mm.coordinates(results, desc.cylinder_of[f])["s"]
-        pen = (s - hi) if end == "outer" else (lo - s)
-        times = sorted(float(x) for x, j in zip(tev, iev) if j == k)
-        inside = bool(len(pen) and pen[0] > 0)
+        c = desc.cylinder_of[f]
+        s = mm.coordinates(results, c)["s"]
+
+        def pen(x, end=end, lo=lo, hi=hi):
+            return (x - hi) if end == "outer" else (lo - x)
+        samples = [(t, pen(s))] + [(tt, pen(ss[c])) for tt, ss in fine]
+        inside = bool(pen(s[0]) > 0)
         t_in = float(t[0]) if inside else None
-        for te in times:
-            if not inside:
+        for te, entering in sorted(items, key=lambda x: x[0]):
+            if entering is None:
+                entering = not inside
+            if entering and not inside:
                 t_in, inside = te, True
-            else:
-                out.append(_contact(f, end, t_in, te, t, pen, False))
+            elif not entering and inside:
+                out.append(_contact(f, end, t_in, te, samples, False, bool(fine)))
                 inside = False
         if inside and t_in is not None:
-            out.append(_contact(f, end, t_in, float(t[-1]), t, pen, True))
+            out.append(_contact(f, end, t_in, float(t[-1]), samples, True, bool(fine)))
     merged: list[Contact] = []
     for c in sorted(out, key=lambda c: (c.function, c.end, c.start)):
         last = merged[-1] if merged else None
         if last is not None and (last.function, last.end) == (c.function, c.end) and c.start - last.stop < MERGE_GAP:
             merged[-1] = Contact(c.function, c.end, last.start, c.stop, max(last.depth, c.depth), c.ongoing,
-                                 last.bounces + 1)
+                                 last.bounces + 1, last.resolved and c.resolved)
         else:
             merged.append(c)
     return sorted(merged, key=lambda c: c.start)
 
 
-def _contact(f, end, a, b, t, pen, ongoing) -> Contact:
-    sel = (t >= a) & (t <= b)
-    depth = float(np.max(pen[sel])) if sel.any() else 0.0
-    return Contact(f, end, float(a), float(b), max(depth, 0.0), ongoing)
+def _contact(f, end, a, b, samples, ongoing, refined) -> Contact:
+    depth = 0.0
+    covered = False
+    for k, (t, pen) in enumerate(samples):
+        sel = (t >= a) & (t <= b)
+        if sel.any():
+            depth = max(depth, float(np.max(pen[sel])))
+            covered = covered or (k > 0 and t[0] <= a and t[-1] >= b)
+    return Contact(f, end, float(a), float(b), max(depth, 0.0), ongoing, resolved=bool(refined and covered))
+
+
+#: a replayed contact window is sampled this many times per output step, and its contacts
+#: this many times each (at most MAX_REPLAY_POINTS points per window)
+REPLAY_PER_STEP, REPLAY_PER_CONTACT, MAX_REPLAY_POINTS = 20, 200, 50_000
+
+
+def replay_windows(t: np.ndarray, intervals: list[tuple[float, float]]) -> list[tuple[int, int]]:
+    """Index pairs ``(k, m)`` of the output times around each interval (merged when they
+    touch): ``t[k] ≤`` its start, ``t[m] ≥`` its stop."""
+    out: list[list[int]] = []
+    for a, b in sorted(intervals):
+        k = max(int(np.searchsorted(t, a, side="right")) - 1, 0)
+        m = min(int(np.searchsorted(t, b, side="left")), len(t) - 1)
+        if m <= k:
+            continue
+        if out and k <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], m)
+        else:
+            out.append([k, m])
+    return [(k, m) for k, m in out]
+
+
+def replay_contacts(run, coarse: list[Contact]) -> list:
+    """The run integrated again over each window of output times around a contact, from
+    the run's state at the window's start, with the same inputs and tolerances and a fine
+    output step (a short impact falls between two output times): the depths and the energy
+    split use these samples there. Only runs whose inputs are signals of time (not a
+    controller); a window that fails is left out (its contacts say "at the output times")."""
+    from bondgraph import simulate
+    from bondgraph.errors import SimulationError
+
+    res = run.results
+    opts = getattr(run, "solver_options", None)
+    if not coarse or opts is None or getattr(res, "transitions", None) is not None:
+        return []
+    t = res.t
+    model = run.machine.model.model
+    inputs = dict(zip(res.inputs.names, res.inputs.signals))
+    out = []
+    for k, m in replay_windows(t, [(c.start, c.stop) for c in coarse]):
+        pts = [np.linspace(t[j], t[j + 1], REPLAY_PER_STEP + 1) for j in range(k, m)]
+        pts += [np.linspace(max(c.start, t[k]), min(c.stop, t[m]), REPLAY_PER_CONTACT + 1) for c in coarse
+                if c.stop >= t[k] and c.start <= t[m]]
+        ts = np.unique(np.concatenate(pts))
+        if len(ts) > MAX_REPLAY_POINTS:
+            ts = np.unique(np.concatenate([ts[:: int(np.ceil(len(ts) / MAX_REPLAY_POINTS))], [t[k], t[m]]]))
+        try:
+            out.append(simulate(model, (float(t[k]), float(t[m])), x0=res.x[k], inputs=inputs, t_eval=ts,
+                                progress=False, **opts))
+        except SimulationError:
+            continue
+    return out
 
 
 # --------------------------------------------------------------------------- diagnosis
