@@ -1,0 +1,140 @@
+"""Bad inputs of the machine layer's poses, checks and changes: each one named error of our
+family (assembly branches, `hydrobond check`, Machine.set, batched read-outs)."""
+
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bondgraph import AssemblyError, ParameterError
+from components import Cylinder, MainBody
+from mechanisms import Mechanism
+from mechanisms.machine import DATA, Machine
+from mechanisms.machine.check import check_file
+
+from .catalogue import Case, check, ids
+
+P, A = ParameterError, AssemblyError
+EXC = (DATA / "excavator.toml").read_text()
+_M = {}
+_TMP = tempfile.TemporaryDirectory(prefix="bad-check-")   # removed when the session ends
+
+
+def built(mode="forces"):
+    if mode not in _M:
+        _M[mode] = Machine.from_file(DATA / "excavator.toml", mode=mode)
+    return _M[mode]
+
+
+def fresh(mode="forces"):
+    return Machine.from_file(DATA / "excavator.toml", mode=mode)
+
+
+def lever():
+    mech = Mechanism("lever", gravity=0.0)
+    mech.add(MainBody("arm", mass=10.0, inertia=1.0, cog=(0.5, 0.0), gravity=0.0,
+                      points={"O": ("Rt", (0, 0)), "P": ("Pd", (1.0, 0.0))}))
+    mech.add(Cylinder("cyl", retracted=0.9, stroke=2.0, gravity=0.0))
+    mech.fix("arm", "O", at=(0.0, 0.0))
+    mech.fix("cyl", "A", at=(2.0, 0.0))
+    mech.connect("arm", "P", "cyl", "B")
+    mech.drive_force("cyl")
+    return mech
+
+
+def through_dead_centre():
+    mech = lever()
+    start = mech.solve_pose({"arm": 0.5}, guess={"arm": 0.5})
+    return mech.track({"arm": np.linspace(0.5, -0.5, 11)[1:]}, start)
+
+
+def boom_beyond_dead_centre():
+    m = built()
+    pts = m.start_pose.points()
+    C, A_, B = (np.array(pts[k]) for k in ("boom/C", "boom_cylinder/A", "boom/B"))
+    dead = math.atan2(*(C - A_)[::-1]) - (math.atan2(*(B - C)[::-1]) - m.start_pose.angle("boom"))
+    start = m.start_pose.angle("boom")
+    return m.pose({"boom": dead + 0.2 * math.copysign(1.0, dead - start), "arm": -1.0, "bucket": 1.0})
+
+
+def file_with(*pairs, cycle_rows=None):
+    """A copy of the excavator's file (and its cycles) with replacements, in a new folder."""
+    text = EXC
+    for old, new in pairs:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    d = Path(tempfile.mkdtemp(dir=_TMP.name))
+    (d / "m.toml").write_text(text)
+    for csv in DATA.glob("dig_lift_dump_*.csv"):
+        (d / csv.name).write_text(csv.read_text())
+    if cycle_rows is not None:
+        (d / "dig_lift_dump_lengths.csv").write_text(cycle_rows)
+    return d / "m.toml"
+
+
+CASES = [
+    Case("pose-lengths-unknown-function", lambda: built().pose_at_lengths(
+        {"boom": 3.0, "arm": 3.0, "bucket": 3.0, "stick": 3.0}), P, ["'stick'", "not a function of"]),
+    Case("pose-lengths-missing-function", lambda: built().pose_at_lengths({"boom": 3.0, "arm": 3.0}), P,
+         ["'bucket'", "no length given"]),
+    Case("pose-lengths-nan", lambda: built().pose_at_lengths({"boom": float("nan"), "arm": 3.0, "bucket": 3.0}),
+         P, ["boom", "nan", "finite number"]),
+    Case("pose-lengths-text", lambda: built().pose_at_lengths({"boom": "3 m", "arm": 3.0, "bucket": 3.0}),
+         P, ["boom", "'3 m'", "finite number (m)"]),
+    Case("pose-lengths-beyond-stroke", lambda: built().pose_at_lengths({"boom": 3.9, "arm": 3.0, "bucket": 3.0}),
+         A, ["boom_cylinder", "3.9 m requested", "beyond the stroke end"]),
+    Case("pose-beyond-dead-centre", boom_beyond_dead_centre, A,
+         ["loop boom_cylinder – chassis – boom", "passes its dead centre", "other assembly branch"]),
+    Case("track-through-dead-centre", through_dead_centre, A,
+         ["loop cyl – chassis – arm", "hinge arm/P", "the line of cyl crosses arm's pivot o"]),
+    Case("set-relief-full-below-crack", lambda: fresh().set({"circuit.power_unit.relief_crack": "320 bar"}), P,
+         ["'relief_full' (310 bar)", "'relief_crack' (320 bar)", "circuit.power_unit"]),
+    Case("set-circuit-unknown-key-forces", lambda: fresh().set({"circuit.power_unit.volum": "5 L"}), P,
+         ["circuit.power_unit.volum", "did you mean 'circuit.power_unit.volume'"]),
+    Case("set-ls-bad-compensation-extensions", lambda: fresh("extensions").set(
+        {"circuit.type": "load-sensing", "circuit.load_sensing.compensation": "mid"}), P,
+         ["circuit.load_sensing.compensation", "'mid'"]),
+    Case("set-friction-unit-forces", lambda: fresh().set({"boom_cylinder.friction.coulomb": "1 m"}), P,
+         ["boom_cylinder.friction.coulomb", "a force"]),
+    Case("evaluate-many-times-shape", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
+        built().model.model.system, np.zeros((3, built().model.model.system.nx)), t=np.zeros(2)), P,
+         ["t: shape (2,)", "one per row"]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+def test_bad_machine_layer_input(case):
+    check(case)
+
+
+def _beyond_stroke() -> str:
+    rows = (DATA / "dig_lift_dump_lengths.csv").read_text().splitlines()
+    first = rows[1].split(",")
+    first[2] = "4.5"                                   # the arm, beyond its 3.9 m
+    return "\n".join([rows[0], ",".join(first)] + rows[2:]) + "\n"
+
+
+CHECK_CASES = [
+    Case("check-bad-fixed-valve", lambda: check_file(file_with(('dp = "0.3 MPa"', 'dp = "-0.3 MPa"'))), P,
+         ["hydrobond check of m.toml", "[circuit]", "circuit.valves.boom.dp", "line"]),
+    Case("check-bad-ls-selected", lambda: check_file(file_with(
+        ('type = "fixed"', 'type = "load-sensing"'), ('margin = "3 bar"', 'margin = "3 m"'))), P,
+         ["[circuit]", "circuit.load_sensing.margin"]),
+    Case("check-bad-ls-not-selected", lambda: check_file(file_with(
+        ('time_constant = "10 ms"', 'time_constant = "-10 ms"'))), P,
+         ["[circuit.load_sensing] (circuit type 'load-sensing', not selected)", "time_constant"]),
+    Case("check-circuit-type-typo", lambda: check_file(file_with(('type = "fixed"', 'type = "fixd"'))), P,
+         ["[circuit]", "circuit.type", "'fixd'", "did you mean 'fixed'"]),
+    Case("check-cycle-beyond-stroke", lambda: check_file(file_with(cycle_rows=_beyond_stroke())), A,
+         ["[cycles.dig_lift_dump] extensions", "arm: 4.500 m", "exceeds the stroke end"]),
+    Case("check-relief-full-below-crack", lambda: check_file(file_with(
+        ('relief_crack = "300 bar"', 'relief_crack = "320 bar"'))), P,
+         ["[circuit]", "'relief_full' (310 bar)", "'relief_crack' (320 bar)"]),
+]
+
+
+@pytest.mark.parametrize("case", CHECK_CASES, ids=ids(CHECK_CASES))
+def test_bad_check_input(case):
+    check(case)
