@@ -1,0 +1,1 @@
+"""Native integration: SUNDIALS CVODE driven from C on the compiled model."""
