@@ -75,7 +75,7 @@ from .errors import ParameterError, SimulationError
 from .model import Model, build
 from .results import Results
 from .signals import Constant, InputSet
-from .simulate import SOLVE_IVP_METHODS
+from .simulate import BACKENDS, SOLVE_IVP_METHODS
 
 __all__ = [
     "Discrete", "Guard", "Above", "Below", "At", "When", "Transition", "hysteresis",
@@ -825,6 +825,8 @@ class _Rhs:
         self.controller = controller
         self.continuous = controller is not None and controller.period is None
         self.probe = _Probe(hm, self)
+        self.native = None  # a NativeCvode when the run is native (see _native_setup)
+        self.native_specs: list = []
         self.nfev = self.njev = 0
         self.failure: tuple[float, str] | None = None
 
@@ -867,8 +869,10 @@ class _Rhs:
             return np.full((self.nx, self.nx), np.nan)
 
 
-def _segment(method, rhs: _Rhs, a, b, y, guards, t_eval, opts):
+def _segment(method, rhs: _Rhs, a, b, y, guards, t_eval, opts, specs=None):
     """Integrate [a, b] until the first guard crossing. Returns (t, y, hit, ok, msg, y_end)."""
+    if rhs.native is not None:
+        return _native_segment(rhs, a, b, y, specs, t_eval)
     jac_ok = opts["jacobian"] and not rhs.continuous
     if method == "CVODE":
         from sksundae.cvode import CVODE
@@ -954,16 +958,93 @@ def _segment(method, rhs: _Rhs, a, b, y, guards, t_eval, opts):
     return sol.t[1:], sol.y[:, 1:].T, hit, ok, sol.message, y_end, t_end
 
 
+def _guard_spec(tr: Transition, model: Model):
+    """A guard the native driver evaluates in C — ``(kind, index, sign, threshold,
+    tolerance)`` on a state, model output or input — or None if it needs Python."""
+    g = tr.guard
+    if not isinstance(g, (Above, Below)):
+        return None
+    q = g.quantity
+    if q in model.state_names:
+        kind, idx = "state", model.state_names.index(q)
+    elif q in model.system.output_names:
+        kind, idx = "output", model.system.output_names.index(q)
+    elif q in model.input_names:
+        kind, idx = "input", model.input_names.index(q)
+    else:  # a discrete variable or an external signal
+        return None
+    return (kind, idx, 1.0 if isinstance(g, Above) else -1.0, float(g.threshold), g.tolerance())
+
+
+def _native_setup(hm: HybridModel, rhs: _Rhs, backend: str, method: str, opts) -> None:
+    """Give ``rhs`` a native CVODE (``rhs.native``) if this run can use one."""
+    rhs.native = None
+    if backend == "python" or (backend == "auto" and method != "CVODE"):
+        return
+    from .native.cvode import NativeCvode, native_reasons
+
+    model = hm.model
+    specs = [None if tr.guard.timed else _guard_spec(tr, model) for tr in hm.transitions]
+    needs_python = any(s is None and not tr.guard.timed for s, tr in zip(specs, hm.transitions))
+    why = native_reasons(model, method=method, inputs=rhs.inputs, controller_continuous=rhs.continuous,
+                         python_guards=needs_python)
+    if why:
+        if backend == "native":
+            raise ParameterError([f"backend 'native' cannot run this simulation: {w}" for w in why],
+                                 subject=f"hybrid model {model.name!r}")
+        return
+    nc = NativeCvode(model.system, rtol=opts["rtol"], atol=opts["atol"], max_step=opts["max_step"],
+                     max_steps=opts["max_steps"], jacobian=opts["jacobian"])
+    tables = rhs.inputs.native() if rhs.inputs.names else None
+    if tables:
+        names = rhs.inputs.names
+        slots = [rhs.inputs.deriv_names.index(n) if n in rhs.inputs.deriv_names else -1 for n in names]
+        model.system.set_native_inputs(tables, slots)
+        tab, off, _ = model.system._native
+        # a controller's held inputs are constant tables: their value sits at offset 5
+        rhs.held_slots = [int(off[j]) + 5 for j in rhs.ctrl_idx]
+        rhs.native_table = tab
+    rhs.native = nc
+    rhs.native_specs = specs
+
+
+def _native_segment(rhs: _Rhs, a, b, y, specs, t_eval):
+    """One hybrid segment on the native path, reported as the CVODE branch of :func:`_segment`."""
+    nc = rhs.native
+    if rhs.ctrl_idx:
+        rhs.native_table[rhs.held_slots] = rhs.held
+    before = nc.stats()
+    if t_eval is None:
+        seg_eval = None
+    else:  # the Python path reports the span points that are requested times, exactly
+        te = np.asarray(t_eval, dtype=float)
+        seg_eval = te[(te >= a) & (te <= b)]
+    seg = nc.segment(a, b, y, seg_eval, guards=specs)
+    after = nc.stats()
+    rhs.nfev += after["nfev"] - before["nfev"]
+    rhs.njev += after["njev"] - before["njev"]
+    if seg.failure is not None and rhs.failure is None:
+        t_f, _, status = seg.failure
+        rhs.failure = (t_f, rhs.sys.describe_status(status) if status != 0 else
+                       "the integrator stalled (step size underflow): a singularity or a state "
+                       "that blew up")
+    hit = None
+    if seg.root is not None and seg.root[0] < b:
+        hit = (seg.root[0], seg.root[1], seg.root[2])
+    return seg.t, seg.y, hit, seg.ok, seg.message, seg.y_end, seg.t_end
+
+
 def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                     x0: Mapping[str, float] | np.ndarray | None = None,
                     modes: Mapping[str, str] | None = None,
                     inputs: Mapping[str, Any] | None = None,
                     controller: Controller | None = None,
-                    signals: Mapping[str, Any] | None = None, method: str = "LSODA",
+                    signals: Mapping[str, Any] | None = None, method: str | None = None,
                     rtol: float = 1e-6, atol: float | np.ndarray = 1e-9,
                     max_step: float = np.inf, t_eval: np.ndarray | None = None,
                     jacobian: bool = True, max_events: int = 100_000, max_burst: int = 50,
-                    burst_window: float | None = None, max_steps: int = 500_000) -> HybridResults:
+                    burst_window: float | None = None, max_steps: int = 500_000,
+                    backend: str = "auto") -> HybridResults:
     """Event-driven integration of a hybrid model.
 
     Parameters
@@ -980,8 +1061,9 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     signals : dict, optional
         Values of the external signals the hybrid model declared (callables of
         ``t``, tables, constants).
-    method : str
-        ``"LSODA"``, ``"BDF"``, ``"Radau"``, ``"RK45"``… or ``"CVODE"``.
+    method : str, optional
+        ``"LSODA"`` (default), ``"BDF"``, ``"Radau"``, ``"RK45"``… or ``"CVODE"`` (the
+        default with ``backend="native"``).
     rtol, atol, max_step
     t_eval : array, optional
         Output times (default: every solver step, plus both sides of every switch).
@@ -992,6 +1074,11 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     max_burst, burst_window : int, float
         More than ``max_burst`` transitions within ``burst_window`` (default
         ``1e-6·(t1 − t0)``) is chattering: error naming the transitions.
+    backend : {"auto", "native", "python"}
+        As in :func:`~bondgraph.simulate`: ``"auto"`` runs CVODE natively (guards on
+        states, outputs and inputs located in C; a mode switch is a parameter change and
+        a ``CVodeReInit``) unless a guard is a Python function (``When``) or reads an
+        external signal, a controller is continuous, or an input is a Python callable.
 
     Returns
     -------
@@ -1006,6 +1093,10 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     """
     if len(t_span) != 2 or not t_span[1] > t_span[0]:
         raise ParameterError(f"t_span {tuple(t_span)}: expected (t0, t1) with t1 > t0")
+    if backend not in BACKENDS:
+        raise ParameterError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if method is None:
+        method = "CVODE" if backend == "native" else "LSODA"
     if method != "CVODE" and method not in SOLVE_IVP_METHODS:
         raise ParameterError(f"method {method!r}: expected 'CVODE' or one of {', '.join(SOLVE_IVP_METHODS)}")
     model = hm.model
@@ -1019,6 +1110,7 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     rhs = _Rhs(hm, inputs, controller, signals)
     y = model.initial_state(x0)
     opts = dict(rtol=rtol, atol=atol, max_step=max_step, jacobian=jacobian, max_steps=max_steps)
+    _native_setup(hm, rhs, backend, method, opts)
     te_all = None if t_eval is None else np.asarray(t_eval, dtype=float)
 
     # bound guards
@@ -1122,7 +1214,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
         for n, var in hm.variables.items():
             mv[n] = np.array([mode_rows[k][n] for k in midx], dtype=object)
         stats = {"nfev": rhs.nfev, "njev": rhs.njev, "wall_time": _time.perf_counter() - start,
-                 "events": len(log), "segments": n_seg}
+                 "events": len(log), "segments": n_seg,
+                 "backend": "native" if rhs.native is not None else "python"}
         return HybridResults(model, t_arr, y_arr, rec, stats=stats, message=message,
                              events=(np.array(ev_t), np.array(ev_i, dtype=int),
                                      np.array(ev_y) if ev_y else np.zeros((0, model.system.nx))),
@@ -1206,7 +1299,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
             n_seg += 1
             rhs.failure = None
             tt, yy, hit, ok, msg, y_end, t_end = _segment(
-                method, rhs, t, t_next, y, [shifted[i] for i in active], seg_eval, opts)
+                method, rhs, t, t_next, y, [shifted[i] for i in active], seg_eval, opts,
+                [rhs.native_specs[i] for i in active] if rhs.native is not None else None)
             if not ok:
                 why = rhs.failure[1] if rhs.failure else msg
                 record(tt, yy)
@@ -1225,4 +1319,6 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     finally:  # leave the model as it was (the run's modes are in the results)
         model.system.params[:] = saved_params
         hm._modes.update(saved_modes)
+        if rhs.native is not None:
+            model.system.set_native_inputs(None)
     return res

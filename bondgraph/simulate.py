@@ -36,9 +36,11 @@ from .model import Model
 from .results import Results
 from .signals import InputSet
 
-__all__ = ["simulate", "SOLVE_IVP_METHODS"]
+__all__ = ["simulate", "SOLVE_IVP_METHODS", "BACKENDS"]
 
 SOLVE_IVP_METHODS = ("LSODA", "BDF", "Radau", "RK45", "RK23", "DOP853")
+#: who drives the integrator (see :func:`simulate`)
+BACKENDS = ("auto", "native", "python")
 
 
 class _Rhs:
@@ -68,6 +70,7 @@ class _Rhs:
         self.t_max = -np.inf
         self.calls_at_tmax = 0
         self.stall_limit = 20000
+        self.native = None  # a NativeCvode when the run is native (see simulate)
 
     def _set(self, t: float) -> None:
         if not self.const:
@@ -126,12 +129,12 @@ class _Rhs:
 
 
 def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] | np.ndarray | None = None,
-             inputs: Mapping[str, Any] | None = None, method: str = "LSODA",
+             inputs: Mapping[str, Any] | None = None, method: str | None = None,
              rtol: float = 1e-6, atol: float | np.ndarray = 1e-9,
              t_eval: np.ndarray | None = None, max_step: float = np.inf,
              first_step: float | None = None, events: Sequence[Callable] | None = None,
              energy: bool = False, jacobian: bool = True, progress: bool = True,
-             max_steps: int = 500_000) -> Results:
+             max_steps: int = 500_000, backend: str = "auto") -> Results:
     """Integrate a model over ``t_span``.
 
     Parameters
@@ -143,8 +146,9 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
         Initial state (named overrides of the elements' initial values).
     inputs : dict, optional
         Input name → number, sympy expression of ``t``, callable, Table or Spline.
-    method : str
-        ``"LSODA"`` (default), ``"BDF"``, ``"Radau"``, ``"RK45"``..., or ``"CVODE"``.
+    method : str, optional
+        ``"LSODA"`` (default), ``"BDF"``, ``"Radau"``, ``"RK45"``..., or ``"CVODE"``
+        (the default with ``backend="native"``).
     rtol, atol : float
         Tolerances.
     t_eval : array, optional
@@ -160,6 +164,14 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
         Give the solver the analytic Jacobian (else it differences).
     progress : bool
         Show a progress bar if the run takes longer than a second.
+    backend : {"auto", "native", "python"}
+        Who drives CVODE. ``"native"``: SUNDIALS CVODE called from C on the compiled
+        model (:mod:`bondgraph.native`), no Python per step — the same steps as the
+        Python path, several times faster. ``"python"``: scikit-sundae calling our
+        right-hand side from Python. ``"auto"`` (default) takes the native path with
+        ``method="CVODE"`` whenever it can run the simulation (inputs that are tables,
+        splines or numbers; no Python event functions; a C compiler and SUNDIALS 7).
+        ``Results.stats["backend"]`` says which ran.
 
     Returns
     -------
@@ -170,10 +182,15 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
     SimulationError
         With ``time``, ``state``, reason, and the partial ``results``.
     ParameterError
-        Bad method, inputs or initial values.
+        Bad method, inputs or initial values; ``backend="native"`` where the native
+        path cannot run (the message says why).
     """
     if len(t_span) != 2 or not t_span[1] > t_span[0]:
         raise ParameterError(f"t_span {tuple(t_span)}: expected (t0, t1) with t1 > t0")
+    if backend not in BACKENDS:
+        raise ParameterError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if method is None:
+        method = "CVODE" if backend == "native" else "LSODA"
     if method != "CVODE" and method not in SOLVE_IVP_METHODS:
         raise ParameterError(f"method {method!r}: expected 'CVODE' or one of {', '.join(SOLVE_IVP_METHODS)}")
     t0, t1 = float(t_span[0]), float(t_span[1])
@@ -186,6 +203,8 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
         bar = tqdm(total=t1 - t0, delay=1.0, unit="s", desc=f"simulating {model.name}",
                    leave=False, bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     rhs = _Rhs(model, inp, energy, bar)
+    rhs.native = _native(model, inp, backend, method, events, energy, rtol, atol, max_step,
+                         first_step, max_steps, jacobian)
     try:
         return _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_step,
                     first_step, events, energy, jacobian, max_steps)
@@ -272,12 +291,60 @@ def _named(model: Model, x: np.ndarray) -> dict[str, float]:
 
 
 def _stats(rhs: _Rhs, start: float) -> dict[str, float]:
-    return {"nfev": rhs.nfev, "njev": rhs.njev, "wall_time": time.perf_counter() - start}
+    st = {"nfev": rhs.nfev, "njev": rhs.njev, "wall_time": time.perf_counter() - start,
+          "backend": "native" if rhs.native is not None else "python"}
+    if rhs.native is not None:
+        nat = rhs.native.stats()
+        for k in ("steps", "error_test_failures", "convergence_failures", "restarts"):
+            st[k] = nat[k]
+    return st
+
+
+def _native(model, inp, backend, method, events, energy, rtol, atol, max_step, first_step,
+            max_steps, jacobian):
+    """The native CVODE of this run, or None for the Python path (``backend="native"``
+    where it is impossible: a ParameterError listing why)."""
+    if backend == "python" or (backend == "auto" and method != "CVODE"):
+        return None
+    from .native.cvode import NativeCvode, native_reasons
+
+    why = native_reasons(model, method=method, inputs=inp, events=events)
+    if why:
+        if backend == "native":
+            raise ParameterError([f"backend 'native' cannot run this simulation: {w}" for w in why],
+                                 subject=f"model {model.name!r}")
+        return None
+    nc = NativeCvode(model.system, rtol=rtol, atol=atol, energy=energy, max_step=max_step,
+                     first_step=first_step, max_steps=max_steps, jacobian=jacobian)
+    nc.set_inputs(model.system._u, model.system._du)  # constant inputs (tables overwrite theirs)
+    return nc
+
+
+def _native_segment(rhs: _Rhs, a, b, y, t_eval):
+    """One segment on the native path, reported as :func:`_cvode` reports it."""
+    nc = rhs.native
+    before = nc.stats()
+    seg = nc.segment(a, b, y, t_eval)
+    after = nc.stats()
+    rhs.nfev += after["nfev"] - before["nfev"]
+    rhs.njev += after["njev"] - before["njev"]
+    if seg.failure is not None:
+        t_f, y_f, status = seg.failure
+        why = (rhs.sys.describe_status(status) if status != 0 else
+               "the integrator stalled (step size underflow): a singularity or a discontinuity "
+               "it cannot pass")
+        rhs._fail(t_f, y_f, why)
+    if rhs.bar is not None and seg.t_end > rhs.bar_t:
+        rhs.bar.update(seg.t_end - rhs.bar_t)
+        rhs.bar_t = seg.t_end
+    return seg.ok, seg.t, seg.y, seg.message, [], seg.y_end
 
 
 def _integrate(method, rhs, a, b, y, rtol, atol, t_eval, max_step, first_step, events,
                jacobian, max_steps):
     """One segment. Returns (ok, t, y, message, events, y_end)."""
+    if rhs.native is not None:
+        return _native_segment(rhs, a, b, y, t_eval)
     if method == "CVODE":
         return _cvode(rhs, a, b, y, rtol, atol, t_eval, max_step, first_step, events, jacobian, max_steps)
     kw: dict[str, Any] = dict(method=method, rtol=rtol, atol=atol, max_step=max_step)

@@ -150,6 +150,9 @@ class NativeCvode:
             return self._failed_init(a, y, flag)
         if t_eval is None:
             code, tt, yy, t_end, y_end = s.advance(b, b, np.zeros(0), True, 0)
+            if code != "tstop":  # scikit-sundae's one-step mode keeps the solver's
+                tt = np.append(tt, t_end)  # return at a root or a failure as a row
+                yy = np.vstack([yy, y_end[None, :]])
         else:
             req = np.asarray(t_eval, dtype=float)
             inner = req[(req > a + eps) & (req < b - eps)]

@@ -60,6 +60,7 @@ int CVodeSetInitStep(void* mem, sunrealtype hin);
 int CVodeSetMaxOrd(void* mem, int maxord);
 int CVodeSetMaxNonlinIters(void* mem, int maxcor);
 int CVodeSetMaxConvFails(void* mem, int maxncf);
+int CVodeSetMaxHnilWarns(void* mem, int mxhnil);
 int CVodeSetStopTime(void* mem, sunrealtype tstop);
 int CVodeClearStopTime(void* mem);
 int CVodeRootInit(void* mem, int nrtfn, CVRootFn g);
@@ -122,8 +123,8 @@ typedef struct {
     /* guards: g = sign * (q - thr) - tol */
     int ng, *gkind, *gidx; double *gsign, *gthr, *gtol;
     int *rootdir, *rootinfo;
-    /* failure record (the latest in time) */
-    int fail_status; double fail_t; double* fail_y;
+    /* failure record (the latest in time; status 0 a stall) */
+    int has_fail, fail_status; double fail_t; double* fail_y;
     /* stall detection: calls without progress in time */
     double t_max; long calls_at_tmax, stall_limit; int stalled;
     /* every model call counted here as well */
@@ -140,7 +141,8 @@ static void bgn_errh(int line, const char* func, const char* file, const char* m
 }
 
 static void record_failure(bgn_session* s, double t, const double* y, int status) {
-    if (s->fail_status == 0 || t >= s->fail_t) {
+    if (!s->has_fail || t >= s->fail_t) {
+        s->has_fail = 1;
         s->fail_status = status;
         s->fail_t = t;
         memcpy(s->fail_y, y, sizeof(double) * s->n);
@@ -159,7 +161,7 @@ static int drv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* ud) {
         s->stalled = 1;
         record_failure(s, t, yv, 0);
         for (i = 0; i < s->n; ++i) yd[i] = NAN;
-        return -1;
+        return s->fail_ret;
     }
     st = s->rhs(t, yv, s->us, s->dus, s->ps, s->Us, yd, s->W, s->mode);
     if (st != 0) {
@@ -258,7 +260,7 @@ bgn_session* bgn_new(void* rhs, void* jac, void* out, const int* sizes, int ener
     s->nout = sizes[5]; s->nwork = sizes[6];
     s->mode = energy ? 1 : 0;
     s->n = s->nx + (energy ? 3 : 0);
-    s->fail_ret = 1;
+    s->fail_ret = 0;  /* the Python path's choice: NaN derivatives, CVODE goes on */
     s->stall_limit = 20000;
     s->us = (double*)calloc(s->nu + 1, sizeof(double));
     s->dus = (double*)calloc(s->ndu + 1, sizeof(double));
@@ -287,6 +289,8 @@ double* bgn_us(bgn_session* s) { return s->us; }
 double* bgn_dus(bgn_session* s) { return s->dus; }
 void bgn_set_params(bgn_session* s, const double* ps) { s->ps = ps; }
 void bgn_set_monitor(bgn_session* s, void* mon, int nmon) { s->mon = (bg_fn)mon; s->nmon = mon ? nmon : 0; }
+/* what a failed model call (or a stall) returns to CVODE: 0 (NaN values, go on),
+   1 (recoverable: retry with a smaller step), -1 (stop at once) */
 void bgn_set_failure_return(bgn_session* s, int ret) { s->fail_ret = ret; }
 void bgn_set_stall_limit(bgn_session* s, long limit) { s->stall_limit = limit; }
 
@@ -320,6 +324,7 @@ int bgn_init(bgn_session* s, double t0, const double* y0, double rtol, const dou
     memcpy(yv, y0, sizeof(double) * s->n);
     s->msg[0] = 0;
     s->flag = 0;
+    s->has_fail = 0;
     s->fail_status = 0;
     s->stalled = 0;
     s->t_max = -INFINITY;
@@ -352,6 +357,7 @@ int bgn_init(bgn_session* s, double t0, const double* y0, double rtol, const dou
     CVodeSetMinStep(s->mem, 0.0);
     CVodeSetMaxStep(s->mem, max_step);
     CVodeSetMaxOrd(s->mem, 5);
+    CVodeSetMaxHnilWarns(s->mem, -1);  /* "t + h = t" is reported by the failure itself */
     /* the step limit is counted here, per output interval (CVODE's counts per call) */
     CVodeSetMaxNumSteps(s->mem, -1);
     (void)max_steps;
@@ -385,8 +391,7 @@ int bgn_advance(bgn_session* s, double tstop, double first_tout, const double* t
         target = tstop;
         if (flag < 0) {
             s->flag = flag;
-            code = s->stalled ? BGN_STALL : (s->fail_status != 0 && flag <= -8 && flag >= -11
-                                             ? BGN_MODEL : BGN_CVODE);
+            code = s->stalled ? BGN_STALL : (s->has_fail ? BGN_MODEL : BGN_CVODE);
             *t_end = t;
             break;
         }
@@ -429,10 +434,10 @@ int bgn_root_info(bgn_session* s, int* info) {
 int bgn_failure(bgn_session* s, double* t, double* y) {
     *t = s->fail_t;
     memcpy(y, s->fail_y, sizeof(double) * s->n);
-    return s->stalled ? 0 : s->fail_status;
+    return s->fail_status;
 }
 
-int bgn_has_failure(bgn_session* s) { return s->stalled || s->fail_status != 0; }
+int bgn_has_failure(bgn_session* s) { return s->has_fail; }
 
 const char* bgn_message(bgn_session* s) { return s->msg; }
 

@@ -1,0 +1,310 @@
+"""The native CVODE path (SUNDIALS driven from C) against the Python-callback path.
+
+Both run the same CVODE (BDF, dense, analytic Jacobian) on the same compiled model;
+the native one calls the generated functions by pointer. They must take the same
+steps — equal RHS and Jacobian counts — and agree to 1e-9 relative on every model
+here: plain models, tables and splines evaluated in C, energy integrals, mechanisms,
+the excavator's hydraulics, hybrid models with located guard events, timed switches
+and a sampled controller, and the co-simulation adapter. A run that fails natively
+reports what the Python path reports, with the same partial results.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bondgraph as bg
+from bondgraph import ParameterError, SimulationError, simulate
+from bondgraph.hybrid import (Above, At, Below, Controller, Discrete, HybridModel, Transition,
+                              hysteresis, simulate_hybrid)
+from bondgraph.native.driver import load_driver
+from bondgraph.native.sundials import sundials_info
+from bondgraph.signals import Spline, Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hydraulics"))
+
+REL = 1e-9
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest difference relative to the largest magnitude of each column."""
+    scale = np.maximum(np.max(np.abs(b), axis=0), 1e-300)
+    return float(np.max(np.abs(a - b) / scale)) if a.size else 0.0
+
+
+def test_sundials_libraries_are_version_7_and_the_driver_loads():
+    info = sundials_info()
+    assert info.ok, info.reason
+    assert info.version.startswith("7.")
+    assert set(info.paths) >= {"sundials_core", "sundials_cvode", "sundials_nvecserial"}
+    drv = load_driver()
+    assert drv.ok, drv.reason
+    assert drv.lib.bgn_abi_check() == 0       # a 32-bit sunindextype, as declared
+
+
+# ---------------------------------------------------------------------------- plain models
+def _msd_table():
+    M = bg.BondGraph("msd")
+    M.add(bg.MSe("F", bg.Input("force")), bg.One("v"), bg.I("m", 2.0),
+          bg.C.spring("k", 50.0), bg.R("c", 0.8))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "k"), ("v", "c")]:
+        M.connect(a, b)
+    force = Table([0.0, 0.5, 1.0, 2.5, 4.0], [0.0, 3.0, 3.0, -2.0, 0.0])
+    return bg.build(M), dict(inputs={"force": force}, t_eval=np.linspace(0, 4, 201))
+
+
+def _motor():
+    M = bg.BondGraph("motor")
+    M.add(bg.Se("V", 12.0), bg.One("i"), bg.R("R", 1.2), bg.I("L", 2e-3), bg.GY("K", 0.05),
+          bg.One("w"), bg.I("J", 2e-4), bg.R("b", 1e-5))
+    for a, c in [("V", "i"), ("i", "R"), ("i", "L"), ("i", "K/1"), ("K/2", "w"), ("w", "J"), ("w", "b")]:
+        M.connect(a, c)
+    return bg.build(M), dict(t_span=(0.0, 0.3))          # every internal step reported
+
+
+def _lifted_energy():
+    from hyd_rigs import lifted_mass
+
+    return lifted_mass(), dict(t_span=(0.0, 2.0), energy=True, t_eval=np.linspace(0, 2, 101),
+                               rtol=1e-8, atol=1e-8)
+
+
+def _boom_extension():
+    from mechanisms import MechanismModel
+    from mechanisms.examples import single_boom
+
+    mm = MechanismModel.build(single_boom("extension"))
+    lengths = {"boom_cyl": Spline([0.0, 1.0, 2.0], [3.2, 3.5, 3.3])}
+    t = np.linspace(0, 2, 101)
+
+    def run(backend):
+        return mm.simulate_extensions(lengths, (0.0, 2.0), guess={"boom": 0.4}, t_eval=t,
+                                      method="CVODE", rtol=1e-10, atol=1e-12, backend=backend,
+                                      progress=False)
+    return run
+
+
+def _excavator_valves():
+    from mechanisms.excavator import Cycle, Excavator
+
+    from mechanisms.excavator.hydraulics import COMMANDS, FUNCTIONS
+
+    exc = Excavator(mode="valves")
+    sig = Cycle.default("valves").signals()
+    x0 = exc.hydraulic.initial_state(exc, exc.pose())
+    inputs = {COMMANDS[f]: sig[f] for f in FUNCTIONS}
+
+    def run(backend):
+        return simulate(exc.model.model, (0.0, 3.0), x0=x0, inputs=inputs, method="CVODE",
+                        t_eval=np.linspace(0, 3, 301), rtol=1e-7, atol=1e-9, backend=backend,
+                        progress=False)
+    return run
+
+
+PLAIN = {"msd-table": _msd_table, "dc-motor": _motor, "lifted-mass-energy": _lifted_energy}
+
+
+@pytest.mark.parametrize("case", sorted(PLAIN))
+def test_native_and_python_paths_take_the_same_steps(case):
+    model, kw = PLAIN[case]()
+    kw = dict(kw)
+    t_span = kw.pop("t_span", (0.0, 4.0))
+    kw.setdefault("rtol", 1e-10)
+    kw.setdefault("atol", 1e-12)
+    py = simulate(model, t_span, method="CVODE", backend="python", progress=False, **kw)
+    nat = simulate(model, t_span, method="CVODE", backend="native", progress=False, **kw)
+    assert py.stats["backend"] == "python" and nat.stats["backend"] == "native"
+    assert (nat.stats["nfev"], nat.stats["njev"]) == (py.stats["nfev"], py.stats["njev"])
+    np.testing.assert_array_equal(nat.t, py.t)
+    assert _close(nat.x, py.x) < REL
+    assert nat.stats["steps"] > 0
+
+
+@pytest.mark.parametrize("case", ["boom-extension", "excavator-valves"])
+def test_native_and_python_agree_on_machines(case):
+    run = {"boom-extension": _boom_extension, "excavator-valves": _excavator_valves}[case]()
+    py, nat = run("python"), run("native")
+    assert nat.stats["backend"] == "native"
+    assert (nat.stats["nfev"], nat.stats["njev"]) == (py.stats["nfev"], py.stats["njev"])
+    np.testing.assert_array_equal(nat.t, py.t)
+    assert _close(nat.x, py.x) < REL
+
+
+def test_auto_takes_the_native_path_with_cvode_and_python_otherwise():
+    model, kw = _msd_table()
+    auto = simulate(model, (0, 4), method="CVODE", progress=False, **kw)
+    assert auto.stats["backend"] == "native"
+    assert simulate(model, (0, 4), progress=False, **kw).stats["backend"] == "python"   # LSODA
+    # a Python callable input: the Python path, chosen without being asked
+    res = simulate(model, (0, 1), method="CVODE", inputs={"force": lambda t: math.sin(t)},
+                   progress=False)
+    assert res.stats["backend"] == "python"
+
+
+def test_forcing_native_where_it_cannot_run_says_why():
+    model, _ = _msd_table()
+    with pytest.raises(ParameterError) as err:
+        simulate(model, (0, 1), backend="native", inputs={"force": lambda t: t}, progress=False)
+    assert "backend 'native'" in str(err.value) and "force" in str(err.value)
+    with pytest.raises(ParameterError) as err:
+        simulate(model, (0, 1), method="LSODA", backend="native", inputs={"force": 1.0},
+                 progress=False)
+    assert "CVODE only" in str(err.value)
+    with pytest.raises(ParameterError, match="backend 'fast'"):
+        simulate(model, (0, 1), backend="fast", inputs={"force": 1.0})
+
+
+def test_backend_native_defaults_to_cvode():
+    model, kw = _msd_table()
+    res = simulate(model, (0, 4), backend="native", progress=False, **kw)
+    assert res.stats["backend"] == "native"
+
+
+# ---------------------------------------------------------------------------- failures
+def _blow_up():
+    """ẋ = x² from x(0) = 1: x = 1/(1 − t) leaves every bound before t = 1."""
+    M = bg.BondGraph("blow")
+    v = bg.One("v", displacement="x")
+    M.add(bg.MSf("src", v.displacement**2), v, bg.R("r", 1.0))
+    M.connect("src", "v")
+    M.connect("v", "r")
+    return bg.build(M), {"blow/v.x": 1.0}
+
+
+def _singular():
+    """A mass that vanishes: m = 1 − x under a constant force, x = t²/2 reaches 1 near
+    t = 1.25 and the inertia's block becomes singular."""
+    M = bg.BondGraph("sing")
+    v = bg.One("v", displacement="x")
+    M.add(bg.Se("F", 1.0), v, bg.I("m", 1.0 - v.displacement))
+    M.connect("F", "v")
+    M.connect("v", "m")
+    return bg.build(M), None
+
+
+@pytest.mark.parametrize("make,t_eval", [(_blow_up, None), (_blow_up, np.linspace(0, 2, 41)),
+                                         (_singular, None)])
+def test_a_native_failure_reports_what_the_python_path_reports(make, t_eval):
+    model, x0 = make()
+    errs = {}
+    for backend in ("python", "native"):
+        with pytest.raises(SimulationError) as err:
+            simulate(model, (0.0, 2.0), x0=x0, method="CVODE", backend=backend, t_eval=t_eval,
+                     rtol=1e-8, atol=1e-10, progress=False)
+        errs[backend] = err.value
+    py, nat = errs["python"], errs["native"]
+    assert nat.time == py.time
+    assert nat.state == py.state
+    assert str(nat) == str(py)
+    np.testing.assert_array_equal(nat.results.t, py.results.t)
+    assert _close(nat.results.x, py.results.x) < REL
+    assert nat.results.stats["backend"] == "native"
+
+
+# ---------------------------------------------------------------------------- hybrid models
+def _cart():
+    push = Discrete("push", {"Left": -1.0, "Right": 1.0}, initial="Right")
+    M = bg.BondGraph("cart")
+    M.add(bg.MSe("F", 2.0 * push.symbol), bg.One("v", displacement="x"), bg.I("m", 1.0))
+    M.connect("F", "v")
+    M.connect("v", "m")
+    hm = HybridModel.build(M, [push], [Transition("push", "Right", "Left", Above("cart/v.x", 1.0)),
+                                       Transition("push", "Left", "Right", Below("cart/v.x", 0.0))])
+    return hm, dict(t_span=(0.0, 9.0), rtol=1e-10, atol=1e-12)
+
+
+def _relief():
+    from components.hydraulics import EndStop, FixedPump, Friction, ReliefValve
+    from hyd_rigs import drive_rig
+
+    relief_mode = Discrete("relief", {"closed": 0.0, "relieving": 1.0})
+    relief = ReliefValve(crack="200 bar", full="210 bar", q_rated="60 L/min", mode=relief_mode.symbol)
+    model, _ = drive_rig(command=1.0, pump=FixedPump("20 cm^3/rev", "1500 rpm"), relief=relief,
+                         x0=0.45, end_stop=EndStop(stiffness=1e8, damping=2e5),
+                         friction=Friction(viscous=5e3), params={"relief": 0.0}, name="relief")
+    tr = hysteresis("relief", "closed", "relieving", "relief/hyd/pu/C_P.e", 200e5, band=1e4)
+    return HybridModel(model, [relief_mode], tr), dict(t_span=(0.0, 1.0), rtol=1e-7, atol=1e-6,
+                                                       t_eval=np.linspace(0, 1, 101))
+
+
+def _output_guard():
+    """A guard on a model output (a bond effort computed in C) and a timed switch."""
+    gate = Discrete("gate", {"open": 1.0, "shut": 0.0}, initial="open")
+    M = bg.BondGraph("tank")
+    M.add(bg.MSf("in", 2.0 * gate.symbol), bg.Zero("p"), bg.C("V", 0.5), bg.R("out", 1.5))
+    for a, b in [("in", "p"), ("p", "V"), ("p", "out")]:
+        M.connect(a, b)
+    model = bg.build(M, {"gate": 1.0})
+    eff = [n for n in model.system.output_names if n.startswith("e[")][0]
+    trs = [Transition("gate", "open", "shut", Above(eff, 2.5)),
+           Transition("gate", "shut", "open", At(1.5))]
+    return HybridModel(model, [gate], trs), dict(t_span=(0.0, 3.0), rtol=1e-10, atol=1e-12)
+
+
+def _sampled_pi():
+    M = bg.BondGraph("servo")
+    M.add(bg.One("v", displacement="x"), bg.I("m", 1.0), bg.R("b", 5.0), bg.MSe("F", bg.Input("force")))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        M.connect(a, b)
+    hm = HybridModel.build(M, [], [])
+    h = 0.01
+
+    def make():
+        state = {"i": 0.0}
+
+        def pi(t, y):
+            e = 0.3 - y["servo/v.x"]
+            state["i"] += e * h
+            return {"force": 200.0 * e + 600.0 * state["i"] - 20.0 * y["servo/m.f"]}
+        return Controller(pi, ["force"], period=h)
+    return hm, dict(t_span=(0.0, 1.0), rtol=1e-8, atol=1e-10, controller=make)
+
+
+HYBRID = {"cart-state-guards": _cart, "relief-valve": _relief, "output-guard-and-timed": _output_guard,
+          "sampled-controller": _sampled_pi}
+
+
+@pytest.mark.parametrize("case", sorted(HYBRID))
+def test_hybrid_native_and_python_agree(case):
+    hm, kw = HYBRID[case]()
+    kw = dict(kw)
+    t_span = kw.pop("t_span")
+    ctl = kw.pop("controller", None)
+    runs = {}
+    for backend in ("python", "native"):
+        extra = {"controller": ctl()} if ctl else {}
+        runs[backend] = simulate_hybrid(hm, t_span, method="CVODE", backend=backend, **kw, **extra)
+    py, nat = runs["python"], runs["native"]
+    assert nat.stats["backend"] == "native" and py.stats["backend"] == "python"
+    assert [(r.variable, r.target, r.cause) for r in nat.transitions] == \
+        [(r.variable, r.target, r.cause) for r in py.transitions]
+    for a, b in zip(nat.transitions, py.transitions):
+        assert a.time == pytest.approx(b.time, rel=REL, abs=1e-12)
+    assert (nat.stats["nfev"], nat.stats["njev"]) == (py.stats["nfev"], py.stats["njev"])
+    np.testing.assert_allclose(nat.t, py.t, rtol=REL, atol=1e-12)
+    assert _close(nat.x, py.x) < REL
+
+
+def test_hybrid_guard_events_are_located_natively():
+    """The cart's x = t² until x = 1 (t = 1), then x = 1 + 2τ − τ², back at 0 after
+    τ = 1 + √2: switches at 1 and 2 + √2."""
+    hm, kw = _cart()
+    res = simulate_hybrid(hm, (0.0, 4.0), method="CVODE", backend="native", rtol=1e-10, atol=1e-12)
+    assert [round(r.time, 7) for r in res.transitions] == [1.0, round(2 + math.sqrt(2), 7)]
+
+
+def test_hybrid_native_needs_c_evaluable_guards():
+    hm, kw = _cart()
+    from bondgraph.hybrid import When
+
+    hm2 = HybridModel(hm.model, list(hm.variables.values()),
+                      [Transition("push", "Right", "Left", When(lambda t, x: x[0] - 1.0))])
+    res = simulate_hybrid(hm2, (0.0, 2.0), method="CVODE", rtol=1e-8, atol=1e-10)
+    assert res.stats["backend"] == "python"
+    with pytest.raises(ParameterError, match="guard that needs Python"):
+        simulate_hybrid(hm2, (0.0, 2.0), backend="native")
