@@ -7,7 +7,10 @@ the model's named inputs (``Input("...")`` in laws — e.g. the force of an
 derivative (a prescribed motion moving dependent inertias) it is taken from the
 glue's input polynomial. Outputs are states, bond efforts/flows (``e[bond]``,
 ``f[bond]``) or any name the model's outputs know. Steps use the stiff
-``LSODA`` with the analytic Jacobian by default.
+``LSODA`` with the analytic Jacobian by default; ``method="CVODE"`` steps with
+SUNDIALS CVODE, natively from C (:mod:`bondgraph.native`: the glue's input
+polynomials and the signal tables are evaluated in C) unless ``backend="python"``
+or a signal is a Python callable.
 
 Examples
 --------
@@ -31,7 +34,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, SimulationError
 from .ode import OdeSubsystem
 
 __all__ = ["ModelSubsystem"]
@@ -51,16 +54,19 @@ class ModelSubsystem(OdeSubsystem):
     x0 : dict or array, optional
         Initial state (named overrides, as in :func:`bondgraph.simulate`).
     method : str
-        ``solve_ivp`` method for the steps (default ``"LSODA"`` with the analytic Jacobian).
+        ``solve_ivp`` method for the steps (default ``"LSODA"`` with the analytic Jacobian),
+        or ``"CVODE"``.
     signals : dict, optional
         Model inputs that are signals of time (valve commands...): name → number,
         Table, Spline or callable.
+    backend : {"auto", "native", "python"}
+        Who drives CVODE (``method="CVODE"``), as in :func:`bondgraph.simulate`.
     """
 
     def __init__(self, model, name: str, inputs: Mapping[str, tuple[str, str]],
                  outputs: Mapping[str, tuple[str, str]], x0: Any = None, *, method: str = "LSODA",
                  rtol: float = 1e-9, atol: float = 1e-11, max_step: float | None = None,
-                 signals: Mapping[str, Any] | None = None):
+                 signals: Mapping[str, Any] | None = None, backend: str = "auto"):
         from ..signals import as_signal
 
         signals = dict(signals or {})
@@ -87,6 +93,8 @@ class ModelSubsystem(OdeSubsystem):
             else:
                 problems.append(f"output {cname!r}: {quantity!r} is neither a state nor an output "
                                 f"of model {model.name!r}")
+        if backend not in ("auto", "native", "python"):
+            problems.append(f"backend {backend!r}: expected one of auto, native, python")
         if problems:
             raise ParameterError(problems, subject=f"subsystem {name!r}")
         self.model = model
@@ -97,8 +105,12 @@ class ModelSubsystem(OdeSubsystem):
         self._dnames = [model.input_names.index(m) for m in model.equations.input_derivatives]
         super().__init__(name, [(c, u) for c, (_, u) in inputs.items()],
                          [(c, u) for c, (_, u) in outputs.items()], model.initial_state(x0),
-                         direct_feedthrough=self._needs_y, method=method, rtol=rtol, atol=atol,
+                         direct_feedthrough=self._needs_y,
+                         method="LSODA" if method == "CVODE" else method, rtol=rtol, atol=atol,
                          max_step=max_step)
+        self.method = method
+        self.backend = backend
+        self._native = None
         self._uvec = np.zeros(len(model.input_names))
         self._duvec = np.zeros(len(model.input_names))
         self._signals = [(model.input_names.index(m), as_signal(v, m)) for m, v in signals.items()]
@@ -116,6 +128,99 @@ class ModelSubsystem(OdeSubsystem):
     def rhs(self, t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
         self._set(t, u)
         return self.model.system.rhs(t, x)
+
+    def setup(self, t0: float, t_end: float, step: float) -> None:
+        super().setup(t0, t_end, step)
+        self._native = None  # made again for this run's step cap
+
+    def do_step(self, t: float, h: float) -> float | None:
+        """One communication step; with ``method="CVODE"`` by SUNDIALS CVODE (see the class)."""
+        if self.method != "CVODE":
+            return super().do_step(t, h)
+        sysm = self.model.system
+        native = self._native_cvode()
+        if native is not None:
+            sysm.set_native_inputs(self._tables(t), self._slots)
+            try:
+                seg = native.segment(t, t + h, self.x, np.array([t + h]))
+            finally:
+                sysm.set_native_inputs(None)
+            ok, t_last, x_last, msg = seg.ok, seg.t_end, seg.y_end, seg.message
+            why = None
+            if seg.failure is not None:
+                why = sysm.describe_status(seg.failure[2]) if seg.failure[2] else "the integrator stalled"
+        else:
+            ok, t_last, x_last, msg, why = self._python_cvode(t, h)
+        if not ok:
+            reason = f"{why} ({msg})" if why else msg
+            raise SimulationError(f"CVODE ({'native' if native is not None else 'python'}) failed between "
+                                  f"t={t:.9g} s and t={t + h:.9g} s: {reason}",
+                                  subject=f"subsystem {self.name!r}", time=float(t_last),
+                                  state=dict(zip(self.state_labels, map(float, x_last))))
+        self.x = np.array(x_last, dtype=float)
+        self.t = t + h
+        return None
+
+    def _native_cvode(self):
+        """The native CVODE of this run (made at the first step), or None for Python."""
+        if self.backend == "python":
+            return None
+        if self._native is None:
+            from ..native.cvode import NativeCvode, native_reasons
+
+            why = native_reasons(self.model)
+            callables = [self.model.input_names[j] for j, sig in self._signals
+                         if not hasattr(sig, "pack") and not hasattr(sig, "constant")]
+            if callables:
+                why.append("signals given as Python callables (" + ", ".join(callables) + ")")
+            if why:
+                if self.backend == "native":
+                    raise ParameterError([f"backend 'native' cannot step this subsystem: {w}" for w in why],
+                                         subject=f"subsystem {self.name!r}")
+                self._native = False
+                return None
+            cap = self._step_cap if np.isfinite(self._step_cap) else None
+            self._native = NativeCvode(self.model.system, rtol=self.rtol, atol=self.atol, max_step=cap)
+            names = self.model.input_names
+            dn = self.model.equations.input_derivatives
+            self._slots = [dn.index(n) if n in dn else -1 for n in names]
+        return self._native or None
+
+    def _tables(self, t: float) -> list[np.ndarray]:
+        """Every model input as a piecewise polynomial for the C evaluator: the glue's
+        quadratic ``u₀ + u₁τ + u₂τ²/2`` (τ = t − t_u) for coupling inputs, the signals' own."""
+        names = self.model.input_names
+        tabs: list[np.ndarray | None] = [None] * len(names)
+        tu, span = self._tu, max(1.0, abs(self._tu)) * 1e6
+        for k, j in enumerate(self._perm):
+            u0, u1, u2 = self._u[0, k], self._u[1, k], self._u[2, k]
+            tabs[j] = np.array([1, 2, 1.0, tu, tu + span, 0.5 * u2, u1, u0])
+        for j, sig in self._signals:
+            tabs[j] = sig.pack() if hasattr(sig, "pack") else np.array([1, 0, 0.0, 0.0, 1.0, sig.constant])
+        return tabs
+
+    def _python_cvode(self, t: float, h: float):
+        """The step by scikit-sundae calling the compiled model from Python."""
+        from sksundae.cvode import CVODE
+
+        def rhsfn(s, x, xp):
+            try:
+                xp[:] = self.rhs(s, x, self._input(s))
+            except FloatingPointError:
+                xp[:] = np.nan
+
+        def jacfn(s, x, xp, J):
+            try:
+                J[:, :] = self.jacobian(s, x)
+            except FloatingPointError:
+                J[:, :] = np.nan
+
+        opts: dict[str, Any] = dict(rtol=self.rtol, atol=self.atol, method="BDF", jacfn=jacfn,
+                                    max_num_steps=500_000)
+        if np.isfinite(self._step_cap):
+            opts["max_step"] = self._step_cap
+        sol = CVODE(rhsfn, **opts).solve(np.array([t, t + h]), self.x)
+        return bool(sol.success), float(sol.t[-1]), np.asarray(sol.y)[-1], str(sol.message), None
 
     @property
     def state_labels(self) -> list[str]:

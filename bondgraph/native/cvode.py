@@ -120,7 +120,12 @@ class NativeCvode:
             raise ParameterError(f"backend 'native': not available here: {drv.reason}")
         self.session = Session(drv, system, energy, monitor)
         self.system = system
-        self.rtol, self.atol = float(rtol), atol
+        a = np.atleast_1d(np.asarray(atol, dtype=float))
+        if a.ndim != 1 or a.size not in (1, self.session.n):
+            raise ParameterError(f"atol: {a.size} values, expected one or {self.session.n} (one per "
+                                 f"state: {self.session.n} states"
+                                 + (" including the 3 energy integrals" if energy else "") + ")")
+        self.rtol, self.atol = float(rtol), a
         self.max_step = float(max_step) if max_step is not None and np.isfinite(max_step) else 0.0
         self.first_step = float(first_step) if first_step is not None else 0.0
         self.max_steps = int(max_steps)
