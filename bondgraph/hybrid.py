@@ -978,8 +978,10 @@ def _guard_spec(tr: Transition, model: Model):
 
 def _native_setup(hm: HybridModel, rhs: _Rhs, backend: str, method: str, opts) -> None:
     """Give ``rhs`` a native CVODE (``rhs.native``) if this run can use one."""
+    from .native import auto_choice, warn_fallback
+
     rhs.native = None
-    if backend == "python" or (backend == "auto" and method != "CVODE"):
+    if backend == "python" or (backend == "auto" and (method != "CVODE" or auto_choice() == "python")):
         return
     from .native.cvode import NativeCvode, native_reasons
 
@@ -989,6 +991,7 @@ def _native_setup(hm: HybridModel, rhs: _Rhs, backend: str, method: str, opts) -
     why = native_reasons(model, method=method, inputs=rhs.inputs, controller_continuous=rhs.continuous,
                          python_guards=needs_python)
     if why:
+        warn_fallback()
         if backend == "native":
             raise ParameterError([f"backend 'native' cannot run this simulation: {w}" for w in why],
                                  subject=f"hybrid model {model.name!r}")

@@ -304,12 +304,15 @@ def _native(model, inp, backend, method, events, energy, rtol, atol, max_step, f
             max_steps, jacobian):
     """The native CVODE of this run, or None for the Python path (``backend="native"``
     where it is impossible: a ParameterError listing why)."""
-    if backend == "python" or (backend == "auto" and method != "CVODE"):
+    from .native import auto_choice, warn_fallback
+
+    if backend == "python" or (backend == "auto" and (method != "CVODE" or auto_choice() == "python")):
         return None
     from .native.cvode import NativeCvode, native_reasons
 
     why = native_reasons(model, method=method, inputs=inp, events=events)
     if why:
+        warn_fallback()
         if backend == "native":
             raise ParameterError([f"backend 'native' cannot run this simulation: {w}" for w in why],
                                  subject=f"model {model.name!r}")

@@ -163,7 +163,9 @@ class ModelSubsystem(OdeSubsystem):
 
     def _native_cvode(self):
         """The native CVODE of this run (made at the first step), or None for Python."""
-        if self.backend == "python":
+        from ..native import auto_choice, warn_fallback
+
+        if self.backend == "python" or (self.backend == "auto" and auto_choice() == "python"):
             return None
         if self._native is None:
             from ..native.cvode import NativeCvode, native_reasons
@@ -174,6 +176,7 @@ class ModelSubsystem(OdeSubsystem):
             if callables:
                 why.append("signals given as Python callables (" + ", ".join(callables) + ")")
             if why:
+                warn_fallback()
                 if self.backend == "native":
                     raise ParameterError([f"backend 'native' cannot step this subsystem: {w}" for w in why],
                                          subject=f"subsystem {self.name!r}")

@@ -131,6 +131,8 @@ typedef struct {
     long nfev, njev;
     /* the last CVODE message */
     int flag; char msg[512];
+    /* where bgn_advance is: the solver's time, its last return, rows still to write */
+    double t_cur; int last_flag, step_row, pending; long steps_here;
 } bgn_session;
 
 static void bgn_errh(int line, const char* func, const char* file, const char* msg,
@@ -325,6 +327,11 @@ int bgn_init(bgn_session* s, double t0, const double* y0, double rtol, const dou
     s->msg[0] = 0;
     s->flag = 0;
     s->has_fail = 0;
+    s->pending = 0;
+    s->step_row = 0;
+    s->steps_here = 0;
+    s->t_cur = t0;
+    s->last_flag = 0;
     s->fail_status = 0;
     s->stalled = 0;
     s->t_max = -INFINITY;
@@ -374,51 +381,63 @@ int bgn_init(bgn_session* s, double t0, const double* y0, double rtol, const dou
    not beyond the solver's time (interpolated), or with every_step after every internal
    step; rows go to (tbuf, ybuf) from *nrec up to cap. Returns a BGN_* code; *t_end and
    y_end hold the solver's time and state (the root's at BGN_ROOT). first_tout is the
-   time CVODE estimates its first step from (as its normal mode would). */
+   time CVODE estimates its first step from (as its normal mode would). At BGN_FULL the
+   rows of the last step not yet written are kept: the next call writes them first
+   (before stepping on, while interpolation in that step is still valid). */
 int bgn_advance(bgn_session* s, double tstop, double first_tout, const double* tout, int nout,
                 int* iout, int every_step, long max_steps, double* tbuf, double* ybuf, int cap,
                 int* nrec, double* t_end, double* y_end) {
-    double t = 0.0;
     double* yv = N_VGetArrayPointer(s->y);
     double* dk = N_VGetArrayPointer(s->dky);
-    long steps_here = 0;
-    int flag, code = BGN_TSTOP, n = s->n;
+    int flag, code = BGN_TSTOP, n = s->n, need_step = !s->pending;
     double target = first_tout;
     CVodeSetStopTime(s->mem, tstop);
     for (;;) {
-        if (*nrec >= cap) { code = BGN_FULL; CVodeGetCurrentTime(s->mem, t_end); break; }
-        flag = CVode(s->mem, target, s->y, &t, CV_ONE_STEP);
-        target = tstop;
-        if (flag < 0) {
-            s->flag = flag;
-            code = s->stalled ? BGN_STALL : (s->has_fail ? BGN_MODEL : BGN_CVODE);
-            *t_end = t;
-            break;
+        double t;
+        if (need_step) {
+            flag = CVode(s->mem, target, s->y, &s->t_cur, CV_ONE_STEP);
+            target = tstop;
+            if (flag < 0) {
+                s->flag = flag;
+                code = s->stalled ? BGN_STALL : (s->has_fail ? BGN_MODEL : BGN_CVODE);
+                break;
+            }
+            s->last_flag = flag;
+            s->step_row = every_step && flag != CV_ROOT_RETURN;
+            ++s->steps_here;
         }
-        ++steps_here;
+        need_step = 1;
+        t = s->t_cur;
         /* requested outputs up to t (at a root: up to the root, with its state) */
-        while (*iout < nout && tout[*iout] <= t && *nrec < cap) {
+        while (*iout < nout && tout[*iout] <= t) {
+            if (*nrec >= cap) { s->pending = 1; code = BGN_FULL; goto out; }
             if (tout[*iout] == t) {
                 memcpy(ybuf + (size_t)(*nrec) * n, yv, sizeof(double) * n);
+            } else if (CVodeGetDky(s->mem, tout[*iout], 0, s->dky) < 0) {
+                s->flag = -25;
+                code = BGN_CVODE;
+                goto out;
             } else {
-                if (CVodeGetDky(s->mem, tout[*iout], 0, s->dky) < 0) break;
                 memcpy(ybuf + (size_t)(*nrec) * n, dk, sizeof(double) * n);
             }
             tbuf[*nrec] = tout[*iout];
             ++*nrec; ++*iout;
-            steps_here = 0;
+            s->steps_here = 0;
         }
-        if (every_step && flag != CV_ROOT_RETURN) {
+        if (s->step_row) {
+            if (*nrec >= cap) { s->pending = 1; code = BGN_FULL; goto out; }
             tbuf[*nrec] = t;
             memcpy(ybuf + (size_t)(*nrec) * n, yv, sizeof(double) * n);
             ++*nrec;
+            s->step_row = 0;
         }
-        if (flag == CV_ROOT_RETURN) { code = BGN_ROOT; *t_end = t; break; }
-        if (flag == CV_TSTOP_RETURN) { code = BGN_TSTOP; *t_end = t; break; }
-        if (!every_step && max_steps > 0 && steps_here > max_steps) {
-            code = BGN_MAXSTEPS; *t_end = t; break;
-        }
+        s->pending = 0;
+        if (s->last_flag == CV_ROOT_RETURN) { code = BGN_ROOT; break; }
+        if (s->last_flag == CV_TSTOP_RETURN) { code = BGN_TSTOP; break; }
+        if (!every_step && max_steps > 0 && s->steps_here > max_steps) { code = BGN_MAXSTEPS; break; }
     }
+out:
+    *t_end = s->t_cur;
     memcpy(y_end, yv, sizeof(double) * n);
     CVodeClearStopTime(s->mem);
     return code;

@@ -230,7 +230,7 @@ class Session:
         tout = np.ascontiguousarray(tout, dtype=float)
         self._iout[0] = 0
         ts, ys = [], []
-        cap = max(16, min(capacity, tout.size + 2)) if not every_step else capacity
+        cap = max(1, capacity if every_step else min(capacity, tout.size + 1))
         while True:
             tb = np.empty(cap)
             yb = np.empty((cap, self.n))

@@ -1,0 +1,187 @@
+"""Benchmark (issue 12): native CVODE (driven from C) against the Python-callback path.
+
+Side by side in one run, medians of ``--repeat`` runs (the machine is shared and
+noisy; never timed inside tests):
+
+* the excavator's 10 s dig–lift–dump cycle in mode ``valves`` (CVODE, rtol 1e-6):
+  integration, start state and whole run, RHS and Jacobian counts, the tip's largest
+  distance to an rtol 1e-10 run, × real time (from integration); modes
+  ``extensions`` and ``forces`` the same way;
+* the hydraulic lifted-mass rig and the N = 10 / 40 / 200 mass–spring–damper chain
+  (``benchmarks/core_chain.py``), 10 s each;
+* the excavator's build, cold (empty compile cache) and warm (cache filled), each in
+  a fresh process, with its stages: parameters and mechanism, assemble, causality,
+  collect (element laws and fingerprint), derive, generate C, compile, load.
+
+Run: ``python benchmarks/native.py [--repeat 5] [--skip-build]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+#: the issue's figures for the valves cycle at checkout 298d6ce (integration, CLI run)
+BEFORE = {"integration": 0.11, "run": (0.33, 0.47)}
+
+
+def med(xs):
+    return statistics.median(xs)
+
+
+def tip_error(tab, ref) -> float:
+    return float(np.max(np.hypot(tab["tip_x"] - ref["tip_x"], tab["tip_y"] - ref["tip_y"])))
+
+
+def excavator(mode: str, repeat: int) -> list[dict]:
+    from bondgraph.native import auto_backend
+    from mechanisms.excavator import Cycle, Excavator
+
+    exc = Excavator(mode=mode)
+    cyc = Cycle.default(mode)
+    kw = dict(method="CVODE", progress=False, energy=False)
+    ref = exc.run(cyc, rtol=1e-10, atol=1e-12, **kw).table()
+    rows = []
+    for backend in ("python", "native"):
+        integ, whole, last = [], [], None
+        with auto_backend(backend):
+            for _ in range(repeat):
+                last = exc.run(cyc, **kw)
+                integ.append(last.results.stats["wall_time"])
+                whole.append(last.wall_time)
+        st = last.results.stats
+        rows.append(dict(case=f"excavator {mode}", backend=st.get("backend", backend),
+                         integration=med(integ), whole=med(whole), nfev=st["nfev"], njev=st["njev"],
+                         tip=tip_error(last.table(), ref), span=float(last.results.t[-1])))
+    return rows
+
+
+def lifted(repeat: int) -> list[dict]:
+    from bondgraph import simulate
+    from hydraulics_rigs import lifted_mass
+
+    model = lifted_mass()
+    rows = []
+    for backend in ("python", "native"):
+        walls, res = [], None
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            res = simulate(model, (0.0, 10.0), method="CVODE", rtol=1e-6, atol=1e-6, backend=backend,
+                           progress=False)
+            walls.append(time.perf_counter() - t0)
+        rows.append(dict(case="lifted mass", backend=res.stats["backend"], integration=med(walls),
+                         nfev=res.stats["nfev"], njev=res.stats["njev"], span=10.0,
+                         final=float(res["lift/cyl/piston.s"][-1])))
+    return rows
+
+
+def chain(n: int, repeat: int) -> list[dict]:
+    import bondgraph as bg
+    from core_chain import mass_chain
+
+    model = bg.build(mass_chain(n))
+    rows = []
+    for backend in ("python", "native"):
+        walls, res = [], None
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            res = bg.simulate(model, (0, 10), method="CVODE", backend=backend, progress=False)
+            walls.append(time.perf_counter() - t0)
+        rows.append(dict(case=f"chain N={n}", backend=res.stats["backend"], integration=med(walls),
+                         nfev=res.stats["nfev"], njev=res.stats["njev"], span=10.0,
+                         final=float(res.x[-1, 0])))
+    t0 = time.perf_counter()
+    res = bg.simulate(model, (0, 10), method="LSODA", progress=False)
+    rows.append(dict(case=f"chain N={n}", backend="LSODA", integration=time.perf_counter() - t0,
+                     nfev=res.stats["nfev"], njev=res.stats["njev"], span=10.0, final=float(res.x[-1, 0])))
+    return rows
+
+
+_BUILD = r"""
+import json, time
+t0 = time.perf_counter()
+from mechanisms.excavator import Excavator
+t_import = time.perf_counter() - t0
+t0 = time.perf_counter()
+exc = Excavator(mode="valves")
+total = time.perf_counter() - t0
+bt = dict(exc.model.model.build_times)
+model_total = sum(v for k, v in bt.items() if k != "cached")
+print(json.dumps({"total": total, "import": t_import, "params+mechanism": total - model_total, **bt}))
+"""
+
+
+def build(repeat: int) -> dict[str, dict[str, float]]:
+    out: dict[str, list[dict]] = {"cold": [], "warm": []}
+    env = dict(os.environ)
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as cache:
+            env["BONDGRAPH_CACHE"] = cache
+            for kind in ("cold", "warm"):
+                proc = subprocess.run([sys.executable, "-c", _BUILD], env=env, capture_output=True,
+                                      text=True, check=True)
+                out[kind].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return {k: {key: med([r.get(key, 0.0) for r in v]) for key in v[0]} for k, v in out.items()}
+
+
+def print_runs(rows: list[dict]) -> None:
+    print(f"{'case':<22} {'backend':<7} {'integrate':>10} {'start+out':>10} {'whole':>8} {'RHS':>7} "
+          f"{'Jac':>5} {'× real time':>11} {'tip err':>9} {'speed-up':>9}")
+    base: dict[str, float] = {}
+    for r in rows:
+        if r["backend"] == "python":
+            base[r["case"]] = r["integration"]
+        whole = r.get("whole")
+        rest = f"{whole - r['integration']:>9.3f}s" if whole is not None else f"{'':>10}"
+        ws = f"{whole:>7.3f}s" if whole is not None else f"{'':>8}"
+        tip = f"{r['tip'] * 1e3:>7.3f}mm" if "tip" in r else f"{'':>9}"
+        sp = base.get(r["case"], float("nan")) / r["integration"]
+        print(f"{r['case']:<22} {r['backend']:<7} {r['integration']:>9.4f}s {rest} {ws} {r['nfev']:>7} "
+              f"{r['njev']:>5} {r['span'] / r['integration']:>10.0f}× {tip} {sp:>8.1f}×")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--skip-build", action="store_true")
+    args = ap.parse_args(argv)
+    from bondgraph.native import available
+
+    ok, why = available()
+    print(f"native driver: {'available' if ok else 'NOT available: ' + why}; medians of {args.repeat}\n")
+    rows = []
+    for mode in ("valves", "extensions", "forces"):
+        rows += excavator(mode, args.repeat)
+    rows += lifted(args.repeat)
+    for n in (10, 40, 200):
+        rows += chain(n, args.repeat)
+    print("# 10 s runs, CVODE BDF with the analytic Jacobian (rtol 1e-6 unless said); "
+          "speed-up = Python-path integration / this one")
+    print_runs(rows)
+    print(f"\n(the issue's figures for the valves cycle, checkout 298d6ce: integration "
+          f"{BEFORE['integration']:.2f} s, CLI run {BEFORE['run'][0]:.2f}–{BEFORE['run'][1]:.2f} s)")
+    if not args.skip_build:
+        b = build(max(1, min(args.repeat, 3)))
+        stages = ["total", "params+mechanism", "assemble", "causality", "collect", "derive",
+                  "generate", "compile", "load"]
+        print("\n# excavator (valves) build in a fresh process, medians; import of the package "
+              f"{b['warm']['import']:.2f} s not included")
+        print(f"{'':<6}" + "".join(f"{s:>17}" for s in stages))
+        for kind in ("cold", "warm"):
+            print(f"{kind:<6}" + "".join(f"{b[kind].get(s, 0.0):>16.3f}s" for s in stages))
+
+
+if __name__ == "__main__":
+    main()
