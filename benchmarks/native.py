@@ -45,12 +45,22 @@ def tip_error(tab, ref) -> float:
     return float(np.max(np.hypot(tab["tip_x"] - ref["tip_x"], tab["tip_y"] - ref["tip_y"])))
 
 
+def forces_cycle():
+    """The CLI's default forces: inverse dynamics of the default lengths cycle."""
+    from mechanisms.excavator import Cycle, Excavator
+
+    tab = Excavator(mode="extensions").run(Cycle.default("extensions"), progress=False).table()
+    t = np.linspace(0.0, tab["time"][-1], 1001)
+    return Cycle("forces", t, {f: np.interp(t, tab["time"], tab[f"{f}_force"])
+                               for f in ("boom", "arm", "bucket")})
+
+
 def excavator(mode: str, repeat: int) -> list[dict]:
     from bondgraph.native import auto_backend
     from mechanisms.excavator import Cycle, Excavator
 
     exc = Excavator(mode=mode)
-    cyc = Cycle.default(mode)
+    cyc = Cycle.default(mode) if mode != "forces" else forces_cycle()
     kw = dict(method="CVODE", progress=False, energy=False)
     ref = exc.run(cyc, rtol=1e-10, atol=1e-12, **kw).table()
     rows = []

@@ -10,6 +10,10 @@ checked: a major version other than 7 would not match the driver's declarations.
 
 Nothing here imports scikit-sundae itself (its import loads OpenBLAS: ~0.5 s).
 
+The official ``sundials4py`` 7.9.0 wheels (which would bring headers) were looked at as
+the other source; its index offers no distribution installable here, so the wheel
+that the project already depends on is the one used.
+
 Examples
 --------
 >>> info = sundials_info()
