@@ -14,12 +14,11 @@ to time both paths of a whole machine run side by side.
 
 Examples
 --------
->>> from bondgraph import BondGraph, Se, One, I, R, build, simulate
->>> bg = BondGraph("drag")
->>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0), R("b", 1.0))
->>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
-...     _ = bg.connect(a, b)
->>> model = build(bg)
+>>> from bondgraph import BondGraph, C, One, I, build, simulate
+>>> osc = BondGraph("osc")
+>>> _ = osc.add(One("v"), I("m", 1.0, initial=1.0), C.spring("k", 4.0))
+>>> _ = osc.connect("v", "m"); _ = osc.connect("v", "k")
+>>> model = build(osc)
 >>> simulate(model, (0, 1), method="CVODE", progress=False).stats["backend"]
 'native'
 >>> with auto_backend("python"):
