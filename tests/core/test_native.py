@@ -372,3 +372,18 @@ def test_a_full_output_buffer_loses_no_row(every_step):
     np.testing.assert_array_equal(rows[0][0], rows[1][0])
     np.testing.assert_array_equal(rows[0][1], rows[1][1])
     assert len(rows[0][0]) == (len(rows[0][0]) if every_step else 300) and len(rows[0][0]) > 7
+
+
+def test_without_the_driver_auto_falls_back_with_a_warning_and_native_says_why(monkeypatch):
+    import bondgraph.native as native
+    from bondgraph.native import driver
+
+    model, kw = _msd_table()
+    fake = driver.Driver(False, "no C compiler found (set $CC or install gcc)")
+    monkeypatch.setattr(driver, "_DRIVER", [fake])
+    monkeypatch.setattr(native, "_WARNED", set())
+    with pytest.warns(RuntimeWarning, match="Python path: no C compiler"):
+        res = simulate(model, (0, 4), method="CVODE", progress=False, **kw)
+    assert res.stats["backend"] == "python"
+    with pytest.raises(ParameterError, match="no C compiler found"):
+        simulate(model, (0, 4), backend="native", progress=False, **kw)
