@@ -76,11 +76,11 @@ BG_HIDDEN dgetrf_t bg_dgetrf_p = 0;
 BG_HIDDEN dgetrs_t bg_dgetrs_p = 0;
 void bg_set_lapack(void* f, void* s) { bg_dgetrf_p = (dgetrf_t)f; bg_dgetrs_p = (dgetrs_t)s; }
 /* Inputs as piecewise polynomials (scipy PPoly layout), evaluated here when enabled:
-   per input [n, k, linear, x0..xn, c(k+1, n) row-major]; dslot[j] >= 0 also writes the derivative. */
-static const double* bg_tab = 0; static const long* bg_off = 0; static const int* bg_dslot = 0;
-static int bg_nin = 0;
-void bg_set_native_inputs(const double* tab, const long* off, const int* dslot, int nin) {
-    bg_tab = tab; bg_off = off; bg_dslot = dslot; bg_nin = nin; }
+   per input [n, k, linear, x0..xn, c(k+1, n) row-major]; dslot[j] >= 0 also writes the
+   derivative. The tables of a run are found through the first slot of the caller's work
+   array (a pointer to bg_inputs_t, or NULL), so each caller has its own: two models
+   loaded from one cached library never share them. */
+typedef struct { const double* tab; const long* off; const int* dslot; long nin; } bg_inputs_t;
 static void bg_ppval(const double* p, double t, double* v, double* d) {
     int n = (int)p[0], k = (int)p[1], lin = (int)p[2];
     const double* x = p + 3; const double* c = x + n + 1;
@@ -94,12 +94,12 @@ static void bg_ppval(const double* p, double t, double* v, double* d) {
     if (edge != 0) { if (lin) { extra = der * (t - tc); } else { der = 0.0; } }
     *v = val + extra; *d = der;
 }
-static void bg_eval_inputs(double t, double* us, double* dus) {
+static void bg_eval_inputs(const bg_inputs_t* in, double t, double* us, double* dus) {
     int j; double v, d;
-    for (j = 0; j < bg_nin; ++j) {
-        bg_ppval(bg_tab + bg_off[j], t, &v, &d);
+    for (j = 0; j < in->nin; ++j) {
+        bg_ppval(in->tab + in->off[j], t, &v, &d);
         us[j] = v;
-        if (bg_dslot[j] >= 0) dus[bg_dslot[j]] = d;
+        if (in->dslot[j] >= 0) dus[in->dslot[j]] = d;
     }
 }
 """
@@ -369,7 +369,7 @@ class _Layout:
     def __init__(self, prog: _Program):
         self.prog = prog
         self.lines: list[str] = []
-        off = 0
+        off = 1  # W[0]: the pointer to the run's input tables (bg_inputs_t*, or NULL)
         for nm, _ in prog.inter:
             self.lines.append(f"#define {nm} W[{off}]")
             self.lines.append(f"#define d{nm} W[{off + 1}]")
@@ -462,8 +462,9 @@ class _Source:
 def _public(name: str, body: list[str]) -> str:
     return (f"int {name}(double t, const double* xs, const double* us, const double* dus, "
             "const double* ps, double* Us, double* out, double* work, int mode) {\n"
-            "    int st = 0; double* W = work; (void)st; (void)W;\n"
-            "    if (bg_nin > 0) bg_eval_inputs(t, (double*)us, (double*)dus);\n"
+            "    int st = 0; double* W = work; const bg_inputs_t* bin; (void)st; (void)W;\n"
+            "    memcpy(&bin, work, sizeof bin);\n"
+            "    if (bin && bin->nin > 0) bg_eval_inputs(bin, t, (double*)us, (double*)dus);\n"
             + "\n".join(body) + "\n    return 0;\n}\n")
 
 
@@ -666,6 +667,13 @@ def _build(source: str) -> Path:
     return build_library(source)[0]
 
 
+class _InputTables(ctypes.Structure):
+    """``bg_inputs_t`` of the generated C: a run's native input tables."""
+
+    _fields_ = [("tab", ctypes.c_void_p), ("off", ctypes.c_void_p), ("dslot", ctypes.c_void_p),
+                ("nin", ctypes.c_long)]
+
+
 class CompiledSystem:
     """The compiled model: ``rhs``, ``jac`` and ``outputs`` over numpy arrays.
 
@@ -711,18 +719,27 @@ class CompiledSystem:
         self.params[:] = values
 
     def set_native_inputs(self, tables: list[np.ndarray] | None, dslot: list[int] | None = None) -> None:
-        """Let the compiled code evaluate the inputs itself (piecewise polynomials), or stop."""
-        fn = self._lib.bg_set_native_inputs
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        """Let the compiled code evaluate the inputs itself (piecewise polynomials), or stop.
+
+        The tables belong to this object (the first slot of its work array points at
+        them): another model loaded from the same library is not affected.
+        """
+        words = self._work.view(np.uint64)
         if not tables:
-            fn(None, None, None, 0)
+            words[0] = 0
             self._native = None
             return
         off = np.cumsum([0] + [len(t) for t in tables[:-1]]).astype(np.int64)
         tab = np.ascontiguousarray(np.concatenate(tables), dtype=float)
         slots = np.asarray(dslot if dslot is not None else [-1] * len(tables), dtype=np.int32)
-        self._native = (tab, off, slots)  # keep alive while the C side points at them
-        fn(tab.ctypes.data, off.ctypes.data, slots.ctypes.data, len(tables))
+        desc = _InputTables(tab.ctypes.data, off.ctypes.data, slots.ctypes.data, len(tables))
+        self._native = (tab, off, slots, desc)  # keep alive while the C side points at them
+        words[0] = ctypes.addressof(desc)
+
+    @property
+    def native_inputs_address(self) -> int:
+        """Address of the input tables the compiled code evaluates (0: none)."""
+        return int(self._work.view(np.uint64)[0])
 
     def set_inputs(self, u: np.ndarray, du: np.ndarray | None = None) -> None:
         """Set the input values (and derivatives) for the next calls."""

@@ -1003,7 +1003,7 @@ def _native_setup(hm: HybridModel, rhs: _Rhs, backend: str, method: str, opts) -
         names = rhs.inputs.names
         slots = [rhs.inputs.deriv_names.index(n) if n in rhs.inputs.deriv_names else -1 for n in names]
         model.system.set_native_inputs(tables, slots)
-        tab, off, _ = model.system._native
+        tab, off = model.system._native[:2]
         # a controller's held inputs are constant tables: their value sits at offset 5
         rhs.held_slots = [int(off[j]) + 5 for j in rhs.ctrl_idx]
         rhs.native_table = tab
@@ -1113,7 +1113,13 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     rhs = _Rhs(hm, inputs, controller, signals)
     y = model.initial_state(x0)
     opts = dict(rtol=rtol, atol=atol, max_step=max_step, jacobian=jacobian, max_steps=max_steps)
-    _native_setup(hm, rhs, backend, method, opts)
+    try:
+        _native_setup(hm, rhs, backend, method, opts)
+    except BaseException:
+        model.system.set_native_inputs(None)
+        model.system.params[:] = saved_params
+        hm._modes.update(saved_modes)
+        raise
     te_all = None if t_eval is None else np.asarray(t_eval, dtype=float)
 
     # bound guards
@@ -1322,6 +1328,5 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     finally:  # leave the model as it was (the run's modes are in the results)
         model.system.params[:] = saved_params
         hm._modes.update(saved_modes)
-        if rhs.native is not None:
-            model.system.set_native_inputs(None)
+        model.system.set_native_inputs(None)
     return res

@@ -202,10 +202,15 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
 
         bar = tqdm(total=t1 - t0, delay=1.0, unit="s", desc=f"simulating {model.name}",
                    leave=False, bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
-    rhs = _Rhs(model, inp, energy, bar)
-    rhs.native = _native(model, inp, backend, method, events, energy, rtol, atol, max_step,
-                         first_step, max_steps, jacobian)
-    try:
+    try:  # the model's input tables are this run's only: always taken back
+        rhs = _Rhs(model, inp, energy, bar)
+        try:
+            rhs.native = _native(model, inp, backend, method, events, energy, rtol, atol, max_step,
+                                 first_step, max_steps, jacobian)
+        except ParameterError:
+            if bar is not None:
+                bar.close()
+            raise
         return _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_step,
                     first_step, events, energy, jacobian, max_steps)
     finally:

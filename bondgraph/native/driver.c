@@ -290,6 +290,9 @@ bgn_session* bgn_new(void* rhs, void* jac, void* out, const int* sizes, int ener
 double* bgn_us(bgn_session* s) { return s->us; }
 double* bgn_dus(bgn_session* s) { return s->dus; }
 void bgn_set_params(bgn_session* s, const double* ps) { s->ps = ps; }
+/* the model's input tables (bg_inputs_t* of the generated code, or NULL): the first slot
+   of the work array the model functions are given */
+void bgn_set_input_tables(bgn_session* s, void* tables) { memcpy(s->W, &tables, sizeof tables); }
 void bgn_set_monitor(bgn_session* s, void* mon, int nmon) { s->mon = (bg_fn)mon; s->nmon = mon ? nmon : 0; }
 /* what a failed model call (or a stall) returns to CVODE: 0 (NaN values, go on),
    1 (recoverable: retry with a smaller step), -1 (stop at once) */

@@ -102,6 +102,7 @@ def _declare(lib) -> None:
         "bgn_us": ([_P], ctypes.POINTER(_D)),
         "bgn_dus": ([_P], ctypes.POINTER(_D)),
         "bgn_set_params": ([_P, _P], None),
+        "bgn_set_input_tables": ([_P, _P], None),
         "bgn_set_monitor": ([_P, _P, _I], None),
         "bgn_set_failure_return": ([_P, _I], None),
         "bgn_set_stall_limit": ([_P, _L], None),
@@ -213,8 +214,10 @@ class Session:
 
     def init(self, t0: float, y0: np.ndarray, rtol: float, atol, first_step: float = 0.0,
              max_step: float = 0.0, max_steps: int = 500, jacobian: bool = True) -> int:
-        """(Re)start at ``(t0, y0)``; returns the CVODE flag (0: fine)."""
+        """(Re)start at ``(t0, y0)`` with the model's input tables as they are now; returns
+        the CVODE flag (0: fine)."""
         self._accumulate()
+        self.lib.bgn_set_input_tables(self.h, self.system.native_inputs_address or None)
         y = np.ascontiguousarray(y0, dtype=float)
         a = np.ascontiguousarray(np.atleast_1d(np.asarray(atol, dtype=float)))
         self._keep = [y, a]

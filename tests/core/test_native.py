@@ -387,3 +387,20 @@ def test_without_the_driver_auto_falls_back_with_a_warning_and_native_says_why(m
     assert res.stats["backend"] == "python"
     with pytest.raises(ParameterError, match="no C compiler found"):
         simulate(model, (0, 4), backend="native", progress=False, **kw)
+
+
+def test_input_tables_belong_to_one_model_and_are_taken_back():
+    """Two models built alike share one cached library; tables set for a run of one (even
+    a run refused before it starts) never reach the other, nor the next run of the same."""
+    (a, kw), (b, _) = _msd_table(), _msd_table()
+    assert a.system.path == b.system.path
+    a.system.set_native_inputs([Table([0.0, 1.0], [5.0, 5.0]).pack()], [-1])
+    b.system.set_inputs(np.array([1.0]))
+    x = np.array([0.0, 0.0])
+    assert b.system.rhs(0.0, x)[0] == pytest.approx(1.0 / 2.0)      # F/m with b's own input
+    a.system.set_native_inputs(None)
+    with pytest.raises(ParameterError):                              # refused: driver missing
+        simulate(a, (0, 1), method="LSODA", backend="native", progress=False, **kw)
+    assert a.system.native_inputs_address == 0
+    a.system.set_inputs(np.array([2.0]))
+    assert a.system.rhs(0.0, x)[0] == pytest.approx(2.0 / 2.0)
