@@ -2,7 +2,9 @@
 
 Run: ``python benchmarks/cosim_accuracy.py [--no-fmu]``. Every error is measured against
 an independent reference (analytic for B1, matrix exponential for B2, a monolithic
-``solve_ivp`` at rtol 1e-12 for B3).
+``solve_ivp`` at rtol 1e-12 for B3). The last tables show when the divergence watch
+stops the unstable couplings (and the error at that point), and the energy the coupling
+created on B3's bond beside the energy balance computed from B3's states.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import warnings
 
 import numpy as np
 
-from bondgraph.cosim import (Cosimulation, CosimulationWarning, FmuSubsystem, Glue, TimeManager,
-                             export_fmu)
+from bondgraph.cosim import (Cosimulation, CosimulationWarning, ErrorPolicy, FmuSubsystem, Glue,
+                             TimeManager, export_fmu)
 from bondgraph.cosim import examples as ex
 from bondgraph.errors import CosimulationError
 
@@ -99,6 +101,65 @@ def b3_table():
     print()
 
 
+def divergence_table():
+    print("Divergence watch: when each coupling is stopped (default policy), error then")
+    print(f"{'case':<34} {'stopped at':>11} {'by':<28} {'error then':>11}")
+    cases = [
+        ("B1 zoh H=1 ms", ex.b1_subsystems, ex.B1_RELATIONS, 1e-3, 4.0, "zoh", "jacobi", None),
+        ("B1 zoh H=50 us", ex.b1_subsystems, ex.B1_RELATIONS, 5e-5, 4.0, "zoh", "jacobi", None),
+        ("B1 quadratic H=10 ms", ex.b1_subsystems, ex.B1_RELATIONS, 1e-2, 4.0, "quadratic",
+         "jacobi", None),
+        ("B1 quadratic, mass holds F, 0.1 ms", ex.b1_subsystems, ex.B1_RELATIONS, 1e-4, 4.0,
+         "quadratic", "jacobi", "hold"),
+        ("B2 zoh gauss-seidel H=1 ms", ex.b2_subsystems, ex.B2_RELATIONS, 1e-3, 2.0, "zoh",
+         "gauss-seidel", None),
+        ("B2 zoh jacobi H=0.25 ms", ex.b2_subsystems, ex.B2_RELATIONS, 2.5e-4, 2.0, "zoh",
+         "jacobi", None),
+        ("B3 zoh H=1 ms", ex.b3_subsystems, ex.B3_RELATIONS, 1e-3, 1.0, "zoh", "jacobi", None),
+        ("B3 quadratic H=5 ms", ex.b3_subsystems, ex.B3_RELATIONS, 5e-3, 1.0, "quadratic",
+         "jacobi", None),
+        ("B1 quadratic H=1 ms (sound)", ex.b1_subsystems, ex.B1_RELATIONS, 1e-3, 4.0,
+         "quadratic", "jacobi", None),
+        ("B2 quadratic H=1 ms (sound)", ex.b2_subsystems, ex.B2_RELATIONS, 1e-3, 2.0,
+         "quadratic", "jacobi", None),
+    ]
+    for label, make, rel, step, end, glue, scheme, hold in cases:
+        subs = list(make())
+        if hold:
+            subs[0].input_derivative_order = 0
+        sim = Cosimulation(subs, rel, TimeManager(step=step, end=end, scheme=scheme), Glue(glue))
+        try:
+            res, why = sim.run(), "runs to the end"
+        except CosimulationError as exc:
+            res = exc.results
+            ev = res.events[-1]
+            why = f"{ev.kind}: {ev.subject}"
+        if rel is ex.B1_RELATIONS:
+            e = float(np.abs(res["mass.x"] - ex.b1_reference(res.time)).max())
+        elif rel is ex.B2_RELATIONS:
+            e = ex.b2_error(res)
+        else:
+            vr = ex.b3_reference()(res.time)[1]
+            e = float(np.abs(res["mech.v"] - vr).max() / np.abs(vr).max())
+        print(f"{label:<34} {res.time[-1]:9.4g} s {why:<28} {e:11.3e}")
+    print()
+
+
+def b3_energy_table():
+    print("B3: energy created by the coupling (bond residual) vs the energy balance from the "
+          "states")
+    print(f"{'H [s]':>8} {'glue':>10} {'created [J]':>13} {'balance [J]':>13} {'difference':>11}")
+    for step, glue, end in ((1e-4, "zoh", 1.0), (2e-4, "zoh", 1.0), (5e-4, "zoh", 0.3),
+                            (1e-3, "linear", 1.0), (1e-3, "quadratic", 1.0)):
+        sim = Cosimulation(list(ex.b3_subsystems()), ex.B3_RELATIONS,
+                           TimeManager(step=step, end=end), Glue(glue),
+                           ErrorPolicy(divergence="off"))
+        created, bal = ex.b3_energy_balance(sim.run())
+        print(f"{step:8.2g} {glue:>10} {created[-1]:13.5g} {bal[-1]:13.5g} "
+              f"{created[-1] - bal[-1]:11.3g}")
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--no-fmu", action="store_true", help="skip the FMU round trip")
@@ -112,6 +173,8 @@ def main() -> None:
     b1_table(fmus)
     b2_table()
     b3_table()
+    divergence_table()
+    b3_energy_table()
 
 
 if __name__ == "__main__":

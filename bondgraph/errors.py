@@ -29,6 +29,7 @@ __all__ = [
     "EquationError",
     "SimulationError",
     "CosimulationError",
+    "BondGraphWarning",
 ]
 
 
@@ -135,3 +136,8 @@ class CosimulationError(BondGraphError):
         self.time = time
         self.results = results
         super().__init__(problems, subject)
+
+
+class BondGraphWarning(UserWarning):
+    """A result is usable but not what was asked for (e.g. a glue order a subsystem cannot
+    take); issued with :func:`warnings.warn`, never printed."""

@@ -1,10 +1,11 @@
 """Co-simulation middleware: couple solvers that each run on their own.
 
 Subsystems (FMUs, Python objects, state-space or ODE models) exchange time-stamped
-signals through validated relations; a time manager steps them (Jacobi or
-Gauss-Seidel, multi-rate); a polynomial glue extrapolates and interpolates the coupling
-signals; an error catcher watches time stamps, non-finite values, failed steps and
-the energy residual on power bonds.
+signals through validated relations (units compared with pint); a time manager steps
+them (Jacobi or Gauss-Seidel, multi-rate); a polynomial glue extrapolates and
+interpolates the coupling signals; an error catcher watches the times the subsystems
+report, non-finite values, failed steps, the energy the coupling creates on power bonds
+and the growth of the exchanged signals.
 
 Examples
 --------
@@ -17,8 +18,8 @@ True
 """
 
 from .config import CosimSetup, build_setup, load_config
-from .catcher import (KINDS, LEVELS, CosimulationWarning, DivergenceMonitor, ErrorCatcher,
-                      ErrorPolicy, Event)
+from .catcher import KINDS, LEVELS, CosimulationWarning, ErrorCatcher, ErrorPolicy, Event
+from .divergence import DivergenceMonitor, DivergenceWatch
 from .export import export_fmu, load_factory
 from .fmi import FmuSubsystem, fmu_ports
 from .glue import Glue, evaluate, extrapolate, taylor_matrix
@@ -42,7 +43,8 @@ __all__ = [
     "Relation", "Relations", "PowerBond",
     "TimeManager", "Glue", "extrapolate", "evaluate", "taylor_matrix",
     "InputPackage", "OutputPackage", "check_times",
-    "ErrorPolicy", "DivergenceMonitor", "ErrorCatcher", "Event", "CosimulationWarning",
+    "ErrorPolicy", "DivergenceMonitor", "DivergenceWatch", "ErrorCatcher", "Event",
+    "CosimulationWarning",
     "KINDS", "LEVELS",
     "Cosimulation", "cosimulate", "CosimResults", "LiveCurves",
     "load_config", "build_setup", "CosimSetup", "StepDoubling",

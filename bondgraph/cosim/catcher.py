@@ -5,9 +5,11 @@ Kinds of events:
 ================  ===========================================================
 ``step_failed``   a subsystem hook raised (the step has no valid result)
 ``fmu_status``    an FMU returned an error or fatal status
-``time_mismatch`` a package's time stamp differs from the communication time
+``time_mismatch`` the time a subsystem reports (its own clock, or the time its step
+                  reached) differs from the communication time
 ``non_finite``    an exchanged value is NaN or infinite
-``divergence``    the energy residual on a power bond keeps growing
+``divergence``    the coupling creates energy on a power bond, or an exchanged
+                  signal grows faster than the glue can follow
 ``tolerance``     step-size control accepted a step at the minimum step size
                   without meeting its tolerance
 ================  ===========================================================
@@ -21,17 +23,14 @@ results up to the last good communication point, flagged ``aborted``, and its
 ``time`` is that point). ``step_failed`` and ``fmu_status`` can only abort: a failed
 step leaves no valid state to go on from.
 
-Divergence monitor (NEPCE-style): on each power bond the master computes, at every
-communication point, the residual power between what one side sent and what the other
-side used, ``e_used * f_sent - e_sent * f_used``. Its magnitude is summed over windows
-of ``window * 2**j`` steps (every scale, so slow and fast growth are both seen);
-divergence is reported when, on some scale, it grows by more than ``growth`` per window
-for ``patience`` windows in a row while exceeding ``threshold`` times the energy
-exchanged through the bond in the newest window.
+``divergence`` and ``tolerance`` also take ``"off"`` (not checked at all). What counts
+as divergence is documented in :mod:`bondgraph.cosim.divergence`: the coupling creating
+more than 2 % of the energy it carries through a power bond, or an exchanged signal
+growing by more than one e-fold per communication step.
 
 Examples
 --------
->>> catcher = ErrorCatcher(ErrorPolicy(time_mismatch="warning"), DivergenceMonitor(), [])
+>>> catcher = ErrorCatcher(ErrorPolicy(time_mismatch="warning"))
 >>> import warnings
 >>> with warnings.catch_warnings(record=True) as w:
 ...     warnings.simplefilter("always")
@@ -46,30 +45,30 @@ True
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, fields
-from typing import Sequence
 
-import numpy as np
+from ..errors import BondGraphError, BondGraphWarning, ParameterError
 
-from ..errors import BondGraphError, ParameterError
-
-__all__ = ["LEVELS", "KINDS", "ErrorPolicy", "DivergenceMonitor", "Event", "ErrorCatcher",
-           "CosimulationWarning"]
+__all__ = ["LEVELS", "KINDS", "ErrorPolicy", "Event", "ErrorCatcher", "CosimulationWarning"]
 
 LEVELS = ("warning", "error", "abort")
 KINDS = ("step_failed", "fmu_status", "time_mismatch", "non_finite", "divergence", "tolerance")
 _ABORT_ONLY = ("step_failed", "fmu_status")
+_CAN_BE_OFF = ("divergence", "tolerance")
 
 
-class CosimulationWarning(UserWarning):
-    """Issued for events at level ``"warning"``."""
+class CosimulationWarning(BondGraphWarning):
+    """Issued for events at level ``"warning"`` and for a glue order a subsystem cannot
+    take (a :class:`~bondgraph.errors.BondGraphWarning`)."""
 
 
 @dataclass(frozen=True)
 class ErrorPolicy:
     """Level (``"warning"``, ``"error"``, ``"abort"``) for each kind of event.
+
+    ``divergence`` and ``tolerance`` may also be ``"off"``. Defaults: abort on everything
+    but ``tolerance`` (a warning).
 
     Examples
     --------
@@ -97,9 +96,10 @@ class ErrorPolicy:
             if f.name in _ABORT_ONLY and level != "abort":
                 problems.append(f"{f.name}: found {level!r}, expected 'abort' (a failed step "
                                 "leaves no valid state to continue from)")
-            elif level not in LEVELS:
+            elif level not in LEVELS and not (f.name in _CAN_BE_OFF and level == "off"):
+                allowed = LEVELS + (("off",) if f.name in _CAN_BE_OFF else ())
                 problems.append(f"{f.name}: found {level!r}, expected one of "
-                                + ", ".join(repr(v) for v in LEVELS))
+                                + ", ".join(repr(v) for v in allowed))
         if problems:
             raise ParameterError(problems, subject="error policy")
 
@@ -107,45 +107,9 @@ class ErrorPolicy:
         """Level for ``kind``."""
         return getattr(self, kind)
 
-
-@dataclass(frozen=True)
-class DivergenceMonitor:
-    """Settings of the energy-residual (NEPCE-style) divergence monitor.
-
-    Parameters
-    ----------
-    window : int
-        Communication steps per window.
-    growth : float
-        Factor by which the windowed residual energy must grow from one window to the
-        next to count as growing.
-    patience : int
-        Number of consecutive growing windows that make a divergence.
-    threshold : float
-        The residual energy must also exceed this fraction of the energy exchanged
-        through the bond in the window.
-    enabled : bool
-        Switch the monitor off (the residual is still recorded).
-    """
-
-    window: int = 20
-    growth: float = 1.5
-    patience: int = 4
-    threshold: float = 0.05
-    enabled: bool = True
-
-    def __post_init__(self):
-        problems = []
-        if not (isinstance(self.window, int) and self.window >= 1):
-            problems.append(f"window: found {self.window!r}, expected a whole number >= 1")
-        if not (isinstance(self.patience, int) and self.patience >= 1):
-            problems.append(f"patience: found {self.patience!r}, expected a whole number >= 1")
-        if not (isinstance(self.growth, (int, float)) and self.growth > 1):
-            problems.append(f"growth: found {self.growth!r}, expected a factor > 1")
-        if not (isinstance(self.threshold, (int, float)) and self.threshold >= 0):
-            problems.append(f"threshold: found {self.threshold!r}, expected a fraction >= 0")
-        if problems:
-            raise ParameterError(problems, subject="divergence monitor")
+    def checks(self, kind: str) -> bool:
+        """False if events of ``kind`` are switched off."""
+        return getattr(self, kind) != "off"
 
 
 @dataclass(frozen=True)
@@ -183,20 +147,13 @@ class ErrorCatcher:
     ----------
     policy : ErrorPolicy
         Level for each kind of event.
-    monitor : DivergenceMonitor
-        Settings of the energy-residual monitor.
-    bonds : sequence of str
-        Names of the monitored power bonds.
     """
 
-    def __init__(self, policy: ErrorPolicy, monitor: DivergenceMonitor, bonds: Sequence[str]):
+    def __init__(self, policy: ErrorPolicy):
         self.policy = policy
-        self.monitor = monitor
-        self.bonds = tuple(bonds)
         self.events: list[Event] = []
         self.abort_event: Event | None = None
         self._warned: set[tuple[str, str]] = set()
-        self._reported: set[int] = set()
 
     @property
     def errors(self) -> list[Event]:
@@ -206,6 +163,8 @@ class ErrorCatcher:
     def report(self, kind: str, time: float, subject: str, message: str) -> bool:
         """Record an event; return True if the run must stop now."""
         level = self.policy.level(kind)
+        if level == "off":
+            return False
         event = Event(kind, level, float(time), subject, message)
         self.events.append(event)
         if level == "warning" and (kind, subject) not in self._warned:
@@ -226,49 +185,3 @@ class ErrorCatcher:
             detail = f"{type(exc).__name__}: {exc}"
         self.report(getattr(sub, "failure_kind", "step_failed"), time, f"subsystem {sub.name!r}",
                     detail)
-
-    def check_energy(self, n: int, time: float, residual: np.ndarray, exchanged: np.ndarray,
-                     step: float) -> bool:
-        """Look for a growing energy residual; True if the run must stop.
-
-        Called every ``window`` steps. At every scale ``L = window * 2**j`` that divides
-        ``n``, the last ``patience + 1`` windows of ``L`` steps are compared, so a slow
-        exponential growth is caught on a long scale and a fast one on a short scale.
-
-        Parameters
-        ----------
-        n : int
-            Index of the current communication point.
-        time : float
-            Its time.
-        residual, exchanged : ndarray, shape (>= n + 1, n_bonds)
-            Cumulative sums of ``|e_used f_sent - e_sent f_used| * H`` and of
-            ``|e f| * H`` on each bond, up to index ``n``.
-        step : float
-            Communication step, for the message.
-        """
-        m = self.monitor
-        if not m.enabled or not self.bonds:
-            return False
-        stop = False
-        L = m.window
-        while n % L == 0 and (m.patience + 1) * L <= n:
-            idx = n - L * np.arange(m.patience + 2)
-            w = residual[idx[:-1]] - residual[idx[1:]]          # newest window first
-            x = exchanged[n] - exchanged[n - L]
-            growing = np.all(w[:-1] > m.growth * w[1:], axis=0) & (w[0] > m.threshold * x)
-            for b in np.flatnonzero(growing):
-                if b in self._reported:
-                    continue
-                self._reported.add(int(b))
-                share = 100.0 * w[0, b] / x[b] if x[b] > 0 else math.inf
-                total = w[0, b] / w[-1, b] if w[-1, b] > 0 else math.inf
-                msg = (f"diverged: the energy residual grew {total:.3g}x over the last "
-                       f"{m.patience + 1} windows of {L} steps (more than {m.growth:g}x per "
-                       f"window), reaching {w[0, b]:.3g} per window, {share:.3g} % of the "
-                       f"energy exchanged through the bond; expected a bounded residual. The "
-                       f"coupling is unstable at H={step:g} s: use a higher glue order or a "
-                       f"smaller communication step")
-                stop |= self.report("divergence", time, f"bond {self.bonds[b]}", msg)
-            L *= 2
-        return stop

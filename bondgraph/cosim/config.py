@@ -48,10 +48,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import BondGraphError, ParameterError
-from .catcher import ErrorPolicy
-from .export import load_factory
+from .catcher import KINDS, ErrorPolicy
+from .export import call_factory
 from .glue import Glue
-from .master import Cosimulation
+from .master import Cosimulation, setup_problems
 from .relations import Relations
 from .subsystem import Subsystem
 from .timing import TimeManager
@@ -81,9 +81,17 @@ def load_config(path: str | Path) -> CosimSetup:
         Listing every problem in the file (unknown keys, missing entries, bad values).
     """
     path = Path(path)
+    if path.is_dir():
+        raise ParameterError(f"configuration {str(path)!r}: is a directory, expected a .toml "
+                             "or .json file")
     if not path.is_file():
         raise ParameterError(f"configuration {str(path)!r}: file not found")
-    text = path.read_text()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError) as exc:
+        raise ParameterError(f"configuration {str(path)!r}: cannot read it as text "
+                             f"({type(exc).__name__}: {exc}); expected a .toml or .json "
+                             "file") from exc
     try:
         data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
@@ -106,6 +114,8 @@ def build_setup(data: Mapping[str, Any], base: Path = Path("."),
     substeps: dict[str, int] = {}
     for i, entry in enumerate(data.get("subsystems", []) or []):
         where = f"subsystems[{i}]"
+        if isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
+            where += f" ({entry['name']!r})"
         if not isinstance(entry, Mapping):
             problems.append(f"{where}: expected a table")
             continue
@@ -125,21 +135,45 @@ def build_setup(data: Mapping[str, Any], base: Path = Path("."),
         subs.append(sub)
         if "substeps" in entry:
             substeps[sub.name] = entry["substeps"]
+    parts = {}
+    makers = {
+        "relations": lambda: Relations(data["relations"], bonds=data.get("bonds", ())),
+        "glue": lambda: Glue(data.get("glue", "quadratic"),
+                             start=data.get("glue_start", "derivatives"),
+                             interpolate=data.get("interpolate", True)),
+        "timing": lambda: TimeManager(step=data["step"], end=data["end"],
+                                      start=data.get("start", 0.0),
+                                      scheme=data.get("scheme", "jacobi"), substeps=substeps,
+                                      sequence=data.get("sequence")),
+        "policy": lambda: ErrorPolicy(**_policy_table(data.get("policy", {}))),
+    }
+    for key, make in makers.items():
+        if key in ("relations", "timing") and any(p.startswith("missing key") for p in problems):
+            continue
+        try:
+            parts[key] = make()
+        except BondGraphError as exc:
+            head = f"{exc.subject}: " if exc.subject else ""
+            problems += [head + p for p in exc.problems]
+    if not problems:
+        problems += setup_problems(subs, parts["relations"], parts["timing"])
     if problems:
         raise ParameterError(problems, subject=label)
-    try:
-        relations = Relations(data["relations"], bonds=data.get("bonds", ()))
-        glue = Glue(data.get("glue", "quadratic"), start=data.get("glue_start", "derivatives"),
-                    interpolate=data.get("interpolate", True))
-        timing = TimeManager(step=data["step"], end=data["end"], start=data.get("start", 0.0),
-                             scheme=data.get("scheme", "jacobi"), substeps=substeps,
-                             sequence=data.get("sequence"))
-        policy = ErrorPolicy(**dict(data.get("policy", {})))
-    except TypeError as exc:
-        raise ParameterError(f"{label}: {exc}") from exc
-    sim = Cosimulation(subs, relations, timing, glue, policy)
+    sim = Cosimulation(subs, parts["relations"], parts["timing"], parts["glue"],
+                       parts["policy"])
     out = data.get("output")
     return CosimSetup(sim, None if out is None else (base / out))
+
+
+def _policy_table(table: Any) -> dict:
+    if not isinstance(table, Mapping):
+        raise ParameterError(f"policy: found {table!r}, expected a table of levels by kind",
+                             subject="error policy")
+    unknown = [k for k in table if k not in KINDS]
+    if unknown:
+        raise ParameterError([f"unknown kind {k!r} (known: {', '.join(KINDS)})" for k in unknown],
+                             subject="error policy")
+    return dict(table)
 
 
 def _make(entry: Mapping[str, Any], base: Path, where: str) -> Subsystem:
@@ -148,7 +182,11 @@ def _make(entry: Mapping[str, Any], base: Path, where: str) -> Subsystem:
         raise ParameterError("expected exactly one of 'factory' (import path) or 'fmu' "
                              "(file)")
     if has_f:
-        made = load_factory(entry["factory"])(**dict(entry.get("kwargs", {})))
+        kwargs = entry.get("kwargs", {})
+        if not isinstance(kwargs, Mapping):
+            raise ParameterError(f"kwargs: found {kwargs!r}, expected a table of keyword "
+                                 "arguments")
+        made = call_factory(entry["factory"], kwargs)
         if not isinstance(made, Subsystem):
             raise ParameterError(f"factory {entry['factory']!r} returned "
                                  f"{type(made).__name__}, expected a Subsystem")

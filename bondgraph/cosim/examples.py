@@ -41,7 +41,7 @@ __all__ = [
     "b1_subsystems", "b1_reference",
     "B2", "B2_RELATIONS", "b2_subsystems", "b2_reference", "b2_error",
     "B3", "B3_RELATIONS", "b3_subsystems", "b3_ode_subsystems", "b3_reference",
-    "B3_QUOTED",
+    "b3_energy_balance", "B3_QUOTED",
 ]
 
 # ----------------------------------------------------------------------------- B1
@@ -68,9 +68,21 @@ class OscillatorMass:
     def __init__(self, m: float, F0: float, Omega: float, x: float = 0.0, v: float = 0.0):
         self.mass, self.F0, self.Omega = float(m), float(F0), float(Omega)
         self.x, self.v = float(x), float(v)
+        self._start = (self.x, self.v)
         self.t = 0.0
         self.F = 0.0
         self.dF = (0.0, 0.0)
+
+    def setup(self, t0: float, t_end: float, step: float) -> None:
+        """Back to the initial position and velocity at ``t0``."""
+        self.x, self.v = self._start
+        self.t = float(t0)
+        self.F, self.dF = 0.0, (0.0, 0.0)
+
+    @property
+    def time(self) -> float:
+        """The time the last step ended at (checked by the master)."""
+        return self.t
 
     def get_state(self) -> tuple:
         """Everything needed to roll back."""
@@ -127,18 +139,23 @@ class SpringDamper:
 
     def __init__(self, k: float, c: float):
         self.k, self.c = float(k), float(c)
+        self.time = 0.0
         self.x = 0.0
         self.v = 0.0
         self.dx = (0.0, 0.0)
         self.dv = (0.0, 0.0)
 
     def get_state(self) -> tuple:
-        """Inputs and their derivatives (the only state)."""
-        return self.x, self.v, self.dx, self.dv
+        """Time, inputs and their derivatives (the only state)."""
+        return self.time, self.x, self.v, self.dx, self.dv
 
     def set_state(self, state: tuple) -> None:
         """Roll back to a state from :meth:`get_state`."""
-        self.x, self.v, self.dx, self.dv = state
+        self.time, self.x, self.v, self.dx, self.dv = state
+
+    def setup(self, t0: float, t_end: float, step: float) -> None:
+        """Start the clock at ``t0``."""
+        self.time = float(t0)
 
     def set_input_derivatives(self, t: float, d: dict) -> None:
         """Store the derivatives of ``x`` and ``v``."""
@@ -159,6 +176,7 @@ class SpringDamper:
         self.x += h * (x1 + 0.5 * h * x2)
         self.v += h * (v1 + 0.5 * h * v2)
         self.dx, self.dv = (x1 + h * x2, x2), (v1 + h * v2, v2)
+        self.time = t + h
 
 
 def b1_mass(**overrides) -> PythonSubsystem:
@@ -339,6 +357,26 @@ def b3_ode_subsystems(method: str = "DOP853", rtol: float = 1e-10,
     hyd = _B3Hyd("hyd", inputs=[("v", "m/s")], outputs=[("F", "N"), ("p", "Pa")], x0=[p0],
                  direct_feedthrough=False, method=method, rtol=rtol, atol=atol * 1e6)
     return mech, hyd
+
+
+def b3_energy_balance(res) -> tuple[np.ndarray, np.ndarray]:
+    """Energy the coupling created on B3's bond, and the same from B3's own energy balance.
+
+    The balance is computed from the states alone: stored energy (kinetic, potential,
+    compressed oil ``V p**2 / (2 beta)``) minus the supply's work ``Q0 p`` plus what
+    leakage and damping dissipated, integrated by the trapezoid rule over the samples.
+
+    Returns
+    -------
+    created, balance : ndarray
+        Cumulative, at each communication point of ``res``.
+    """
+    p = B3
+    x, v, pr = res["mech.x"], res["mech.v"], res["hyd.p"]
+    stored = 0.5 * p["m"] * v ** 2 + p["m"] * p["g"] * x + p["V"] * pr ** 2 / (2 * p["beta"])
+    net = p["Q0"] * pr - p["leak"] * pr ** 2 - p["c"] * v ** 2
+    work = np.concatenate([[0.0], np.cumsum(0.5 * np.diff(res.time) * (net[1:] + net[:-1]))])
+    return res["hyd.F*mech.v"], stored - stored[0] - work
 
 
 #: B3 relations and power bond.

@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import ParameterError
 from .subsystem import Subsystem
 
-__all__ = ["export_fmu", "SlaveBridge", "load_factory"]
+__all__ = ["export_fmu", "SlaveBridge", "load_factory", "call_factory"]
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -88,9 +88,9 @@ def load_factory(factory: str):
     mod_name, attr = factory.split(":")
     try:
         module = importlib.import_module(mod_name)
-    except ImportError as exc:
+    except Exception as exc:  # noqa: BLE001 - importing runs the module's own code
         raise ParameterError(f"factory {factory!r}: cannot import module {mod_name!r} "
-                             f"({exc})") from exc
+                             f"({type(exc).__name__}: {exc})") from exc
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -102,8 +102,33 @@ def load_factory(factory: str):
     return obj
 
 
+def call_factory(factory: str, kwargs: Mapping[str, Any]) -> Any:
+    """Import ``factory`` and call it with ``kwargs``; a factory that raises is wrapped.
+
+    Raises
+    ------
+    ParameterError
+        Naming the factory, with the original exception's type and text (chained).
+
+    Examples
+    --------
+    >>> call_factory("bondgraph.cosim.examples:b1_mass", {"m": 0.2}).name
+    'mass'
+    >>> call_factory("bondgraph.cosim.examples:b2_error", {"step": 1})
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: factory 'bondgraph.cosim.examples:b2_error': calling it with {'step': 1} raised TypeError: b2_error() got an unexpected keyword argument 'step'
+    """
+    fn = load_factory(factory)
+    try:
+        return fn(**kwargs)
+    except Exception as exc:  # noqa: BLE001 - a user factory may raise anything
+        raise ParameterError(f"factory {factory!r}: calling it with {dict(kwargs)!r} raised "
+                             f"{type(exc).__name__}: {exc}") from exc
+
+
 def _build(factory: str, kwargs: Mapping[str, Any]) -> Subsystem:
-    made = load_factory(factory)(**kwargs)
+    made = call_factory(factory, kwargs)
     if not isinstance(made, Subsystem):
         raise ParameterError(f"factory {factory!r}: returned {type(made).__name__}, expected "
                              "a Subsystem")

@@ -6,23 +6,31 @@ FMI 3) of causality ``input`` and ``output``; units come from the model descript
 
 Capabilities are read from the model description:
 
-* **input derivatives**: FMI 2 ``canInterpolateInputs`` (``fmi2SetRealInputDerivatives``,
-  orders 1 and 2), or *derivative companions*: inputs named ``der(u)`` and ``der(u,2)``
-  next to an input ``u``, which this toolkit's exporter
+* **input derivatives**: FMI 2 ``canInterpolateInputs`` (the glue's derivatives go in
+  through ``fmi2SetRealInputDerivatives``, orders 1 and 2); FMI 3, which has no input
+  derivatives, ``providesIntermediateUpdate`` with inputs marked ``intermediateUpdate``
+  (the FMU calls back at its internal steps and the adapter sets the inputs to the glue
+  polynomial at that instant); or *derivative companions*: inputs named ``der(u)`` and
+  ``der(u,2)`` next to an input ``u``, which this toolkit's exporter
   (:func:`bondgraph.cosim.export_fmu`) writes because pythonfmu cannot forward
-  ``fmi2SetRealInputDerivatives``. FMI 3 removed input derivatives from
-  co-simulation, so only companions apply there;
+  ``fmi2SetRealInputDerivatives``. An FMU with none of these holds its inputs over a
+  step: the master warns and records the held values;
 * **output derivatives**: ``maxOutputDerivativeOrder`` (``fmi2GetRealOutputDerivatives``
   / ``fmi3GetOutputDerivatives``) or companions ``der(y)``, ``der(y,2)``;
 * **direct feedthrough**: an output whose ``dependencies`` in ``ModelStructure`` name
   an input, or that has no ``dependencies`` attribute (FMI: "depends on all");
   override with ``direct_feedthrough=``;
 * **rollback**: ``canGetAndSetFMUstate``;
-* **internal step**: FMI 3 ``fixedInternalStepSize`` (checked by the time manager).
+* **internal step**: FMI 3 ``fixedInternalStepSize`` (checked by the time manager);
+* **own time**: FMI 3 ``doStep``'s ``lastSuccessfulTime``; FMI 2
+  ``fmi2GetRealStatus(fmi2LastSuccessfulTime)`` where the FMU answers it correctly
+  after its first step. The master compares it with the communication point, so a
+  stuck FMU is a ``time_mismatch``.
 
+The FMU is instantiated with logging on, and its log messages are kept (the last 100).
 A status worse than warning raises :class:`~bondgraph.errors.CosimulationError`
-naming the FMU, the FMI function and the status, with the FMU's log messages; the
-master files it as ``fmu_status``. A step that returns early (FMI 2 ``fmi2Discard``,
+naming the FMU, the FMI function and the status, with the FMU's own messages (e.g. the
+Python exception text of a pythonfmu slave); the master files it as ``fmu_status``. A step that returns early (FMI 2 ``fmi2Discard``,
 FMI 3 ``earlyReturn``) reports the time reached, which the master flags as a time-stamp
 mismatch.
 """
@@ -32,6 +40,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections import deque
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -115,15 +124,21 @@ class FmuSubsystem(Subsystem):
                  units: Mapping[str, str] | None = None,
                  direct_feedthrough: bool | None = None, tolerance: float | None = None):
         fmpy = _import_fmpy()
+        if not isinstance(path, (str, Path)):
+            raise ParameterError(f"FMU file {path!r}: expected a path to a .fmu file")
         self.path = Path(path)
         problems = []
+        if self.path.is_dir():
+            raise ParameterError(f"FMU file {str(self.path)!r}: is a directory, expected a "
+                                 ".fmu file")
         if not self.path.is_file():
             raise ParameterError(f"FMU file {str(self.path)!r}: not found")
         try:
             md = fmpy.read_model_description(str(self.path))
         except Exception as exc:  # noqa: BLE001 - fmpy raises plain exceptions
             raise ParameterError(f"FMU file {str(self.path)!r}: cannot read its model "
-                                 f"description ({exc})") from exc
+                                 f"description ({type(exc).__name__}: {exc}); expected an "
+                                 "FMU (a zip archive with modelDescription.xml)") from exc
         label = f"FMU {self.path.name!r}"
         if md.fmiVersion not in _REAL:
             raise ParameterError(f"{label}: found FMI {md.fmiVersion}, expected FMI 2.0 or 3.0")
@@ -168,7 +183,10 @@ class FmuSubsystem(Subsystem):
         self._in_der_vr: list[list[int]] = []
         self._interpolate = (self.version == "2.0"
                              and bool(getattr(cs, "canInterpolateInputs", False)))
-        if self._interpolate:
+        self._intermediate = (self.version == "3.0" and bool(ins)
+                              and bool(getattr(cs, "providesIntermediateUpdate", False))
+                              and all(getattr(v, "intermediateUpdate", False) for v in ins))
+        if self._interpolate or self._intermediate:
             in_order = 2
         else:
             in_order = 0
@@ -216,9 +234,15 @@ class FmuSubsystem(Subsystem):
         self._fmpy = fmpy
         self._dir: str | None = None
         self.fmu = None
-        self.log: list[str] = []
+        self.log: deque[str] = deque(maxlen=100)
+        self._log_status: deque[int] = deque(maxlen=100)
         self._states: list[Any] = []
         self._broken = 0       # 0 fine, 1 after an error status, 2 after a fatal one
+        self._time: float | None = None
+        self._clock = self.version == "3.0"   # FMI 2: trusted after a first correct answer
+        self._clock_tried = False
+        self._poly_t = 0.0
+        self._poly = np.zeros((3, len(self._vin)))
 
     # ------------------------------------------------------------ helpers
     @property
@@ -233,8 +257,12 @@ class FmuSubsystem(Subsystem):
         elif status == 4:      # fatal: no further call of any kind is allowed
             self._broken = 2
         msg = f"{what}: {exc}"
-        if self.log:
-            msg += "; FMU log: " + " | ".join(self.log[-5:])
+        serious = [m for m, st in zip(self.log, self._log_status) if st >= 1]
+        shown = serious[-5:] or list(self.log)[-3:]
+        if shown:
+            msg += "; the FMU says: " + " | ".join(shown)
+        else:
+            msg += "; the FMU logged no message"
         return CosimulationError(msg, subject=self._label)
 
     def _logger(self, *args) -> None:
@@ -243,7 +271,23 @@ class FmuSubsystem(Subsystem):
         status, message = (args[2] if len(args) == 5 else args[1]), args[-1]
         text = message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
         labels = ["OK", "WARNING", "DISCARD", "ERROR", "FATAL", "PENDING"]
-        self.log.append(f"[{labels[status] if 0 <= status < 6 else status}] {text}")
+        self.log.append(f"[{labels[status] if 0 <= status < 6 else status}] {text.strip()}")
+        self._log_status.append(int(status))
+
+    def _intermediate_update(self, _env, time, set_requested, _get_allowed, _finished,
+                             _can_return, early_requested, early_time) -> None:
+        # FMI 3 intermediate update: set the inputs to the glue polynomial at ``time``.
+        try:
+            if early_requested:
+                early_requested[0] = False
+            if set_requested and self._vin:
+                tau = time - self._poly_t
+                u = self._poly
+                self._set(self._vin, (u[0] + tau * (u[1] + 0.5 * tau * u[2])).tolist())
+        except Exception as exc:  # noqa: BLE001 - never raise through the FMU's C code
+            self.log.append(f"[IMPORTER] setting inputs at t={time:.9g} s in an intermediate "
+                            f"update failed: {type(exc).__name__}: {exc}")
+            self._log_status.append(3)
 
     def _set_param(self, name: str, value: Any) -> None:
         v = self._by_name[name]
@@ -266,11 +310,24 @@ class FmuSubsystem(Subsystem):
         self._broken = 0
         fmpy = self._fmpy
         self._dir = tempfile.mkdtemp(prefix="cosim_fmu_")
-        fmpy.extract(str(self.path), self._dir)
-        self.log = []
         try:
+            fmpy.extract(str(self.path), self._dir)
+        except Exception as exc:  # noqa: BLE001 - a damaged archive
+            raise CosimulationError(f"cannot extract {str(self.path)!r}: "
+                                    f"{type(exc).__name__}: {exc}", subject=self._label) from exc
+        self.log.clear()
+        self._log_status.clear()
+        self._time = None
+        self._clock = self.version == "3.0"
+        self._clock_tried = False
+        extra = {}
+        if self._intermediate:
+            extra = dict(intermediate_update=self._intermediate_update,
+                         required_intermediate_variables=list(self._vin))
+        try:
+            # logging on: an FMU tells why it failed only through its logger
             self.fmu = fmpy.instantiate_fmu(self._dir, self.md, fmi_type="CoSimulation",
-                                            logger=self._logger)
+                                            logger=self._logger, debug_logging=True, **extra)
             if self.version == "2.0":
                 self.fmu.setupExperiment(tolerance=self.tolerance, startTime=t0, stopTime=t_end)
                 self.fmu.enterInitializationMode()
@@ -292,6 +349,11 @@ class FmuSubsystem(Subsystem):
         try:
             self._set(self._vin, values.tolist())
             k = derivatives.shape[0]
+            if self._intermediate:
+                self._poly_t = t
+                self._poly[0] = values
+                self._poly[1:1 + k] = derivatives
+                self._poly[1 + k:] = 0.0
             if self._interpolate and k:
                 vr = self._vin * k
                 order = [d + 1 for d in range(k) for _ in self._vin]
@@ -334,6 +396,7 @@ class FmuSubsystem(Subsystem):
                     except Exception:  # noqa: BLE001 - the status query is optional in FMI 2
                         return t
                 raise self._fail(f"doStep from t={t:.9g} s over {h:g} s failed", exc) from exc
+            self._time = self._fmi2_time(t + h)
             return None
         try:
             _event, terminate, early, last = f.doStep(t, h)
@@ -342,7 +405,30 @@ class FmuSubsystem(Subsystem):
         if terminate:
             raise CosimulationError(f"the FMU asked to terminate the simulation at "
                                     f"t={last:.9g} s", subject=self._label)
+        self._time = float(last)
         return float(last) if early else None
+
+    def _fmi2_time(self, expected: float) -> float | None:
+        """``fmi2LastSuccessfulTime`` if the FMU answers it (FMI 2 promises it only after
+        a discard): trusted once its first answer matched the step it took."""
+        if not self._clock and self._clock_tried:
+            return None
+        try:
+            value = float(self.fmu.getRealStatus(2))
+        except Exception:  # noqa: BLE001 - not supported by this FMU
+            self._clock_tried = True
+            return None
+        if not self._clock:
+            self._clock_tried = True
+            self._clock = abs(value - expected) <= 1e-9 * max(1.0, abs(expected))
+            if not self._clock:
+                return None
+        return value
+
+    def get_time(self) -> float | None:
+        """The FMU's own time after its last step (None before the first step, or if the
+        FMU cannot tell)."""
+        return self._time if self._clock else None
 
     def save_state(self) -> Any:
         """``getFMUstate`` (FMI 2) / ``getFMUState`` (FMI 3)."""

@@ -87,6 +87,7 @@ class StateSpaceSubsystem(Subsystem):
         self.A, self.B, self.C, self.D, self.e = A, B, C, D, e
         self.x0 = x0.copy()
         self.x = x0.copy()
+        self.t = 0.0
         self._u = np.zeros((3, m))          # value, first and second derivative
         self._z = np.zeros(n + 3 * m + 1)   # augmented state, reused
         self._z[-1] = 1.0
@@ -112,6 +113,7 @@ class StateSpaceSubsystem(Subsystem):
     def setup(self, t0: float, t_end: float, step: float) -> None:
         """Reset the state to ``x0`` and precompute the propagator for ``step``."""
         self.x = self.x0.copy()
+        self.t = float(t0)
         self._u[:] = 0.0
         self._propagator(step)
 
@@ -146,12 +148,18 @@ class StateSpaceSubsystem(Subsystem):
         u = self._u   # move the input polynomial to t + h (feedthrough outputs use it)
         u[0] += h * (u[1] + 0.5 * h * u[2])
         u[1] += h * u[2]
+        self.t = t + h
         return None
 
+    def get_time(self) -> float:
+        """The time the last step ended at."""
+        return self.t
+
     def save_state(self) -> Any:
-        """A copy of the state vector."""
-        return self.x.copy()
+        """A copy of the time and the state vector."""
+        return self.t, self.x.copy()
 
     def restore_state(self, state: Any) -> None:
-        """Set the state vector back."""
-        self.x = np.array(state, dtype=float)
+        """Set the time and the state vector back."""
+        self.t, x = state
+        self.x = np.array(x, dtype=float)

@@ -9,11 +9,24 @@ One communication step from ``t[n]`` to ``t[n+1] = t[n] + H``:
    and steps; in Gauss-Seidel order, later subsystems see the earlier ones' outputs
    interpolated over the step;
 3. each subsystem's outputs come back as an :class:`OutputPackage` stamped with the
-   time it reached; the stamps are checked against ``t[n+1]`` before cross-assigning;
+   time the subsystem itself reports (the time its step returned, else its own clock,
+   :meth:`Subsystem.get_time`); the stamps are checked against ``t[n+1]`` before
+   cross-assigning, so a stuck subsystem is caught;
 4. direct-feedthrough subsystems get their inputs at ``t[n+1]`` and are sampled again,
    in dependency order, so algebraic outputs are consistent at the communication point;
-5. the error catcher checks for non-finite values and, every ``window`` steps, the
-   energy residual on each power bond.
+5. the error catcher checks for non-finite values; the divergence watch
+   (:mod:`bondgraph.cosim.divergence`) checks the energy the coupling creates on each
+   power bond and the growth of every exchanged signal against their bounds.
+
+A subsystem that takes fewer input derivatives than the glue order (an FMU without
+``canInterpolateInputs``) is warned about once (:class:`CosimulationWarning`, a
+:class:`~bondgraph.errors.BondGraphWarning`) and the results record the input it really
+applied (held or truncated), so the energy residual and the divergence watch see what
+the subsystem saw. Outputs in a unit other than the input's (``mm`` into ``m``) are
+converted by the factor pint gives.
+
+Every set-up problem (subsystems, relations, units, time manager, glue, policy) is
+listed at once in one :class:`~bondgraph.errors.CosimulationError`.
 
 An abort raises :class:`~bondgraph.errors.CosimulationError` whose ``results`` hold
 the results up to the last good communication point (``results.aborted`` is True) and
@@ -44,27 +57,77 @@ from __future__ import annotations
 
 import math
 import time as _time
+import warnings
 from graphlib import CycleError, TopologicalSorter
 from typing import Callable, Sequence
 
 import numpy as np
 
-from ..errors import CosimulationError, ParameterError
-from .catcher import DivergenceMonitor, ErrorCatcher, ErrorPolicy
+from ..errors import BondGraphError, CosimulationError
+from .catcher import CosimulationWarning, ErrorCatcher, ErrorPolicy
+from .divergence import DivergenceMonitor, DivergenceWatch
 from .glue import Glue, taylor_matrix
-from .packages import InputPackage, OutputPackage, check_times
+from .packages import OutputPackage, check_times
 from .relations import Relations
 from .results import CosimResults
+from .stepping import checked_outputs, reported_time, shift_matrix, step_subsystem
 from .subsystem import Subsystem, terminate_all
 from .timing import TimeManager
 
-__all__ = ["Cosimulation", "cosimulate"]
+__all__ = ["Cosimulation", "cosimulate", "setup_problems"]
 
 Callback = Callable[[CosimResults], None]
 
 
 class _Abort(Exception):
     """Internal: unwinds the step loop after the catcher asked to stop."""
+
+
+def _problems_of(make) -> tuple[object, list[str]]:
+    """Call ``make()``; return (result, []) or (None, its problems) for our errors."""
+    try:
+        return make(), []
+    except BondGraphError as exc:
+        head = f"{exc.subject}: " if exc.subject else ""
+        return None, [head + p for p in exc.problems]
+
+
+def setup_problems(subsystems, relations, timing, glue=None, policy=None,
+                   monitor=None) -> list[str]:
+    """Every problem of a co-simulation set-up, without raising.
+
+    Checks the types of the parts, the relations against the subsystems (names, units,
+    every input fed once, power bonds) and the schedule against the subsystems
+    (substeps, sequence, internal steps).
+    """
+    problems = []
+    if isinstance(subsystems, (str, bytes)) or not isinstance(subsystems, Sequence):
+        problems.append(f"subsystems: found {type(subsystems).__name__}, expected a list of "
+                        "Subsystem")
+        subs = []
+    else:
+        subs = list(subsystems)
+        problems += [f"subsystems[{i}]: found {type(s).__name__}, expected a Subsystem"
+                     for i, s in enumerate(subs) if not isinstance(s, Subsystem)]
+        if not subs:
+            problems.append("subsystems: found none, expected at least one Subsystem")
+    good = [s for s in subs if isinstance(s, Subsystem)]
+    for label, value, cls in (("relations", relations, Relations),
+                              ("timing", timing, TimeManager), ("glue", glue, Glue),
+                              ("policy", policy, ErrorPolicy),
+                              ("monitor", monitor, DivergenceMonitor)):
+        if value is not None and not isinstance(value, cls):
+            problems.append(f"{label}: found {type(value).__name__}, expected {cls.__name__}")
+    if isinstance(relations, Relations):
+        rel_problems = relations.problems(good)
+        problems += [f"relations: {p}" for p in rel_problems]
+        if not rel_problems and len(good) == len(subs):
+            loop = _feedthrough_order(good, relations)[1]
+            if loop:
+                problems.append(f"relations: {loop}")
+    if isinstance(timing, TimeManager):
+        problems += [f"time manager: {p}" for p in timing.problems(good)]
+    return problems
 
 
 class Cosimulation:
@@ -82,32 +145,26 @@ class Cosimulation:
         Extrapolation / interpolation of the coupling signals (default quadratic,
         derivative start).
     policy : ErrorPolicy, optional
-        Level of each kind of event (default: abort on everything).
+        Level of each kind of event (default: abort on everything but tolerance;
+        ``divergence="off"`` switches the divergence watch off).
     monitor : DivergenceMonitor, optional
-        Energy-residual monitor settings.
+        Bounds of the divergence watch (:mod:`bondgraph.cosim.divergence`).
 
     Raises
     ------
     CosimulationError
-        If the relations do not fit the subsystems (every problem listed), or
-        direct-feedthrough subsystems form an algebraic loop.
-    ParameterError
-        If the time manager does not fit the subsystems.
+        Listing every set-up problem at once: parts of the wrong type, relations that do
+        not fit the subsystems (names, units, inputs fed twice or never, bonds), a
+        schedule that does not fit them, or direct-feedthrough subsystems in an
+        algebraic loop.
     """
 
     def __init__(self, subsystems: Sequence[Subsystem], relations: Relations,
                  timing: TimeManager, glue: Glue | None = None,
                  policy: ErrorPolicy | None = None, monitor: DivergenceMonitor | None = None):
-        problems = [f"subsystems[{i}]: found {type(s).__name__}, expected a Subsystem"
-                    for i, s in enumerate(subsystems) if not isinstance(s, Subsystem)]
-        if not isinstance(relations, Relations):
-            problems.append(f"relations: found {type(relations).__name__}, expected Relations")
-        if not isinstance(timing, TimeManager):
-            problems.append(f"timing: found {type(timing).__name__}, expected TimeManager")
+        problems = setup_problems(subsystems, relations, timing, glue, policy, monitor)
         if problems:
-            raise ParameterError(problems, subject="co-simulation")
-        relations.validate(subsystems)
-        timing.validate(subsystems)
+            raise CosimulationError(problems, subject="co-simulation set-up")
         self.subsystems: list[Subsystem] = timing.order(subsystems)
         self.relations = relations
         self.timing = timing
@@ -138,6 +195,10 @@ class Cosimulation:
         feed = {r.target: r.source for r in self.relations}
         self.src = np.array([out_index[feed[n]] for n in self.input_names], dtype=np.intp)
         self.src_slices = [self.src[sl] for sl in self.in_slices]
+        factors = self.relations.factors(subs)
+        self.scale = np.array([factors[n] for n in self.input_names], dtype=float)
+        self.scaled = bool(np.any(self.scale != 1.0))
+        self.scale_slices = [self.scale[sl] for sl in self.in_slices]
         in_index = {n: k for k, n in enumerate(self.input_names)}
         bonds = self.relations.bonds
         e_in, f_in = [], []
@@ -152,28 +213,20 @@ class Cosimulation:
         self.f_out = np.array([out_index[b.flow] for b in bonds], dtype=np.intp)
         self.e_in = np.array(e_in, dtype=np.intp)
         self.f_in = np.array(f_in, dtype=np.intp)
-        # Direct-feedthrough subsystems are re-sampled in dependency order.
-        ft = {k for k, s in enumerate(subs) if s.direct_feedthrough}
-        owner = np.empty(len(self.output_names), dtype=np.intp)
-        for k, sl in enumerate(self.out_slices):
-            owner[sl] = k
-        graph = {k: {int(owner[j]) for j in self.src_slices[k] if int(owner[j]) in ft}
-                 for k in ft}
-        try:
-            self.ft_order = list(TopologicalSorter(graph).static_order())
-        except CycleError as exc:
-            cycle = " -> ".join(subs[k].name for k in exc.args[1])
-            raise CosimulationError(
-                f"algebraic loop between direct-feedthrough subsystems: {cycle}; expected at "
-                "least one subsystem in the loop without direct feedthrough",
-                subject="relations") from None
-        self.non_ft = [k for k in range(len(subs)) if k not in ft]
+        self.ft_order, _ = _feedthrough_order(subs, self.relations)
+        self.non_ft = [k for k in range(len(subs)) if not subs[k].direct_feedthrough]
 
     def table(self) -> str:
-        """The relations as a table, with units."""
+        """The relations as a table, with units (and unit factors where they differ)."""
         return self.relations.table(self.subsystems)
 
     # ------------------------------------------------------------------ helpers
+    def _inputs(self, values: np.ndarray, k: int | None = None) -> np.ndarray:
+        """Source values (columns ``src``) in the inputs' units (all, or subsystem k's)."""
+        if not self.scaled:
+            return values
+        return values * (self.scale if k is None else self.scale_slices[k])
+
     def _results(self, T, Y, U, R, n_last: int, catcher: ErrorCatcher, status: str,
                  reason: str, info: dict, copy: bool = True) -> CosimResults:
         k = n_last + 1
@@ -201,7 +254,8 @@ class Cosimulation:
                 known = 0
                 while known < din.shape[0] and np.all(np.isfinite(din[known])):
                     known += 1
-                s.set_inputs(t, Y[src], din[:min(known, s.input_derivative_order)])
+                s.set_inputs(t, self._inputs(Y[src], k),
+                             self._inputs(din[:min(known, s.input_derivative_order)], k))
                 order = min(need, s.output_derivative_order)
                 if s.direct_feedthrough:
                     order = min(order, known)
@@ -209,24 +263,83 @@ class Cosimulation:
                     D[:order, self.out_slices[k]] = s.get_output_derivatives(order)
         self._culprit = None
 
-    def _energy(self, Y, U, R, Sres, Sx, a: int, b: int, H: float) -> None:
-        """Residual and exchanged energy on every bond for points a..b-1 (a >= 1).
+    def residual_power(self, Y: np.ndarray, U: np.ndarray) -> np.ndarray:
+        """Power the coupling creates on each bond, ``e_used f_sent - e_sent f_used``.
 
-        Residual power ``e_used f_sent - e_sent f_used``: what the effort's receiver used
-        times the flow it sent, minus what the flow's receiver used times the effort
-        it was sent. ``R`` accumulates it signed (trapezoid), ``Sres`` and ``Sx`` the
-        magnitudes of residual and exchanged energy.
+        What the effort's receiver used times the flow it sent, minus what the flow's
+        receiver used times the effort it was sent (values in the outputs' units). Rows
+        of ``Y`` and ``U`` are communication points.
         """
-        r = (U[a - 1:b, self.e_in] * Y[a - 1:b, self.f_out]
-             - Y[a - 1:b, self.e_out] * U[a - 1:b, self.f_in])
-        x = np.abs(Y[a:b, self.e_out] * Y[a:b, self.f_out])
-        R[a:b] = R[a - 1] + np.cumsum(0.5 * H * (r[1:] + r[:-1]), axis=0)
-        Sres[a:b] = Sres[a - 1] + np.cumsum(H * np.abs(r[1:]), axis=0)
-        Sx[a:b] = Sx[a - 1] + np.cumsum(H * x, axis=0)
+        e_used = U[:, self.e_in]
+        f_used = U[:, self.f_in]
+        if self.scaled:
+            e_used = e_used / self.scale[self.e_in]
+            f_used = f_used / self.scale[self.f_in]
+        return e_used * Y[:, self.f_out] - Y[:, self.e_out] * f_used
+
+    def _energy(self, T, Y, U, U0, R, X, a: int, b: int) -> None:
+        """Created (signed) and carried energy on every bond for points a..b-1 (a >= 1).
+
+        Over the step ending at point i the receivers applied polynomials that started at
+        ``U0[i]`` (at ``T[i-1]``) and ended at ``U[i]``; the created power is integrated
+        by the trapezoid rule over each step with those end values, so a held input
+        counts as held over its whole step.
+        """
+        r0 = self.residual_power(Y[a - 1:b - 1], U0[a:b])
+        r1 = self.residual_power(Y[a:b], U[a:b])
+        x = np.abs(Y[a - 1:b, self.e_out] * Y[a - 1:b, self.f_out])
+        dt = np.diff(T[a - 1:b])[:, None]
+        R[a:b] = R[a - 1] + np.cumsum(0.5 * dt * (r0 + r1), axis=0)
+        X[a:b] = X[a - 1] + np.cumsum(0.5 * dt * (x[1:] + x[:-1]), axis=0)
 
     def _nonfinite(self, y: np.ndarray) -> str:
         bad = [f"{self.output_names[j]}={y[j]}" for j in np.flatnonzero(~np.isfinite(y))]
         return "found " + ", ".join(bad) + ", expected finite values"
+
+    def watch(self, step: float) -> DivergenceWatch | None:
+        """The divergence watch for a run at communication step ``step`` (None if off)."""
+        if not (self.monitor.enabled and self.policy.checks("divergence")):
+            return None
+        return DivergenceWatch(self.monitor, self.output_names, self.src, self.bond_names,
+                               self.e_out, self.f_out, step)
+
+    def held_inputs(self) -> dict[str, str]:
+        """Subsystems that take fewer input derivatives than the glue order, warned once.
+
+        Returns ``{name: what happens to its inputs}`` (also put in ``results.info``).
+        """
+        p = self.glue.order
+        held = {}
+        for s in self.subsystems:
+            d = min(s.input_derivative_order, p)
+            if d >= p or not s.inputs:
+                continue
+            how = ("held constant (zero-order hold)" if d == 0 else
+                   "extrapolated linearly (the curvature is dropped)")
+            held[s.name] = how
+            warnings.warn(
+                f"subsystem {s.name!r} takes {s.input_derivative_order} input derivative "
+                f"order(s), but the glue is {self.glue.name} (order {p}): over each of its "
+                f"steps its inputs {', '.join(s.input_names)} are {how} instead of following "
+                "the glue's polynomial. The results record the inputs it applied, so the "
+                "energy residual and the divergence watch see it; give it input derivatives "
+                "(an FMU with canInterpolateInputs, or der() inputs), sub-steps, or a lower "
+                "glue order", CosimulationWarning, stacklevel=3)
+        return held
+
+    def check_start(self, catcher: ErrorCatcher, t0: float, step: float) -> bool:
+        """Compare every subsystem's own clock with the start time; True to abort."""
+        stop = False
+        for s in self.subsystems:
+            self._culprit = s
+            clock = reported_time(s)
+            if clock is not None:
+                for who, msg in check_times([OutputPackage(s.name, clock, None, "clock")],
+                                            t0, step):
+                    stop |= catcher.report("time_mismatch", t0, f"subsystem {who!r}",
+                                           msg.replace("after the step", "after setup"))
+        self._culprit = None
+        return stop
 
     # ------------------------------------------------------------------ run
     def run(self, *, progress: bool = False, callback: Callback | None = None,
@@ -256,6 +369,12 @@ class Cosimulation:
         CosimulationError
             On an abort (``.results`` up to the last good point, ``.time`` that point)
             or, at the end, if error-level events occurred (``.results`` complete).
+
+        Warns
+        -----
+        CosimulationWarning
+            Once per run for each subsystem that takes fewer input derivatives than the
+            glue order, and for events at level ``"warning"``.
         """
         if step_control is not None:
             from .stepcontrol import run_adaptive
@@ -273,46 +392,39 @@ class Cosimulation:
         ny, nu, nb = len(self.output_names), len(self.input_names), len(self.bond_names)
         T = tm.times()
         Y = np.zeros((N + 1, ny))
-        U = np.zeros((N + 1, nu))
-        R = np.zeros((N + 1, nb))
+        U = np.zeros((N + 1, nu))        # inputs applied when the outputs Y were taken
+        U0 = np.zeros((N + 1, nu))       # inputs applied at the start of the step to row n
+        R = np.zeros((N + 1, nb))         # cumulative energy created by the coupling
+        X = np.zeros((N + 1, nb))         # cumulative energy carried through the bond
         done = 1                          # energy bookkeeping is done below this index
-        Sres = np.zeros((N + 1, nb))      # cumulative |residual| energy
-        Sx = np.zeros((N + 1, nb))        # cumulative |exchanged| energy
-        catcher = ErrorCatcher(self.policy, self.monitor, self.bond_names)
+        catcher = ErrorCatcher(self.policy)
+        watch = self.watch(H)
         window = self.monitor.window
+        gwindow = self.monitor.growth_window
         names = [s.name for s in subs]
         ks = [tm.substeps_of(n) for n in names]
-        hs = [H / k for k in ks]
         dords = [min(s.input_derivative_order, p) for s in subs]
         out_sl, in_sl, src_sl = self.out_slices, self.in_slices, self.src_slices
         src = self.src
         ft_order, non_ft = self.ft_order, self.non_ft
-        eH = np.array([1.0, H, 0.5 * H * H])[:p + 1]
         use_der = glue.start == "derivatives" and p > 0
         D = np.full((max(p, 1), ny), np.nan)
         empty = [np.zeros((0, len(s.inputs))) for s in subs]
         W_ex = taylor_matrix(T[:p + 1] - T[p], 0.0, p)             # steady extrapolation
         W_in = taylor_matrix(T[:p + 1] - T[p], -H, p) if p else W_ex  # GS interpolation
-        # sub-step re-expansion matrices: coefficient rows at delta = j*h
-        shift = {}
-        for k, h in zip(ks, hs):
-            for j in range(1, k):
-                d = j * h
-                S = np.zeros((p + 1, p + 1))
-                for a in range(p + 1):
-                    for b in range(a, p + 1):
-                        S[a, b] = d ** (b - a) / math.factorial(b - a)
-                shift[(k, j)] = S
+        shift = {(k, j): shift_matrix(p, j * H / k) for k in set(ks) for j in range(1, k)}
         every = callback_every or max(1, N // 50)
         prepare = getattr(callback, "prepare", None)
         if callable(prepare):
             prepare(self)
+        held = self.held_inputs()
         bar = None
         if progress:
             from tqdm.auto import tqdm
             bar = tqdm(total=N, unit="step", desc="co-simulation", leave=False)
         bar_every = max(1, N // 200)
-        info = {"scheme": tm.scheme, "glue": glue.name, "step": H, "substeps": dict(tm.substeps)}
+        info = {"scheme": tm.scheme, "glue": glue.name, "step": H, "substeps": dict(tm.substeps),
+                "held_inputs": held}
         n = 0
         current = None
         cause = None
@@ -322,16 +434,19 @@ class Cosimulation:
             # ---------------- initialisation at t0
             for k, s in enumerate(subs):
                 current = s
-                s.setup(t0, tm.end, hs[k])
+                s.setup(t0, tm.end, H / ks[k])
+            current = None
+            if self.check_start(catcher, t0, H):
+                raise _Abort
             for k in non_ft:
                 current = subs[k]
-                Y[0, out_sl[k]] = subs[k].get_outputs()
+                Y[0, out_sl[k]] = checked_outputs(subs[k])
             for k in ft_order:
                 current = subs[k]
-                subs[k].set_inputs(t0, Y[0, src_sl[k]], empty[k])
-                Y[0, out_sl[k]] = subs[k].get_outputs()
+                subs[k].set_inputs(t0, self._inputs(Y[0, src_sl[k]], k), empty[k])
+                Y[0, out_sl[k]] = checked_outputs(subs[k])
             current = None
-            U[0] = Y[0, src]
+            U[0] = self._inputs(Y[0, src])
             if not math.isfinite(Y[0].sum()):
                 catcher.report("non_finite", t0, "initial outputs", self._nonfinite(Y[0]))
                 if catcher.abort_event:
@@ -345,28 +460,13 @@ class Cosimulation:
                     np.dot(W_ex, Y[n - p:n + 1], out=C)
                 else:
                     self._startup(C, T, Y, D, n, p, use_der)
-                Cu = C[:, src]
-                if not interp:
-                    U[n + 1] = eH @ Cu
+                Cu = self._inputs(C[:, src])
                 sent = []
                 for k, s in enumerate(subs):
                     current = s
-                    cin = Cu[:, in_sl[k]]
-                    if interp:
-                        U[n + 1, in_sl[k]] = eH @ cin
-                    dord = dords[k]
-                    h = hs[k]
-                    reached = None
-                    for j in range(ks[k]):
-                        ts = t + j * h
-                        c = cin if j == 0 else shift[(ks[k], j)] @ cin
-                        pkg = InputPackage(names[k], ts, c[0], c[1:1 + dord])
-                        s.set_inputs(pkg.time, pkg.values, pkg.derivatives)
-                        reached = s.do_step(ts, h)
-                        if reached is not None and abs(reached - (ts + h)) > 1e-9 * h:
-                            break
-                    out = OutputPackage(names[k], t1 if reached is None else float(reached),
-                                        s.get_outputs())
+                    U0[n + 1, in_sl[k]] = Cu[0, in_sl[k]]
+                    out, U[n + 1, in_sl[k]] = step_subsystem(s, Cu[:, in_sl[k]], t, H, ks[k],
+                                                             dords[k], shift, t1)
                     sent.append(out)
                     if interp and k + 1 < len(subs):
                         # later subsystems read this one interpolated over the step
@@ -376,7 +476,7 @@ class Cosimulation:
                             C[:, sl] = W_in @ Y[n + 1 - p:n + 2, sl]
                         else:
                             C[:, sl] = taylor_matrix(T[:n + 2], t, p) @ Y[:n + 2, sl]
-                        Cu = C[:, src]
+                        Cu = self._inputs(C[:, src])
                 current = None
                 mismatch = check_times(sent, t1, H)
                 if mismatch:
@@ -389,17 +489,27 @@ class Cosimulation:
                     Y[n + 1, out_sl[k]] = out.values
                 for k in ft_order:
                     s = current = subs[k]
-                    s.set_inputs(t1, Y[n + 1, src_sl[k]], empty[k])
-                    Y[n + 1, out_sl[k]] = s.get_outputs()
+                    U[n + 1, in_sl[k]] = self._inputs(Y[n + 1, src_sl[k]], k)
+                    s.set_inputs(t1, U[n + 1, in_sl[k]], empty[k])
+                    Y[n + 1, out_sl[k]] = checked_outputs(s)
                 current = None
                 if not math.isfinite(Y[n + 1].sum()):
                     if catcher.report("non_finite", t1, "exchanged outputs",
                                       self._nonfinite(Y[n + 1])):
                         raise _Abort
+                found = []
                 if nb and (n + 1) % window == 0:
-                    self._energy(Y, U, R, Sres, Sx, done, n + 2, H)
+                    self._energy(T, Y, U, U0, R, X, done, n + 2)
                     done = n + 2
-                    if catcher.check_energy(n + 1, t1, Sres, Sx, H):
+                    if watch is not None:
+                        found += watch.energy(n + 1, T, Y, R, X)
+                if watch is not None and (n + 1) % gwindow == 0:
+                    found += watch.growth(n + 1, T, Y)
+                if found:
+                    stop = False
+                    for subject, msg in found:
+                        stop |= catcher.report("divergence", t1, subject, msg)
+                    if stop:
                         n += 1  # the step itself succeeded: keep it
                         raise _Abort
                 if callback is not None and (n + 1) % every == 0:
@@ -422,7 +532,7 @@ class Cosimulation:
                 bar.close()
         info["wall_time"] = _time.perf_counter() - wall0
         if nb and done < N + 1:
-            self._energy(Y, U, R, Sres, Sx, done, N + 1, H)
+            self._energy(T, Y, U, U0, R, X, done, N + 1)
         ev = catcher.abort_event
         if ev is not None:
             last = min(n, N)
@@ -465,12 +575,38 @@ class Cosimulation:
             C[:, cols] = W @ rows
 
 
+def _feedthrough_order(subs: Sequence[Subsystem], relations: Relations
+                       ) -> tuple[list[int], str | None]:
+    """Order in which direct-feedthrough subsystems are re-sampled, or the loop they form."""
+    ft = {k for k, s in enumerate(subs) if s.direct_feedthrough}
+    owner = {f"{s.name}.{p.name}": k for k, s in enumerate(subs) for p in s.outputs}
+    feeds: dict[int, set[int]] = {k: set() for k in ft}
+    by_name = {s.name: k for k, s in enumerate(subs)}
+    for r in relations:
+        k = by_name.get(r.target_subsystem)
+        j = owner.get(r.source)
+        if k in ft and j in ft:
+            feeds[k].add(j)
+    try:
+        return list(TopologicalSorter(feeds).static_order()), None
+    except CycleError as exc:
+        cycle = " -> ".join(subs[k].name for k in exc.args[1])
+        return [], (f"algebraic loop between direct-feedthrough subsystems: {cycle}; expected "
+                    "at least one subsystem in the loop without direct feedthrough")
+
+
 def cosimulate(subsystems: Sequence[Subsystem], relations: Relations | Sequence[str],
                step: float, end: float, *, glue: Glue | str | int = "quadratic",
                scheme: str = "jacobi", substeps: dict | None = None,
                policy: ErrorPolicy | None = None, progress: bool = False,
                callback: Callback | None = None, bonds: Sequence = ()) -> CosimResults:
     """One-call co-simulation (see :class:`Cosimulation`).
+
+    Raises
+    ------
+    CosimulationError
+        Listing every problem of the set-up at once (relations, units, step, end time,
+        glue, scheme, substeps, subsystems), or when the run aborts or ends with errors.
 
     Examples
     --------
@@ -484,10 +620,19 @@ def cosimulate(subsystems: Sequence[Subsystem], relations: Relations | Sequence[
     >>> float(res["b.u"][-1])           # b held a's clock from t = 0.9 s
     0.9
     """
+    problems: list[str] = []
     if not isinstance(relations, Relations):
-        relations = Relations(relations, bonds=bonds)
-    g = glue if isinstance(glue, Glue) else Glue(glue)
-    sim = Cosimulation(subsystems, relations,
-                       TimeManager(step=step, end=end, scheme=scheme, substeps=substeps or {}),
-                       g, policy)
+        relations, more = _problems_of(lambda: Relations(relations, bonds=bonds))
+        problems += more
+    g, more = _problems_of(lambda: glue if isinstance(glue, Glue) else Glue(glue))
+    problems += more
+    timing, more = _problems_of(lambda: TimeManager(step=step, end=end, scheme=scheme,
+                                                    substeps=substeps or {}))
+    problems += more
+    for p in setup_problems(subsystems, relations, timing, None, policy):
+        if p not in problems:
+            problems.append(p)
+    if problems:
+        raise CosimulationError(problems, subject="co-simulation set-up")
+    sim = Cosimulation(subsystems, relations, timing, g, policy)
     return sim.run(progress=progress, callback=callback)

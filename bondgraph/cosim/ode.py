@@ -148,6 +148,10 @@ class OdeSubsystem(Subsystem):
         du = self._u[1] + tau * self._u[2]
         return np.atleast_2d(self.output_derivative(self.t, self.x, self._input(self.t), du))
 
+    def get_time(self) -> float:
+        """The time the solver reached."""
+        return self.t
+
     @property
     def state_labels(self) -> list[str]:
         """Names of the state entries in messages (default ``x[i]``)."""
@@ -178,7 +182,7 @@ class OdeSubsystem(Subsystem):
                                   time=float(sol.t[-1]),
                                   state=dict(zip(self.state_labels, map(float, sol.y[:, -1]))))
         self.x = sol.y[:, -1].copy()
-        self.t = t + h
+        self.t = float(sol.t[-1])     # the solver's own time, checked by the master
         return None
 
     def save_state(self) -> Any:

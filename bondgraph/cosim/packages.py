@@ -1,16 +1,21 @@
 """Time-stamped data packages exchanged between the master and the subsystems.
 
-Every package carries the simulation time at which its data were produced. Before the
-master cross-assigns outputs to inputs it checks those stamps against the
-communication time (:func:`check_times`); a mismatch is reported to the error catcher.
+Every package carries the simulation time at which its data were produced, as the
+subsystem itself reports it (seed 000: the packages carry their own time): the time its
+step reached if it says so, otherwise its own clock (:meth:`Subsystem.get_time`: an
+FMU's last successful time, an ODE solver's time). Only a subsystem that can tell
+neither is stamped by the master. Before the master cross-assigns outputs to inputs it
+checks those stamps against the communication time (:func:`check_times`); a mismatch
+(a stuck subsystem, one that stopped early or ran ahead) is reported to the error
+catcher.
 
 Examples
 --------
 >>> import numpy as np
 >>> sent = OutputPackage("mass", 0.002, np.array([0.1, 0.0]))
->>> late = OutputPackage("spring", 0.001, np.array([5.0]))
+>>> late = OutputPackage("spring", 0.001, np.array([5.0]), stamp="clock")
 >>> check_times([sent, late], expected=0.002, step=0.001)
-[('spring', 'sent outputs stamped t=0.001 s, expected t=0.002 s')]
+[('spring', 'its own clock reads t=0.001 s after the step, expected t=0.002 s')]
 >>> InputPackage("spring", 0.002, np.array([0.1, 0.0]), np.zeros((0, 2))).time
 0.002
 """
@@ -22,7 +27,12 @@ from typing import Iterable
 
 import numpy as np
 
-__all__ = ["OutputPackage", "InputPackage", "check_times", "TIME_TOLERANCE"]
+__all__ = ["OutputPackage", "InputPackage", "check_times", "TIME_TOLERANCE", "STAMPS"]
+
+#: Who stamped a package: the subsystem's step (the time ``do_step`` returned), its own
+#: clock (``get_time``), or the master (the subsystem cannot tell its time).
+STAMPS = {"step": "its step reached", "clock": "its own clock reads",
+          "master": "stamped by the master"}
 
 #: Relative tolerance (as a fraction of the step) within which two stamps are equal.
 TIME_TOLERANCE = 1e-9
@@ -40,11 +50,14 @@ class OutputPackage:
         Simulation time at which the values were produced.
     values : ndarray, shape (n_outputs,)
         Output values, in the subsystem's output order.
+    stamp : str
+        Who gave the time: ``"step"``, ``"clock"`` or ``"master"`` (see :data:`STAMPS`).
     """
 
     source: str
     time: float
     values: np.ndarray
+    stamp: str = "step"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,5 +101,6 @@ def check_times(packages: Iterable[OutputPackage], expected: float,
         Empty when all stamps agree.
     """
     tol = TIME_TOLERANCE * step
-    return [(p.source, f"sent outputs stamped t={p.time:.9g} s, expected t={expected:.9g} s")
+    return [(p.source, f"{STAMPS.get(p.stamp, 'stamped')} t={p.time:.9g} s after the step, "
+             f"expected t={expected:.9g} s")
             for p in packages if not abs(p.time - expected) <= tol]

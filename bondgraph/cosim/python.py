@@ -14,6 +14,9 @@ The wrapped object follows a small duck-typed protocol (nothing to inherit):
                                        than that order: missing ones are zero)
 ``obj.output_derivatives(order)``      optional; returns ``{name: (d1, ..., d_order)}``
                                        (needed when ``output_derivative_order > 0``)
+``obj.time``                           optional; the object's own simulation time (an
+                                       attribute or a method without arguments); the
+                                       master checks it after every step
 ``obj.get_state()``/``set_state(s)``   optional; enables rollback
 ``obj.setup(t0, t_end, step)``         optional
 ``obj.terminate()``                    optional
@@ -108,6 +111,7 @@ class PythonSubsystem(Subsystem):
         self._out_is_method = tuple(callable(getattr(obj, n)) for n in self._out_names)
         self._has_state = callable(getattr(obj, "get_state", None)) and callable(
             getattr(obj, "set_state", None))
+        self._has_time = hasattr(obj, "time")
 
     @property
     def can_save_state(self) -> bool:
@@ -148,6 +152,13 @@ class PythonSubsystem(Subsystem):
     def do_step(self, t: float, h: float) -> float | None:
         """Call ``obj.do_step(t, h)``."""
         return self.obj.do_step(t, h)
+
+    def get_time(self) -> float | None:
+        """``obj.time`` (called if it is a method), or None if the object has none."""
+        if not self._has_time:
+            return None
+        clock = self.obj.time
+        return clock() if callable(clock) else clock
 
     def save_state(self) -> Any:
         """Call ``obj.get_state()``."""

@@ -4,7 +4,11 @@ A :class:`Relation` joins ``"subsystem.output"`` to ``"subsystem.input"``. A
 :class:`PowerBond` names the two relations that together carry power between two
 subsystems (an effort one way, a flow the other way); the error catcher watches the
 energy residual on each bond. :meth:`Relations.validate` checks, all at once, that every
-input is fed exactly once, that every name exists and that units agree.
+input is fed exactly once, that every name exists and that units agree: units are
+parsed and compared with pint (:mod:`bondgraph.cosim.units`), so ``m*s^-1`` feeds
+``m/s``, ``mm`` feeds ``m`` multiplied by 0.001 (:meth:`Relations.factors`; the tables
+show the factor), and an unknown unit, different dimensions or temperatures in
+different scales are errors naming the relation.
 
 Examples
 --------
@@ -30,6 +34,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ..errors import CosimulationError, ParameterError
 from .subsystem import Subsystem
+from .units import conversion
 
 __all__ = ["Relation", "PowerBond", "Relations", "split_endpoint"]
 
@@ -157,6 +162,13 @@ class Relations:
                  bonds: Iterable[PowerBond | Sequence[str]] = ()):
         rels = []
         problems = []
+        for what, items in (("relations", relations), ("bonds", bonds)):
+            if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+                problems.append(f"{what}: found {items!r}, expected a list of "
+                                + ("'subsystem.output -> subsystem.input' strings"
+                                   if what == "relations" else "(effort, flow) pairs"))
+        if problems:
+            raise ParameterError(problems, subject="relations")
         for r in relations:
             try:
                 rels.append(r if isinstance(r, Relation) else Relation.parse(r))
@@ -164,10 +176,17 @@ class Relations:
                 problems.extend(exc.problems)
         bs = []
         for b in bonds:
+            if isinstance(b, PowerBond):
+                bs.append(b)
+                continue
+            if isinstance(b, (str, bytes)) or not isinstance(b, Sequence) or len(b) != 2:
+                problems.append(f"bond {b!r}: expected a PowerBond or an (effort, flow) pair "
+                                "of 'subsystem.output' names")
+                continue
             try:
-                bs.append(b if isinstance(b, PowerBond) else PowerBond(*b))
-            except (ParameterError, TypeError) as exc:
-                problems.append(f"bond {b!r}: {exc}")
+                bs.append(PowerBond(*b))
+            except ParameterError as exc:
+                problems += [f"bond {tuple(b)!r}: {p}" for p in exc.problems]
         if problems:
             raise ParameterError(problems, subject="relations")
         self.relations: tuple[Relation, ...] = tuple(rels)
@@ -217,9 +236,13 @@ class Relations:
             if ss == ts:
                 problems.append(f"relation {r.source} -> {r.target}: connects subsystem "
                                 f"{ss!r} to itself")
-            if src is not None and tgt is not None and src.unit != tgt.unit:
-                problems.append(f"relation {r.source} -> {r.target}: unit mismatch, output "
-                                f"is in {src.unit!r}, input expects {tgt.unit!r}")
+            if src is not None and tgt is not None:
+                try:
+                    conversion(src.unit, tgt.unit)
+                except ParameterError as exc:
+                    problems += [f"relation {r.source} -> {r.target}: unit mismatch, output is "
+                                 f"in {src.unit!r}, input expects {tgt.unit!r}: {p}"
+                                 for p in exc.problems]
         for n, s in subs.items():
             for p in s.inputs:
                 key = f"{n}.{p.name}"
@@ -255,6 +278,28 @@ class Relations:
                                 f"{dst!r}, expected exactly 1 ({role} side of the bond)")
         return problems
 
+    def factors(self, subsystems: Sequence[Subsystem]) -> dict[str, float]:
+        """Unit factor of each relation, by target ``"sub.input"``.
+
+        The master multiplies the source's values (and derivatives) by it. Call after
+        :meth:`validate`.
+
+        Examples
+        --------
+        >>> from bondgraph.cosim.python import PythonSubsystem
+        >>> class Obj:
+        ...     x = 0.0; F = 0.0
+        ...     def do_step(self, t, h): pass
+        >>> a = PythonSubsystem(Obj(), "a", [("F", "kN")], [("x", "m")],
+        ...                     direct_feedthrough=False)
+        >>> b = PythonSubsystem(Obj(), "b", [("x", "mm")], [("F", "N")],
+        ...                     direct_feedthrough=True)
+        >>> Relations(["a.x -> b.x", "b.F -> a.F"]).factors([a, b])
+        {'b.x': 1000.0, 'a.F': 0.001}
+        """
+        units = _units(subsystems)
+        return {r.target: conversion(units[r.source], units[r.target]) for r in self.relations}
+
     def validate(self, subsystems: Sequence[Subsystem]) -> None:
         """Raise :class:`CosimulationError` listing every problem, if any.
 
@@ -266,13 +311,13 @@ class Relations:
         ...     def do_step(self, t, h): pass
         >>> a = PythonSubsystem(Obj(), "a", [("F", "N")], [("x", "m")],
         ...                     direct_feedthrough=False)
-        >>> b = PythonSubsystem(Obj(), "b", [("x", "mm")], [("F", "N")],
+        >>> b = PythonSubsystem(Obj(), "b", [("x", "N")], [("F", "N")],
         ...                     direct_feedthrough=True)
         >>> Relations(["a.x -> b.x"]).validate([a, b])
         Traceback (most recent call last):
         ...
         bondgraph.errors.CosimulationError: relations: 2 problems
-          - relation a.x -> b.x: unit mismatch, output is in 'm', input expects 'mm'
+          - relation a.x -> b.x: unit mismatch, output is in 'm', input expects 'N': units 'm' and 'N': different dimensions ([length] and [mass] * [length] / [time] ** 2), expected the same dimension
           - input a.F [N] is fed by no relation
         """
         problems = self.problems(subsystems)
@@ -292,19 +337,24 @@ class Relations:
 
         With ``subsystems``, units are shown next to each endpoint.
         """
-        units: dict[str, str] = {}
-        for s in subsystems or ():
-            units.update({f"{s.name}.{p.name}": p.unit for p in s.outputs})
-            units.update({f"{s.name}.{p.name}": p.unit for p in s.inputs})
+        units = _units(subsystems or ())
 
         def label(ep: str) -> str:
             return f"{ep} [{units[ep]}]" if ep in units else ep
+
+        def factor(r: Relation) -> str:
+            try:
+                f = conversion(units[r.source], units[r.target])
+            except (KeyError, ParameterError):
+                return ""
+            return "" if f == 1.0 else f"  (x {f:g})"
 
         width = max((len(label(r.source)) for r in self.relations), default=0)
         lines = []
         for (a, b), rels in self.directions().items():
             lines.append(f"{a} -> {b}")
-            lines += [f"  {label(r.source):<{width}}  -> {label(r.target)}" for r in rels]
+            lines += [f"  {label(r.source):<{width}}  -> {label(r.target)}{factor(r)}"
+                      for r in rels]
         if self.bonds:
             lines.append("power bonds")
             lines += [f"  {label(b.effort)} * {label(b.flow)}" for b in self.bonds]
@@ -312,3 +362,8 @@ class Relations:
 
     def __str__(self) -> str:
         return self.table()
+
+
+def _units(subsystems: Sequence[Subsystem]) -> dict[str, str]:
+    """Unit of every port, by ``"subsystem.port"``."""
+    return {f"{s.name}.{p.name}": p.unit for s in subsystems for p in (*s.outputs, *s.inputs)}

@@ -39,10 +39,14 @@ class CosimResults:
     outputs : ndarray, shape (N, n_outputs)
         Every subsystem output at those instants (column names ``"sub.port"``).
     inputs : ndarray, shape (N, n_inputs)
-        The value each input had at the end of the step ending at that instant, as the
-        glue handed it over (extrapolated or interpolated).
+        The value each input had when the outputs at that instant were taken, as its
+        subsystem really applied it: the end of the glue polynomial over the step ending
+        there (extrapolated or interpolated; held or truncated for a subsystem that takes
+        fewer input derivatives than the glue order), or, for a direct-feedthrough
+        subsystem re-sampled at the communication point, the other side's new outputs.
     energy_residual : ndarray, shape (N, n_bonds)
-        Cumulative energy residual on each power bond.
+        Cumulative energy created by the coupling on each power bond (J; positive:
+        created), ``integral of (e_used f_sent - e_sent f_used) dt``.
     events : tuple of Event
         Everything the error catcher recorded.
     status : str

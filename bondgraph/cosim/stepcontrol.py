@@ -8,7 +8,9 @@ smaller ``H``, otherwise the two half steps are kept and ``H`` grows. Needs ever
 subsystem to save and restore its state; Jacobi order only. The glue runs on the
 uneven history of accepted points (the first steps at reduced order). The step
 control bounds the coupling error itself, so the energy-residual divergence monitor is
-not run (the residual is still recorded).
+not run (the residual is still recorded). Subsystems that take fewer input derivatives
+than the glue order are warned about and their applied inputs recorded, as in the fixed
+step master.
 
 Examples
 --------
@@ -31,8 +33,9 @@ import numpy as np
 from ..errors import CosimulationError, ParameterError
 from .catcher import ErrorCatcher
 from .glue import taylor_matrix
-from .packages import InputPackage, OutputPackage, check_times
+from .packages import check_times
 from .results import CosimResults
+from .stepping import checked_outputs, shift_matrix, step_subsystem
 from .subsystem import terminate_all
 
 __all__ = ["StepDoubling", "run_adaptive"]
@@ -106,60 +109,48 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
     dords = [min(s.input_derivative_order, p) for s in subs]
     src, in_sl, out_sl, src_sl = sim.src, sim.in_slices, sim.out_slices, sim.src_slices
     empty = [np.zeros((0, len(s.inputs))) for s in subs]
-    catcher = ErrorCatcher(sim.policy, sim.monitor, sim.bond_names)
+    catcher = ErrorCatcher(sim.policy)
     ny = len(sim.output_names)
     Ts: list[float] = [t0]
     Ys: list[np.ndarray] = []
     Us: list[np.ndarray] = []
+    U0s: list[np.ndarray] = []
     accepted = rejected = 0
     steps: list[float] = []
     current = None
     cause = None
-    info = {"scheme": tm.scheme, "glue": glue.name, "step_control": control}
+    info = {"scheme": tm.scheme, "glue": glue.name, "step_control": control,
+            "held_inputs": sim.held_inputs()}
     wall0 = _time.perf_counter()
     bar = None
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=t_end - t0, unit="s", desc="co-simulation", leave=False)
 
-    def refresh(t, y):
+    def refresh(t, y, u):
         nonlocal current
         for k in sim.ft_order:
             current = subs[k]
-            subs[k].set_inputs(t, y[src_sl[k]], empty[k])
-            y[out_sl[k]] = subs[k].get_outputs()
+            u[in_sl[k]] = sim._inputs(y[src_sl[k]], k)
+            subs[k].set_inputs(t, u[in_sl[k]], empty[k])
+            y[out_sl[k]] = checked_outputs(subs[k])
         current = None
 
     def coupled(t, h, times, values):
-        """One Jacobi step from t over h; returns (outputs, used inputs) at t + h."""
+        """One Jacobi step from t over h; returns the outputs at t + h and the inputs
+        applied at t + h and at t."""
         nonlocal current
         k = min(len(times), p + 1)
         C = taylor_matrix(times[-k:], t, p) @ np.array(values[-k:])
-        Cu = C[:, src]
-        e = np.array([h ** d / math.factorial(d) for d in range(p + 1)])
-        u_end = e @ Cu
+        Cu = sim._inputs(C[:, src])
+        u_end = np.empty(len(src))
+        shifts = {(n, j): shift_matrix(p, j * h / n) for n in set(ks) for j in range(1, n)}
         y = np.empty(ny)
         sent = []
         for i, s in enumerate(subs):
             current = s
-            cin = Cu[:, in_sl[i]]
-            hs = h / ks[i]
-            reached = None
-            for j in range(ks[i]):
-                ts = t + j * hs
-                c = cin
-                if j:
-                    d = j * hs
-                    S = np.array([[d ** (b - a) / math.factorial(b - a) if b >= a else 0.0
-                                   for b in range(p + 1)] for a in range(p + 1)])
-                    c = S @ cin
-                pkg = InputPackage(names[i], ts, c[0], c[1:1 + dords[i]])
-                s.set_inputs(pkg.time, pkg.values, pkg.derivatives)
-                reached = s.do_step(ts, hs)
-                if reached is not None and abs(reached - (ts + hs)) > 1e-9 * hs:
-                    break
-            out = OutputPackage(names[i], t + h if reached is None else float(reached),
-                                s.get_outputs())
+            out, u_end[in_sl[i]] = step_subsystem(s, Cu[:, in_sl[i]], t, h, ks[i], dords[i],
+                                                  shifts, t + h)
             sent.append(out)
         current = None
         bad = check_times(sent, t + h, h)
@@ -171,23 +162,28 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 raise _Stop
         for i, out in enumerate(sent):
             y[out_sl[i]] = out.values
-        refresh(t + h, y)
+        refresh(t + h, y, u_end)
         if not math.isfinite(float(y.sum())):
             if catcher.report("non_finite", t + h, "exchanged outputs", sim._nonfinite(y)):
                 raise _Stop
-        return y, u_end
+        return y, u_end, Cu[0].copy()
 
     try:
         for i, s in enumerate(subs):
             current = s
             s.setup(t0, t_end, h_max / ks[i])
+        current = None
+        if sim.check_start(catcher, t0, H):
+            raise _Stop
         y0 = np.empty(ny)
         for k in sim.non_ft:
             current = subs[k]
-            y0[out_sl[k]] = subs[k].get_outputs()
-        refresh(t0, y0)
+            y0[out_sl[k]] = checked_outputs(subs[k])
+        u0 = sim._inputs(y0[src]).copy()
+        refresh(t0, y0, u0)
         Ys.append(y0)
-        Us.append(y0[src].copy())
+        Us.append(u0)
+        U0s.append(u0.copy())
         scale = np.abs(y0)
         t = t0
         while t < t_end - 1e-12 * max(1.0, abs(t_end)):
@@ -197,12 +193,12 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 current = s
                 saved.append(s.save_state())
             current = None
-            y_full, _ = coupled(t, H, Ts, Ys)
+            y_full, _, _ = coupled(t, H, Ts, Ys)
             for s, st in zip(subs, saved):
                 current = s
                 s.restore_state(st)
-            y_half, u_half = coupled(t, H / 2, Ts, Ys)
-            y_two, u_two = coupled(t + H / 2, H / 2, Ts + [t + H / 2], Ys + [y_half])
+            y_half, u_half, s_half = coupled(t, H / 2, Ts, Ys)
+            y_two, u_two, s_two = coupled(t + H / 2, H / 2, Ts + [t + H / 2], Ys + [y_half])
             sc = np.maximum(scale, np.abs(y_two))
             err = float(np.max(np.abs(y_two - y_full) / (control.atol + control.rtol * sc)))
             fac = control.safety * (err if err > 0 else 1e-300) ** (-1.0 / (p + 2))
@@ -216,6 +212,7 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 Ts += [t + H / 2, t + H]
                 Ys += [y_half, y_two]
                 Us += [u_half, u_two]
+                U0s += [s_half, s_two]
                 scale = sc
                 steps.append(H)
                 accepted += 1
@@ -224,7 +221,7 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 if bar is not None:
                     bar.update(steps[-1])
                 if callback is not None and accepted % 50 == 0:
-                    callback(_results(sim, Ts, Ys, Us, catcher, "running", "", info))
+                    callback(_results(sim, Ts, Ys, Us, U0s, catcher, "running", "", info))
             else:
                 for s, st in zip(subs, saved):
                     current = s
@@ -248,12 +245,12 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
                 max_step=max(steps) if steps else math.nan)
     ev = catcher.abort_event
     if ev is not None:
-        res = _results(sim, Ts, Ys, Us, catcher, "aborted", str(ev), info)
+        res = _results(sim, Ts, Ys, Us, U0s, catcher, "aborted", str(ev), info)
         raise CosimulationError([f"{ev.kind} at {ev}", f"results kept up to the last good "
                                  f"point t={Ts[-1]:.9g} s"], subject="co-simulation aborted",
                                 time=Ts[-1], results=res) from cause
     errors = catcher.errors
-    res = _results(sim, Ts, Ys, Us, catcher, "error" if errors else "completed",
+    res = _results(sim, Ts, Ys, Us, U0s, catcher, "error" if errors else "completed",
                    "; ".join(str(e) for e in errors), info)
     if callback is not None:
         callback(res)
@@ -264,17 +261,16 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
     return res
 
 
-def _results(sim, Ts, Ys, Us, catcher: ErrorCatcher, status: str, reason: str,
+def _results(sim, Ts, Ys, Us, U0s, catcher: ErrorCatcher, status: str, reason: str,
              info: dict) -> CosimResults:
-    n = min(len(Ts), len(Ys), len(Us))
+    n = min(len(Ts), len(Ys), len(Us), len(U0s))
     T = np.array(Ts[:n])
     Y = np.array(Ys[:n])
     U = np.array(Us[:n])
     nb = len(sim.bond_names)
     R = np.zeros((n, nb))
     if nb and n > 1:
-        r = U[:, sim.e_in] * Y[:, sim.f_out] - Y[:, sim.e_out] * U[:, sim.f_in]
-        R[1:] = np.cumsum(0.5 * np.diff(T)[:, None] * (r[1:] + r[:-1]), axis=0)
+        sim._energy(T, Y, U, np.array(U0s[:n]), R, np.zeros((n, nb)), 1, n)
     return CosimResults(time=T, outputs=Y, output_names=sim.output_names,
                         output_units=sim.output_units, inputs=U, input_names=sim.input_names,
                         input_units=sim.input_units, energy_residual=R,

@@ -9,6 +9,7 @@ this order::
     get_outputs()                           outputs at the subsystem's current time
     get_output_derivatives(order)           optional, for a smooth start-up
     do_step(t, h) -> None | time reached    advance from t to t + h
+    get_time() -> float | None              optional: the subsystem's own clock
     save_state() / restore_state(state)     optional, for rollback
     terminate()                             once, at the end (also after an abort)
 
@@ -32,6 +33,8 @@ for a ready-made base that does exactly this with :func:`scipy.integrate.solve_i
   an output depends on an input directly, declare ``direct_feedthrough=True``).
 * ``get_output_derivatives(1)``: ``dy/dt = dg/dx * rhs + dg/du * du/dt``; return it if
   the model can (it gives the glue an exact start), otherwise leave the default.
+* ``get_time``: return the model's own time (the solver's ``t``); the master compares
+  it with the communication point after every step, so a stuck solver is caught.
 * ``save_state``/``restore_state``: return/accept a copy of ``(t, x)``.
 
 Examples
@@ -60,13 +63,14 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import BondGraphWarning, ParameterError
 
 __all__ = ["Port", "Subsystem", "as_ports", "terminate_all"]
 
@@ -82,8 +86,10 @@ class Port:
     name : str
         Identifier, unique among the subsystem's inputs (or outputs).
     unit : str
-        Unit as written by the user (``"m"``, ``"N"``, ``"Pa"``; ``"1"`` for none).
-        Relations only connect ports whose units are written identically.
+        Unit as written by the user (``"m"``, ``"N"``, ``"Pa"``; ``"1"`` for none), as
+        pint reads it or in the FMI/Modelica spelling (``"m3/s"``). Relations compare
+        units with pint (:mod:`bondgraph.cosim.units`): ``"m*s^-1"`` is ``"m/s"``,
+        ``"mm"`` feeds ``"m"`` scaled by 0.001, an unknown unit is an error.
     description : str, optional
         Free text shown in tables.
 
@@ -310,6 +316,16 @@ class Subsystem(ABC):
             mismatch). Raise an exception if the step failed.
         """
 
+    def get_time(self) -> float | None:
+        """The subsystem's own simulation time, or None if it cannot tell.
+
+        Called after :meth:`setup` and after every communication step; the master
+        compares it with the communication point and reports a difference (a stuck or
+        runaway subsystem) as a ``time_mismatch``. The default returns None: the master
+        then stamps the outputs itself. Adapters that know their time override it.
+        """
+        return None
+
     def get_output_derivatives(self, order: int) -> np.ndarray:
         """Return the first ``order`` time derivatives of the outputs.
 
@@ -336,9 +352,14 @@ class Subsystem(ABC):
 
 
 def terminate_all(subs: Sequence[Subsystem]) -> None:
-    """Call every subsystem's ``terminate``, even when one of them raises."""
+    """Call every subsystem's ``terminate``, even when one of them raises.
+
+    A ``terminate`` that raises does not stop the others; it is reported as a
+    :class:`~bondgraph.errors.BondGraphWarning` naming the subsystem and the error.
+    """
     for s in subs:
         try:
             s.terminate()
-        except Exception:  # noqa: BLE001 - termination must reach every subsystem
-            pass
+        except Exception as exc:  # noqa: BLE001 - termination must reach every subsystem
+            warnings.warn(f"subsystem {s.name!r}: terminate() raised {type(exc).__name__}: "
+                          f"{exc}", BondGraphWarning, stacklevel=2)

@@ -22,7 +22,9 @@ bondgraph.errors.ParameterError: time manager: 1 problem
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping as _Mapping
 from dataclasses import dataclass, field
+from numbers import Real
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
@@ -37,8 +39,12 @@ __all__ = ["TimeManager", "SCHEMES"]
 SCHEMES = ("jacobi", "gauss-seidel")
 
 
+def _finite(x) -> bool:
+    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
 def _positive(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+    return _finite(x) and x > 0
 
 
 @dataclass(frozen=True)
@@ -77,16 +83,20 @@ class TimeManager:
 
     def __post_init__(self):
         problems = []
-        if not _positive(self.step):
-            problems.append(f"communication step: found {self.step!r}, expected a positive "
-                            "time in s")
-        if not (isinstance(self.start, (int, float)) and math.isfinite(self.start)):
+        step_ok = _positive(self.step)
+        start_ok = _finite(self.start)
+        end_ok = _finite(self.end)
+        if not step_ok:
+            problems.append(f"communication step: found {self.step!r}, expected a positive, "
+                            "finite time in s")
+        if not start_ok:
             problems.append(f"start time: found {self.start!r}, expected a finite time in s")
-        if not (isinstance(self.end, (int, float)) and math.isfinite(self.end)
-                and not problems and self.end > self.start):
+        if not end_ok:
+            problems.append(f"end time: found {self.end!r}, expected a finite time in s")
+        elif start_ok and not self.end > self.start:
             problems.append(f"end time: found {self.end!r}, expected a finite time after the "
                             f"start time {self.start!r} s")
-        if not problems:
+        elif step_ok and start_ok:
             ratio = (self.end - self.start) / self.step
             if abs(ratio - round(ratio)) > 1e-9 * max(1.0, ratio):
                 problems.append(f"end time {self.end:g} s: found {ratio:g} communication "
@@ -95,11 +105,21 @@ class TimeManager:
         if self.scheme not in SCHEMES:
             problems.append(f"scheme: found {self.scheme!r}, expected one of "
                             + ", ".join(repr(s) for s in SCHEMES))
-        subs = dict(self.substeps or {})
+        if isinstance(self.substeps, _Mapping) or self.substeps is None:
+            subs = dict(self.substeps or {})
+        else:
+            problems.append(f"substeps: found {self.substeps!r}, expected a mapping of "
+                            "subsystem name to a whole number of sub-steps")
+            subs = {}
         for name, k in subs.items():
             if not (isinstance(k, int) and not isinstance(k, bool) and k >= 1):
                 problems.append(f"substeps of {name!r}: found {k!r}, expected a whole number "
                                 ">= 1")
+        if self.sequence is not None and (
+                isinstance(self.sequence, (str, bytes)) or not isinstance(self.sequence, Sequence)
+                or not all(isinstance(n, str) for n in self.sequence)):
+            problems.append(f"sequence: found {self.sequence!r}, expected a list of subsystem "
+                            "names")
         if problems:
             raise ParameterError(problems, subject="time manager")
         object.__setattr__(self, "step", float(self.step))

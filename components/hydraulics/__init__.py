@@ -1,4 +1,5 @@
-"""Hydraulic library: oil, orifices, chambers, cylinders, valves, supply, lines, drives.
+"""Hydraulic library: oil, orifices, chambers, cylinders, valves, supply, lines, drives,
+and load sensing (LS pump, compensated valves, shuttle network, LS circuits).
 
 Every part is a bond-graph template (a :class:`bondgraph.BondGraph`
 component) or a law used inside one; the equations always come from the
@@ -25,6 +26,12 @@ from .orifice import Orifice, nominal_flow, orifice_flow, signed_sqrt
 from .params import DRIVE_SCHEMA, POWER_UNIT_SCHEMA, circuit_from_params, load_circuit
 from .supply import CompensatedPump, FixedPump, PowerUnit, PumpSource, ReliefValve, Tank
 from .valves import DirectionalValve, OnOffValve, Spool, SpoolDynamics
+from .lag import Lag
+from .pressure_tap import LSPort, SensedCapacitance
+from .shuttle import HybridShuttle, LoadSenseNetwork, SmoothShuttle, smooth_max
+from .compensator import CompensatedValve, Compensator
+from .pump_ls import LS_POWER_UNIT_SCHEMA, LSPowerUnit, LSPump
+from .ls_circuit import LS_SCHEMA, LSCircuit, ls_circuit_from_params
 
 __all__ = [
     "Oil", "HLP46",
@@ -35,6 +42,10 @@ __all__ = [
     "FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit",
     "HydraulicDrive", "HydraulicCircuit",
     "DRIVE_SCHEMA", "POWER_UNIT_SCHEMA", "circuit_from_params", "load_circuit",
+    "Lag", "SensedCapacitance", "LSPort",
+    "SmoothShuttle", "HybridShuttle", "LoadSenseNetwork", "smooth_max",
+    "Compensator", "CompensatedValve", "LSPump", "LSPowerUnit", "LS_POWER_UNIT_SCHEMA",
+    "LSCircuit", "LS_SCHEMA", "ls_circuit_from_params",
 ]
 
 from pathlib import Path as _Path

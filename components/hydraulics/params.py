@@ -131,20 +131,28 @@ def _load(schema: ParamSchema, table: Any, where: str, problems: list[str]) -> d
         return None
 
 
+def _relief(p: Mapping[str, float | None], problems: list[str]) -> tuple[bool, ReliefValve | None]:
+    """The relief valve of a ``[power_unit]`` table: all three keys or none."""
+    keys = ("relief_crack", "relief_full", "relief_flow")
+    given = [k for k in keys if p[k] is not None]
+    if given and len(given) != 3:
+        problems += [f"power_unit: {k!r}: missing (a relief valve needs relief_crack, relief_full "
+                     "and relief_flow)" for k in keys if p[k] is None]
+        return False, None
+    return True, (ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"]) if given else None)
+
+
 def _power_unit(p: Mapping[str, float | None], oil: Oil, problems: list[str]) -> PowerUnit | None:
     has_pump = p["pump_displacement"] is not None or p["pump_speed"] is not None
     if (p["pressure"] is None) == (not has_pump):
         problems.append("power_unit: give either 'pressure' (ideal source) or 'pump_displacement' "
                         "and 'pump_speed'")
         return None
-    relief_keys = ("relief_crack", "relief_full", "relief_flow")
-    given = [k for k in relief_keys if p[k] is not None]
-    if given and len(given) != 3:
-        problems += [f"power_unit: {k!r}: missing (a relief valve needs relief_crack, relief_full "
-                     "and relief_flow)" for k in relief_keys if p[k] is None]
+    ok, relief = _relief(p, problems)
+    if not ok:
         return None
     if p["pressure"] is not None:
-        if given:
+        if relief is not None:
             problems.append("power_unit: a relief valve needs a pump (an ideal pressure source "
                             "never exceeds its setting)")
             return None
@@ -157,12 +165,13 @@ def _power_unit(p: Mapping[str, float | None], oil: Oil, problems: list[str]) ->
                                p["compensator_band"])
     else:
         pump = FixedPump(p["pump_displacement"], p["pump_speed"])
-    relief = ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"]) if given else None
     return PowerUnit("pu", oil=oil, pump=pump, relief=relief, volume=p["volume"],
                      tank_pressure=p["tank_pressure"])
 
 
-def _drive(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, command: Any) -> HydraulicDrive:
+def _drive(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, command: Any,
+           valve_type: type = DirectionalValve, valve_kw: Mapping[str, Any] | None = None
+           ) -> HydraulicDrive:
     friction = None
     if d["coulomb"] or d["viscous"] or d["breakaway"]:
         friction = Friction(coulomb=d["coulomb"], breakaway=d["breakaway"],
@@ -179,13 +188,49 @@ def _drive(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, command
         leakage_external=(d["leakage_external"], d["leakage_external"]))
     spool = (SpoolDynamics(d["spool_bandwidth"], d["spool_damping"])
              if d["spool_bandwidth"] is not None else None)
-    valve = DirectionalValve("valve", q_nominal=d["valve_flow"], dp_nominal=d["valve_dp"],
-                             command=command, spool=spool, leakage=d["valve_leakage"],
-                             makeup=d["makeup_conductance"], makeup_crack=d["makeup_crack"])
+    valve = valve_type("valve", q_nominal=d["valve_flow"], dp_nominal=d["valve_dp"],
+                       command=command, spool=spool, leakage=d["valve_leakage"],
+                       makeup=d["makeup_conductance"], makeup_crack=d["makeup_crack"],
+                       **(valve_kw or {}))
     hoses = None
     if d["hose_cap"] is not None or d["hose_rod"] is not None:
         hoses = (d["hose_cap"] or 1e-9, d["hose_rod"] or 1e-9)
     return HydraulicDrive(name, cylinder=cyl, valve=valve, hoses=hoses)
+
+
+def _common_tables(params: Any, lengths: Mapping[str, Any], commands: Mapping[str, Any],
+                   top: tuple[str, ...], power_unit: ParamSchema,
+                   problems: list[str]) -> tuple[dict | None, dict | None, dict]:
+    """Check the top-level tables of a circuit table; load ``oil``, ``power_unit`` (with
+    its schema) and every drive."""
+    if not isinstance(params, Mapping):
+        raise ParameterError(f"hydraulic parameters: found {type(params).__name__}, expected a table")
+    for k in params:
+        if k not in top:
+            problems.append(f"{k!r}: unknown table (expected {', '.join(top)})")
+    for k in top:
+        if k not in params:
+            problems.append(f"{k!r}: missing table")
+    oil_p = _load(OIL_SCHEMA, params.get("oil", {}), "oil", problems) if "oil" in params else None
+    pu_p = (_load(power_unit, params.get("power_unit", {}), "power_unit", problems)
+            if "power_unit" in params else None)
+    drives = params.get("drives", {})
+    drive_p = {}
+    if "drives" in params and not (isinstance(drives, Mapping) and drives):
+        problems.append("drives: expected one table per drive ([drives.<name>])")
+    elif isinstance(drives, Mapping):
+        for dn, dt in drives.items():
+            drive_p[dn] = _load(DRIVE_SCHEMA, dt, f"drives.{dn}", problems)
+            if dn not in lengths:
+                problems.append(f"drives.{dn}: no length handle given (lengths={{{dn!r}: "
+                                "cylinder.length_symbol}})")
+            if dn not in commands:
+                problems.append(f"drives.{dn}: no valve command given (commands={{{dn!r}: ...}})")
+        for dn in set(lengths) | set(commands):
+            if dn not in drives:
+                problems.append(f"{dn!r}: a length or command is given but there is no "
+                                f"[drives.{dn}] table")
+    return oil_p, pu_p, drive_p
 
 
 def circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, sp.Symbol],
@@ -208,33 +253,8 @@ def circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, sp.S
         Every unknown, missing or ill-united key, named by its table path.
     """
     problems: list[str] = []
-    if not isinstance(params, Mapping):
-        raise ParameterError(f"hydraulic parameters: found {type(params).__name__}, expected a table")
-    for k in params:
-        if k not in _TOP:
-            problems.append(f"{k!r}: unknown table (expected {', '.join(_TOP)})")
-    for k in _TOP:
-        if k not in params:
-            problems.append(f"{k!r}: missing table")
-    oil_p = _load(OIL_SCHEMA, params.get("oil", {}), "oil", problems) if "oil" in params else None
-    pu_p = (_load(POWER_UNIT_SCHEMA, params.get("power_unit", {}), "power_unit", problems)
-            if "power_unit" in params else None)
-    drives = params.get("drives", {})
-    drive_p = {}
-    if "drives" in params and not (isinstance(drives, Mapping) and drives):
-        problems.append("drives: expected one table per drive ([drives.<name>])")
-    elif isinstance(drives, Mapping):
-        for dn, dt in drives.items():
-            drive_p[dn] = _load(DRIVE_SCHEMA, dt, f"drives.{dn}", problems)
-            if dn not in lengths:
-                problems.append(f"drives.{dn}: no length handle given (lengths={{{dn!r}: "
-                                "cylinder.length_symbol}})")
-            if dn not in commands:
-                problems.append(f"drives.{dn}: no valve command given (commands={{{dn!r}: ...}})")
-        for dn in set(lengths) | set(commands):
-            if dn not in drives:
-                problems.append(f"{dn!r}: a length or command is given but there is no "
-                                f"[drives.{dn}] table")
+    oil_p, pu_p, drive_p = _common_tables(params, lengths, commands, _TOP, POWER_UNIT_SCHEMA,
+                                          problems)
     oil = Oil(**oil_p) if oil_p else None
     pu = _power_unit(pu_p, oil, problems) if (pu_p and oil) else None
     if problems:

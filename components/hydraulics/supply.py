@@ -37,9 +37,9 @@ from bondgraph.errors import ParameterError
 from bondgraph.units import to_si
 
 from ._expr import clip
-from .chamber import HydraulicCapacitance
 from .oil import Oil
 from .orifice import signed_sqrt
+from .pressure_tap import SensedCapacitance
 
 __all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit"]
 
@@ -199,7 +199,7 @@ class PowerUnit(BondGraph):
             self.connect("source", "nP")
         else:
             V = _pos(volume, "m^3", "volume")
-            self.add(HydraulicCapacitance("C_P", V, oil, initial=initial_pressure),
+            self.add(SensedCapacitance("C_P", V, oil, initial=initial_pressure),
                      PumpSource("pump", pump.law))
             self.connect("nP", "C_P")
             self.connect("pump", "nP")
@@ -222,3 +222,11 @@ class PowerUnit(BondGraph):
     def pressure_state(self) -> str | None:
         """Local name of the outlet-pressure state (``None`` for an ideal source)."""
         return "C_P.e" if self.pump is not None else None
+
+    @property
+    def outlet_pressure(self) -> sp.Expr:
+        """The outlet pressure as a signal other laws may read: the handle of the
+        outlet chamber's pressure, or the ideal source's pressure."""
+        if self.pump is None:
+            return sp.Float(self.supply_pressure)
+        return self.children["C_P"].pressure

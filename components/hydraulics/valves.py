@@ -177,8 +177,7 @@ class DirectionalValve(BondGraph):
                  "PB": ("nP", "nB", _sat(-x)), "BT": ("nB", "nT", _sat(x))}
         for edge, (a, b, opening) in edges.items():
             op = opening + leakage if leakage else opening
-            self.add(One(edge), R(f"R_{edge}", flow=lambda dp, op=op: nominal_flow(
-                dp, op, self.q_nominal, self.dp_nominal, self.p_tr)))
+            self.add(One(edge), R(f"R_{edge}", flow=self._edge_law(edge, op)))
             self.connect(a, edge)
             self.connect(edge, b)
             self.connect(edge, f"R_{edge}")
@@ -194,6 +193,11 @@ class DirectionalValve(BondGraph):
                 self.connect(f"MU_{side}", f"R_MU_{side}")
         for port in ("P", "T", "A", "B"):
             self.expose(port, f"n{port}")
+
+    def _edge_law(self, edge: str, opening: Any):
+        """Flow law ``Q(Δp)`` of one metering edge (``"PA"``, ``"AT"``, ``"PB"``, ``"BT"``);
+        a subclass may meter some edges differently (pressure-compensated valves)."""
+        return lambda dp: nominal_flow(dp, opening, self.q_nominal, self.dp_nominal, self.p_tr)
 
 
 class OnOffValve(BondGraph):

@@ -57,11 +57,11 @@ def test_b1_zoh_at_1ms_is_reported_as_diverged():
     with pytest.raises(CosimulationError) as info:
         b1_error(1e-3, "zoh")
     err = info.value
-    assert "divergence" in str(err) and "diverged" in str(err)
-    assert "bond spring.F*mass.v" in str(err)
+    assert "divergence" in str(err) and "bond spring.F*mass.v: the coupling created" in str(err)
     res = err.results
     assert res.aborted and res.time[-1] == pytest.approx(err.time)
-    assert 0 < err.time < 4.0
+    # caught within the first tenth of a second, long before the 4 s end
+    assert 0 < err.time <= 0.1
     # the partial data are the run up to the abort, finite and already far off
     assert np.all(np.isfinite(res.outputs))
     assert np.abs(res["mass.x"] - ex.b1_reference(res.time)).max() > 1e-3
@@ -87,7 +87,7 @@ def test_b2_quadratic_jacobi(step, bound):
 
 
 def test_b2_zoh_diverges_and_a_warning_level_lets_it_run_to_the_end():
-    with pytest.warns(CosimulationWarning, match=r"bond side1\.F\*side2\.v: diverged"):
+    with pytest.warns(CosimulationWarning, match=r"bond side1\.F\*side2\.v: the coupling created"):
         res = cosimulate(list(ex.b2_subsystems()), ex.B2_RELATIONS, step=5e-4, end=2.0,
                          glue="zoh", policy=ErrorPolicy(divergence="warning"))
     assert res.status == "completed" and res.time[-1] == pytest.approx(2.0)

@@ -54,7 +54,7 @@ def test_an_aborted_run_writes_partial_results_and_exits_1(tmp_path, capsys):
     assert main(["run", str(cfg), "--out", str(out)]) == 1
     captured = capsys.readouterr()
     assert "aborted" in captured.out
-    assert "bond spring.F*mass.v: diverged" in captured.err
+    assert "bond spring.F*mass.v: the coupling created" in captured.err
     rows = np.loadtxt(out, delimiter=",", skiprows=1)
     assert 10 < rows.shape[0] < 4001
 
@@ -93,7 +93,8 @@ def test_config_problems_are_listed_together(tmp_path):
     assert "subsystems[0]: unknown key 'colour'" in text
     assert "subsystems[1]: an FMU entry needs a 'name'" in text
     assert "subsystems[2]: factory 'no.such.module:make': cannot import module" in text
-    assert "subsystems[3]: name 'damper' given, but the factory built subsystem 'spring'" in text
+    assert ("subsystems[3] ('damper'): name 'damper' given, but the factory built subsystem "
+            "'spring'") in text
 
 
 def test_unparsable_config(tmp_path):

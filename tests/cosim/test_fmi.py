@@ -45,11 +45,13 @@ def test_b1_as_two_fmus_matches_in_process(b1_fmus, step, end):
     assert np.abs(res_fmu["mass.x"] - res_py["mass.x"]).max() <= 1e-9
     if end == 4.0:
         assert err_fmu <= 5e-5
+    # the FMUs report their own time (fmi2LastSuccessfulTime), checked at every step
+    assert [f.get_time() for f in fmus] == [pytest.approx(end)] * 2
 
 
 def test_b1_zoh_through_fmus_is_reported_as_diverged(b1_fmus):
     fmus = [FmuSubsystem(b1_fmus[0], "mass"), FmuSubsystem(b1_fmus[1], "spring")]
-    with pytest.raises(CosimulationError, match=r"bond spring\.F\*mass\.v: diverged"):
+    with pytest.raises(CosimulationError, match=r"bond spring\.F\*mass\.v: the coupling created"):
         cosimulate(fmus, ex.B1_RELATIONS, step=1e-3, end=4.0, glue="zoh")
 
 
@@ -113,6 +115,8 @@ def test_an_fmu_error_status_aborts_with_partial_results(tmp_path):
     msg = str(err)
     assert "fmu_status" in msg and "FMU subsystem 'pump' (FaultyRaise.fmu)" in msg
     assert "fmi2DoStep failed with status 4 (fatal)" in msg
+    # the FMU's own words: the slave's Python exception, through its logger
+    assert "the FMU says: [FATAL]" in msg and "pump model lost prime" in msg
     assert err.time == pytest.approx(0.05)
     assert np.allclose(err.results["pump.y"], np.arange(6) * 0.01)
 
@@ -190,3 +194,73 @@ def test_an_fmi3_cosimulation_fmu(tmp_path):
                      end=1.0, glue="linear")
     # integ.u(t) = t exactly with linear glue, so y = t^2 / 2 up to the hold in the FMU
     assert res["integ.y"][-1] == pytest.approx(0.5 - 0.005, abs=1e-9)
+
+
+class _Recorder:
+    """Stands in for an FMPy instance: records the calls the adapter makes."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        def call(*args):
+            self.calls.append((name, args))
+        return call
+
+
+def _with_description(monkeypatch, path, change):
+    """FmuSubsystem of ``path`` whose model description is changed by ``change(md)``."""
+    import fmpy
+
+    md = fmpy.read_model_description(str(path))
+    change(md)
+    monkeypatch.setattr(fmpy, "read_model_description", lambda *a, **k: md)
+    return md
+
+
+def test_fmi2_can_interpolate_inputs_gets_the_glue_derivatives(b1_fmus, monkeypatch):
+    def interpolating(md):
+        md.coSimulation.canInterpolateInputs = True
+        md.modelVariables[:] = [v for v in md.modelVariables if not v.name.startswith("der(")]
+    _with_description(monkeypatch, b1_fmus[0], interpolating)
+    fmu = FmuSubsystem(b1_fmus[0], "mass")
+    assert fmu.input_derivative_order == 2
+    fmu.fmu = rec = _Recorder()
+    fmu._set = lambda vr, values: rec.calls.append(("setReal", (vr, values)))
+    fmu.set_inputs(0.0, np.array([3.0]), np.array([[-2.0], [0.5]]))
+    vr = fmu._vin[0]
+    assert rec.calls == [("setReal", ([vr], [3.0])),
+                         ("setRealInputDerivatives", ([vr, vr], [1, 2], [-2.0, 0.5]))]
+
+
+def test_fmi3_intermediate_update_sets_inputs_on_the_glue_polynomial(b1_fmus, monkeypatch):
+    def fmi3(md):
+        md.fmiVersion = "3.0"
+        md.coSimulation.providesIntermediateUpdate = True
+        md.modelVariables[:] = [v for v in md.modelVariables if not v.name.startswith("der(")]
+        for v in md.modelVariables:
+            if v.type == "Real":
+                v.type = "Float64"
+            if v.causality == "input":
+                v.intermediateUpdate = True
+    _with_description(monkeypatch, b1_fmus[0], fmi3)
+    fmu = FmuSubsystem(b1_fmus[0], "mass")
+    assert fmu.version == "3.0" and fmu.input_derivative_order == 2
+    written = []
+    fmu._set = lambda vr, values: written.append((vr, values))
+    fmu.set_inputs(1.0, np.array([3.0]), np.array([[-2.0], [0.5]]))
+    early = [True]
+    # the FMU calls back at t = 1.2 s inside its step: u = 3 - 2*0.2 + 0.5*0.04/2
+    fmu._intermediate_update(None, 1.2, True, True, False, False, early, [0.0])
+    assert written[-1][1] == [pytest.approx(2.61)] and early == [False]
+    fmu._intermediate_update(None, 1.3, False, True, False, False, early, [0.0])
+    assert len(written) == 2          # no set requested: nothing written
+
+
+def test_fmu_paths_that_are_not_fmus(tmp_path):
+    with pytest.raises(ParameterError, match=r"is a directory, expected a \.fmu file"):
+        FmuSubsystem(tmp_path)
+    fake = tmp_path / "notes.fmu"
+    fake.write_text("not a zip")
+    with pytest.raises(ParameterError, match=r"notes\.fmu': cannot read its model description"):
+        FmuSubsystem(fake)

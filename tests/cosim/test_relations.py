@@ -49,10 +49,11 @@ def test_every_problem_is_listed_at_once():
                      "pump.Q -> hyd.x", "mech.a -> hyd.v", "hyd.F -> mech.G",
                      "mech.x -> mech.F"])
     with pytest.raises(CosimulationError) as info:
-        rel.validate([mech(), hyd(unit_v="mm/s")])
+        rel.validate([mech(), hyd(unit_v="N")])
     problems = info.value.problems
     expected = [
-        "relation mech.v -> hyd.v: unit mismatch, output is in 'm/s', input expects 'mm/s'",
+        "relation mech.v -> hyd.v: unit mismatch, output is in 'm/s', input expects 'N': units "
+        "'m/s' and 'N': different dimensions",
         "relation pump.Q -> hyd.x: no subsystem 'pump' (known: hyd, mech)",
         "relation mech.a -> hyd.v: subsystem 'mech' has no output 'a' (outputs: x, v)",
         "relation hyd.F -> mech.G: subsystem 'mech' has no input 'G' (inputs: F)",
@@ -60,7 +61,7 @@ def test_every_problem_is_listed_at_once():
         "input hyd.x is fed 3 times (by mech.x, mech.x, pump.Q), expected exactly once",
     ]
     for e in expected:
-        assert e in problems
+        assert any(e in p for p in problems), e
     assert info.value.subject == "relations"
 
 

@@ -1,0 +1,196 @@
+"""Test and benchmark rigs for load-sensing hydraulics, built from the templates only.
+
+:func:`load_rig` — one or more *functions*, each a single-acting cylinder
+lifting a constant load (a force on its rod and a moving mass) through a valve
+section; the valves' ``B`` ports are plugged (small volumes). Two supplies:
+
+* ``circuit="ls"`` — an :class:`LSCircuit`: load-sensing pump, compensated
+  sections (``compensation="pre"`` or ``"post"``), shuttle network;
+* ``circuit="fixed"`` — today's circuit: a fixed-displacement pump of the same
+  size, a relief valve and plain closed-centre valves with the same metering.
+
+At a constant rod speed the cap pressure of a function is ``F/A`` (the rod
+side is vented), which is the independent reference the tests use.
+
+Examples
+--------
+>>> rig = load_rig({"lift": 100e3}, commands={"lift": 0.5})
+>>> rig.area["lift"] > 0, rig.pump_pressure
+(True, 'rig/hyd/pu/C_P.e')
+>>> sorted(rig.model.state_names)[:3]
+['rig/hyd/lift/ls/C.e', 'rig/hyd/pu/C_P.e', 'rig/hyd/pu/rate/x.value']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from bondgraph import BondGraph, Input, Se, build
+from bondgraph.model import Model
+
+from .chamber import Chamber
+from .compensator import CompensatedValve, Compensator
+from .cylinder import HydraulicCylinder
+from .friction import Friction
+from .ls_circuit import LSCircuit
+from .oil import Oil
+from .pump_ls import LSPowerUnit, LSPump
+from .shuttle import HybridShuttle, SmoothShuttle
+from .supply import FixedPump, PowerUnit, ReliefValve
+from .valves import DirectionalValve
+
+__all__ = ["LoadRig", "load_rig", "RIG_PUMP", "RIG_RELIEF"]
+
+#: The rig's pump: 100 cm³/rev at 1500 rpm (150 L/min), 20 bar margin (typical LS values;
+#: estimates), 10 ms swash plate (OpenHydraulics' time constant).
+RIG_PUMP = LSPump("100 cm^3/rev", "1500 rpm", "20 bar", time_constant="10 ms")
+#: Relief valve of both supplies (cracks 300 bar, as OpenHydraulics' power unit).
+RIG_RELIEF = ReliefValve(crack="300 bar", full="310 bar", q_rated="200 L/min")
+
+
+@dataclass
+class LoadRig:
+    """A built rig and the names a test needs.
+
+    Attributes
+    ----------
+    model : Model
+    circuit : LSCircuit or None
+        ``None`` for the fixed-pump rig.
+    area : dict
+        Function → cap area (m²).
+    force : dict
+        Function → load force (N).
+    pump_pressure : str
+        State of the pump outlet pressure.
+    x0 : dict
+        Initial state overrides (each cap side holding its load).
+    hybrid : HybridModel or None
+        With a :class:`HybridShuttle`: the hybrid model (its ``model`` is :attr:`model`).
+    """
+
+    model: Model
+    circuit: LSCircuit | None
+    area: dict[str, float]
+    force: dict[str, float]
+    pump_pressure: str
+    x0: dict[str, float] = field(default_factory=dict)
+    hybrid: Any = None
+    prefix: str = "rig"
+    command: dict[str, Any] = field(default_factory=dict)
+
+    def velocity(self, f: str) -> str:
+        """State of a function's rod velocity."""
+        return f"{self.prefix}/{f}_cyl/m.f"
+
+    def cap_pressure(self, f: str) -> str:
+        """State of a function's cap pressure."""
+        return f"{self.prefix}/{f}_cyl/C_A.e"
+
+    def position(self, f: str) -> str:
+        """State of a function's rod position (extension)."""
+        return f"{self.prefix}/{f}_cyl/piston.s"
+
+    @property
+    def pump_source(self) -> str:
+        """The pump's flow source (its bond flow is the delivered flow)."""
+        return f"{self.prefix}/hyd/pu/pump" if self.circuit is not None else f"{self.prefix}/pu/pump"
+
+    def displacement(self, res) -> np.ndarray:
+        """Swash-plate position ``α = Q/(D·n)`` over a run (LS rig)."""
+        return res.flow(self.pump_source) / self.circuit.power_unit.pump.max_flow
+
+    def metering_drop(self, res, f: str) -> np.ndarray:
+        """Drop across a section's meter-in edge from its flow by the orifice law (LS rig, Pa):
+        ``Δp_N·(Q/(Q_N·x))²`` with the command ``x`` of :func:`load_rig`."""
+        v = self.circuit.sections[f]
+        q = res[self.velocity(f)] * self.area[f]
+        return v.dp_nominal * (q / (v.q_nominal * self.command[f])) ** 2
+
+
+def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = None,
+             circuit: str = "ls", compensation: str = "post", setting: Any = None,
+             pump: LSPump = RIG_PUMP, relief: ReliefValve | None = RIG_RELIEF,
+             shuttle: SmoothShuttle | HybridShuttle | None = None, q_nominal: Any = "60 L/min",
+             dp_nominal: Any = "10 bar", bore: Any = "80 mm", stroke: Any = "1 m",
+             mass: float = 500.0, viscous: float = 0.0, oil: Oil | None = None,
+             p_tr: Any = "0.2 bar", compensator_lag: Any = None, name: str = "rig") -> LoadRig:
+    """Functions lifting constant loads from a load-sensing or a fixed-pump supply.
+
+    Parameters
+    ----------
+    forces : mapping
+        Function name → load force (N, resisting extension); a number or any
+        expression (of ``t``, an :func:`~bondgraph.Input`...).
+    commands : mapping, optional
+        Function name → valve command (0…1; number, expression or input).
+        Default: the input ``<function>.cmd``.
+    circuit : {"ls", "fixed"}
+    compensation : {"pre", "post"}
+    setting : optional
+        Compensator setting (default: 12 bar for ``"pre"``, 0 for ``"post"``).
+    pump : LSPump
+        The LS pump; the fixed pump has its displacement and speed.
+    relief : ReliefValve, optional
+    shuttle : optional
+        Shuttle model of the LS rig (default smooth, 0.5 bar). A
+        :class:`HybridShuttle` makes :attr:`LoadRig.hybrid`.
+    q_nominal, dp_nominal : valve metering (every edge)
+    bore, stroke, mass, viscous : each function's cylinder, moving mass (kg) and
+        viscous friction (N·s/m)
+    oil : Oil
+    p_tr : laminar transition of the valve orifices
+    compensator_lag : optional
+        Time constant of the compensators (default: quasi-static).
+    """
+    from bondgraph.units import to_si
+    from bondgraph.errors import ParameterError
+
+    if circuit not in ("ls", "fixed"):
+        raise ParameterError(f"load rig: circuit = {circuit!r}, expected 'ls' or 'fixed'")
+    oil = oil or Oil(bulk_modulus=1.4e9)
+    commands = dict(commands or {f: Input(f"{f}.cmd") for f in forces})
+    bg = BondGraph(name)
+    if circuit == "ls":
+        comp = Compensator(compensation, setting if setting is not None else
+                           ("12 bar" if compensation == "pre" else 0.0), compensator_lag)
+        pu = LSPowerUnit("pu", oil=oil, pump=pump, relief=relief, volume="1 L",
+                         initial_pressure=pump.margin)
+        hyd = bg.add(LSCircuit("hyd", pu, shuttle=shuttle))
+    else:
+        pu = bg.add(PowerUnit("pu", oil=oil, pump=FixedPump(pump.displacement, pump.speed),
+                              relief=relief, volume="1 L"))
+        hyd = None
+    area, force, x0 = {}, {}, {}
+    for f, F in forces.items():
+        if circuit == "ls":
+            valve = CompensatedValve(f, q_nominal=q_nominal, dp_nominal=dp_nominal,
+                                     command=commands[f], compensator=comp, oil=oil, p_tr=p_tr)
+            a_port, b_port = (f"hyd/{p}" for p in hyd.add_section(valve))
+        else:
+            bg.add(DirectionalValve(f, q_nominal=q_nominal, dp_nominal=dp_nominal,
+                                    command=commands[f], p_tr=p_tr))
+            p, t = pu.consumer(f)
+            bg.connect(f"pu/{p}", f"{f}/P")
+            bg.connect(f"{f}/T", f"pu/{t}")
+            a_port, b_port = f"{f}/A", f"{f}/B"
+        cyl = HydraulicCylinder(f"{f}_cyl", bore=bore, stroke=stroke, oil=oil, single_acting=True,
+                                x0=0.1, piston_mass=mass, dead_volumes=("0.2 L", 0.0),
+                                friction=Friction(viscous=viscous) if viscous else None)
+        bg.add(cyl, Se(f"{f}_load", -F if not isinstance(F, (int, float)) else -float(F)),
+               Chamber(f"{f}_plug", to_si("0.01 L", "m^3"), oil, ports=("B",)))
+        bg.connect(a_port, f"{f}_cyl/A")
+        bg.connect(f"{f}_load", f"{f}_cyl/I")
+        bg.connect(f"{f}_plug/B", b_port)
+        area[f] = cyl.area_A
+        force[f] = F
+        if isinstance(F, (int, float)):
+            x0[f"{name}/{f}_cyl/C_A.e"] = float(F) / cyl.area_A
+    pp = f"{name}/hyd/pu/C_P.e" if circuit == "ls" else f"{name}/pu/C_P.e"
+    if circuit == "ls" and isinstance(shuttle, HybridShuttle):
+        hm = hyd.hybrid_model(bg)
+        return LoadRig(hm.model, hyd, area, force, pp, x0, hybrid=hm, prefix=name, command=commands)
+    return LoadRig(build(bg), hyd, area, force, pp, x0, prefix=name, command=commands)

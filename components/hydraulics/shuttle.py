@@ -1,0 +1,204 @@
+"""The load-sensing signal network: shuttle valves choosing the highest load pressure.
+
+Each valve section of a load-sensing circuit offers its *load pressure* (the
+pressure of the work port it feeds, sensed by a :class:`PressureTap`); a chain
+of shuttle valves passes the highest one on as the LS pressure ``p_LS`` that
+the pump controller and post-compensators read. Two models of the shuttles:
+
+* :class:`SmoothShuttle` (the default) — a smooth maximum. Pairwise
+  ``max_ε(a, b) = (a + b + √((a − b)² + ε²))/2``: infinitely smooth, never
+  below the true maximum, at most ``ε/2`` above it at a tie and
+  ``≈ ε²/(4·|a − b|)`` above it when the pressures differ by ``|a − b| ≫ ε``
+  (``ε = 0.5 bar``: 0.25 bar at a tie, 0.006 bar 10 bar apart); ``n`` sections
+  chain ``n − 1`` shuttles. No events: the solver never restarts. (A
+  branch-free form: the generated code would not accept a switch inside a
+  switch's condition.)
+* :class:`HybridShuttle` — a discrete mode per section (which one is
+  highest), switched by guards with a hysteresis band ``h`` and a dwell
+  time; ``p_LS`` is the selected section's pressure exactly, but up to ``h``
+  below the true maximum near a crossing, and every crossing is an event
+  (an integrator restart). Use it to check the smooth model, or where a
+  crossing must be located in time.
+
+The choice of the default is measured in ``benchmarks/hydraulics_ls.py``
+(accuracy against the exact maximum, events, wall time).
+
+Examples
+--------
+>>> a, b = sp.symbols("a b", real=True)
+>>> m = smooth_max(a, b, 1e5)
+>>> round(float(m.subs({a: 150e5, b: 100e5})) - 150e5, 3), float(m.subs({a: 100e5, b: 100e5})) - 100e5
+(499.95, 50000.0)
+>>> net = LoadSenseNetwork(SmoothShuttle("0.5 bar"))
+>>> net.add("boom", a); net.add("arm", b)
+>>> round(float(net.pressure().subs({a: 80e5, b: 120e5})) / 1e5, 4)       # bar
+120.0016
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import sympy as sp
+
+from bondgraph.errors import ParameterError
+from bondgraph.hybrid import Discrete, HybridModel, Transition, When
+
+from .cylinder import _si
+
+__all__ = ["smooth_max", "SmoothShuttle", "HybridShuttle", "LoadSenseNetwork"]
+
+
+def smooth_max(a: Any, b: Any, eps: float) -> sp.Expr:
+    """``(a + b + √((a − b)² + ε²))/2``: above ``max(a, b)`` by at most ``ε/2`` (at a tie)."""
+    if not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps > 0):
+        raise ParameterError(f"smooth maximum: band ε = {eps!r}, expected a number > 0 (Pa)")
+    a, b = sp.sympify(a), sp.sympify(b)
+    return (a + b + sp.sqrt((a - b) ** 2 + sp.Float(eps) ** 2)) / 2
+
+
+@dataclass(frozen=True)
+class SmoothShuttle:
+    """Shuttle valves as a smooth maximum with regularisation band ``band`` (Pa)."""
+
+    band: Any = "0.5 bar"
+
+    def __post_init__(self):
+        problems: list[str] = []
+        object.__setattr__(self, "band", _si(self.band, "Pa", "band", problems, positive=True))
+        if problems:
+            raise ParameterError(problems, subject="smooth shuttle")
+
+    def combine(self, pressures: Sequence[sp.Expr], net: "LoadSenseNetwork") -> sp.Expr:
+        out = pressures[0]
+        for p in pressures[1:]:
+            out = smooth_max(out, p, self.band)
+        return out
+
+
+@dataclass(frozen=True)
+class HybridShuttle:
+    """Shuttle valves as a discrete mode (the selected section), with hysteresis and dwell.
+
+    Parameters
+    ----------
+    band : float or str
+        A section takes over when its load pressure exceeds the selected one's
+        by more than ``band`` (Pa).
+    dwell : float or str
+        Minimum time between two changes (s); bounds the event rate to ``1/dwell``.
+    name : str
+        Name of the discrete variable (a model parameter).
+    """
+
+    band: Any = "0.5 bar"
+    dwell: Any = "5 ms"
+    name: str = "ls_shuttle"
+
+    def __post_init__(self):
+        problems: list[str] = []
+        object.__setattr__(self, "band", _si(self.band, "Pa", "band", problems, positive=True))
+        object.__setattr__(self, "dwell", _si(self.dwell, "s", "dwell", problems))
+        if not (isinstance(self.name, str) and self.name and " " not in self.name):
+            problems.append(f"'name': found {self.name!r}, expected a name without spaces")
+        if problems:
+            raise ParameterError(problems, subject="hybrid shuttle")
+
+    def combine(self, pressures: Sequence[sp.Expr], net: "LoadSenseNetwork") -> sp.Expr:
+        d = net.discrete
+        return sp.Add(*[d.indicator(lab) * p for lab, p in zip(d.labels, pressures)])
+
+
+class LoadSenseNetwork:
+    """The LS signal of a circuit: the highest of the sections' load pressures.
+
+    Parameters
+    ----------
+    shuttle : SmoothShuttle or HybridShuttle
+
+    Sections are added with :meth:`add` (an :class:`LSCircuit` does it);
+    :meth:`pressure` is the LS pressure as an expression of the taps' handles.
+    """
+
+    def __init__(self, shuttle: SmoothShuttle | HybridShuttle | None = None):
+        if shuttle is None:
+            shuttle = SmoothShuttle()
+        if not isinstance(shuttle, (SmoothShuttle, HybridShuttle)):
+            raise ParameterError(f"load-sense network: shuttle = {shuttle!r}, expected a "
+                                 "SmoothShuttle or a HybridShuttle")
+        self.shuttle = shuttle
+        self.sections: dict[str, sp.Expr] = {}
+
+    def add(self, section: str, pressure: Any) -> None:
+        """Register a section's load-pressure signal."""
+        if section in self.sections:
+            raise ParameterError(f"load-sense network: section {section!r} added twice")
+        self.sections[section] = sp.sympify(pressure)
+
+    @property
+    def discrete(self) -> Discrete:
+        """The discrete variable of a :class:`HybridShuttle` (modes: the section names)."""
+        if not isinstance(self.shuttle, HybridShuttle):
+            raise ParameterError("load-sense network: a discrete shuttle mode exists only with "
+                                 "a HybridShuttle")
+        if len(self.sections) < 2:
+            raise ParameterError(f"load-sense network: a hybrid shuttle needs at least 2 "
+                                 f"sections, found {len(self.sections)}")
+        return Discrete(self.shuttle.name, list(self.sections))
+
+    def pressure(self) -> sp.Expr:
+        """``p_LS``: the highest load pressure (expression of the taps' pressure handles)."""
+        if not self.sections:
+            raise ParameterError("load-sense network: no valve section feeds it; add "
+                                 "compensated valves to the circuit")
+        ps = list(self.sections.values())
+        if len(ps) == 1:
+            return ps[0]
+        return self.shuttle.combine(ps, self)
+
+    # ------------------------------------------------------------------ hybrid shuttle
+    def transitions(self, model) -> list[Transition]:
+        """Guards of a :class:`HybridShuttle` for a built model: section ``j`` takes
+        over from ``i`` when ``p_j > p_i + band`` (after ``dwell``)."""
+        d = self.discrete
+        handles = model.graph.graph.get("handles", {})
+        names = model.state_names
+        readers = {}
+        for lab, expr in self.sections.items():
+            g = expr.xreplace(handles)
+            syms = sorted(g.free_symbols, key=lambda s: s.name)
+            missing = [s.name for s in syms if s.name not in names]
+            if missing:
+                raise ParameterError(f"load-sense network: section {lab!r} reads "
+                                     f"{', '.join(missing)}, not states of {model.name!r}")
+            idx = [names.index(s.name) for s in syms]
+            fn = sp.lambdify(syms, g, modules="numpy")
+            readers[lab] = (fn, idx)
+
+        def diff(j, i):
+            fj, ij = readers[j]
+            fi, ii = readers[i]
+            h = self.shuttle.band
+            return lambda t, x: float(fj(*np.asarray(x)[ij]) - fi(*np.asarray(x)[ii]) - h)
+
+        out = []
+        for i in d.labels:
+            for j in d.labels:
+                if i != j:
+                    out.append(Transition(d.name, i, j, When(diff(j, i), f"p_LS({j}) > p_LS({i}) + "
+                                                         f"{self.shuttle.band:g} Pa"),
+                                          dwell=self.shuttle.dwell))
+        return out
+
+    def hybrid_model(self, bg, *, params: dict | None = None) -> HybridModel:
+        """Build ``bg`` with the shuttle mode as a parameter and its transitions."""
+        from bondgraph import build
+
+        d = self.discrete
+        p = dict(params or {})
+        p[d.name] = d.value(d.initial)
+        model = build(bg, p)
+        return HybridModel(model, [d], self.transitions(model))
