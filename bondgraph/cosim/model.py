@@ -158,7 +158,7 @@ class ModelSubsystem(OdeSubsystem):
                                   subject=f"subsystem {self.name!r}", time=float(t_last),
                                   state=dict(zip(self.state_labels, map(float, x_last))))
         self.x = np.array(x_last, dtype=float)
-        self.t = t + h
+        self.t = float(t_last)  # the solver's own time (CVODE stops exactly at t + h)
         return None
 
     def _native_cvode(self):
