@@ -25,6 +25,7 @@ from .errors import (AssemblyError, BondGraphError, CausalityConflict, Connectio
                      CosimulationError, EquationError, ModelStructureError, ParameterError,
                      SimulationError, UnknownNameError)
 from .graph import Bond, BondGraph, Causality, Port, assemble, validate
+from .laws import Law
 from .hybrid import (Above, At, Below, Controller, Discrete, HybridModel, Transition, When,
                      simulate_hybrid)
 from .linearize import LinearModel, equilibrium, linearize
@@ -37,7 +38,7 @@ from .simulate import simulate
 __all__ = [
     # elements
     "Se", "Sf", "MSe", "MSf", "C", "I", "R", "MR", "TF", "MTF", "GY", "MGY", "Zero", "One",
-    "Element", "Input", "t",
+    "Element", "Input", "t", "Law",
     # graph
     "BondGraph", "Bond", "Port", "Causality", "assemble", "validate",
     # causality

@@ -1,30 +1,58 @@
-"""Causality assignment (SCAP) and the causal report.
+"""Causality assignment and the causal report.
 
 :func:`assign_causality` puts exactly one causal stroke on every bond of a global
-graph (edge attribute ``effort_to``: the node that receives the effort), in the
-order of the Sequential Causality Assignment Procedure:
+graph (edge attribute ``effort_to``: the node that receives the effort) so that
+every junction, transformer and gyrator rule holds (see
+:mod:`bondgraph.causal_search`). It keeps the preferences of the Sequential
+Causality Assignment Procedure (SCAP) but makes them the *value order* of a
+complete search, so a conflict is reported only when no assignment exists:
 
-1. sources and fixed-causality ports (templates' ``Rt``, ``Pd``, ``Pr``, ``Li``,
-   ``I``), each followed by propagation through junctions and two-ports;
-2. storage elements, one at a time with their preferred *integral* causality;
-   if that contradicts what is already fixed, the element takes derivative
-   causality instead (it is *dependent*);
-3. resistors (their law's preferred form first);
-4. any bond still free (loops of junctions and two-ports), arbitrarily.
+1. **sources and fixed ports** (templates' ``Rt``, ``Pd``, ``Pr``, ``Li``, ``I``)
+   set their bonds; propagation through junctions and two-ports follows (a rule
+   left with one way out takes it). Every clash is collected — propagation goes
+   on past a clashing node — and all are raised at once, each naming the element,
+   the bonds, the sources on either side and a fix;
+2. what is still free splits into **independent parts** (free bonds linked through
+   junctions and two-ports), each solved by a complete depth-first search with
+   propagation (:meth:`~bondgraph.causal_search.Engine.search`) that takes the
+   choices of step 3 in their order, so the first assignment it finds is the best
+   one. A part with no assignment is a *proved* conflict, reported with the
+   smallest set of junctions and two-ports whose rules alone admit none (a
+   deletion filter) and the sources around them. The search is bounded
+   (``search_limit`` backtracks per part; after the first 1000 the part is searched
+   again with its junction structure first, where a dead end shows soon after its
+   cause); the bound raises :class:`~bondgraph.errors.CausalitySearchLimit`, never
+   a hang;
+3. **the choices**, in a fixed order, each kept only if a complete assignment
+   still exists with it (the solution of step 2 is the witness; a part is searched
+   again only where a choice disagrees with it):
 
-Storage elements that propagation forced into derivative causality are
-reported with the path that forced them; cycles of purely algebraic
-dependencies (zero-order causal paths through resistors, junctions and
-two-ports) are reported as algebraic loops. Both are *handled* by the equation
-generator. Two sources imposing the same variable is a conflict:
-:class:`~bondgraph.errors.CausalityConflict` names the junction, the bonds, the
-sources on either side and a fix.
+   a. storage elements take *integral* causality (they become independent states)
+      in the order of :func:`~bondgraph.state_choice.storage_order` — user
+      preference, nonlinear laws, generalised coordinates, conditioning at the
+      initial state, then name: a rule that does not depend on the order elements
+      were added; otherwise they are *dependent* (derivative causality);
+   b. resistors take their law's preferred form (by name);
+   c. any bond still free (loops of junctions and two-ports) gives its effort to
+      its head (by tail, head and bond name).
+
+   The result is the lexicographically best valid assignment in that order: no
+   storage element is dependent if, with the choices made before it, it could
+   have been a state. A model the former one-pass SCAP handled keeps the
+   causality it had whenever its choices come in the same order (SCAP kept every
+   choice that propagated without a clash; here such a choice always has a
+   completion, since SCAP found one).
+
+Storage elements in derivative causality are reported with the path that forced
+them; cycles of purely algebraic dependencies (zero-order causal paths through
+resistors, junctions and two-ports) are reported as algebraic loops. Both are
+*handled* by the equation generator.
 
 Examples
 --------
 >>> from bondgraph import BondGraph, Se, One, I, R, assemble, assign_causality
 >>> bg = BondGraph("two")
->>> _ = bg.add(Se("F", 1.0), One("v"), I("m1", 1.0), I("m2", 2.0), R("b", 0.1))
+>>> _ = bg.add(Se("F", 1.0), One("v"), I("m2", 2.0), I("m1", 1.0), R("b", 0.1))
 >>> for x in ("m1", "m2", "b"):
 ...     _ = bg.connect("v", x)
 >>> _ = bg.connect("F", "v")
@@ -37,13 +65,15 @@ Examples
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 import networkx as nx
 
+from .causal_search import Clash, Engine, SearchLimit
 from .elements import Role
-from .errors import CausalityConflict
+from .errors import CausalityConflict, CausalitySearchLimit, ParameterError
+from .state_choice import storage_order
 
 __all__ = [
     "Conflict",
@@ -54,20 +84,28 @@ __all__ = [
     "causal_dependencies",
 ]
 
+#: backtracks allowed per independent part before :class:`CausalitySearchLimit`
+SEARCH_LIMIT = 200_000
+
 
 @dataclass(frozen=True)
 class Conflict:
-    """A causal conflict at one element."""
+    """A causal conflict: the element, the bonds, what was found and a fix.
+
+    ``sources`` are the sources and fixed ports whose causality reaches the
+    element; ``involved`` lists every junction and two-port of a conflict proved
+    by search (the smallest set found whose rules admit no assignment).
+    """
 
     element: str
     bonds: tuple[str, ...]
     found: str
     suggestion: str
+    sources: tuple[str, ...] = ()
+    involved: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.element}: {self.found} (bonds {', '.join(self.bonds)}). Fix: {self.suggestion}"
-
-
 @dataclass(frozen=True)
 class DerivativeStorage:
     """A storage element in derivative causality and the path that forced it."""
@@ -109,6 +147,9 @@ class CausalReport:
         Always empty in a returned report (conflicts raise).
     effort_to : dict
         Bond name → node receiving the effort.
+    choice : dict
+        Storage element offered integral causality as a choice (not forced by
+        sources) → the rule that ranked it (see :mod:`bondgraph.state_choice`).
     """
 
     model: str
@@ -118,6 +159,7 @@ class CausalReport:
     loops: list[AlgebraicLoop] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     effort_to: dict[str, str] = field(default_factory=dict)
+    choice: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
         """A few lines: counts and verdict."""
@@ -132,6 +174,10 @@ class CausalReport:
         lines.append("independent states: " + (", ".join(self.states) or "none"))
         if self.displacements:
             lines.append("displacement states: " + ", ".join(self.displacements))
+        ruled = [f"{n} ({why})" for n, why in self.choice.items()
+                 if why != "by name" and any(s.startswith(n + ".") for s in self.states)]
+        if ruled:
+            lines.append("states chosen by rule: " + ", ".join(ruled))
         if self.derivative:
             lines.append("derivative causality (dependent storage):")
             lines += [f"  - {d}" for d in self.derivative]
@@ -147,163 +193,19 @@ class CausalReport:
         return "```\n" + str(self) + "\n```"
 
 
-class _Assigner:
-    def __init__(self, g: nx.MultiDiGraph):
-        self.g = g
-        self.ends: dict[str, tuple[str, str]] = {}
-        self.inc: dict[str, list[str]] = defaultdict(list)
-        for u, v, k in g.edges(keys=True):
-            self.ends[k] = (u, v)
-            self.inc[u].append(k)
-            self.inc[v].append(k)
-        self.effort_to: dict[str, str] = {}
-        self.cause: dict[str, tuple[str, tuple[str, ...]]] = {}
-        self.trail: list[str] | None = None
-        self.conflicts: list[Conflict] = []
+# ---------------------------------------------------------------------------- assignment
+def assign_causality(g: nx.MultiDiGraph, *, search_limit: int = SEARCH_LIMIT) -> CausalReport:
+    """Assign causality to every bond of a global graph (complete SCAP).
 
-    # --------------------------------------------------------------- primitives
-    def role(self, n: str) -> Role:
-        return self.g.nodes[n]["element"].role
-
-    def other(self, k: str, n: str) -> str:
-        u, v = self.ends[k]
-        return v if u == n else u
-
-    def set(self, k: str, effort_to: str, cause: tuple[str, tuple[str, ...]]) -> Conflict | None:
-        cur = self.effort_to.get(k)
-        if cur is not None:
-            if cur != effort_to:
-                return self._clash(k, effort_to, cause)
-            return None
-        self.effort_to[k] = effort_to
-        self.cause[k] = cause
-        if self.trail is not None:
-            self.trail.append(k)
-        return None
-
-    def _clash(self, k, effort_to, cause) -> Conflict:
-        a, b = self.ends[k]
-        return Conflict(
-            element=cause[0], bonds=(k,) + tuple(cause[1]),
-            found=f"bond {k} must give its effort to {effort_to} and to {self.effort_to[k]}",
-            suggestion=f"check the sources and fixed ports on either side of {a} – {b}")
-
-    def receives_effort(self, k: str, n: str) -> bool | None:
-        cur = self.effort_to.get(k)
-        return None if cur is None else cur == n
-
-    # --------------------------------------------------------------- propagation
-    def propagate(self, start: list[str]) -> Conflict | None:
-        queue = list(dict.fromkeys(start))
-        seen_len = -1
-        while queue:
-            n = queue.pop()
-            before = len(self.effort_to)
-            c = self._rule(n)
-            if c is not None:
-                return c
-            if len(self.effort_to) != before:
-                for k in self.inc[n]:
-                    m = self.other(k, n)
-                    if m not in queue:
-                        queue.append(m)
-            seen_len = before
-        del seen_len
-        return None
-
-    def _rule(self, n: str) -> Conflict | None:
-        role = self.role(n)
-        ks = self.inc[n]
-        if role in (Role.ZERO, Role.ONE):
-            strong_is_effort = role is Role.ZERO  # 0: one bond gives effort; 1: one gives flow
-            strong = [k for k in ks if self.receives_effort(k, n) is strong_is_effort]
-            free = [k for k in ks if self.receives_effort(k, n) is None]
-            if len(strong) > 1:
-                return self._junction_conflict(n, strong)
-            if len(strong) == 1:
-                for k in free:
-                    c = self.set(k, self.other(k, n) if strong_is_effort else n, (n, (strong[0],)))
-                    if c:
-                        return c
-            elif len(free) == 1:
-                k = free[0]
-                others = tuple(x for x in ks if x != k)
-                return self.set(k, n if strong_is_effort else self.other(k, n), (n, others))
-            elif not free:
-                return self._junction_conflict(n, [])
-            return None
-        if role in (Role.TRANSFORMER, Role.GYRATOR):
-            if len(ks) != 2:
-                return None
-            k1, k2 = ks
-            r1, r2 = self.receives_effort(k1, n), self.receives_effort(k2, n)
-            same = role is Role.GYRATOR
-            if r1 is not None and r2 is None:
-                want = r1 if same else not r1
-                return self.set(k2, n if want else self.other(k2, n), (n, (k1,)))
-            if r2 is not None and r1 is None:
-                want = r2 if same else not r2
-                return self.set(k1, n if want else self.other(k1, n), (n, (k2,)))
-            if r1 is not None and r2 is not None and (r1 == r2) != same:
-                el = self.g.nodes[n]["element"]
-                return Conflict(n, (k1, k2),
-                                f"{el.kind} gets {'the same' if not same else 'opposite'} "
-                                "causality on both ports",
-                                "a transformer passes effort one way and flow the other; "
-                                "a gyrator takes both efforts or both flows: check the "
-                                "sources or fixed ports on its two sides")
-        return None
-
-    def _origins(self, k: str, depth: int = 0) -> list[str]:
-        """Sources / fixed ports / choices at the root of bond k's causality."""
-        if depth > 200 or k not in self.cause:
-            return []
-        n, via = self.cause[k]
-        if not via:
-            return [n]
-        out: list[str] = []
-        for k2 in via:
-            out += self._origins(k2, depth + 1)
-        return list(dict.fromkeys(out)) or [n]
-
-    def _junction_conflict(self, n: str, strong: list[str]) -> Conflict:
-        zero = self.role(n) is Role.ZERO
-        if not strong:
-            var = "effort" if zero else "flow"
-            return Conflict(n, tuple(self.inc[n]), f"nothing imposes its {var}",
-                            f"connect an {'effort source or a compliance (C)' if zero else 'flow source or an inertia (I)'} to {n}")
-        ends = [self.other(k, n) for k in strong]
-        origins = [" / ".join(self._origins(k)) or self.other(k, n) for k in strong]
-        what = "effort" if zero else "flow"
-        fix = (f"insert a resistance or an inertia (a 1-junction with R or I) between "
-               f"{ends[0]} and {ends[1]}" if zero else
-               f"insert a compliance (a 0-junction with C) between {ends[0]} and {ends[1]}")
-        return Conflict(n, tuple(strong),
-                        f"{len(strong)} bonds impose its {what}: from " +
-                        ", ".join(f"{e} (set by {o})" for e, o in zip(ends, origins)),
-                        fix)
-
-    # --------------------------------------------------------------- trial
-    def trial(self, k: str, effort_to: str, cause) -> Conflict | None:
-        self.trail = []
-        c = self.set(k, effort_to, cause) or self.propagate(list(self.ends[k]))
-        if c is not None:
-            for kk in self.trail:
-                del self.effort_to[kk]
-                del self.cause[kk]
-        self.trail = None
-        return c
-
-
-def assign_causality(g: nx.MultiDiGraph) -> CausalReport:
-    """Assign causality to every bond of a global graph (SCAP).
-
-    Writes ``effort_to`` on every edge and returns the :class:`CausalReport`.
+    Writes ``effort_to`` on every edge and returns the :class:`CausalReport`. The
+    procedure is in the module docstring.
 
     Parameters
     ----------
     g : networkx.MultiDiGraph
         A global graph from :func:`~bondgraph.graph.assemble`.
+    search_limit : int
+        Backtracks allowed in the search of one independent part.
 
     Returns
     -------
@@ -312,8 +214,12 @@ def assign_causality(g: nx.MultiDiGraph) -> CausalReport:
     Raises
     ------
     CausalityConflict
-        Listing every conflict, each naming the element, the bonds, the sources
-        involved and a suggested fix.
+        When no assignment exists, listing every conflict, each naming the element,
+        the bonds, the sources involved and a suggested fix.
+    CausalitySearchLimit
+        When the search of a part exceeded ``search_limit`` backtracks.
+    ParameterError
+        For a ``search_limit`` that is not an integer ≥ 1.
 
     Examples
     --------
@@ -328,122 +234,326 @@ def assign_causality(g: nx.MultiDiGraph) -> CausalReport:
     bondgraph.errors.CausalityConflict: model 'clash': 1 problem
       - clash/j: 2 bonds impose its flow: from clash/v1 (set by clash/v1), clash/v2 (set by clash/v2) (bonds clash/b1, clash/b2). Fix: insert a compliance (a 0-junction with C) between clash/v1 and clash/v2
     """
-    a = _Assigner(g)
     name = g.graph.get("name", "?")
-    nodes = list(g.nodes)
+    if not isinstance(search_limit, int) or isinstance(search_limit, bool) or search_limit < 1:
+        raise ParameterError(f"search_limit={search_limit!r}: expected an integer ≥ 1",
+                             subject=f"model {name!r}")
+    eng = Engine(g)
+    conflicts = _impose_sources(g, eng)
+    clashes: list[Clash] = []
+    starts = sorted({n for k in eng.effort_to for n in eng.ends[k]}, reverse=True)
+    eng.propagate(starts, clashes)
+    conflicts += [_describe(eng, c) for c in clashes]
 
-    # 1. sources and fixed ports
-    starts: list[str] = []
-    for n in nodes:
-        role = a.role(n)
-        if role in (Role.EFFORT_SOURCE, Role.FLOW_SOURCE):
-            for k in a.inc[n]:
-                target = a.other(k, n) if role is Role.EFFORT_SOURCE else n
-                c = a.set(k, target, (n, ()))
-                if c:
-                    a.conflicts.append(c)
-                starts.append(a.other(k, n))
-    for u, v, k, fixed in g.edges(keys=True, data="fixed"):
+    # 2. independent parts, each solved completely (the witness of step 3)
+    ranking = storage_order(g)
+    first = _preferred_values(g, eng, ranking)
+    decisions = _decisions(g, eng, ranking, first)
+    rank = {}
+    for i, (k, _, _) in enumerate(decisions):
+        rank.setdefault(k, i)
+    witness: dict[str, str] = {}
+    for nodes, bonds in eng.components():
+        if any(n in eng.clashed for n in nodes):
+            continue  # already explained by a clash
+        w = _witness(eng, nodes, bonds, first, rank, ranking, search_limit, name)
+        if w is None:
+            order = _structure_first(eng, nodes, bonds, ranking)
+            conflicts.append(_unsolvable(eng, nodes, order, first, search_limit))
+            continue
+        witness.update(w)
+    if conflicts:
+        raise CausalityConflict([str(c) for c in conflicts], subject=f"model {name!r}",
+                                conflicts=conflicts)
+
+    # 3. choices in a fixed order, each kept only if the assignment can still be completed
+    choice: dict[str, str] = {}
+    reasons = {r.element: r.reason for r in ranking}
+    for k, want, who in decisions:
+        if k in eng.effort_to:
+            continue
+        if who in reasons:
+            choice[who] = reasons[who]
+        _decide(eng, k, want, who, witness, first, ranking, search_limit, name)
+
+    # every rule holds (a safety net: the search guarantees it)
+    for n in g.nodes:  # pragma: no cover - an internal error, named if it ever happens
+        if eng.constrains(n) and eng.rule(n) != []:
+            res = eng.rule(n)
+            clash = res if isinstance(res, Clash) else Clash(n, "none", tuple(eng.inc[n]))
+            c = _describe(eng, clash)
+            raise CausalityConflict([str(c)], subject=f"model {name!r}", conflicts=[c])
+
+    for u, v, k in g.edges(keys=True):
+        g.edges[u, v, k]["effort_to"] = eng.effort_to[k]
+    g.graph["causality"] = True
+    return _report(g, eng, name, choice)
+
+
+def _impose_sources(g: nx.MultiDiGraph, eng: Engine) -> list[Conflict]:
+    """Step 1: sources and fixed ports set their bonds; clashes between them."""
+    conflicts: list[Conflict] = []
+    for n in sorted(g.nodes):
+        role = eng.role[n]
+        if role not in (Role.EFFORT_SOURCE, Role.FLOW_SOURCE):
+            continue
+        for k in eng.inc[n]:
+            target = eng.other(k, n) if role is Role.EFFORT_SOURCE else n
+            cur = eng.effort_to.get(k)
+            if cur is None:
+                eng.assign(k, target, (n, ()))
+            elif cur != target:
+                a, b = eng.ends[k]
+                other = eng.cause[k][0]
+                conflicts.append(Conflict(
+                    n, (k,), f"bond {k} must give its effort to {target} (source {n}) and to "
+                    f"{cur} (source {other})",
+                    f"two sources face each other on {a} – {b}: put a junction with a storage "
+                    "element or a resistor between them", sources=(other, n)))
+    for u, v, k, fixed in sorted(g.edges(keys=True, data="fixed"), key=lambda e: e[2]):
         for effort_to, where in fixed or ():
-            cur = a.effort_to.get(k)
-            if cur is not None and cur != effort_to:
-                prev = a.cause[k][0]
-                a.conflicts.append(Conflict(
+            cur = eng.effort_to.get(k)
+            if cur is None:
+                eng.assign(k, effort_to, (where, ()))
+            elif cur != effort_to:
+                prev = eng.cause[k][0]
+                conflicts.append(Conflict(
                     where, (k,),
                     f"fixed port wants {effort_to} to receive the effort, but {prev} gives it "
                     f"to {cur}",
                     "connect ports of compatible classes (a Pd to a Pr, an Rt to an Li or "
-                    "the chassis); one side must take effort and the other flow"))
-                continue
-            a.set(k, effort_to, (where, ()))
-            starts += [u, v]
-    c = a.propagate(starts)
-    if c:
-        a.conflicts.append(c)
-    if a.conflicts:
-        raise CausalityConflict([str(c) for c in a.conflicts], subject=f"model {name!r}",
-                                conflicts=a.conflicts)
+                    "the chassis); one side must take effort and the other flow",
+                    sources=(prev, where)))
+    return conflicts
 
-    forced_by_sources = {k for k in a.effort_to}
 
-    # 2. storage, preferred integral causality
-    for n in nodes:
-        el = a.g.nodes[n]["element"]
-        if el.role not in (Role.C_STORAGE, Role.I_STORAGE):
-            continue
-        (k,) = a.inc[n]
-        if k in a.effort_to:
-            continue
-        integral_effort_in = el.role is Role.I_STORAGE
-        c = a.trial(k, n if integral_effort_in else a.other(k, n), (n, ()))
-        if c is not None:
-            c2 = a.trial(k, a.other(k, n) if integral_effort_in else n, (n, ()))
-            if c2 is not None:
-                a.conflicts.append(c2)
-
-    # 3. resistors
-    for n in nodes:
-        el = a.g.nodes[n]["element"]
-        if el.role is not Role.RESISTOR:
-            continue
-        (k,) = a.inc[n]
-        if k in a.effort_to:
-            continue
-        pref = el.preferred_effort_in()
-        order = [True, False] if pref in (True, None) else [False, True]
-        for eff_in in order:
-            if a.trial(k, n if eff_in else a.other(k, n), (n, ())) is None:
-                break
-        else:
-            a.conflicts.append(Conflict(n, (k,), "neither causality is possible",
-                                        "check the sources around it"))
-
-    # 4. remaining bonds
-    for u, v, k in list(g.edges(keys=True)):
-        if k in a.effort_to:
-            continue
-        if a.trial(k, v, (u, ())) is not None and a.trial(k, u, (u, ())) is not None:
-            a.conflicts.append(Conflict(u, (k,), "no causality fits this bond",
-                                        f"check the junction structure between {u} and {v}"))
-
-    # final check of every junction and two-port
-    for n in nodes:
-        c = a._rule(n)
-        if c is not None:
-            a.conflicts.append(c)
-    if a.conflicts:
-        raise CausalityConflict([str(c) for c in a.conflicts], subject=f"model {name!r}",
-                                conflicts=a.conflicts)
-
+def _preferred_values(g: nx.MultiDiGraph, eng: Engine, ranking) -> dict[str, str]:
+    """The value tried first for every free bond (the SCAP preferences)."""
+    first: dict[str, str] = {}
     for u, v, k in g.edges(keys=True):
-        g.edges[u, v, k]["effort_to"] = a.effort_to[k]
-    g.graph["causality"] = True
+        first[k] = v
+    for r in ranking:
+        (k,) = eng.inc[r.element]
+        integral_effort_in = eng.role[r.element] is Role.I_STORAGE
+        first[k] = r.element if integral_effort_in else eng.other(k, r.element)
+    for n, el in g.nodes(data="element"):
+        if el.role is Role.RESISTOR:
+            (k,) = eng.inc[n]
+            first[k] = n if el.preferred_effort_in() in (True, None) else eng.other(k, n)
+    return first
 
-    rep = CausalReport(model=name, effort_to=dict(a.effort_to))
-    for n in nodes:
-        el = a.g.nodes[n]["element"]
+
+def _decisions(g: nx.MultiDiGraph, eng: Engine, ranking, first: dict[str, str]):
+    """The choices of step 3 in their order: ``(bond, value wanted, chooser)``."""
+    out = [(eng.inc[r.element][0], first[eng.inc[r.element][0]], r.element) for r in ranking]
+    for n in sorted(n for n in g.nodes if eng.role[n] is Role.RESISTOR):
+        out.append((eng.inc[n][0], first[eng.inc[n][0]], n))
+    out += [(k, v, u) for u, v, k in sorted(g.edges(keys=True))]
+    return out
+
+
+#: backtracks tried in the order of the choices before searching structure first
+_QUICK = 1000
+
+
+def _witness(eng: Engine, nodes, bonds, first, rank, ranking, limit: int, name: str):
+    """A complete assignment of one part, or None when none exists.
+
+    Depth-first search in the order of the choices of step 3 finds the best assignment
+    directly (the lexicographically first in that order), so step 3 only confirms it. If
+    that order needs many backtracks (a dead end found late), the part is searched again
+    with its junction structure first, where a dead end shows soon after its cause.
+    """
+    order = sorted(bonds, key=lambda k: rank[k])
+    try:
+        return eng.search(order, first, min(limit, _QUICK))
+    except SearchLimit:
+        pass
+    return _search(eng, _structure_first(eng, nodes, bonds, ranking), first, limit, nodes, name)
+
+
+def _structure_first(eng: Engine, nodes: list[str], bonds: list[str], ranking) -> list[str]:
+    """Variables of a part: bonds between junctions and two-ports first (breadth first
+    from the part's boundary), then bonds to storage and resistors in rank order; these
+    last never cause a dead end once the others hold."""
+    node_set = set(nodes)
+    free = set(bonds)
+    structural = {k for k in bonds if all(eng.constrains(n) for n in eng.ends[k])}
+    boundary = [n for n in nodes if any(k in eng.effort_to for k in eng.inc[n])]
+    order: list[str] = []
+    placed: set[str] = set()
+    seen: set[str] = set()
+    for root in boundary + nodes:
+        if root in seen:
+            continue
+        seen.add(root)
+        queue = deque([root])
+        while queue:
+            n = queue.popleft()
+            for k in eng.inc[n]:
+                if k in structural and k not in placed:
+                    placed.add(k)
+                    order.append(k)
+                    m = eng.other(k, n)
+                    if m in node_set and m not in seen:
+                        seen.add(m)
+                        queue.append(m)
+    rank = {r.element: i for i, r in enumerate(ranking)}
+    rest = sorted(free - structural,
+                  key=lambda k: (0, rank[e]) if (e := _one_port(eng, k)) in rank else (1, e or "", k))
+    return order + rest
+
+
+def _one_port(eng: Engine, k: str) -> str | None:
+    u, v = eng.ends[k]
+    return v if not eng.constrains(v) else u if not eng.constrains(u) else None
+
+
+def _search(eng: Engine, order, first, limit: int, nodes, name: str) -> dict[str, str] | None:
+    try:
+        return eng.search(order, first, limit)
+    except SearchLimit:
+        shown = ", ".join(nodes[:6]) + (f" and {len(nodes) - 6} more" if len(nodes) > 6 else "")
+        raise CausalitySearchLimit(
+            f"causality search stopped after {limit} backtrack{'s' if limit != 1 else ''} "
+            "in the part of the graph "
+            f"made of {shown} ({len(order)} free bonds), without finding an assignment or "
+            "proving that none exists; fix the causality of some of its bonds (a source, a "
+            "fixed port, a storage element) or pass a larger search_limit= to "
+            "assign_causality", subject=f"model {name!r}") from None
+
+
+def _decide(eng: Engine, k: str, want: str, who: str, witness: dict[str, str],
+            first: dict[str, str], ranking, limit: int, name: str) -> None:
+    """Give bond ``k`` the value ``want`` if a complete assignment still exists with it,
+    otherwise the other value (which the witness then proves possible)."""
+    u, v = eng.ends[k]
+    mark = len(eng.trail)
+    eng.assign(k, want, (who, ()))
+    if eng.propagate(eng.ends[k]) is None:
+        if witness.get(k) == want:
+            return
+        # every free bond next to one this choice set may have lost its witness
+        touched = {n for b in eng.trail[mark:] for n in eng.ends[b]}
+        nodes, bonds = eng.free_part(sorted(touched))
+        if not bonds:
+            return
+        w = _search(eng, _structure_first(eng, nodes, bonds, ranking), first, limit, nodes, name)
+        if w is not None:
+            witness.update(w)
+            return
+    eng.undo(mark)
+    eng.assign(k, u if want == v else v, (who, ()))
+    clash = eng.propagate(eng.ends[k])
+    if clash is not None:  # pragma: no cover - the witness extends this choice
+        c = _describe(eng, clash)
+        raise CausalityConflict([str(c)], subject=f"model {name!r}", conflicts=[c])
+
+
+# ---------------------------------------------------------------------------- conflicts
+def _origins(eng: Engine, k: str) -> list[str]:
+    """Sources / fixed ports / choices at the root of bond k's causality."""
+    out: list[str] = []
+    seen: set[str] = set()
+    stack = [k]
+    while stack:
+        b = stack.pop()
+        if b in seen or b not in eng.cause:
+            continue
+        seen.add(b)
+        n, via = eng.cause[b]
+        if not via:
+            out.append(n)
+        stack.extend(reversed(via))
+    return list(dict.fromkeys(out))
+
+
+def _describe(eng: Engine, clash: Clash) -> Conflict:
+    """A conflict found by propagation, in words."""
+    n = clash.node
+    if clash.kind == "two-port":
+        k1, k2 = clash.bonds
+        srcs = tuple(dict.fromkeys(_origins(eng, k1) + _origins(eng, k2)))
+        kind = "transformer" if eng.role[n] is Role.TRANSFORMER else "gyrator"
+        same = eng.role[n] is Role.GYRATOR
+        return Conflict(n, (k1, k2),
+                        f"{kind} gets {'the same' if not same else 'opposite'} causality on "
+                        f"both ports (set by {', '.join(srcs) or 'the junctions around it'})",
+                        "a transformer passes effort one way and flow the other; a gyrator "
+                        "takes both efforts or both flows: check the sources or fixed ports "
+                        "on its two sides", sources=srcs)
+    zero = eng.role[n] is Role.ZERO
+    what = "effort" if zero else "flow"
+    if clash.kind == "none":
+        srcs = tuple(dict.fromkeys(o for k in clash.bonds for o in _origins(eng, k)))
+        return Conflict(n, clash.bonds,
+                        f"nothing imposes its {what}"
+                        + (f" (every bond is set by {', '.join(srcs)})" if srcs else ""),
+                        f"connect {'an effort source or a compliance (C)' if zero else 'a flow source or an inertia (I)'} to {n}",
+                        sources=srcs)
+    strong = list(clash.bonds)
+    ends = [eng.other(k, n) for k in strong]
+    origins = [_origins(eng, k) for k in strong]
+    fix = (f"insert a resistance or an inertia (a 1-junction with R or I) between "
+           f"{ends[0]} and {ends[1]}" if zero else
+           f"insert a compliance (a 0-junction with C) between {ends[0]} and {ends[1]}")
+    return Conflict(n, tuple(strong),
+                    f"{len(strong)} bonds impose its {what}: from " +
+                    ", ".join(f"{e} (set by {' / '.join(o) or e})" for e, o in zip(ends, origins)),
+                    fix, sources=tuple(dict.fromkeys(o for os_ in origins for o in os_)))
+
+
+def _unsolvable(eng: Engine, nodes: list[str], order: list[str], first: dict[str, str],
+                limit: int) -> Conflict:
+    """A part proved to have no assignment: its smallest infeasible core, in words."""
+    core = eng.core(nodes, order, first, limit)
+    core_set = set(core)
+    bonds = sorted({k for n in core for k in eng.inc[n]})
+    fixed = [k for k in bonds if k in eng.effort_to]
+    srcs = tuple(dict.fromkeys(o for k in fixed for o in _origins(eng, k)))
+    inner = [k for k in bonds if all(m in core_set for m in eng.ends[k])]
+    shape = "loop" if len(inner) >= len(core) and len(core) > 1 else "structure"
+    junctions = [n for n in core if eng.role[n] in (Role.ZERO, Role.ONE)]
+    return Conflict(
+        (junctions or core)[0], tuple(bonds),
+        f"no causal assignment exists: the junction {shape} {' – '.join(core)} cannot satisfy "
+        "its junction, transformer and gyrator rules"
+        + (f" with the causality imposed by {', '.join(srcs)}" if srcs else "")
+        + f" (proved by exhaustive search over {sum(1 for k in bonds if k not in eng.effort_to)} "
+        "free bonds)",
+        f"the {shape} ties a junction's variable to itself (a redundant connection): insert a "
+        "storage element or a resistor into one of its bonds (a 1-junction with I or R into a "
+        "bond of a 0-junction, a 0-junction with C or R into a bond of a 1-junction) or "
+        "remove the redundant connection"
+        + (f"; or change {', '.join(srcs)}" if srcs else ""),
+        sources=srcs, involved=tuple(core))
+
+
+# ---------------------------------------------------------------------------- report
+def _report(g: nx.MultiDiGraph, eng: Engine, name: str, choice: dict[str, str]) -> CausalReport:
+    rep = CausalReport(model=name, effort_to=dict(eng.effort_to), choice=choice)
+    for n, el in g.nodes(data="element"):
         if el.role in (Role.C_STORAGE, Role.I_STORAGE):
-            (k,) = a.inc[n]
-            eff_in = a.effort_to[k] == n
+            (k,) = eng.inc[n]
+            eff_in = eng.effort_to[k] == n
             integral = eff_in == (el.role is Role.I_STORAGE)
             if integral:
                 rep.states += [f"{n}.{key}" for key in el.state_keys(eff_in)]
             else:
-                path = _path(a, k, forced_by_sources)
-                rep.derivative.append(DerivativeStorage(n, el.kind, tuple(path)))
+                rep.derivative.append(DerivativeStorage(n, el.kind, tuple(_path(eng, k))))
         elif el.role in (Role.ZERO, Role.ONE):
             rep.displacements += [f"{n}.{key}" for key in el.state_keys(True)]
-    rep.loops = _loops(g, a.effort_to)
+    rep.loops = _loops(g, eng.effort_to)
     return rep
 
 
-def _path(a: _Assigner, k: str, fixed_first: set[str]) -> list[str]:
+def _path(eng: Engine, k: str) -> list[str]:
     """Chain of elements that forced bond k, back to a source, port or choice."""
     out: list[str] = []
     seen = set()
-    while k in a.cause and k not in seen:
+    while k in eng.cause and k not in seen:
         seen.add(k)
-        n, via = a.cause[k]
+        n, via = eng.cause[k]
         out.append(n)
         if not via:
             break

@@ -9,7 +9,14 @@ lower-triangular order. This module emits C for:
 * ``bg_jac`` — the analytic Jacobian ``∂ẋ/∂x`` by implicit differentiation
   through the same blocks, ``dU_b/dx = −E_b⁻¹(∂r_b/∂x + Σ ∂r_b/∂U_j·dU_j/dx)``,
   with symengine derivatives;
-* ``bg_out`` — every bond effort and flow, stored energies and powers.
+* ``bg_out`` — every bond effort and flow, stored energies and powers;
+* ``bg_mon`` — the divisors of :attr:`Equations.divisors <bondgraph.equations.Equations>`
+  (``bg_nmon()`` of them), same signature, ``out[k]`` the k-th divisor: moduli first
+  (expressions of states, inputs, ``t``), then the shared primal, then each monitored
+  block's coefficient (one unknown) or normalised determinant ``det(E)/Π‖E_i‖``
+  (``bg_detlu``: from the LU factors the primal left in the work array, the row norms
+  kept before factorising); a singular block reports 0 and the call its status, the
+  blocks after it NaN. :mod:`bondgraph.stepping` evaluates it after every accepted step.
 
 Common subexpressions are eliminated once per function with symengine, and a
 temporary is emitted as soon as the unknowns it reads are solved. LAPACK is
@@ -67,6 +74,21 @@ static inline int bg_lu(int n, double* A, int* piv) { int info = 0; bg_dgetrf_p(
 /* Solve with a factorisation; B is n x nrhs column-major. */
 static inline void bg_lus(int n, double* A, int* piv, double* B, int nrhs) {
     char tr = 'N'; int info = 0; bg_dgetrs_p(&tr, &n, &nrhs, A, &n, piv, B, &n, &info);
+}
+/* The product of the row norms of the n x n column-major A (before factorising it). */
+static inline double bg_rowscale(int n, const double* A) {
+    double scale = 1.0; int i, j;
+    for (i = 0; i < n; ++i) { double s = 0.0; for (j = 0; j < n; ++j) s += A[j * n + i] * A[j * n + i];
+        scale *= sqrt(s); }
+    return scale;
+}
+/* det(A)/scale from bg_lu's factors: the normalised determinant, in [-1, 1] (0: singular,
+   or a factorisation that failed: scale 0). */
+static inline double bg_detlu(int n, const double* LU, const int* piv, double scale) {
+    double det = 1.0; int i;
+    if (scale == 0.0) return 0.0;
+    for (i = 0; i < n; ++i) { det *= LU[i * n + i]; if (piv[i] != i + 1) det = -det; }
+    return det / scale;
 }
 """
 
@@ -280,10 +302,12 @@ def _tangent_expr(partials, tan: dict) -> se.Basic:
     return acc
 
 
-def _emit_primal(prog: _Program, w: _Writer) -> None:
+def _emit_primal(prog: _Program, w: _Writer, scaled: frozenset[int] = frozenset()) -> None:
     """All intermediates and blocks in order; the factors of every block stay in the work
-    array for the Jacobian. Affine blocks are emitted as straight-line statements (so
-    the chunker may cut between them); a Newton block is one unit."""
+    array for the Jacobian (and the divisor monitor). Affine blocks are emitted as
+    straight-line statements (so the chunker may cut between them); a Newton block is one
+    unit. For the coupled blocks in ``scaled`` the product of the matrix's row norms is
+    kept (``MS<b>``, 0 when the factorisation fails) when ``mode & 2`` (the monitor)."""
     by_stage: dict[int, list[int]] = {}
     for k, st in enumerate(prog.stage):
         by_stage.setdefault(st, []).append(k)
@@ -325,6 +349,10 @@ def _emit_primal(prog: _Program, w: _Writer) -> None:
         if n == 1:
             w.raw(f"{ind}if (LU{bi}[0] == 0.0 || !isfinite(LU{bi}[0])) return {bi + 1};")
             w.raw(f"{ind}B{bi}[0] /= LU{bi}[0];")
+        elif bi in scaled:
+            w.raw(f"{ind}if (mode & 2) MS{bi} = bg_rowscale({n}, LU{bi});")
+            w.raw(f"{ind}if (bg_lu({n}, LU{bi}, P{bi}) != 0) {{ if (mode & 2) MS{bi} = 0.0; return {bi + 1}; }}")
+            w.raw(f"{ind}bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
         else:
             w.raw(f"{ind}if (bg_lu({n}, LU{bi}, P{bi}) != 0) return {bi + 1};")
             w.raw(f"{ind}bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
@@ -366,7 +394,7 @@ class _Layout:
     small ones, which is what keeps optimised compilation fast.
     """
 
-    def __init__(self, prog: _Program):
+    def __init__(self, prog: _Program, scaled: frozenset[int] = frozenset()):
         self.prog = prog
         self.lines: list[str] = []
         off = 1  # W[0]: the pointer to the run's input tables (bg_inputs_t*, or NULL)
@@ -380,6 +408,9 @@ class _Layout:
             self.lines.append(f"#define B{bi} (W + {off + n * n})")
             self.lines.append(f"#define P{bi} ((int*)(W + {off + n * n + n}))")
             off += n * n + n + (n + 1) // 2
+            if bi in scaled:  # the row-norm product of a monitored coupled block
+                self.lines.append(f"#define MS{bi} W[{off}]")
+                off += 1
         self.lines.append(f"#define dxs (W + {off})")
         off += max(prog.nx, 1)
         self.lines.append(f"#define dUs (W + {off})")
@@ -477,7 +508,10 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     ``bg_sizes()[6]`` doubles.
     """
     prog = _Program(eqs)
-    lay = _Layout(prog)
+    divisors = list(getattr(eqs, "divisors", []))
+    scaled = frozenset(d.block for d in divisors
+                       if d.kind == "block" and len(prog.blocks[d.block].unknowns) > 1)
+    lay = _Layout(prog, scaled)
     out_src = _Source()
     nx = prog.nx
     rn = prog.rename
@@ -494,7 +528,7 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
 
     # the primal, shared
     w = _Writer()
-    _emit_primal(prog, w)
+    _emit_primal(prog, w, scaled)
     primal = sum(section(w), [])
 
     # rhs (+ power sums when mode & 1)
@@ -556,6 +590,26 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
         for k in by_stage.get(bi + 1, []):
             tangent_of(k)
     jac_pre, jac_body = section(w)
+
+    # monitor: the moduli first (expressions: a singular block still leaves them), then
+    # the shared primal (mode & 2 keeps the row norms of monitored coupled blocks), then
+    # each monitored block's measure from the factors the primal left in the work array:
+    # a singular block reports its own (0), the blocks after it were not reached (NaN)
+    w = _Writer()
+    for k, d in enumerate(divisors):
+        if d.kind != "block":
+            w.expr(f"    out[{k}] = {{}};", _rn(d.expr, rn))
+    mon_body = ["    mode |= 2;"] + sum(section(w), [])
+    mon_body += [c.replace(") != 0) return st;", ") != 0) goto measures;") for c in primal]
+    mon_body.append("  measures:")
+    mon_body.append("    { int failed = st == 0 ? 0x7fffffff : (st < 0 ? -st : st) - 1; (void)failed;")
+    for k, d in enumerate(divisors):
+        if d.kind != "block":
+            continue
+        bi, n = d.block, len(prog.blocks[d.block].unknowns)
+        measure = f"LU{bi}[0]" if n == 1 else f"bg_detlu({n}, LU{bi}, P{bi}, MS{bi})"
+        mon_body.append(f"      out[{k}] = {bi} > failed ? NAN : {measure};")
+    mon_body.append("      return st; }")
     jac_loop = ([f"    int col; for (col = 0; col < {nx}; ++col) {{",
                  f"      memset(dxs, 0, {max(nx, 1)} * sizeof(double)); "
                  f"memset(dUs, 0, {max(nU, 1)} * sizeof(double)); dxs[col] = 1.0;"]
@@ -574,6 +628,8 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     main.append(_public("bg_rhs", primal + rhs_tail))
     main.append(_public("bg_out", primal + out_tail))
     main.append(_public("bg_jac", primal + jac_pre + jac_loop))
+    main.append(f"int bg_nmon(void) {{ return {len(divisors)}; }}\n")
+    main.append(_public("bg_mon", mon_body))
     source = UNIT_MARK.join(["\n".join(main)] + [head + u for u in units])
     return source, [nm for nm, _ in outputs]
 
@@ -695,6 +751,16 @@ class CompiledSystem:
             f.argtypes = argt
             f.restype = ctypes.c_int
         self._rhs, self._jac, self._out = self._lib.bg_rhs, self._lib.bg_jac, self._lib.bg_out
+        self.divisors = list(getattr(eqs, "divisors", []))
+        try:  # a library generated before monitors existed has none
+            self._mon = self._lib.bg_mon
+            self._mon.argtypes = argt
+            self._mon.restype = ctypes.c_int
+        except AttributeError:
+            self._mon = None
+            self.divisors = []
+        self._m = np.zeros(max(len(self.divisors), 1))
+        self._mp = self._m.ctypes.data
         self.nx = len(eqs.states)
         self.nU = len(eqs.unknowns)
         self.params = np.array(list(eqs.params.values()), dtype=float)
@@ -779,6 +845,26 @@ class CompiledSystem:
         self._call(self._out, t, x, self._ptr["_y"])
         return self._y[: len(self.output_names)].copy()
 
+    @property
+    def monitor_names(self) -> list[str]:
+        """How each monitored divisor is named (see :attr:`Equations.divisors`)."""
+        return [d.label for d in self.divisors]
+
+    def monitors(self, t: float, x: np.ndarray) -> tuple[np.ndarray, int]:
+        """Every divisor's value at ``(t, x)`` and the status of the call.
+
+        Never raises: a singular block reports 0 for its own measure and NaN for the
+        blocks after it (status as :meth:`describe_status`).
+        """
+        n = len(self.divisors)
+        if not n:
+            return np.zeros(0), 0
+        self._xbuf[: self.nx] = x
+        p = self._ptr
+        st = self._mon(t, self._xp, p["_u"], p["_du"], self._pp, p["_U"], self._mp,
+                       p["_work"], 0)
+        return self._m[:n].copy(), int(st)
+
     def unknowns(self) -> dict[str, float]:
         """Values of the unknowns ``U`` from the last call."""
         return dict(zip(self.equations.unknowns, self._U[: self.nU]))
@@ -792,19 +878,32 @@ class CompiledSystem:
         return self._rhs(t, xptr, p["_u"], p["_du"], self._pp, p["_U"], outptr, p["_work"], mode)
 
     def describe_status(self, st: int) -> str:
+        """What a non-zero status of a compiled call means, naming unknowns and elements."""
         eqs = self.equations
         if st <= -1000:
             return f"non-finite derivative of {eqs.states[-1000 - st].name}"
         bi = abs(st) - 1
         if 0 <= bi < len(eqs.blocks):
             names = ", ".join(eqs.unknowns[i] for i in eqs.blocks[bi].unknowns)
+            els = _block_elements(eqs, bi)
+            names += f" (elements {', '.join(els)}; block {bi})" if els else f" (block {bi})"
         else:
-            names = "?"
+            names = f"block {bi}"
         if st > 0:
-            return (f"singular block {bi} (unknowns {names}): the coupled storage or loop "
-                    "equations have no unique solution here (a kinematic singularity, a "
-                    "massless part with nothing to move it, or a zero modulus)")
-        return (f"non-finite values or no convergence in block {bi} (unknowns {names})")
+            return (f"singular equations for {names}: the storage or loop equations have no "
+                    "unique solution here (a kinematic singularity, a massless part with "
+                    "nothing to move it, or a zero modulus)")
+        return f"non-finite values or no convergence in the equations for {names}"
+
+
+def _block_elements(eqs: Equations, bi: int) -> list[str]:
+    """The elements whose relations make up block ``bi`` (from its divisor record, else its
+    storage states)."""
+    for d in getattr(eqs, "divisors", []):
+        if d.kind == "block" and d.block == bi:
+            return list(d.elements)
+    n = len(eqs.states)
+    return sorted({eqs.states[i].element for i in eqs.blocks[bi].unknowns if i < n})
 
 
 def compile_equations(eqs: Equations) -> CompiledSystem:

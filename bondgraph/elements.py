@@ -44,7 +44,9 @@ from typing import Any, Callable, ClassVar, Mapping, Protocol
 
 import sympy as sp
 
+from .checks import FINITE, Check, number
 from .errors import EquationError, ModelStructureError, ParameterError
+from .laws import Law, branchwise, dissipation_problem, invert, verify_pair
 
 __all__ = [
     "Role",
@@ -70,6 +72,7 @@ __all__ = [
     "t",
     "Input",
     "InputSignal",
+    "Law",
 ]
 
 #: Simulation time, usable in any law (``Se("F", sp.sin(t))``).
@@ -176,7 +179,7 @@ class Context(Protocol):
 
     name: str
 
-    def param(self, key: str, value: Any) -> sp.Expr: ...
+    def param(self, key: str, value: Any, check: Check | None = None) -> sp.Expr: ...
 
     def state(self, key: str, initial: float) -> sp.Symbol: ...
 
@@ -200,6 +203,31 @@ def _is_number(value: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return not isinstance(value, sp.Expr) or value.is_number
+
+
+def _param_problem(label: str, value: Any, check: Check) -> str | None:
+    """A number must satisfy ``check``; an expression is checked at build (if it can be)."""
+    if isinstance(value, sp.Basic) and not value.is_number:
+        return None
+    if number(value) is None:
+        if callable(value):
+            return (f"{label}: found the callable {value!r}, expected a number or a sympy "
+                    "expression (a law goes in law=, flow= or effort=)")
+        return check.problem(label, value).replace(f"expected {check.expected}",
+                                                    f"expected {check.expected} or a sympy expression")
+    return check.problem(label, value)
+
+
+def _raise(problems: list[str | None]) -> None:
+    problems = [p for p in problems if p]
+    if problems:
+        raise ParameterError(problems if len(problems) > 1 else problems[0])
+
+
+def _callable_problem(label: str, law: Any) -> str | None:
+    if law is None or callable(law):
+        return None
+    return f"{label}: found {law!r}, expected a callable (e.g. lambda x: ...) or a Law"
 
 
 class Element(ABC):
@@ -260,13 +288,16 @@ class Se(Element):
     role = Role.EFFORT_SOURCE
     kind = "Se"
 
+    _CHECK = FINITE.with_meaning("effort")
+
     def __init__(self, name: str, effort: Any):
         super().__init__(name)
+        _raise([_param_problem(f"{self.kind} {name!r}, effort", effort, self._CHECK)])
         self.effort = effort
 
     def equations(self, ports, ctx):
         (p,) = ports.values()
-        return Constitutive(outputs={p.e: ctx.param("e", self.effort)})
+        return Constitutive(outputs={p.e: ctx.param("e", self.effort, check=self._CHECK)})
 
 
 class Sf(Element):
@@ -281,13 +312,16 @@ class Sf(Element):
     role = Role.FLOW_SOURCE
     kind = "Sf"
 
+    _CHECK = FINITE.with_meaning("flow")
+
     def __init__(self, name: str, flow: Any):
         super().__init__(name)
+        _raise([_param_problem(f"{self.kind} {name!r}, flow", flow, self._CHECK)])
         self.flow = flow
 
     def equations(self, ports, ctx):
         (p,) = ports.values()
-        return Constitutive(outputs={p.f: ctx.param("f", self.flow)})
+        return Constitutive(outputs={p.f: ctx.param("f", self.flow, check=self._CHECK)})
 
 
 class MSe(Se):
@@ -318,25 +352,30 @@ class MSf(Sf):
 class _Storage(Element):
     def __init__(self, name: str, parameter: Any = None, *, initial: float = 0.0,
                  law: Callable[[sp.Symbol], Any] | None = None, state: str = "co-energy",
-                 energy: Callable[[sp.Symbol], Any] | None = None):
+                 energy: Callable[[sp.Symbol], Any] | None = None, prefer: str | None = None):
         super().__init__(name)
+        who = f"{self.kind} {name!r}"
+        problems = []
+        if prefer not in (None, "state", "dependent"):
+            problems.append(f"{who}: prefer={prefer!r}, expected 'state', 'dependent' or None")
+        #: causality preference: ``"state"`` ranks it first for integral causality,
+        #: ``"dependent"`` last (see :mod:`bondgraph.state_choice`)
+        self.prefer = prefer
         if state not in ("co-energy", "energy"):
-            raise ParameterError(f"{self.kind} {name!r}: state={state!r}, expected "
-                                 "'co-energy' or 'energy'")
+            problems.append(f"{who}: state={state!r}, expected 'co-energy' or 'energy'")
         if law is not None and parameter is not None:
-            raise ParameterError(f"{self.kind} {name!r}: give either a linear parameter "
-                                 "or law=..., not both")
+            problems.append(f"{who}: give either a linear parameter or law=..., not both")
         if law is None and parameter is None:
-            raise ParameterError(f"{self.kind} {name!r}: missing its parameter "
-                                 f"({self._pname}) or law=...")
+            problems.append(f"{who}: missing its parameter ({self._pname}) or law=...")
+        problems.append(_callable_problem(f"{who}, law", law))
+        problems.append(_callable_problem(f"{who}, energy", energy))
         if law is not None:
             state = "energy"
-        if _is_number(parameter) and float(parameter) < 0:
-            raise ParameterError(f"{self.kind} {name!r}: {self._pname} = {parameter}, "
-                                 "expected ≥ 0")
-        if state == "energy" and law is None and _is_number(parameter) and float(parameter) == 0:
-            raise ParameterError(f"{self.kind} {name!r}: {self._pname} = 0 needs the "
-                                 "co-energy state form (the default)")
+        if parameter is not None and state in ("co-energy", "energy"):
+            problems.append(_param_problem(f"{who}, parameter {self._pname!r}", parameter,
+                                           self._check(state)))
+        problems.append(FINITE.problem(f"{who}, initial", initial))
+        _raise(problems)
         self.parameter = parameter
         self.initial = initial
         self.law = law
@@ -344,6 +383,31 @@ class _Storage(Element):
         self.energy_law = energy
 
     _pname = "parameter"
+    _meaning = "parameter"
+
+    @classmethod
+    def _check(cls, state: str) -> Check:
+        """The rule of the linear parameter: ≥ 0 with a co-energy state, > 0 with an energy state."""
+        if state == "energy":
+            return Check(">0", f"{cls._meaning}; 0 needs the co-energy state form, the default")
+        return Check(">=0", cls._meaning)
+
+    def _inverse_in_derivative_causality(self, ctx, given: sp.Symbol, what: str):
+        """State ``g(given)``, slope ``g'(given)`` and stored energy at it: the nonlinear
+        law inverted (declared or verified) and resolved branch by branch."""
+        q, y = sp.Dummy("q", real=True), sp.Dummy("y", real=True)
+        forward = ctx.resolve(self.law(q))
+        where = (f"{self.kind} {ctx.name!r} (derivative causality: the graph gives it its "
+                 f"{what}, its law gives the {what} from the state)")
+        g = invert(self.law, forward, q, y, where=where, resolve=ctx.resolve,
+                   fix="declare the inverse (law=Law(forward, inverse)), or give it a linear "
+                       "parameter, or make it independent (integral causality)")
+        energy = _energy(self.energy_law, q, forward, ctx)
+        dg = sp.diff(g, y)
+        state, slope, stored = (branchwise(lambda b, ex=ex: ex(b), y).xreplace({y: given}) for ex in (
+            lambda b: g.xreplace({y: b}), lambda b: dg.xreplace({y: b}),
+            lambda b: energy.xreplace({q: g.xreplace({y: b})})))
+        return state, slope, stored
 
 
 class I(_Storage):
@@ -360,6 +424,9 @@ class I(_Storage):
         ``f = law(p)``, a nonlinear flow–momentum relation (state: momentum ``p``).
     state : {"co-energy", "energy"}
         Flow state (default) or momentum state.
+    prefer : {None, "state", "dependent"}
+        Which storage element carries the state when several could: ``"state"``
+        first, ``"dependent"`` last (see :mod:`bondgraph.state_choice`).
 
     Examples
     --------
@@ -370,11 +437,13 @@ class I(_Storage):
     role = Role.I_STORAGE
     kind = "I"
     _pname = "m"
+    _meaning = "mass or inertia"
 
     def __init__(self, name: str, m: Any = None, *, initial: float = 0.0,
                  law: Callable[[sp.Symbol], Any] | None = None, state: str = "co-energy",
-                 energy: Callable[[sp.Symbol], Any] | None = None):
-        super().__init__(name, m, initial=initial, law=law, state=state, energy=energy)
+                 energy: Callable[[sp.Symbol], Any] | None = None, prefer: str | None = None):
+        super().__init__(name, m, initial=initial, law=law, state=state, energy=energy,
+                         prefer=prefer)
 
     def preferred_effort_in(self) -> bool | None:
         return True
@@ -387,7 +456,7 @@ class I(_Storage):
     def equations(self, ports, ctx):
         (p,) = ports.values()
         if self.law is None:
-            m = ctx.param("m", self.parameter)
+            m = ctx.param("m", self.parameter, check=self._check(self.state_form))
             if p.effort_in:  # integral causality
                 if self.state_form == "co-energy":
                     v = ctx.state("f", self.initial)
@@ -399,10 +468,9 @@ class I(_Storage):
                                     states=[StateSpec(q, sp.Integer(1), p.e, "momentum", ctx.name)],
                                     energy=q**2 / (2 * m))
             return Constitutive(outputs={p.e: m * ctx.derivative(p.f)}, energy=m * p.f**2 / 2)
-        if not p.effort_in:
-            raise EquationError(
-                f"I {ctx.name!r}: in derivative causality, but its law is nonlinear; "
-                "expected a linear inertia (give m=...) for a dependent storage element")
+        if not p.effort_in:  # derivative causality: p = g(f), e = dp/dt = g'(f)·df/dt
+            _, slope, energy = self._inverse_in_derivative_causality(ctx, p.f, "flow")
+            return Constitutive(outputs={p.e: slope * ctx.derivative(p.f)}, energy=energy)
         q = ctx.state("p", self.initial)
         flow = ctx.resolve(self.law(q))
         energy = _energy(self.energy_law, q, flow, ctx)
@@ -424,6 +492,8 @@ class C(_Storage):
     law : callable, optional
         ``e = law(q)``, a nonlinear effort–displacement relation (state ``q``).
     state : {"co-energy", "energy"}
+    prefer : {None, "state", "dependent"}
+        As for :class:`I`.
 
     Examples
     --------
@@ -434,18 +504,19 @@ class C(_Storage):
     role = Role.C_STORAGE
     kind = "C"
     _pname = "c"
+    _meaning = "compliance"
 
     def __init__(self, name: str, c: Any = None, *, initial: float = 0.0,
                  law: Callable[[sp.Symbol], Any] | None = None, state: str = "co-energy",
-                 energy: Callable[[sp.Symbol], Any] | None = None):
-        super().__init__(name, c, initial=initial, law=law, state=state, energy=energy)
+                 energy: Callable[[sp.Symbol], Any] | None = None, prefer: str | None = None):
+        super().__init__(name, c, initial=initial, law=law, state=state, energy=energy,
+                         prefer=prefer)
 
     @classmethod
     def spring(cls, name: str, k: float, *, initial_force: float = 0.0,
                state: str = "co-energy") -> "C":
         """A linear spring of stiffness ``k`` (compliance ``1/k``)."""
-        if not _is_number(k) or float(k) <= 0:
-            raise ParameterError(f"C {name!r}: stiffness k = {k!r}, expected a number > 0")
+        _raise([Check(">0", "stiffness").problem(f"C {name!r}, stiffness k", k)])
         init = initial_force if state == "co-energy" else initial_force / float(k)
         return cls(name, 1.0 / float(k), initial=init, state=state)
 
@@ -460,7 +531,7 @@ class C(_Storage):
     def equations(self, ports, ctx):
         (p,) = ports.values()
         if self.law is None:
-            c = ctx.param("c", self.parameter)
+            c = ctx.param("c", self.parameter, check=self._check(self.state_form))
             if not p.effort_in:  # integral causality
                 if self.state_form == "co-energy":
                     e = ctx.state("e", self.initial)
@@ -472,10 +543,9 @@ class C(_Storage):
                                     states=[StateSpec(q, sp.Integer(1), p.f, "displacement", ctx.name)],
                                     energy=q**2 / (2 * c))
             return Constitutive(outputs={p.f: c * ctx.derivative(p.e)}, energy=c * p.e**2 / 2)
-        if p.effort_in:
-            raise EquationError(
-                f"C {ctx.name!r}: in derivative causality, but its law is nonlinear; "
-                "expected a linear compliance (give c=...) for a dependent storage element")
+        if p.effort_in:  # derivative causality: q = g(e), f = dq/dt = g'(e)·de/dt
+            _, slope, energy = self._inverse_in_derivative_causality(ctx, p.e, "effort")
+            return Constitutive(outputs={p.f: slope * ctx.derivative(p.e)}, energy=energy)
         q = ctx.state("q", self.initial)
         effort = ctx.resolve(self.law(q))
         energy = _energy(self.energy_law, q, effort, ctx)
@@ -487,51 +557,107 @@ class C(_Storage):
 def _energy(law, q, co, ctx) -> sp.Expr:
     if law is not None:
         return ctx.resolve(law(q))
+    from .laws import bounded, get_time_limit
+
     s = sp.Dummy("s")
     integrand = co.xreplace({q: s})
-    result = sp.integrate(integrand, (s, 0, q))
+    try:
+        result = bounded(lambda: sp.integrate(integrand, (s, 0, q)))
+    except TimeoutError:
+        result = sp.Integral(integrand, (s, 0, q))
+        why = f"no closed form within {get_time_limit():g} s"
+    except RuntimeError as exc:
+        result, why = sp.Integral(integrand, (s, 0, q)), str(exc)
+    else:
+        why = "no closed form"
     if result.has(sp.Integral):
         raise EquationError(f"{ctx.name!r}: cannot integrate its law for the stored "
-                            "energy; pass energy=lambda q: ... explicitly")
+                            f"energy ({why}); pass energy=lambda q: ... explicitly")
     return result
 
 
 # --------------------------------------------------------------------------- resistors
 class R(Element):
-    """Resistor: linear ``e = r·f``, or a nonlinear law in either form.
+    """Resistor: linear ``e = r·f``, or a nonlinear law in either form, or both.
 
     Parameters
     ----------
     name : str
     r : number or expression, optional
-        Linear resistance (may be modulated: depend on inputs, time, states).
-    flow : callable, optional
+        Linear resistance (may be modulated: depend on inputs, time, states); > 0
+        for a passive resistor.
+    flow : callable or Law, optional
         Conductance form ``f = flow(e)`` (e.g. an orifice law of the pressure drop).
-    effort : callable, optional
+    effort : callable or Law, optional
         Resistance form ``e = effort(f)``.
+    passive : bool
+        True (default): the resistor must dissipate, ``e·f ≥ 0``: ``r > 0``, and a law
+        of its own variable alone is checked at build on sample points of both signs
+        over 17 decades (a law modulated by inputs, states or positions is not judged).
+        False allows a deliberately active element (``r`` ≠ 0 of any sign).
 
-    A nonlinear law is inverted symbolically if the graph gives the other
-    causality; if that fails the error names the element.
+    Give ``r``, or one law, or ``flow`` *and* ``effort`` as a pair of mutually inverse
+    laws (checked numerically), which lets the graph choose either causality freely.
+    A single law is used as written when the causality matches its form; otherwise it
+    is inverted by :func:`bondgraph.laws.invert`: by its declared inverse
+    (``flow=Law(f, inverse=g)``), or by sympy within a time limit and only if the
+    candidate is verified on both branches; if not, the element raises
+    :class:`~bondgraph.errors.EquationError` saying why and how to fix it.
 
     Examples
     --------
     >>> R("orifice", flow=lambda dp: 2 * dp).preferred_effort_in()
     True
+    >>> import sympy as sp
+    >>> pair = R("or", flow=lambda dp: 2 * sp.sign(dp) * sp.sqrt(sp.Abs(dp)),
+    ...          effort=lambda q: sp.sign(q) * q**2 / 4)
+    >>> pair.preferred_effort_in() is None
+    True
+    >>> R("b", -2.0)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: R 'b', parameter 'r': found -2.0, expected a finite number > 0 (resistance; passive=False for an active element)
     """
 
     role = Role.RESISTOR
     kind = "R"
 
     def __init__(self, name: str, r: Any = None, *, flow: Callable | None = None,
-                 effort: Callable | None = None):
+                 effort: Callable | None = None, passive: bool = True):
         super().__init__(name)
-        given = [x is not None for x in (r, flow, effort)]
-        if sum(given) != 1:
-            raise ParameterError(f"{self.kind} {name!r}: give exactly one of r=..., "
-                                 f"flow=..., effort=... (found {sum(given)})")
+        who = f"{self.kind} {name!r}"
+        if r is not None and (flow is not None or effort is not None) or \
+                (r is None and flow is None and effort is None):
+            found = sum(x is not None for x in (r, flow, effort))
+            raise ParameterError(f"{who}: give exactly one of r=..., flow=..., effort=..., or "
+                                 f"flow=... and effort=... as a mutually inverse pair (found {found})")
+        if not isinstance(passive, bool):
+            raise ParameterError(f"{who}: passive = {passive!r}, expected True or False")
+        self.passive = passive
+        problems = [_callable_problem(f"{who}, flow", flow), _callable_problem(f"{who}, effort", effort)]
+        if r is not None:
+            problems.append(_param_problem(f"{who}, parameter 'r'", r, self._r_check))
+        _raise(problems)
         self.r, self.flow_law, self.effort_law = r, flow, effort
 
+    def _passive(self, ctx, law_value: Any, x: sp.Symbol, xname: str) -> sp.Expr:
+        """The resolved law, checked for ``e·f ≥ 0`` if it depends on ``x`` alone."""
+        expr = ctx.resolve(law_value)
+        if self.passive:
+            why = dissipation_problem(expr, x, xname)
+            if why:
+                raise EquationError(f"{self.kind} {ctx.name!r}: not passive: {why}")
+        return expr
+
+    @property
+    def _r_check(self) -> Check:
+        if self.passive:
+            return Check(">0", "resistance; passive=False for an active element")
+        return Check("!=0", "resistance of an active element")
+
     def preferred_effort_in(self) -> bool | None:
+        if self.flow_law is not None and self.effort_law is not None:
+            return None
         if self.flow_law is not None:
             return True
         if self.effort_law is not None:
@@ -541,28 +667,34 @@ class R(Element):
     def equations(self, ports, ctx):
         (p,) = ports.values()
         if self.r is not None:
-            r = ctx.param("r", self.r)
+            r = ctx.param("r", self.r, check=self._r_check)
             return Constitutive(outputs={p.f: p.e / r} if p.effort_in else {p.e: r * p.f})
-        if self.flow_law is not None:
-            law, given, wanted = self.flow_law, p.e, p.f
-        else:
-            law, given, wanted = self.effort_law, p.f, p.e
-        x = sp.Dummy("x", real=True)
-        expr = ctx.resolve(law(x))
-        if (self.flow_law is not None) == p.effort_in:
-            return Constitutive(outputs={wanted: expr.xreplace({x: given})})
-        y = sp.Dummy("y", real=True)
-        try:
-            sols = sp.solve(sp.Eq(expr, y), x)
-        except NotImplementedError:
-            sols = []
-        if len(sols) != 1:
-            raise EquationError(
-                f"R {ctx.name!r}: the graph gives it the other causality "
-                f"({'effort' if p.effort_in else 'flow'} in) and its law cannot be inverted "
-                f"uniquely (found {len(sols)} solutions); expected a law in the "
-                f"{'flow=' if p.effort_in else 'effort='} form")
-        return Constitutive(outputs={given: sols[0].xreplace({y: wanted})})
+        e, f = sp.Dummy("e", real=True), sp.Dummy("f", real=True)
+        if self.flow_law is not None and self.effort_law is not None:
+            verify_pair(ctx.resolve(self.flow_law(e)), ctx.resolve(self.effort_law(f)), e, f,
+                        where=f"{self.kind} {ctx.name!r}: its flow= and effort= laws",
+                        passive=self.passive)
+        if p.effort_in:  # effort in, flow out: the flow= law is native
+            native, other, given, wanted, x, y = self.flow_law, self.effort_law, p.e, p.f, f, e
+        else:            # flow in, effort out: the effort= law is native
+            native, other, given, wanted, x, y = self.effort_law, self.flow_law, p.f, p.e, e, f
+        if native is not None:
+            name = "e" if p.effort_in else "f"
+            return Constitutive(outputs={wanted: self._passive(ctx, native(given), given, name)})
+        how, fix = self._INVERTED[p.effort_in]
+        g = invert(other, ctx.resolve(other(x)), x, y, where=f"{self.kind} {ctx.name!r} ({how})",
+                   resolve=ctx.resolve, passive=self.passive, fix=fix)
+        return Constitutive(outputs={wanted: g.xreplace({y: given})})
+
+    #: effort_in -> (the causality that needs the law inverted, how to fix a refusal)
+    _INVERTED = {
+        True: ("flow-out causality: the graph gives it its effort, its law is in the effort= form",
+               "declare the inverse (effort=Law(g, inverse=f), or flow= and effort= together), or "
+               "change the causality (drive it by a flow: an inertia or flow source on its junction)"),
+        False: ("effort-out causality: the graph gives it its flow, its law is in the flow= form",
+                "declare the inverse (flow=Law(f, inverse=g), or flow= and effort= together), or "
+                "change the causality (give it an effort: a volume (C) or effort source on its junction)"),
+    }
 
 
 class MR(R):
@@ -589,9 +721,11 @@ class TF(Element):
 
     role = Role.TRANSFORMER
     kind = "TF"
+    _CHECK = Check("!=0", "transformer modulus")
 
     def __init__(self, name: str, modulus: Any):
         super().__init__(name)
+        _raise([_param_problem(f"{self.kind} {name!r}, modulus", modulus, self._CHECK)])
         self.modulus = modulus
 
     def port_names(self):
@@ -599,7 +733,7 @@ class TF(Element):
 
     def equations(self, ports, ctx):
         p1, p2 = ports["1"], ports["2"]
-        n = ctx.param("n", self.modulus)
+        n = ctx.param("n", self.modulus, check=self._CHECK)
         if p1.effort_in:  # e1 in → e2 out; f2 in → f1 out
             return Constitutive(outputs={p2.e: p1.e / n, p1.f: p2.f / n})
         return Constitutive(outputs={p1.e: n * p2.e, p2.f: n * p1.f})
@@ -617,6 +751,9 @@ class MTF(TF):
     """
 
     kind = "MTF"
+    # a modulated modulus may pass through (or be) zero: a point on a body's axis, a
+    # dead centre; only the causality that divides by it minds, and that is a run-time event
+    _CHECK = Check("finite", "transformer modulus")
 
 
 class GY(Element):
@@ -630,9 +767,11 @@ class GY(Element):
 
     role = Role.GYRATOR
     kind = "GY"
+    _CHECK = Check("!=0", "gyrator modulus")
 
     def __init__(self, name: str, modulus: Any):
         super().__init__(name)
+        _raise([_param_problem(f"{self.kind} {name!r}, modulus", modulus, self._CHECK)])
         self.modulus = modulus
 
     def port_names(self):
@@ -640,7 +779,7 @@ class GY(Element):
 
     def equations(self, ports, ctx):
         p1, p2 = ports["1"], ports["2"]
-        r = ctx.param("r", self.modulus)
+        r = ctx.param("r", self.modulus, check=self._CHECK)
         if p1.effort_in:  # both efforts in → flows out
             return Constitutive(outputs={p2.f: p1.e / r, p1.f: p2.e / r})
         return Constitutive(outputs={p1.e: r * p2.f, p2.e: r * p1.f})
@@ -656,12 +795,14 @@ class MGY(GY):
     """
 
     kind = "MGY"
+    _CHECK = Check("finite", "gyrator modulus")
 
 
 # --------------------------------------------------------------------------- junctions
 class _Junction(Element):
     def __init__(self, name: str, *, displacement: str | None = None, initial: float = 0.0):
         super().__init__(name)
+        _raise([FINITE.problem(f"{self.kind}-junction {name!r}, initial", initial)])
         self._disp_key = displacement
         self._disp_initial = initial
         self._handle = None

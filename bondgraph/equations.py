@@ -52,10 +52,11 @@ import symengine as se
 import sympy as sp
 
 from .causality import CausalReport, assign_causality
+from .checks import FINITE, Check, number
 from .elements import Constitutive, InputSignal, PortVars, Role, StateSpec, _is_number
 from .errors import EquationError, ParameterError
 
-__all__ = ["StateInfo", "Block", "Equations", "derive", "collect", "expr_digest"]
+__all__ = ["StateInfo", "Block", "Divisor", "Equations", "derive", "collect", "expr_digest"]
 
 _T = se.Symbol("t")
 
@@ -76,6 +77,39 @@ class Block:
 
     unknowns: tuple[int, ...]
     affine: bool
+
+
+@dataclass(frozen=True)
+class Divisor:
+    """Something the equations divide by that can vanish during a run.
+
+    Attributes
+    ----------
+    kind : {"modulus", "block"}
+        ``"modulus"``: an expression an element's relations divide by (the modulus of a
+        transformer or gyrator in its dividing causality, the coefficient of a modulated
+        law) that depends on states, inputs or time; ``expr`` gives it. ``"block"``: the
+        matrix of a block of the equations: for a single unknown its coefficient, for a
+        coupled block its normalised determinant ``det(E)/Π‖E_i‖`` (in [−1, 1]; 0 when
+        singular).
+    label : str
+        How messages name it, e.g. ``"MTF 'crank/rod' modulus"``.
+    elements : tuple of str
+        The elements it belongs to.
+    expr : symengine expression or None
+        The divisor (``"modulus"``), in states, inputs, parameters and ``t``.
+    block : int or None
+        Index in :attr:`Equations.blocks` (``"block"``).
+    unknowns : tuple of str
+        The block's unknowns (``"block"``).
+    """
+
+    kind: str
+    label: str
+    elements: tuple[str, ...]
+    expr: Any = None
+    block: int | None = None
+    unknowns: tuple[str, ...] = ()
 
 
 @dataclass
@@ -107,6 +141,17 @@ class Equations:
         through the variation of its coefficient (a chamber ``V(x)/β``, a variable
         mass) rather than through its port, so that
         ``ΔE = W_sources − W_dissipated + W_parametric`` holds exactly.
+    divisors : list of Divisor
+        Every divisor that can vanish at run time (moduli in their dividing causality,
+        block matrices that vary); compiled as the monitor function
+        (:meth:`~bondgraph.codegen.CompiledSystem.monitors`) that
+        :func:`~bondgraph.simulate.simulate` watches for singular points.
+    param_checks : dict
+        Parameter name → its :class:`~bondgraph.checks.Check` (the rule its element
+        declared), enforced again by :meth:`~bondgraph.Model.set_params`.
+    expr_checks : list
+        ``(label, expression, check)`` for parameters given as expressions of other
+        parameters only (``r = 2·k``): checked at build and after every ``set_params``.
     """
 
     model: str
@@ -128,6 +173,9 @@ class Equations:
     intermediates: list[tuple[str, se.Basic]] = field(default_factory=list)
     deps: dict[str, frozenset] = field(default_factory=dict)
     parametric: dict[str, se.Basic] = field(default_factory=dict)
+    divisors: list[Divisor] = field(default_factory=list)
+    param_checks: dict[str, Check] = field(default_factory=dict)
+    expr_checks: list[tuple[str, sp.Expr, Check]] = field(default_factory=list)
 
     # ------------------------------------------------------------------ views
     @property
@@ -218,13 +266,28 @@ class _Ctx:
         self.d = d
         self.name = node
 
-    def param(self, key: str, value: Any) -> sp.Expr:
+    def param(self, key: str, value: Any, check: Check | None = None) -> sp.Expr:
+        """A numeric parameter ``<element>.<key>`` (a run-time value), or a resolved law.
+
+        ``check`` is the parameter's rule: a number is checked now and the rule is kept
+        for :meth:`~bondgraph.Model.set_params`; an expression is checked once every
+        parameter has its value, if it depends on parameters only.
+        """
+        label = f"parameter '{self.name}.{key}'"
         if _is_number(value):
             sym = sp.Symbol(f"{self.name}.{key}", real=True)
+            chk = check or FINITE
+            problem = chk.problem(label, value)
+            if problem:
+                raise ParameterError(problem)
             self.d.params[sym.name] = float(value)
             self.d.param_owner[sym.name] = self.name
+            self.d.param_checks[sym.name] = chk
             return sym
-        return self.resolve(value)
+        expr = self.resolve(value)
+        if check is not None:
+            self.d.expr_checks.append((f"{label} = {expr}", expr, check))
+        return expr
 
     def state(self, key: str, initial: float) -> sp.Symbol:
         sym = sp.Symbol(f"{self.name}.{key}", real=True)
@@ -260,15 +323,35 @@ class _Deriver:
         self.handles = g.graph.get("handles", {})
         self.params: dict[str, float] = {}
         self.param_owner: dict[str, str] = {}
+        self.param_checks: dict[str, Check] = {}
+        self.expr_checks: list[tuple[str, sp.Expr, Check]] = []
         self.user_params = {}
+        problems = []
         for k, v in (params or {}).items():
             name = k.name if isinstance(k, sp.Symbol) else str(k)
-            if not _is_number(v):
-                raise ParameterError(f"parameter {name!r}: value {v!r}, expected a number")
-            self.user_params[name] = float(v)
+            x = number(v)
+            if x is None or x != x or x in (float("inf"), float("-inf")):
+                problems.append(f"parameter {name!r}: found {v!r}, expected a finite number")
+                continue
+            self.user_params[name] = x
+        if problems:
+            raise ParameterError(problems, subject=f"model {g.graph.get('name', '?')!r}")
         self.state_initial: dict[str, float] = {}
         self.dsyms: dict[str, str] = {}
         self.inputs: dict[str, str] = {}
+
+
+def expression_problem(check: tuple[str, sp.Expr, Check], values: dict[str, float]) -> str | None:
+    """The message if a parameter expression breaks its rule for these parameter values."""
+    label, expr, rule = check
+    value = expr.xreplace({s: values[s.name] for s in expr.free_symbols})
+    try:
+        x = complex(value)
+    except (TypeError, ValueError):
+        return None
+    if x.imag != 0:
+        return f"{label}: found {value}, expected {rule.expected}"
+    return rule.problem(f"{label}", x.real)
 
 
 def _pairwise(op, args):
@@ -287,7 +370,54 @@ def _to_se(expr: sp.Expr) -> se.Basic:
         expr = expr.replace(sp.Abs, lambda u: sp.Piecewise((u, u >= 0), (-u, True)))
         expr = expr.replace(sp.sign, lambda u: sp.Piecewise((1, u > 0), (-1, u < 0), (0, True)))
         expr = expr.replace(sp.Heaviside, lambda u, h0=sp.S.Half: sp.Piecewise((1, u > 0), (0, u < 0), (h0, True)))
+    if expr.has(sp.Piecewise):
+        expr = _simple_conditions(expr)
     return se.sympify(expr)
+
+
+def _simple_conditions(expr: sp.Expr) -> sp.Expr:
+    """Every Piecewise condition as one relational: ``And``, ``Or``, ``Not`` and the
+    ``ITE`` sympy makes of a switch inside a switch's condition become nested Piecewise
+    (symengine converts relational conditions only).
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> e = _simple_conditions(sp.Piecewise((1, (x > 0) & (y > 0)), (2, True)))
+    >>> [e.subs({x: a, y: b}) for a, b in [(1, 1), (1, -1), (-1, 1)]]
+    [1, 2, 2]
+    """
+    def select(c, a, b):
+        if c is sp.true or c == True:  # noqa: E712 - sympy booleans
+            return a
+        if c is sp.false or c == False:  # noqa: E712
+            return b
+        if isinstance(c, sp.core.relational.Relational):
+            return sp.Piecewise((a, c), (b, True), evaluate=False)
+        if isinstance(c, sp.And):
+            first, *rest = c.args
+            return select(first, select(sp.And(*rest), a, b), b)
+        if isinstance(c, sp.Or):
+            first, *rest = c.args
+            return select(first, a, select(sp.Or(*rest), a, b))
+        if isinstance(c, sp.Not):
+            return select(c.args[0], b, a)
+        if isinstance(c, sp.ITE):
+            x, y, z = c.args
+            return select(x, select(y, a, b), select(z, a, b))
+        nnf = sp.to_nnf(c)
+        if nnf != c:
+            return select(nnf, a, b)
+        raise EquationError(f"condition {c} of a switch (Piecewise): expected relations "
+                            "(<, <=, >, >=) joined by &, |, ~")
+
+    def rebuild(pw):
+        out = sp.nan
+        for e, c in reversed(pw.args):
+            out = select(c, e, out)
+        return out
+
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), rebuild)
 
 
 @dataclass
@@ -383,7 +513,7 @@ def expr_digest(expr: Any, memo: dict | None = None) -> bytes:
 
 
 #: bump when the derivation or code generation changes what a fingerprint stands for
-_FORMAT = 4
+_FORMAT = 5
 _GEN_HASH: list[str] = []
 
 
@@ -472,6 +602,7 @@ def collect(g: nx.MultiDiGraph, params: dict | None = None) -> Collected:
         if nm in d.user_params:
             d.params[nm] = d.user_params[nm]
             d.param_owner[nm] = "user"
+            d.param_checks[nm] = FINITE
             del unknown_syms[nm]
     if unknown_syms:
         raise ParameterError([f"symbol {s!r} used by {el} has no value; pass params={{{s!r}: ...}}"
@@ -481,6 +612,10 @@ def collect(g: nx.MultiDiGraph, params: dict | None = None) -> Collected:
     if extra:
         raise ParameterError([f"parameter {p!r} given but no law uses it" for p in extra],
                              subject=f"model {name!r}")
+    d.expr_checks = [c for c in d.expr_checks if {s.name for s in c[1].free_symbols} <= set(d.params)]
+    problems = [msg for msg in (expression_problem(c, d.params) for c in d.expr_checks) if msg]
+    if problems:
+        raise ParameterError(problems, subject=f"model {name!r}")
 
     roles = [f"{u}>{v}:{k}:{g.nodes[u]['element'].role.name}:{g.nodes[v]['element'].role.name}"
              for u, v, k in g.edges(keys=True)]
@@ -529,7 +664,13 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
     state_names = [s_.symbol.name for s_ in states]
 
     # ---- to symengine
-    se_assigned = {k: _to_se(v) for k, v in assigned.items()}
+    se_assigned = {}
+    for k, v in assigned.items():
+        try:
+            se_assigned[k] = _to_se(v)
+        except (se.SympifyError, TypeError, ValueError) as exc:
+            raise EquationError(f"{owner[k]}: its relation for {k} cannot be compiled: {exc}",
+                                subject=f"model {name!r}") from None
     bond_names = set(assigned)
 
     # ---- dependency graph (algebraic edges only) and tearing
@@ -713,13 +854,94 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
     state_info = [StateInfo(s.symbol.name, s.element, s.kind, d.state_initial.get(s.symbol.name, 0.0))
                   for s in states]
     inputs = sorted(d.inputs)
+    divisors = _divisors(col, g, x_names, u_names, p_names, unknowns, residuals, blocks,
+                         intermediates, deps, [s_.element for s_ in states])
     return Equations(
         model=name, report=report, states=state_info, params=dict(d.params),
         param_owner=dict(d.param_owner), inputs=inputs,
         input_derivatives=sorted(need_du), unknowns=unknowns, unknown_kind=kinds,
         residuals=residuals, blocks=blocks, xdot=xdot_idx, bond_exprs=bond_exprs,
         energy=energy, source_power=source_power, dissipation=dissipation, parametric=parametric,
-        intermediates=intermediates, deps=deps)
+        intermediates=intermediates, deps=deps, divisors=divisors,
+        param_checks=dict(d.param_checks), expr_checks=list(d.expr_checks))
+
+
+def _divisors(col, g, x_names, u_names, p_names, unknowns, residuals, blocks, intermediates,
+              deps, state_elements) -> list[Divisor]:
+    """What the equations divide by that can vanish during a run.
+
+    * **moduli**: every base ``b`` of a negative power ``b**(−k)`` in an element's
+      relations that depends on states, inputs or ``t`` and on none of the bond
+      variables (a nonlinear law of its own port variables, e.g. ``Δp/√(Δp² + δ²)``, is
+      the law, not a modulus): a transformer or gyrator in its dividing causality
+      (``e2 = e1/n(θ)``), a modulated resistance ``f = e/r(x)``, a momentum state over a
+      varying mass;
+    * **blocks**: each coupled block, and each single-unknown block whose coefficient
+      varies (it reads dependent storage or a state-dependent coefficient).
+    """
+    varying = x_names | u_names | {"t"}
+    out: list[Divisor] = []
+    seen: set[tuple[str, str]] = set()
+    sources = [(col.owner[v], ex) for v, ex in col.assigned.items()]
+    sources += [(s_.element, s_.rhs) for s_ in col.states]
+    for el, ex in sources:
+        if not isinstance(ex, sp.Basic):
+            continue
+        for pw in ex.atoms(sp.Pow):
+            base, expo = pw.args
+            if not (expo.is_number and expo.is_negative):
+                continue
+            names = {q.name for q in base.free_symbols}
+            if not names & varying or any(n.startswith(("e[", "f[", "D(")) for n in names):
+                continue
+            key = (el, sp.srepr(base))
+            if key in seen:
+                continue
+            seen.add(key)
+            kind = g.nodes[el]["element"].kind if el in g.nodes else "element"
+            what = "modulus" if _divides_by_modulus(g, el) else "divisor"
+            text = str(base)
+            text = text if len(text) <= 80 else text[:77] + "…"
+            out.append(Divisor("modulus", f"{kind} {el!r} {what} (divides by {text})", (el,),
+                               expr=_to_se(base)))
+    owner = col.owner
+    defs = dict(intermediates)
+    for bi, b in enumerate(blocks):
+        mset = set(b.unknowns)
+        # intermediates the block's rows read that move with its unknowns (dependent storage)
+        inner: set[str] = set()
+        stack = [q.name for i in b.unknowns for q in residuals[i].free_symbols]
+        while stack:
+            nm = stack.pop()
+            if nm in inner or nm not in defs or not (deps.get(nm, frozenset()) & mset):
+                continue
+            inner.add(nm)
+            stack += [q.name for q in defs[nm].free_symbols]
+        names = tuple(unknowns[i] for i in b.unknowns)
+        els = {state_elements[i] for i in b.unknowns if i < len(state_elements)}
+        els |= {owner[v] for v in inner if v in owner}
+        els |= {owner[unknowns[i]] for i in b.unknowns if unknowns[i] in owner}
+        if len(b.unknowns) == 1:
+            i = b.unknowns[0]
+            direct = se.diff(residuals[i], se.Symbol(unknowns[i]))
+            if not inner and all(q.name in p_names for q in direct.free_symbols):
+                continue  # a constant coefficient (m·v̇ = …)
+            label = f"coefficient of {names[0]} (elements {', '.join(sorted(els))})"
+        else:
+            label = (f"coupled block of {', '.join(names)} (elements {', '.join(sorted(els))})")
+        out.append(Divisor("block", label, tuple(sorted(els)), block=bi, unknowns=names))
+    return out
+
+
+def _divides_by_modulus(g, el: str) -> bool:
+    """A transformer or gyrator whose port 1 receives the effort divides by its modulus."""
+    if el not in g.nodes or g.nodes[el]["element"].role not in (Role.TRANSFORMER, Role.GYRATOR):
+        return False
+    for u, v, data in list(g.in_edges(el, data=True)) + list(g.out_edges(el, data=True)):
+        port = data["bond"].head if v == el else data["bond"].tail
+        if port.name == "1":
+            return data["effort_to"] == el
+    return False
 
 
 def _index_error(what: str, nm: str, model: str) -> EquationError:

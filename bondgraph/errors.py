@@ -22,14 +22,17 @@ __all__ = [
     "BondGraphError",
     "ModelStructureError",
     "CausalityConflict",
+    "CausalitySearchLimit",
     "ConnectionRuleError",
     "AssemblyError",
     "ParameterError",
     "UnknownNameError",
     "EquationError",
     "SimulationError",
+    "UserCallableError",
     "CosimulationError",
     "BondGraphWarning",
+    "SingularityWarning",
 ]
 
 
@@ -73,6 +76,11 @@ class CausalityConflict(BondGraphError):
     def __init__(self, problems, subject=None, conflicts: list[Any] | None = None):
         self.conflicts = list(conflicts or [])
         super().__init__(problems, subject)
+
+
+class CausalitySearchLimit(BondGraphError):
+    """The causality search hit its bound before finding an assignment or proving
+    that none exists (the message names the part of the graph and the bound)."""
 
 
 class ConnectionRuleError(BondGraphError):
@@ -128,6 +136,21 @@ class SimulationError(BondGraphError):
         super().__init__(problems, subject)
 
 
+class UserCallableError(SimulationError):
+    """A function the user gave (an input signal, a guard, a controller, an event, a reset)
+    raised or returned something unusable.
+
+    The message names the callable and what it serves (the input or transition), the time
+    and the state; ``original`` is the exception it raised (``None`` for a bad value).
+    """
+
+    def __init__(self, problems, subject=None, *, time: float | None = None,
+                 state: dict[str, float] | None = None, results: Any = None,
+                 original: BaseException | None = None):
+        self.original = original
+        super().__init__(problems, subject, time=time, state=state, results=results)
+
+
 class CosimulationError(BondGraphError):
     """A co-simulation was set up wrongly or aborted; ``results`` keeps what ran."""
 
@@ -139,5 +162,13 @@ class CosimulationError(BondGraphError):
 
 
 class BondGraphWarning(UserWarning):
-    """A result is usable but not what was asked for (e.g. a glue order a subsystem cannot
-    take); issued with :func:`warnings.warn`, never printed."""
+    """Base class of the toolkit's warnings: a result is usable but deserves attention
+    (e.g. a glue order a subsystem cannot take, an ill-conditioned state choice); issued
+    with :func:`warnings.warn`, never printed."""
+
+
+class SingularityWarning(BondGraphWarning):
+    """A divisor of the equations became small relative to its start value (an
+    ill-conditioned state choice, a pose near a dead centre), or crossed zero with
+    ``singular="warn"``. Raised once per divisor and run; the message names the divisor,
+    the time and the value."""

@@ -69,13 +69,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
-from scipy.integrate import solve_ivp
 
-from .errors import ParameterError, SimulationError
+from .errors import ParameterError, SimulationError, UserCallableError
 from .model import Model, build
 from .results import Results
-from .signals import Constant, InputSet
-from .simulate import BACKENDS, SOLVE_IVP_METHODS
+from .signals import Constant, InputSet, call_user, describe_callable
+from .stepping import DEFAULT_BLOWUP, DEFAULT_TIMEOUT, EventSet, Failure, Watch, check_options, run_segment
 
 __all__ = [
     "Discrete", "Guard", "Above", "Below", "At", "When", "Transition", "hysteresis",
@@ -355,8 +354,7 @@ class _Probe:
             k = outs.index(name)
 
             def out(t, x):
-                self.rhs.set(t, x)
-                return float(m.system.outputs(t, x)[k])
+                return float(self.rhs.outputs(t, x)[k])
             return out
         import difflib
 
@@ -413,6 +411,9 @@ class Controller:
     def __init__(self, fn, inputs: Sequence[str] = (), period: float | None = None):
         if not callable(fn):
             raise ParameterError(f"controller: {fn!r} is not callable")
+        if isinstance(inputs, str):
+            raise ParameterError(f"controller inputs {inputs!r}: expected a list of input names "
+                                 f"(e.g. [{inputs!r}])")
         if period is not None and not (math.isfinite(period) and period > 0):
             raise ParameterError(f"controller period {period!r}: expected > 0 s or None")
         object.__setattr__(self, "fn", fn)
@@ -796,6 +797,9 @@ class _Rhs:
         m = hm.model
         from .signals import as_signal
 
+        if signals is not None and not isinstance(signals, Mapping):
+            raise ParameterError(f"signals {signals!r}: expected a dict of signal name → value",
+                                 subject="signals")
         signals = dict(signals or {})
         sp_ = [f"external signal {n!r}: declared by the hybrid model but not given; pass "
                f"signals={{{n!r}: ...}}" for n in hm.signals if n not in signals]
@@ -805,6 +809,9 @@ class _Rhs:
             raise ParameterError(sp_, subject="signals")
         self.ext = {n: as_signal(v, n) for n, v in signals.items()}
         self.hm, self.sys, self.nx = hm, m.system, m.system.nx
+        if inputs is not None and not isinstance(inputs, Mapping):
+            raise ParameterError(f"inputs {inputs!r}: expected a dict of input name → signal",
+                                 subject="inputs")
         given = dict(inputs or {})
         ctrl_inputs = list(controller.inputs) if controller else []
         problems = [f"controller input {n!r}: not an input of {m.name!r} "
@@ -825,21 +832,46 @@ class _Rhs:
         self.controller = controller
         self.continuous = controller is not None and controller.period is None
         self.probe = _Probe(hm, self)
-        self.native = None  # a NativeCvode when the run is native (see _native_setup)
-        self.native_specs: list = []
-        self.nfev = self.njev = 0
-        self.failure: tuple[float, str] | None = None
+        self.watch: Watch | None = None
+        self._out_key: tuple | None = None
+        self._out_val: np.ndarray | None = None
 
     def signal(self, name: str, t: float) -> float:
         return self.ext[name].value(t)
+
+    def control(self, t: float, x: np.ndarray) -> Mapping[str, Any]:
+        """The controller's outputs at ``(t, x)``, its exceptions named (a UserCallableError)."""
+        c = self.controller
+        what = f"controller (inputs {', '.join(c.inputs) or 'none'})"
+        out = call_user(c.fn, (t, Measurements(self.probe, t, x)), what, t)
+        if not isinstance(out, Mapping):
+            raise UserCallableError(f"{what}: {describe_callable(c.fn)} returned {out!r} at "
+                                    f"t = {t:.9g} s; expected a dict of input values and mode "
+                                    "labels", time=t)
+        return out
+
+    def control_value(self, t: float, name: str, v: Any) -> float:
+        """A controller's value for input ``name``, a finite number or a named error."""
+        try:
+            fv = float(v)
+        except (TypeError, ValueError):
+            fv = math.nan
+        if not math.isfinite(fv):
+            raise UserCallableError(
+                f"controller (inputs {', '.join(self.controller.inputs)}): "
+                f"{describe_callable(self.controller.fn)} gave {name!r} = {v!r} at t = {t:.9g} s; "
+                "expected a finite number for each of its inputs", time=t)
+        return fv
 
     def inputs_at(self, t: float, x: np.ndarray) -> np.ndarray:
         u, du = self.inputs(t)
         u = u.copy()
         if self.ctrl_idx:
             if self.continuous:
-                vals = self.controller.fn(t, Measurements(self.probe, t, x))
-                self.held[:] = [float(vals[self.hm.model.input_names[j]]) for j in self.ctrl_idx]
+                vals = self.control(t, x)
+                names = self.hm.model.input_names
+                for k, j in enumerate(self.ctrl_idx):
+                    self.held[k] = self.control_value(t, names[j], vals.get(names[j]))
             u[self.ctrl_idx] = self.held
         self._du = du
         return u
@@ -848,193 +880,79 @@ class _Rhs:
         u = self.inputs_at(t, x)
         self.sys.set_inputs(u, self._du)
 
+    def outputs(self, t: float, x: np.ndarray) -> np.ndarray:
+        """All compiled outputs at ``(t, x)``, computed once for every guard that reads them."""
+        key = (t, x.tobytes(), self.sys.params.tobytes(), self.held.tobytes())
+        if key != self._out_key:
+            self.set(t, x)
+            self._out_val = self.sys.outputs(t, x)
+            self._out_key = key
+        return self._out_val
+
     def __call__(self, t, y):
-        self.nfev += 1
+        out = np.empty(self.nx)
+        self.into(t, y, out)
+        return out
+
+    def into(self, t, y, out):
+        self.watch.call(t)
+        self.set(t, y)
         try:
-            self.set(t, y)
-            return self.sys.rhs(t, y)
+            self.sys.rhs(t, y, out=out)
         except FloatingPointError as exc:
-            if self.failure is None:
-                self.failure = (t, str(exc))
-            return np.full(self.nx, np.nan)
+            out[:] = np.nan
+            self.watch.failed(t, y, str(exc))
 
     def jac(self, t, y):
-        self.njev += 1
+        self.watch.njev += 1
+        self.set(t, y)
         try:
-            self.set(t, y)
             return self.sys.jac(t, y)
         except FloatingPointError as exc:
-            if self.failure is None:
-                self.failure = (t, str(exc))
-            return np.full((self.nx, self.nx), np.nan)
+            self.watch.failed(t, y, f"{exc} (in the Jacobian)", jacobian=True)
+            raise  # not reached
+
+    def rate(self, t, x):
+        self.set(t, x)
+        return self.sys.rhs(t, x)
+
+    def monitor(self, t, x):
+        self.set(t, x)
+        return self.sys.monitors(t, x)
 
 
-def _segment(method, rhs: _Rhs, a, b, y, guards, t_eval, opts, specs=None):
-    """Integrate [a, b] until the first guard crossing. Returns (t, y, hit, ok, msg, y_end)."""
-    if rhs.native is not None:
-        return _native_segment(rhs, a, b, y, specs, t_eval)
-    jac_ok = opts["jacobian"] and not rhs.continuous
-    if method == "CVODE":
-        from sksundae.cvode import CVODE
+def _guard_set(hm: HybridModel, shifted, active: list[int]) -> EventSet:
+    """The active transitions' guards as one event set: upward crossings of ``g − tol``."""
+    fns = [shifted[i] for i in active]
+    labels = [hm.transitions[i].label for i in active]
 
-        stall = {"t": -math.inf, "n": 0}
+    def values(t, y):
+        out = np.empty(len(fns))
+        for k, f in enumerate(fns):
+            out[k] = f(t, y)
+        return out
 
-        def rhsfn(t, yy, yp):
-            # CVODE retries at one time without end when the state has blown up; stop it
-            if t > stall["t"] + 1e-12 * max(1.0, abs(t)):
-                stall["t"], stall["n"] = t, 0
-            else:
-                stall["n"] += 1
-                if stall["n"] > 20000:
-                    if rhs.failure is None:
-                        rhs.failure = (t, "the integrator stalled (step size underflow): a "
-                                          "singularity or a state that blew up")
-                    yp[:] = np.nan
-                    return
-            yp[:] = rhs(t, yy)
-
-        kw: dict[str, Any] = dict(rtol=opts["rtol"], atol=opts["atol"], method="BDF",
-                                  max_num_steps=opts["max_steps"])
-        if math.isfinite(opts["max_step"]):
-            kw["max_step"] = opts["max_step"]
-        if jac_ok:
-            def jacfn(t, yy, yp, JJ):
-                JJ[:, :] = rhs.jac(t, yy)
-            kw["jacfn"] = jacfn
-        if guards:
-            def eventsfn(t, yy, ev):
-                for i, g in enumerate(guards):
-                    ev[i] = g(t, yy)
-            eventsfn.terminal = [True] * len(guards)
-            eventsfn.direction = [1] * len(guards)
-            kw["eventsfn"] = eventsfn
-            kw["num_events"] = len(guards)
-        solver = CVODE(rhsfn, **kw)
-        span = np.array([a, b]) if t_eval is None else np.unique(np.concatenate([[a], t_eval, [b]]))
-        sol = solver.solve(span, y)
-        tt, yy = np.asarray(sol.t), np.asarray(sol.y).reshape(len(sol.t), -1)
-        hit = None
-        if sol.t_events is not None and len(sol.t_events):
-            te = float(np.atleast_1d(sol.t_events)[-1])
-            ie = np.atleast_2d(sol.i_events)[-1]
-            ye = np.atleast_2d(sol.y_events)[-1]
-            if te < b:
-                hit = (te, int(np.flatnonzero(ie)[0]), np.array(ye))
-        ok = bool(sol.success)  # a NaN met only in a rejected trial step is no failure
-        y_end = yy[-1].copy() if len(tt) else y
-        if t_eval is not None:
-            mask = np.isin(tt, t_eval)
-            return tt[mask], yy[mask], hit, ok, str(sol.message), y_end, \
-                (float(tt[-1]) if len(tt) else a)
-        return tt[1:], yy[1:], hit, ok, str(sol.message), y_end, (float(tt[-1]) if len(tt) else a)
-    kw = dict(method=method, rtol=opts["rtol"], atol=opts["atol"], max_step=opts["max_step"])
-    if method in ("LSODA", "BDF", "Radau") and jac_ok:
-        kw["jac"] = rhs.jac
-    evs = []
-    for g in guards:
-        def ev(t, yy, g=g):
-            return g(t, yy)
-        ev.terminal = True
-        ev.direction = 1
-        evs.append(ev)
-    if evs:
-        kw["events"] = evs
-    sol = solve_ivp(rhs, (a, b), y, dense_output=t_eval is not None, **kw)
-    hit = None
-    if sol.status == 1 and sol.t_events is not None:
-        best = None
-        for i, (tev, yev) in enumerate(zip(sol.t_events, sol.y_events)):
-            if len(tev) and (best is None or tev[0] < best[0]):
-                best = (float(tev[0]), i, np.array(yev[0]))
-        hit = best
-    ok = sol.status >= 0  # a NaN met only in a rejected trial step is no failure
-    y_end = sol.y[:, -1].copy()
-    t_end = float(sol.t[-1])
-    if t_eval is not None:
-        tt = np.asarray(t_eval)
-        tt = tt[tt <= t_end]
-        yy = np.atleast_2d(sol.sol(tt).T) if tt.size and sol.sol is not None else np.zeros((0, y.size))
-        return tt, yy, hit, ok, sol.message, y_end, t_end
-    return sol.t[1:], sol.y[:, 1:].T, hit, ok, sol.message, y_end, t_end
+    return EventSet(values, [1] * len(fns), [True] * len(fns), labels)
 
 
-def _guard_spec(tr: Transition, model: Model):
-    """A guard the native driver evaluates in C — ``(kind, index, sign, threshold,
-    tolerance)`` on a state, model output or input — or None if it needs Python."""
-    g = tr.guard
-    if not isinstance(g, (Above, Below)):
-        return None
-    q = g.quantity
-    if q in model.state_names:
-        kind, idx = "state", model.state_names.index(q)
-    elif q in model.system.output_names:
-        kind, idx = "output", model.system.output_names.index(q)
-    elif q in model.input_names:
-        kind, idx = "input", model.input_names.index(q)
-    else:  # a discrete variable or an external signal
-        return None
-    return (kind, idx, 1.0 if isinstance(g, Above) else -1.0, float(g.threshold), g.tolerance())
+def _wrap_guard(tr: Transition, fn: Callable[[float, np.ndarray], float]) -> Callable:
+    """A bound guard whose user function is named when it raises or returns a non-number."""
+    if not isinstance(tr.guard, When):
+        return fn
+    what = f"guard of transition {tr.label!r} ({tr.guard.description})"
+    user = tr.guard.fn
 
-
-def _native_setup(hm: HybridModel, rhs: _Rhs, backend: str, method: str, opts) -> None:
-    """Give ``rhs`` a native CVODE (``rhs.native``) if this run can use one."""
-    from .native import auto_choice, warn_fallback
-
-    rhs.native = None
-    if backend == "python" or (backend == "auto" and (method != "CVODE" or auto_choice() == "python")):
-        return
-    from .native.cvode import NativeCvode, native_reasons
-
-    model = hm.model
-    specs = [None if tr.guard.timed else _guard_spec(tr, model) for tr in hm.transitions]
-    needs_python = any(s is None and not tr.guard.timed for s, tr in zip(specs, hm.transitions))
-    why = native_reasons(model, method=method, inputs=rhs.inputs, controller_continuous=rhs.continuous,
-                         python_guards=needs_python)
-    if why:
-        warn_fallback()
-        if backend == "native":
-            raise ParameterError([f"backend 'native' cannot run this simulation: {w}" for w in why],
-                                 subject=f"hybrid model {model.name!r}")
-        return
-    nc = NativeCvode(model.system, rtol=opts["rtol"], atol=opts["atol"], max_step=opts["max_step"],
-                     max_steps=opts["max_steps"], jacobian=opts["jacobian"])
-    tables = rhs.inputs.native() if rhs.inputs.names else None
-    if tables:
-        names = rhs.inputs.names
-        slots = [rhs.inputs.deriv_names.index(n) if n in rhs.inputs.deriv_names else -1 for n in names]
-        model.system.set_native_inputs(tables, slots)
-        tab, off = model.system._native[:2]
-        # a controller's held inputs are constant tables: their value sits at offset 5
-        rhs.held_slots = [int(off[j]) + 5 for j in rhs.ctrl_idx]
-        rhs.native_table = tab
-    rhs.native = nc
-    rhs.native_specs = specs
-
-
-def _native_segment(rhs: _Rhs, a, b, y, specs, t_eval):
-    """One hybrid segment on the native path, reported as the CVODE branch of :func:`_segment`."""
-    nc = rhs.native
-    if rhs.ctrl_idx:
-        rhs.native_table[rhs.held_slots] = rhs.held
-    before = nc.stats()
-    if t_eval is None:
-        seg_eval = None
-    else:  # the Python path reports the span points that are requested times, exactly
-        te = np.asarray(t_eval, dtype=float)
-        seg_eval = te[(te >= a) & (te <= b)]
-    seg = nc.segment(a, b, y, seg_eval, guards=specs)
-    after = nc.stats()
-    rhs.nfev += after["nfev"] - before["nfev"]
-    rhs.njev += after["njev"] - before["njev"]
-    if seg.failure is not None and rhs.failure is None:
-        t_f, _, status = seg.failure
-        rhs.failure = (t_f, rhs.sys.describe_status(status) if status != 0 else
-                       "the integrator stalled (step size underflow): a singularity or a state "
-                       "that blew up")
-    hit = None
-    if seg.root is not None and seg.root[0] < b:
-        hit = (seg.root[0], seg.root[1], seg.root[2])
-    return seg.t, seg.y, hit, seg.ok, seg.message, seg.y_end, seg.t_end
+    def g(t, x):
+        v = call_user(user, (t, x), what, t)
+        try:
+            fv = float(v)
+        except (TypeError, ValueError):
+            fv = math.nan
+        if not math.isfinite(fv):
+            raise UserCallableError(f"{what}: {describe_callable(user)} returned {v!r} at "
+                                    f"t = {t:.9g} s; expected a finite number", time=t)
+        return fv
+    return g
 
 
 def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
@@ -1042,12 +960,13 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                     modes: Mapping[str, str] | None = None,
                     inputs: Mapping[str, Any] | None = None,
                     controller: Controller | None = None,
-                    signals: Mapping[str, Any] | None = None, method: str | None = None,
+                    signals: Mapping[str, Any] | None = None, method: str = "LSODA",
                     rtol: float = 1e-6, atol: float | np.ndarray = 1e-9,
                     max_step: float = np.inf, t_eval: np.ndarray | None = None,
                     jacobian: bool = True, max_events: int = 100_000, max_burst: int = 50,
                     burst_window: float | None = None, max_steps: int = 500_000,
-                    backend: str = "auto") -> HybridResults:
+                    singular: str = "error", timeout: float | None = DEFAULT_TIMEOUT,
+                    blowup: float | None = DEFAULT_BLOWUP) -> HybridResults:
     """Event-driven integration of a hybrid model.
 
     Parameters
@@ -1064,9 +983,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     signals : dict, optional
         Values of the external signals the hybrid model declared (callables of
         ``t``, tables, constants).
-    method : str, optional
-        ``"LSODA"`` (default), ``"BDF"``, ``"Radau"``, ``"RK45"``… or ``"CVODE"`` (the
-        default with ``backend="native"``).
+    method : str
+        ``"LSODA"``, ``"BDF"``, ``"Radau"``, ``"RK45"``… or ``"CVODE"``.
     rtol, atol, max_step
     t_eval : array, optional
         Output times (default: every solver step, plus both sides of every switch).
@@ -1077,11 +995,13 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     max_burst, burst_window : int, float
         More than ``max_burst`` transitions within ``burst_window`` (default
         ``1e-6·(t1 − t0)``) is chattering: error naming the transitions.
-    backend : {"auto", "native", "python"}
-        As in :func:`~bondgraph.simulate`: ``"auto"`` runs CVODE natively (guards on
-        states, outputs and inputs located in C; a mode switch is a parameter change and
-        a ``CVodeReInit``) unless a guard is a Python function (``When``) or reads an
-        external signal, a controller is continuous, or an input is a Python callable.
+    max_steps, singular, timeout, blowup
+        As in :func:`~bondgraph.simulate.simulate` (steps per run, divisors crossing
+        zero, the wall-clock guard, the blow-up bound).
+
+    Guards are located on the integrator's interpolant, including a guard that becomes
+    true and false again within one step (an extremum of the guard inside the step; see
+    :mod:`bondgraph.stepping`), so no switch is lost to a long step.
 
     Returns
     -------
@@ -1090,40 +1010,62 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     Raises
     ------
     SimulationError
-        Integration failure, chattering, too many events (partial results attached).
+        Integration failure (true time, named states, probable cause), chattering, too
+        many events (partial results attached); a
+        :class:`~bondgraph.errors.UserCallableError` when a guard, controller, reset or
+        input function raised.
     ParameterError
-        Bad method, inputs, modes, controller outputs.
+        Bad method, tolerances, times, inputs, modes, controller outputs (all listed).
     """
-    if len(t_span) != 2 or not t_span[1] > t_span[0]:
-        raise ParameterError(f"t_span {tuple(t_span)}: expected (t0, t1) with t1 > t0")
-    if backend not in BACKENDS:
-        raise ParameterError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
-    if method is None:
-        method = "CVODE" if backend == "native" else "LSODA"
-    if method != "CVODE" and method not in SOLVE_IVP_METHODS:
-        raise ParameterError(f"method {method!r}: expected 'CVODE' or one of {', '.join(SOLVE_IVP_METHODS)}")
     model = hm.model
-    t0, t1 = float(t_span[0]), float(t_span[1])
+    extra = []
+    if not (isinstance(max_events, (int, np.integer)) and not isinstance(max_events, bool)
+            and max_events > 0):
+        extra.append(f"max_events = {max_events!r}: expected a positive integer")
+    if not (isinstance(max_burst, (int, np.integer)) and not isinstance(max_burst, bool)
+            and max_burst > 0):
+        extra.append(f"max_burst = {max_burst!r}: expected a positive integer")
+    if burst_window is not None and not (isinstance(burst_window, (int, float, np.number))
+                                         and math.isfinite(burst_window) and burst_window > 0):
+        extra.append(f"burst_window = {burst_window!r}: expected a positive number of seconds")
+    if controller is not None and not isinstance(controller, Controller):
+        extra.append(f"controller {controller!r}: expected a Controller(fn, inputs, period)")
+    if modes is not None and not isinstance(modes, Mapping):
+        extra.append(f"modes {modes!r}: expected a dict of discrete variable → mode label")
+    elif modes:
+        for n, lab in modes.items():
+            if n not in hm.variables:
+                extra.append(f"modes: {n!r} is not a discrete variable of this hybrid model "
+                             f"(variables: {', '.join(hm.variables) or 'none'})")
+            elif lab not in hm.variables[n].labels:
+                extra.append(f"modes: {n!r} has no mode {lab!r} (modes: "
+                             f"{', '.join(hm.variables[n].labels)})")
+    t0, t1 = check_options(model, t_span=t_span, method=method, rtol=rtol, atol=atol,
+                           max_step=max_step, t_eval=t_eval, x0=x0, timeout=timeout,
+                           blowup=blowup, singular=singular, max_steps=max_steps,
+                           what="simulate_hybrid", extra=extra)
     burst_window = burst_window if burst_window is not None else 1e-6 * (t1 - t0)
     saved_params = model.system.params.copy()
     saved_modes = hm.modes
     hm.set_modes({n: v.initial for n, v in hm.variables.items()})
     if modes:
         hm.set_modes(modes)
-    rhs = _Rhs(hm, inputs, controller, signals)
-    y = model.initial_state(x0)
-    opts = dict(rtol=rtol, atol=atol, max_step=max_step, jacobian=jacobian, max_steps=max_steps)
     try:
-        _native_setup(hm, rhs, backend, method, opts)
+        rhs = _Rhs(hm, inputs, controller, signals)
+        y = model.initial_state(x0)
     except BaseException:
-        model.system.set_native_inputs(None)
         model.system.params[:] = saved_params
         hm._modes.update(saved_modes)
         raise
+    watch = Watch(model, t0, t1, y, method=method, timeout=timeout, blowup=blowup,
+                  singular=singular, max_steps=max_steps, monitor=rhs.monitor, rate=rhs.rate)
+    rhs.watch = watch
     te_all = None if t_eval is None else np.asarray(t_eval, dtype=float)
+    jac = rhs.jac if jacobian and not rhs.continuous else None
 
     # bound guards
-    bound = [None if tr.guard.timed else tr.guard.bind(rhs.probe) for tr in hm.transitions]
+    bound = [None if tr.guard.timed else _wrap_guard(tr, tr.guard.bind(rhs.probe))
+             for tr in hm.transitions]
     shifted = [None if b is None else (lambda t, x, b=b, tol=tr.guard.tolerance(): b(t, x) - tol)
                for b, tr in zip(bound, hm.transitions)]
     last_change = {n: -math.inf for n in hm.variables}
@@ -1156,7 +1098,11 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
         k = current_param_index()
         midx.extend([current_mode_index()] * len(tt))
         for ti, yi in zip(tt, yy):
-            u = rhs.inputs_at(float(ti), yi)
+            try:
+                u = rhs.inputs_at(float(ti), yi)
+            except UserCallableError:
+                u = np.full(len(model.input_names), np.nan)
+                rhs._du = np.full(len(model.equations.input_derivatives), np.nan)
             U_rows.append(u)
             du_rows.append(np.array(rhs._du, dtype=float).copy())
         ts.append(np.asarray(tt, dtype=float))
@@ -1183,8 +1129,18 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
         ev_i.append(i)
         ev_y.append(yv.copy())
         if tr.reset is not None:
-            yv = np.asarray(tr.reset(t, yv.copy()), dtype=float)
-        check_burst(t)
+            what = f"reset of transition {tr.label!r}"
+            new = call_user(tr.reset, (t, yv.copy()), what, t)
+            try:
+                new = np.asarray(new, dtype=float)
+            except (TypeError, ValueError):
+                new = np.full(0, np.nan)
+            if new.shape != yv.shape or not np.all(np.isfinite(new)):
+                raise UserCallableError(f"{what}: {describe_callable(tr.reset)} returned "
+                                        f"{new!r} at t = {t:.9g} s; expected {yv.size} finite "
+                                        "state values", time=t)
+            yv = new
+        check_burst(t, yv)
         return yv
 
     def external(t: float, yv: np.ndarray, changes: Mapping[str, str]) -> None:
@@ -1197,22 +1153,20 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                 ev_t.append(t)
                 ev_i.append(-1)
                 ev_y.append(yv.copy())
-                check_burst(t)
+                check_burst(t, yv)
 
-    def check_burst(t: float) -> None:
+    def check_burst(t: float, yv: np.ndarray) -> None:
         if len(log) > max_events:
-            fail(t, f"more than {max_events} transitions (max_events)")
+            fail(t, yv, f"more than {max_events} transitions (max_events)")
         if len(log) > max_burst and t - log[-max_burst - 1].time <= burst_window:
             names = sorted({f"{r.variable}: {r.source} → {r.target}" for r in log[-max_burst - 1:]})
-            fail(t, f"chattering: {max_burst + 1} transitions within {burst_window:.3g} s "
-                    f"({'; '.join(names)}); add a hysteresis band or a dwell time")
+            fail(t, yv, f"chattering: {max_burst + 1} transitions within {burst_window:.3g} s "
+                        f"({'; '.join(names)}); add a hysteresis band or a dwell time")
 
-    def fail(t: float, why: str):
+    def fail(t: float, yv: np.ndarray, why: str):
         res = make_results(f"failed: {why}")
         raise SimulationError(f"hybrid model {model.name!r}: {why} at t = {t:.9g} s", time=t,
-                              state=dict(zip(model.state_names, map(float, y))), results=res)
-
-    start = _time.perf_counter()
+                              state=dict(zip(model.state_names, map(float, yv))), results=res)
 
     def make_results(message: str) -> HybridResults:
         t_arr = np.concatenate(ts) if ts else np.zeros(0)
@@ -1222,15 +1176,16 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
         mv = {}
         for n, var in hm.variables.items():
             mv[n] = np.array([mode_rows[k][n] for k in midx], dtype=object)
-        stats = {"nfev": rhs.nfev, "njev": rhs.njev, "wall_time": _time.perf_counter() - start,
-                 "events": len(log), "segments": n_seg,
-                 "backend": "native" if rhs.native is not None else "python"}
+        stats = {"nfev": watch.nfev, "njev": watch.njev, "steps": watch.steps,
+                 "wall_time": _time.perf_counter() - watch.start, "events": len(log),
+                 "segments": n_seg}
         return HybridResults(model, t_arr, y_arr, rec, stats=stats, message=message,
                              events=(np.array(ev_t), np.array(ev_i, dtype=int),
                                      np.array(ev_y) if ev_y else np.zeros((0, model.system.nx))),
                              transitions=list(log), mode_values=mv, param_rows=list(param_rows),
                              param_index=np.array(pidx, dtype=int),
-                             du_rows=np.array(du_rows).reshape(len(t_arr), -1))
+                             du_rows=(np.array(du_rows).reshape(len(t_arr), -1) if du_rows else
+                                      np.zeros((0, len(model.equations.input_derivatives)))))
 
     # schedules
     timed = sorted({tt for tr in hm.transitions if tr.guard.timed for tt in tr.guard.times
@@ -1241,17 +1196,14 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     n_seg = 0
 
     def sample(t: float, yv: np.ndarray) -> None:
-        out = controller.fn(t, Measurements(rhs.probe, t, yv))
-        if not isinstance(out, Mapping):
-            raise ParameterError(f"controller returned {out!r}; expected a dict of input values "
-                                 "and mode labels")
+        out = rhs.control(t, yv)
         changes = {}
         for k, v in out.items():
             if k in hm.variables:
                 hm.variables[k].value(v)  # validates the label
                 changes[k] = v
             elif k in model.input_names and model.input_names.index(k) in rhs.ctrl_idx:
-                rhs.held[rhs.ctrl_idx.index(model.input_names.index(k))] = float(v)
+                rhs.held[rhs.ctrl_idx.index(model.input_names.index(k))] = rhs.control_value(t, k, v)
             else:
                 raise ParameterError(f"controller output {k!r}: not one of its inputs "
                                      f"({', '.join(controller.inputs) or 'none'}) or a discrete "
@@ -1261,28 +1213,43 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     t = t0
     eps_t = 1e-12 * max(1.0, abs(t1))
     try:
-        if controller is not None and period is not None:
-            sample(t, y)
-            k_sample = 1
+        try:
+            if controller is not None and period is not None:
+                sample(t, y)
+                k_sample = 1
+            start_fail = watch.check_start(t, y, rhs)
+        except UserCallableError as err:
+            start_fail = Failure("callable", t, str(err), state=y, error=err)
+        if start_fail is not None:
+            record(np.array([t]), y[None, :])
+            raise watch.error(f"hybrid model {model.name!r}", start_fail,
+                              make_results(f"failed: {start_fail.cause}"))
         while True:
             # instantaneous transitions (guards that already hold, timed ones due now)
-            for _ in range(max_burst + 2):
-                fired = False
-                for i, tr in enumerate(hm.transitions):
-                    if not enabled(i, t):
-                        continue
-                    if tr.guard.timed:
-                        due = any(abs(tt - t) <= eps_t for tt in tr.guard.times)
-                        if due and not any(r.time == t and r.cause == tr.label for r in log):
-                            y = fire(i, t, y, tr.label)
+            try:
+                for _ in range(max_burst + 2):
+                    fired = False
+                    for i, tr in enumerate(hm.transitions):
+                        if not enabled(i, t):
+                            continue
+                        if tr.guard.timed:
+                            due = any(abs(tt - t) <= eps_t for tt in tr.guard.times)
+                            if due and not any(r.time == t and r.cause == tr.label for r in log):
+                                y = fire(i, t, y, tr.label)
+                                fired = True
+                                break
+                        elif bound[i](t, y) > tr.guard.tolerance():
+                            y = fire(i, t, y, tr.guard.describe())
                             fired = True
                             break
-                    elif bound[i](t, y) > tr.guard.tolerance():
-                        y = fire(i, t, y, tr.guard.describe())
-                        fired = True
+                    if not fired:
                         break
-                if not fired:
-                    break
+            except UserCallableError as err:
+                if not ts:
+                    record(np.array([t]), y[None, :])
+                raise watch.error(f"hybrid model {model.name!r}",
+                                  Failure("callable", t, str(err), state=y, error=err),
+                                  make_results(f"failed: {err}")) from None
             if t >= t1 - eps_t:
                 break
             # next hard stop
@@ -1306,27 +1273,34 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
             else:
                 record(np.array([t]), y[None, :])
             n_seg += 1
-            rhs.failure = None
-            tt, yy, hit, ok, msg, y_end, t_end = _segment(
-                method, rhs, t, t_next, y, [shifted[i] for i in active], seg_eval, opts,
-                [rhs.native_specs[i] for i in active] if rhs.native is not None else None)
-            if not ok:
-                why = rhs.failure[1] if rhs.failure else msg
-                record(tt, yy)
-                fail(rhs.failure[0] if rhs.failure else t_end, f"integration failed: {why}")
-            record(tt, yy)
-            if hit is not None:
-                te, gi, ye = hit
+            seg = run_segment(method, rhs, jac, t, t_next, y, watch, rtol=rtol, atol=atol,
+                              max_step=max_step, first_step=None, t_eval=seg_eval,
+                              events=_guard_set(hm, shifted, active) if active else None)
+            record(seg.t, seg.y)
+            if seg.failure is not None:
+                raise watch.error(f"hybrid model {model.name!r}", seg.failure,
+                                  make_results(f"failed: {seg.failure.cause}"))
+            if seg.hit is not None:
+                te, gi, ye = seg.hit
                 t, y = te, ye
-                y = fire(active[gi], t, y, hm.transitions[active[gi]].guard.describe())
+                try:
+                    y = fire(active[gi], t, y, hm.transitions[active[gi]].guard.describe())
+                except UserCallableError as err:
+                    raise watch.error(f"hybrid model {model.name!r}",
+                                      Failure("callable", t, str(err), state=y, error=err),
+                                      make_results(f"failed: {err}")) from None
                 continue
-            t, y = t_next, y_end
+            t, y = t_next, seg.y_end
             if period is not None and abs(t - (t0 + k_sample * period)) <= eps_t and t < t1 - eps_t:
-                sample(t, y)
+                try:
+                    sample(t, y)
+                except UserCallableError as err:
+                    raise watch.error(f"hybrid model {model.name!r}",
+                                      Failure("callable", t, str(err), state=y, error=err),
+                                      make_results(f"failed: {err}")) from None
                 k_sample += 1
         res = make_results("ok")
     finally:  # leave the model as it was (the run's modes are in the results)
         model.system.params[:] = saved_params
         hm._modes.update(saved_modes)
-        model.system.set_native_inputs(None)
     return res

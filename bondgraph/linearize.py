@@ -44,6 +44,13 @@ from .signals import InputSet
 __all__ = ["ModeInfo", "LinearModel", "linearize", "equilibrium"]
 
 
+def _near_name(name: str, names: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, names, n=3)
+    return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+
+
 @dataclass(frozen=True)
 class ModeInfo:
     """One eigenvalue (or complex pair) of a linearised model.
@@ -159,8 +166,29 @@ class LinearModel:
         return self.table()
 
 
-def _state(model: Model, x: Mapping[str, float] | np.ndarray | None) -> np.ndarray:
+def _state(model: Model, x: Mapping[str, float] | np.ndarray | None, what: str,
+           problems: list[str]) -> np.ndarray:
+    from .stepping import _x0_problems
+
+    bad = _x0_problems(model, x) if x is not None else []
+    if bad:
+        problems += [p.replace("x0", "x", 1) for p in bad]
+        return np.zeros(len(model.state_names))
     return model.initial_state(x)
+
+
+def _check(problems: list[str], what: str, model: Model) -> None:
+    if problems:
+        raise ParameterError(problems, subject=f"{what}({model.name!r})")
+
+
+def _time(t: Any, problems: list[str]) -> float:
+    from .stepping import _real
+
+    if not _real(t) or not np.isfinite(float(t)):
+        problems.append(f"t = {t!r}: expected a finite time")
+        return 0.0
+    return float(t)
 
 
 def _inputs(model: Model, inputs: Mapping[str, Any] | None, t: float) -> tuple[np.ndarray, np.ndarray]:
@@ -192,11 +220,19 @@ def linearize(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     Raises
     ------
     ParameterError
-        Unknown states or inputs, missing inputs.
+        Unknown states or inputs, missing inputs, a non-finite ``t`` or state, ``eps``
+        outside (0, 0.1] (all listed at once).
     SimulationError
         The model cannot be evaluated at that point (singular block...).
     """
-    x0 = _state(model, x)
+    problems: list[str] = []
+    t = _time(t, problems)
+    from .stepping import _real
+
+    if not _real(eps) or not 0 < float(eps) <= 0.1:
+        problems.append(f"eps = {eps!r}: expected a relative step in (0, 0.1]")
+    x0 = _state(model, x, "linearize", problems)
+    _check(problems, "linearize", model)
     u, du = _inputs(model, inputs, t)
     sysm = model.system
     sysm.set_inputs(u, du)
@@ -238,7 +274,8 @@ def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     Raises
     ------
     ParameterError
-        Unknown state names.
+        Unknown, repeated or missing free state names, a non-finite ``t`` or state, ``tol``
+        outside (0, 1) (all listed at once).
     SimulationError
         No point found with a scaled residual below ``tol`` (the message gives it).
 
@@ -254,10 +291,29 @@ def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     """
     from scipy.optimize import least_squares
 
-    x0 = _state(model, x)
+    from .stepping import _real
+
+    problems: list[str] = []
+    t = _time(t, problems)
+    if not _real(tol) or not 0 < float(tol) < 1:
+        problems.append(f"tol = {tol!r}: expected a scaled residual in (0, 1)")
+    if isinstance(free, str):
+        problems.append(f"free = {free!r}: expected a list of state names, not one string")
+        free = [free]
+    free = list(free)
+    if not free:
+        problems.append("free: no free states given; name the states to solve for")
+    names = model.state_names
+    for n in free:
+        if n not in names:
+            problems.append(f"free: {n!r} is not a state of {model.name!r}"
+                            + _near_name(n, names))
+    dup = sorted({n for n in free if free.count(n) > 1})
+    if dup:
+        problems.append(f"free: {', '.join(map(repr, dup))} given more than once")
+    x0 = _state(model, x, "equilibrium", problems)
+    _check(problems, "equilibrium", model)
     idx = [model.state_index(n) for n in free]
-    if not idx:
-        raise ParameterError("equilibrium: no free states given; name the states to solve for")
     u, du = _inputs(model, inputs, t)
     sysm = model.system
     sysm.set_inputs(u, du)
@@ -267,18 +323,24 @@ def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
         xx[idx] = z
         return sysm.rhs(t, xx)
 
-    J = sysm.jac(t, x0)[:, idx]
+    try:
+        J = sysm.jac(t, x0)[:, idx]
+    except FloatingPointError as exc:
+        raise SimulationError(f"model {model.name!r}: equilibrium search cannot start at t = {t}: "
+                              f"{exc}", time=t,
+                              state=dict(zip(model.state_names, map(float, x0)))) from None
     row = np.linalg.norm(J, axis=1)
     row[row == 0] = 1.0
     zscale = np.maximum(np.abs(x0[idx]), 1.0)
     try:
         sol = least_squares(lambda z: rhs(z * zscale) / row, x0[idx] / zscale, xtol=1e-15,
                             ftol=1e-15, gtol=1e-15, max_nfev=200)
-    except FloatingPointError as exc:
-        raise SimulationError(f"model {model.name!r}: equilibrium search failed: {exc}") from None
-    out = x0.copy()
-    out[idx] = sol.x * zscale
-    resid = float(np.max(np.abs(rhs(out[idx]) / row)))
+        out = x0.copy()
+        out[idx] = sol.x * zscale
+        resid = float(np.max(np.abs(rhs(out[idx]) / row)))
+    except (FloatingPointError, ValueError) as exc:
+        raise SimulationError(f"model {model.name!r}: equilibrium search for {', '.join(free)} "
+                              f"failed at t = {t}: {exc}", time=t) from None
     if not resid < tol * max(1.0, float(np.max(np.abs(out[idx])))):
         raise SimulationError(f"model {model.name!r}: no equilibrium for {', '.join(free)} "
                               f"(scaled residual {resid:.3g}, expected < {tol:g}); free other "

@@ -27,8 +27,9 @@ import numpy as np
 
 from .causality import CausalReport, assign_causality
 from .codegen import CompiledSystem, compile_equations
-from .equations import Equations, collect, derive
-from .errors import ParameterError
+from .checks import FINITE, number
+from .equations import Equations, collect, derive, expression_problem
+from .errors import ModelStructureError, ParameterError
 from .graph import BondGraph, assemble
 
 __all__ = ["Model", "build"]
@@ -60,14 +61,59 @@ class Model:
         return dict(zip(self.equations.params, self.system.params.tolist()))
 
     def set_params(self, values: Mapping[str, float]) -> None:
-        """Change parameter values without recompiling; unknown names are errors."""
+        """Change parameter values without recompiling.
+
+        Every value is checked by the rule its element declared for it (a mass ≥ 0, a
+        resistance > 0, a transformer modulus ≠ 0, and finite for all), with the same
+        message as at construction; parameter expressions (``r = 2·k``) are checked
+        again with the new values. Nothing is changed unless every value is valid.
+
+        Raises
+        ------
+        ParameterError
+            Unknown names, non-numbers, NaN/inf and broken rules, all listed at once.
+
+        Examples
+        --------
+        >>> from bondgraph import BondGraph, Se, One, I, build
+        >>> bg = BondGraph("push")
+        >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 2.0))
+        >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+        >>> build(bg).set_params({"push/m.m": -1.0, "push/F.e": float("nan")})
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ParameterError: model 'push': 2 problems
+          - parameter 'push/m.m': found -1.0, expected a finite number ≥ 0 (mass or inertia)
+          - parameter 'push/F.e': found nan, expected a finite number (effort)
+        """
         names = list(self.equations.params)
-        problems = [f"parameter {k!r}: not in model {self.name!r}" + _near(k, names)
-                    for k in values if k not in self.equations.params]
+        index = {k: i for i, k in enumerate(names)}
+        checks = self.equations.param_checks
+        problems, new = [], {}
+        for k, v in values.items():
+            if k not in index:
+                problems.append(f"parameter {k!r}: not in model {self.name!r}" + _near(k, names))
+                continue
+            x = number(v)
+            if x is None:
+                problems.append(f"parameter {k!r}: found {v!r}, expected "
+                                f"{checks.get(k, FINITE).expected}")
+                continue
+            msg = checks.get(k, FINITE).problem(f"parameter {k!r}", v)
+            if msg:
+                problems.append(msg)
+            new[k] = x
+        if not problems and new:
+            current = dict(zip(names, self.system.params.tolist()), **new)
+            for chk in self.equations.expr_checks:
+                if any(s.name in new for s in chk[1].free_symbols):
+                    msg = expression_problem(chk, current)
+                    if msg:
+                        problems.append(msg)
         if problems:
             raise ParameterError(problems, subject=f"model {self.name!r}")
-        for k, v in values.items():
-            self.system.params[names.index(k)] = float(v)
+        for k, x in new.items():
+            self.system.params[index[k]] = x
 
     def state_index(self, name: str) -> int:
         try:
@@ -143,6 +189,10 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     times: dict[str, float] = {}
     t0 = time.perf_counter()
     g = assemble(model) if isinstance(model, BondGraph) else model
+    if g.number_of_nodes() == 0:
+        raise ModelStructureError(f"model {g.graph.get('name', getattr(model, 'name', '?'))!r}: "
+                                  "has no elements; expected at least one storage element "
+                                  "or source (add elements and bonds before build)")
     times["assemble"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     report = assign_causality(g)
@@ -192,6 +242,8 @@ def _load_cached(key: str, col, report):
         data = pickle.loads(path.read_bytes())
         fields = data["fields"]
         fields["params"] = {k: col.d.params[k] for k in fields["params"]}  # current values
+        fields["param_checks"] = dict(col.d.param_checks)  # current rules (not in the key)
+        fields["expr_checks"] = list(col.d.expr_checks)
         fields["states"] = [type(s)(s.name, s.element, s.kind, col.d.state_initial.get(s.name, s.initial))
                             for s in fields["states"]]
         eqs = Equations(report=report, **fields)

@@ -23,9 +23,62 @@ import numpy as np
 import sympy as sp
 from scipy.interpolate import CubicSpline
 
-from .errors import ParameterError
+from .errors import BondGraphError, ParameterError, UserCallableError
 
-__all__ = ["Signal", "Constant", "Table", "Spline", "PiecewisePolynomial", "as_signal", "InputSet"]
+__all__ = ["Signal", "Constant", "Table", "Spline", "PiecewisePolynomial", "as_signal", "InputSet",
+           "describe_callable", "call_user"]
+
+
+def describe_callable(fn: Any) -> str:
+    """How messages name a user function: ``function 'ramp' (file.py:12)``, ``<lambda> (…)``.
+
+    Examples
+    --------
+    >>> def ramp(t): return t
+    >>> describe_callable(ramp).startswith("function 'ramp' (")
+    True
+    """
+    own = getattr(fn, "_bg_describe", None)
+    if own:
+        return own
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    code = getattr(fn, "__code__", None)
+    where = ""
+    if code is not None:
+        import os
+
+        where = f" ({os.path.basename(code.co_filename)}:{code.co_firstlineno})"
+    if name is None:
+        return repr(fn)
+    return f"function {name!r}{where}"
+
+
+def call_user(fn: Callable, args: tuple, what: str, t: float) -> Any:
+    """Call a user function; anything it raises becomes a named :class:`UserCallableError`.
+
+    ``what`` says what the function serves (e.g. ``"input 'force'"``); errors of our own
+    family pass through unchanged.
+    """
+    try:
+        return fn(*args)
+    except BondGraphError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a user function: named and wrapped
+        raise UserCallableError(f"{what}: {describe_callable(fn)} raised "
+                                f"{type(exc).__name__}: {exc} at t = {t:.9g} s", time=t,
+                                original=exc) from exc
+
+
+def _finite(v: Any, fn: Callable, what: str, t: float) -> float:
+    try:
+        x = float(v)
+    except (TypeError, ValueError) as exc:
+        raise UserCallableError(f"{what}: {describe_callable(fn)} returned {v!r} at "
+                                f"t = {t:.9g} s; expected a number", time=t, original=exc) from None
+    if not np.isfinite(x):
+        raise UserCallableError(f"{what}: {describe_callable(fn)} returned {x} at t = {t:.9g} s; "
+                                "expected a finite number", time=t)
+    return x
 
 
 class Signal:
@@ -51,13 +104,15 @@ class Signal:
         return self._derivative is not None
 
     def value(self, t: float) -> float:
-        return float(self._value(t))
+        what = f"input {self.name!r}"
+        return _finite(call_user(self._value, (t,), what, t), self._value, what, t)
 
     def derivative(self, t: float) -> float:
         if self._derivative is None:
             raise ParameterError(f"signal {self.name!r}: its time derivative is needed but "
                                  "was not given; use a Table, a Spline or Signal(value, derivative)")
-        return float(self._derivative(t))
+        what = f"time derivative of input {self.name!r}"
+        return _finite(call_user(self._derivative, (t,), what, t), self._derivative, what, t)
 
     def breakpoints(self) -> np.ndarray:
         """Times where the signal or its derivative jumps (integration restarts)."""
@@ -124,6 +179,8 @@ class Constant(Signal):
 
     def __init__(self, value: float, name: str = "constant"):
         v = float(value)
+        if not np.isfinite(v):
+            raise ParameterError(f"input {name!r}: value {v}, expected a finite number")
         super().__init__(lambda t: v, lambda t: 0.0, name)
         self.constant = v
 
@@ -146,6 +203,11 @@ class Table(PiecewisePolynomial):
             raise ParameterError(f"table {name!r}: times {self.times.shape} and values "
                                  f"{self.values.shape}: expected two 1-D arrays of equal "
                                  "length ≥ 2")
+        bad = [w for w, a in (("times", self.times), ("values", self.values))
+               if not np.all(np.isfinite(a))]
+        if bad:
+            raise ParameterError(f"table {name!r}: non-finite {' and '.join(bad)}; expected "
+                                 "finite numbers")
         if np.any(np.diff(self.times) <= 0):
             raise ParameterError(f"table {name!r}: times must increase strictly")
         slopes = np.diff(self.values) / np.diff(self.times)
@@ -166,6 +228,12 @@ class Spline(PiecewisePolynomial):
         values = np.asarray(values, dtype=float)
         if times.shape != values.shape or times.ndim != 1 or len(times) < 2:
             raise ParameterError(f"spline {name!r}: expected two 1-D arrays of equal length ≥ 2")
+        bad = [w for w, a in (("times", times), ("values", values)) if not np.all(np.isfinite(a))]
+        if bad:
+            raise ParameterError(f"spline {name!r}: non-finite {' and '.join(bad)}; expected "
+                                 "finite numbers")
+        if np.any(np.diff(times) <= 0):
+            raise ParameterError(f"spline {name!r}: times must increase strictly")
         self.cs = CubicSpline(times, values, bc_type=bc_type, extrapolate=False)
         self.times = times
         super().__init__(self.cs, "linear", name, corners=False)
@@ -189,7 +257,7 @@ def as_signal(obj: Any, name: str) -> Signal:
     """Turn a number, sympy expression of ``t``, callable or Signal into a Signal."""
     if isinstance(obj, Signal):
         return obj
-    if isinstance(obj, (int, float, np.floating, np.integer)):
+    if isinstance(obj, (int, float, np.floating, np.integer)) and not isinstance(obj, bool):
         return Constant(float(obj), name)
     if isinstance(obj, sp.Expr):
         from .elements import t as T
@@ -200,6 +268,8 @@ def as_signal(obj: Any, name: str) -> Signal:
                                  "expected an expression of t only")
         f = sp.lambdify(T, obj, "math")
         df = sp.lambdify(T, sp.diff(obj, T), "math")
+        f._bg_describe = f"expression {obj}"
+        df._bg_describe = f"time derivative of expression {obj}"
         return Signal(f, df, name)
     if callable(obj):
         return Signal(obj, None, name)

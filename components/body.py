@@ -39,13 +39,20 @@ from typing import Mapping
 import numpy as np
 import sympy as sp
 
-from bondgraph import MTF, I, One, Se, Zero, ConnectionRuleError, ParameterError
+from bondgraph import MTF, I, One, Se, Zero
+from bondgraph.checks import Check, number_problems
 
 from .geometry import polar_from_cog
-from .part import Part
+from .part import Part, pair_problems, raise_problems
 from .ports import PortClass
 
 __all__ = ["MainBody"]
+
+
+def _scalar_problems(mass, inertia, gravity, theta0) -> list[str]:
+    return number_problems("", {
+        "mass": (mass, Check(">=0", "kg")), "inertia": (inertia, Check(">=0", "kg·m²")),
+        "gravity": (gravity, Check("finite", "m/s²")), "theta0": (theta0, Check("finite", "rad"))})
 
 
 class MainBody(Part):
@@ -74,19 +81,15 @@ class MainBody(Part):
     def __init__(self, name: str, *, mass: float, inertia: float, cog: tuple[float, float],
                  points: Mapping[str, tuple], gravity: float = 9.81, theta0: float = 0.0):
         super().__init__(name)
-        problems = []
-        for pname, val in (("mass", mass), ("inertia", inertia)):
-            if not isinstance(val, (int, float)) or val < 0 or not math.isfinite(val):
-                problems.append(f"body {name!r}: {pname} = {val!r}, expected a finite number ≥ 0")
-        if problems:
-            raise ParameterError(problems)
+        numeric = _scalar_problems(mass, inertia, gravity, theta0)
+        numeric += pair_problems("cog", cog)
+        rules = self._declare_points(points, numeric)
+        if not rules and not numeric:
+            rules = self.check_rules()
+        raise_problems(numeric, rules, f"body {name!r}")
         self.mass, self.inertia = float(mass), float(inertia)
         self.cog = (float(cog[0]), float(cog[1]))
         self.gravity = float(gravity)
-        self._declare_points(points)
-        problems = self.check_rules()
-        if problems:
-            raise ConnectionRuleError(problems, subject=f"body {name!r}")
         self._build(theta0)
 
     @classmethod
@@ -97,14 +100,24 @@ class MainBody(Part):
 
         The body frame then has its origin at the centre of gravity.
         """
-        local = {}
+        if not isinstance(points, Mapping):  # reported by the constructor
+            return cls(name, mass=mass, inertia=inertia, cog=(0.0, 0.0), points=points,
+                       gravity=gravity, theta0=theta0)
+        local, numeric, rules = {}, [], []
         for pname, spec in points.items():
             try:
                 c, L, a = spec
-                local[pname] = (c, (float(L) * math.cos(a), float(L) * math.sin(a)))
             except (TypeError, ValueError):
-                raise ConnectionRuleError(f"{name}/{pname}: spec {spec!r}, expected "
-                                          "(class, L, alpha)") from None
+                rules.append(f"{name}/{pname}: spec {spec!r}, expected (class, L, alpha)")
+                continue
+            bad = number_problems(f"point {pname!r}", {"L": (L, Check(">=0", "m")),
+                                                        "alpha": (a, Check("finite", "rad"))})
+            numeric += bad
+            if not bad:
+                local[pname] = (c, (float(L) * math.cos(a), float(L) * math.sin(a)))
+        if numeric or rules:
+            numeric += _scalar_problems(mass, inertia, gravity, theta0)
+            raise_problems(numeric, rules, f"body {name!r}")
         return cls(name, mass=mass, inertia=inertia, cog=(0.0, 0.0), points=local,
                    gravity=gravity, theta0=theta0)
 
@@ -150,7 +163,7 @@ class MainBody(Part):
                 self.add(Se("g", -self.mass * self.gravity))
                 self.connect("g", "Gy")
         if self.inertia > 0:
-            self.add(I("J", self.inertia))
+            self.add(I("J", self.inertia, prefer="state"))
             self.connect("w", "J")
         # hinge points
         for p in self.points.values():

@@ -27,15 +27,15 @@ Examples
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import sympy as sp
 
-from bondgraph import MTF, I, One, Se, Zero, ParameterError
+from bondgraph import MTF, I, One, Se, Zero
+from bondgraph.checks import Check, number_problems
 
 from .geometry import Pathway
-from .part import Part
+from .part import Part, raise_problems
 
 __all__ = ["Cylinder"]
 
@@ -71,16 +71,14 @@ class Cylinder(Part):
                  J_barrel: float = 0.0, J_rod: float = 0.0, gravity: float = 9.81,
                  root: str = "A", tip: str = "B", phi0: float = 0.0, s0: float | None = None):
         super().__init__(name)
-        problems = []
-        for pname, v, lo in (("retracted", retracted, 0.0), ("stroke", stroke, 0.0)):
-            if not (isinstance(v, (int, float)) and v > lo and math.isfinite(v)):
-                problems.append(f"cylinder {name!r}: {pname} = {v!r}, expected a number > 0")
-        for pname, v in (("m_barrel", m_barrel), ("m_rod", m_rod), ("J_barrel", J_barrel),
-                         ("J_rod", J_rod)):
-            if v < 0:
-                problems.append(f"cylinder {name!r}: {pname} = {v!r}, expected ≥ 0")
-        if problems:
-            raise ParameterError(problems)
+        values = {"retracted": (retracted, Check(">0", "m")), "stroke": (stroke, Check(">0", "m")),
+                  "m_barrel": (m_barrel, Check(">=0", "kg")), "m_rod": (m_rod, Check(">=0", "kg")),
+                  "J_barrel": (J_barrel, Check(">=0", "kg·m²")), "J_rod": (J_rod, Check(">=0", "kg·m²")),
+                  "gravity": (gravity, Check("finite", "m/s²")), "phi0": (phi0, Check("finite", "rad"))}
+        for pname, v in (("d_barrel", d_barrel), ("d_rod", d_rod), ("s0", s0)):
+            if v is not None:
+                values[pname] = (v, Check("finite", "m"))
+        raise_problems(number_problems("", values), [], f"cylinder {name!r}")
         self.retracted, self.stroke = float(retracted), float(stroke)
         self.m_barrel, self.m_rod = float(m_barrel), float(m_rod)
         self.d_barrel = float(retracted / 4 if d_barrel is None else d_barrel)
@@ -144,7 +142,7 @@ class Cylinder(Part):
                     self.connect(f"g_{nm}", j)
         Jt = self.J_barrel + self.J_rod
         if Jt > 0:
-            self.add(I("J", Jt))
+            self.add(I("J", Jt, prefer="state"))
             self.connect("w", "J")
 
     # ---------------------------------------------------------------- kinematics

@@ -19,14 +19,14 @@ Examples
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import sympy as sp
 
-from bondgraph import MTF, I, One, Se, Zero, ParameterError
+from bondgraph import MTF, I, One, Se, Zero
+from bondgraph.checks import Check, number_problems
 
-from .part import Part
+from .part import Part, pair_problems, raise_problems
 
 __all__ = ["Lever"]
 
@@ -59,10 +59,14 @@ class Lever(Part):
                  cog: tuple[float, float] | None = None, gravity: float = 9.81,
                  root: str = "R", tip: str = "P", phi0: float = 0.0):
         super().__init__(name)
-        if not (isinstance(length, (int, float)) and length > 0 and math.isfinite(length)):
-            raise ParameterError(f"lever {name!r}: length = {length!r}, expected a number > 0")
-        if mass < 0:
-            raise ParameterError(f"lever {name!r}: mass = {mass!r}, expected ≥ 0")
+        values = {"length": (length, Check(">0", "m")), "mass": (mass, Check(">=0", "kg")),
+                  "gravity": (gravity, Check("finite", "m/s²")), "phi0": (phi0, Check("finite", "rad"))}
+        if inertia is not None:
+            values["inertia"] = (inertia, Check(">=0", "kg·m²"))
+        problems = number_problems("", values)
+        if cog is not None:
+            problems += pair_problems("cog", cog)
+        raise_problems(problems, [], f"lever {name!r}")
         self.length = float(length)
         self.mass = float(mass)
         self.inertia = float(mass * length**2 / 12 if inertia is None else inertia)
@@ -96,7 +100,7 @@ class Lever(Part):
                 self.add(Se("g", -self.mass * self.gravity))
                 self.connect("g", "Gy")
         if self.inertia > 0:
-            self.add(I("J", self.inertia))
+            self.add(I("J", self.inertia, prefer="state"))
             self.connect("w", "J")
         L = self.length
         mods = {"x": (s, -c, -L), "y": (c, s, None)}

@@ -26,15 +26,41 @@ Examples
 
 from __future__ import annotations
 
-from typing import ClassVar, Mapping
+from typing import Any, ClassVar, Mapping
 
 import sympy as sp
 
-from bondgraph import BondGraph, ConnectionRuleError
+from bondgraph import BondGraph, ConnectionRuleError, ParameterError
+from bondgraph.checks import FINITE, Check, number_problems
 
 from .ports import HingePoint, PortClass, check_part_ports
 
-__all__ = ["Part"]
+__all__ = ["Part", "pair_problems", "raise_problems"]
+
+
+def pair_problems(name: str, value: Any, check: Check = FINITE) -> list[str]:
+    """Problems of an ``(x, y)`` pair of numbers (a centre of gravity, a hinge point), in m.
+
+    Examples
+    --------
+    >>> pair_problems("cog", (0.5, float("nan")))
+    ['cog y: found nan, expected a finite number (m)']
+    >>> pair_problems("point 'B'", "0.5, 1")
+    ["point 'B': found '0.5, 1', expected a pair of numbers (x, y) in m"]
+    """
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        return [f"{name}: found {value!r}, expected a pair of numbers (x, y) in m"]
+    chk = check if check.meaning else check.with_meaning("m")
+    return number_problems("", {f"{name} {axis}": (v, chk) for axis, v in zip("xy", value)})
+
+
+def raise_problems(numeric: list[str], rules: list[str], subject: str) -> None:
+    """One error for every problem of a constructor: a :class:`ParameterError` when any
+    number is bad (the rule problems listed with it), else a :class:`ConnectionRuleError`."""
+    if numeric:
+        raise ParameterError(numeric + rules, subject=subject)
+    if rules:
+        raise ConnectionRuleError(rules, subject=subject)
 
 
 class Part(BondGraph):
@@ -55,23 +81,37 @@ class Part(BondGraph):
         self.coordinate_states: dict[str, str] = {}
 
     # ---------------------------------------------------------------- points
-    def _declare_points(self, points: Mapping[str, tuple]) -> None:
-        problems = []
+    def _declare_points(self, points: Mapping[str, tuple], numeric: list[str] | None = None) -> list[str]:
+        """Declare the hinge points; returns the rule problems (bad specs, classes, names).
+
+        With ``numeric`` (a list), bad coordinates are appended to it and the caller
+        raises once for everything; without it, any problem is raised here.
+        """
+        own = numeric is None
+        numeric = [] if numeric is None else numeric
+        rules = []
+        if not isinstance(points, Mapping):
+            rules.append(f"{self.name}: points = {points!r}, expected a dict name -> (class, (x, y))")
+            points = {}
         for pname, spec in points.items():
             try:
                 cls, local = spec
                 cls = PortClass.parse(cls)
-                local = (float(local[0]), float(local[1]))
             except (TypeError, ValueError, ConnectionRuleError) as exc:
-                problems.append(f"{self.name}/{pname}: point spec {spec!r}: expected "
-                                f"(class, (x, y)) with class one of Rt, Pd, Li, Pr ({exc})")
+                rules.append(f"{self.name}/{pname}: point spec {spec!r}: expected "
+                             f"(class, (x, y)) with class one of Rt, Pd, Li, Pr ({exc})")
                 continue
-            if not pname.replace("_", "").isalnum():
-                problems.append(f"{self.name}/{pname}: point names are letters, digits and '_'")
+            if not (isinstance(pname, str) and pname.replace("_", "").isalnum()):
+                rules.append(f"{self.name}/{pname}: point names are letters, digits and '_'")
                 continue
-            self.points[pname] = HingePoint(self.name, pname, cls, local)
-        if problems:
-            raise ConnectionRuleError(problems, subject=f"{self.kind} {self.name!r}")
+            bad = pair_problems(f"point {pname!r} ({cls.value})", local)
+            if bad:
+                numeric += bad
+                continue
+            self.points[pname] = HingePoint(self.name, pname, cls, (float(local[0]), float(local[1])))
+        if own:
+            raise_problems(numeric, rules, f"{self.kind} {self.name!r}")
+        return rules
 
     def check_rules(self) -> list[str]:
         """Violations of the per-part rules (classes and counts of its points)."""

@@ -183,12 +183,17 @@ def test_discrete_pi_controller_tracks_a_setpoint():
     assert res.stats["segments"] >= 4.0 / h - 1
 
 
-def test_continuous_controller():
+def servo() -> HybridModel:
+    """A unit mass pushed by the input 'force' (states servo/v.x, servo/m.f)."""
     bg = BondGraph("servo")
     bg.add(One("v", displacement="x"), I("m", 1.0), MSe("F", Input("force")))
     bg.connect("F", "v")
     bg.connect("v", "m")
-    hm = HybridModel.build(bg, [], [])
+    return HybridModel.build(bg, [], [])
+
+
+def test_continuous_controller():
+    hm = servo()
     # u = −k·x − c·v: a critically damped oscillator x(t) = (1 + ωt)·e^{−ωt}
     w = 3.0
     ctl = Controller(lambda t, y: {"force": -w * w * y["servo/v.x"] - 2 * w * y["servo/m.f"]},
@@ -247,14 +252,19 @@ def test_errors_name_the_culprits():
         Discrete("x", ["only"])
 
 
-def test_when_guard_and_reset():
-    """A bouncing ball: a custom guard and a state reset (restitution 0.5)."""
+def _bouncer():
+    """A ball dropped from 1 m (states ball/v.h, ball/m.f) and its logical phase variable."""
     hit = Discrete("phase", ["fly", "fly2"])
     bg = BondGraph("ball")
     bg.add(One("v", displacement="h", initial=1.0), I("m", 1.0), MSe("g", -9.81 + 0 * hit.symbol))
     bg.connect("g", "v")
     bg.connect("v", "m")
-    hm0 = HybridModel.build(bg, [hit], [])
+    return HybridModel.build(bg, [hit], []), hit
+
+
+def test_when_guard_and_reset():
+    """A bouncing ball: a custom guard and a state reset (restitution 0.5)."""
+    hm0, hit = _bouncer()
     ih = hm0.model.state_index("ball/v.h")
     iv = hm0.model.state_index("ball/m.f")
 
@@ -271,3 +281,109 @@ def test_when_guard_and_reset():
     v1 = 9.81 * t1 * 0.5
     assert res.transitions[0].time == pytest.approx(t1, abs=1e-8)
     assert res.transitions[1].time == pytest.approx(t1 + 2 * v1 / 9.81, abs=1e-7)
+
+
+# ---------------------------------------------------------------- short guards (issue 10)
+# An undamped oscillator x = A·sin(ωt) (1 Hz). The guard x > A·cos(ω·τ/2) holds for exactly
+# τ = 0.58 ms around each maximum, at t_k = (π/2 + 2πk ∓ ωτ/2)/ω: 3 periods, 6 switches.
+# Each switch turns a 1 N force on a separate 1 kg mass on or off, so that mass ends at
+# v = 3·τ·1 N/1 kg. The integrators' steps (~5–10 ms here) are much longer than τ: a sign
+# test at step ends alone sees none of these (Radau 2, LSODA/BDF/CVODE 0 of 6 before).
+SG_A, SG_TAU, SG_W = 1.0, 0.58e-3, 2 * math.pi
+
+
+def short_guard_model():
+    flag = Discrete("flag", ["off", "on"])
+    bg = BondGraph("osc")
+    bg.add(One("v"), I("m", 1.0, initial=SG_A * SG_W), C("k", 1 / SG_W**2, state="energy"),
+           One("w"), I("M", 1.0), MSe("F", flag.symbol))
+    for a, b in [("v", "m"), ("v", "k"), ("F", "w"), ("w", "M")]:
+        bg.connect(a, b)
+    th = SG_A * math.cos(SG_W * SG_TAU / 2)
+    return HybridModel.build(bg, [flag], [Transition("flag", "off", "on", Above("osc/k.q", th)),
+                                          Transition("flag", "on", "off", Below("osc/k.q", th))])
+
+
+@pytest.mark.parametrize("method", ["Radau", "LSODA", "BDF", "CVODE"])
+def test_a_guard_true_for_half_a_millisecond_is_caught_by_every_method(method):
+    hm = short_guard_model()
+    res = simulate_hybrid(hm, (0, 3.0), method=method, rtol=1e-10, atol=1e-12)
+    ref = sorted((math.pi / 2 + 2 * math.pi * k + s * SG_W * SG_TAU / 2) / SG_W
+                 for k in range(3) for s in (-1, 1))
+    assert [r.target for r in res.transitions] == ["on", "off"] * 3
+    # the guard is nearly tangent to the peak: a state error δx moves a switch by δx/ẋ with
+    # ẋ = A·ω·sin(ωτ/2) ≈ 0.011 m/s, so ~1e-8 m of integration error is ~1e-6 s
+    assert np.max(np.abs(np.array([r.time for r in res.transitions]) - ref)) < 5e-6
+    assert res["osc/M.f"][-1] == pytest.approx(3 * SG_TAU, rel=0.02)
+    assert res.stats["steps"] < 3.0 / SG_TAU      # with steps longer than the guard
+
+
+def test_a_short_guard_is_caught_by_a_user_event_too():
+    from bondgraph import simulate
+    hm = short_guard_model()
+    th = SG_A * math.cos(SG_W * SG_TAU / 2)
+    iq = hm.model.state_index("osc/k.q")
+
+    def peak(t, x):
+        return x[iq] - th
+    res = simulate(hm.model, (0, 3.0), rtol=1e-10, atol=1e-12, events=[peak], progress=False)
+    ref = sorted((math.pi / 2 + 2 * math.pi * k + s * SG_W * SG_TAU / 2) / SG_W
+                 for k in range(3) for s in (-1, 1))
+    assert np.max(np.abs(res.events[0] - ref)) < 5e-6
+
+
+# ---------------------------------------------------------------- user functions that fail
+
+def test_a_guard_that_raises_is_named_with_time_state_and_partial_results():
+    hm0, hit = _bouncer()
+    ih = hm0.model.state_index("ball/v.h")
+
+    def ground(t, x):
+        if t > 0.2:
+            raise ZeroDivisionError("sensor lost")
+        return -x[ih]
+    hm = HybridModel(hm0.model, [hit], [Transition("phase", "*", "fly2", When(ground, "h < 0"),
+                                                   name="bounce")])
+    from bondgraph.errors import UserCallableError
+    with pytest.raises(UserCallableError) as exc:
+        simulate_hybrid(hm, (0, 1.0), rtol=1e-10, atol=1e-12)
+    err = exc.value
+    msg = str(err)
+    assert "guard of transition 'bounce' (h < 0)" in msg and "function 'test_a_guard_that_raises" in msg
+    assert "ZeroDivisionError: sensor lost" in msg and isinstance(err.original, ZeroDivisionError)
+    assert err.time > 0.2 and "ball/v.h" in err.state
+    assert err.results is not None and 0 < err.results.t[-1] <= err.time
+
+
+def test_a_controller_that_raises_or_returns_nonsense_is_named():
+    from bondgraph.errors import UserCallableError
+    hm = servo()
+
+    def broken(t, y):
+        if t > 0.05:
+            raise KeyError("gain")
+        return {"force": 1.0}
+
+    def nan_force(t, y):
+        return {"force": float("nan")}
+    for fn, period, text in ((broken, 0.01, "KeyError"), (broken, None, "KeyError"),
+                             (nan_force, 0.01, "'force' = nan"), (nan_force, None, "'force' = nan")):
+        with pytest.raises(UserCallableError) as exc:
+            simulate_hybrid(hm, (0, 1.0), controller=Controller(fn, ["force"], period=period))
+        msg = str(exc.value)
+        assert "controller (inputs force)" in msg and text in msg and fn.__name__ in msg
+        assert exc.value.results is not None and exc.value.state is not None
+
+
+def test_a_reset_that_returns_the_wrong_shape_is_named():
+    from bondgraph.errors import UserCallableError
+    hm0, hit = _bouncer()
+    ih = hm0.model.state_index("ball/v.h")
+    hm = HybridModel(hm0.model, [hit], [Transition("phase", "*", "fly2",
+                                                   When(lambda t, x: -x[ih], "h < 0"),
+                                                   reset=lambda t, x: x[:1], name="bounce")])
+    with pytest.raises(UserCallableError) as exc:
+        simulate_hybrid(hm, (0, 1.0), rtol=1e-10, atol=1e-12)
+    msg = str(exc.value)
+    assert "reset of transition 'bounce'" in msg and "expected 2 finite state values" in msg
+    assert exc.value.time == pytest.approx(math.sqrt(2 / 9.81), abs=1e-8)

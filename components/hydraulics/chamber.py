@@ -36,12 +36,23 @@ from typing import Any, Sequence
 import sympy as sp
 
 from bondgraph import C, BondGraph, Zero
-from bondgraph.elements import Constitutive, StateSpec, _is_number
+from bondgraph.checks import Check, number
+from bondgraph.elements import Constitutive, StateSpec
 from bondgraph.errors import ParameterError
 
 from .oil import Oil
 
 __all__ = ["HydraulicCapacitance", "Chamber"]
+
+
+def _problems(volume: Any, oil: Any, initial: Any) -> list[str]:
+    problems = []
+    if not (isinstance(volume, sp.Basic) and not volume.is_number):
+        problems.append(HydraulicCapacitance._V.problem("volume", volume))
+    if not isinstance(oil, Oil):
+        problems.append(f"oil: found {oil!r}, expected an Oil")
+    problems.append(Check("finite", "Pa").problem("initial pressure", initial))
+    return [p for p in problems if p]
 
 
 class HydraulicCapacitance(C):
@@ -64,24 +75,25 @@ class HydraulicCapacitance(C):
     """
 
     kind = "C"
+    _V = Check(">0", "chamber volume, m³")
+    _BETA = Check(">0", "bulk modulus, Pa")
 
     def __init__(self, name: str, volume: Any, oil: Oil, *, initial: float = 0.0):
-        if _is_number(volume) and not float(volume) > 0:
-            raise ParameterError(f"chamber {name!r}: volume = {volume!r}, expected > 0 m³")
-        if not isinstance(oil, Oil):
-            raise ParameterError(f"chamber {name!r}: oil = {oil!r}, expected an Oil")
-        super().__init__(name, 1.0, initial=initial)
+        problems = _problems(volume, oil, initial)
+        if problems:
+            raise ParameterError(problems, subject=f"chamber {name!r}")
+        super().__init__(name, 1.0, initial=float(number(initial)))
         self.volume = volume
         self.oil = oil
 
     def _beta(self, p: sp.Expr, ctx) -> sp.Expr:
         if self.oil.has_air:
             return self.oil.effective_bulk_modulus(p)
-        return ctx.param("beta", self.oil.bulk_modulus)
+        return ctx.param("beta", self.oil.bulk_modulus, check=self._BETA)
 
     def equations(self, ports, ctx):
         (p,) = ports.values()
-        V = ctx.param("V", self.volume)
+        V = ctx.param("V", self.volume, check=self._V)
         if not p.effort_in:  # integral causality: the pressure is a state
             e = ctx.state("e", self.initial)
             beta = self._beta(e, ctx)
@@ -114,9 +126,12 @@ class Chamber(BondGraph):
     def __init__(self, name: str, volume: Any, oil: Oil, *, ports: Sequence[str] = ("A",),
                  initial: float = 0.0):
         super().__init__(name)
+        problems = _problems(volume, oil, initial)
         if "node" in ports or "C" in ports:
-            raise ParameterError(f"chamber {name!r}: port names {list(ports)}: 'node' and 'C' "
-                                 "are the names of its parts; choose others")
+            problems.append(f"port names {list(ports)}: 'node' and 'C' are the names of its "
+                            "parts; choose others")
+        if problems:
+            raise ParameterError(problems, subject=f"chamber {name!r}")
         self.add(Zero("node"), HydraulicCapacitance("C", volume, oil, initial=initial))
         self.connect("node", "C")
         for port in ports:

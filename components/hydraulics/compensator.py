@@ -60,6 +60,7 @@ from typing import Any
 
 import sympy as sp
 
+from bondgraph import Law
 from bondgraph.errors import ParameterError
 from bondgraph.units import to_si
 
@@ -145,6 +146,10 @@ def _what(obj: Any) -> str:
     return f"{type(obj).__name__} {name!r}" if isinstance(name, str) else repr(obj)
 
 
+_CHECKED_EDGE = ("a compensated metering edge passes no flow against its check (Δp ≤ 0), so "
+                 "its pressure drop is not a function of its flow")
+
+
 def check_sqrt(dp: Any, p_tr: float) -> sp.Expr:
     """``√Δp`` for ``Δp ≥ p_tr``, 0 for ``Δp ≤ 0``: a metering orifice behind a check valve.
 
@@ -227,13 +232,14 @@ class CompensatedValve(DirectionalValve):
         scale = self.q_nominal / math.sqrt(self.dp_nominal)
         if self.comp is not None:
             y = self.comp.value
-            return lambda dp: scale * opening * check_sqrt(dp - y, self.p_tr)
+            return Law(lambda dp: scale * opening * check_sqrt(dp - y, self.p_tr),
+                       not_invertible=_CHECKED_EDGE)
 
         def quasi_static(dp):   # y = max(u, 0) at once, the switch kept out of the conditions
             u = self._comp_argument()
             return scale * opening * sp.Piecewise((check_sqrt(dp - u, self.p_tr), u > 0),
                                                   (check_sqrt(dp, self.p_tr), True))
-        return quasi_static
+        return Law(quasi_static, not_invertible=_CHECKED_EDGE)
 
     def attach(self, *, supply: Any, network) -> None:
         """Give the section its pump pressure signal and LS network (an LSCircuit does it)."""

@@ -43,29 +43,17 @@ from typing import Any
 
 import sympy as sp
 
-from bondgraph import TF, BondGraph, I, One, R, Zero
+from bondgraph import TF, BondGraph, I, Law, One, R, Zero
 from bondgraph.errors import ParameterError
-from bondgraph.units import to_si
 
+from ._values import FINITE, NONNEGATIVE, POSITIVE, raise_all, si
 from .chamber import HydraulicCapacitance
 from .endstop import EndStop
 from .friction import Friction
+from .lines import drain
 from .oil import Oil
 
 __all__ = ["HydraulicCylinder"]
-
-
-def _si(value: Any, unit: str, name: str, problems: list[str], *, positive: bool = False,
-        allow_zero: bool = True) -> float:
-    try:
-        v = to_si(value, unit, bare_si=True, name=name)
-    except ParameterError as exc:
-        problems += exc.problems
-        return math.nan
-    if not math.isfinite(v) or (positive and not v > 0) or (not allow_zero and v == 0) or v < 0:
-        problems.append(f"{name!r}: found {value!r}, expected a number "
-                        f"{'> 0' if positive else '≥ 0'} ({unit})")
-    return v
 
 
 class HydraulicCylinder(BondGraph):
@@ -128,27 +116,46 @@ class HydraulicCylinder(BondGraph):
                  pressures: tuple[float, float] = (0.0, 0.0), single_acting: bool = False):
         super().__init__(name)
         p: list[str] = []
-        bore_ = _si(bore, "m", "bore", p, positive=True)
-        stroke_ = _si(stroke, "m", "stroke", p, positive=True)
-        retr = _si(retracted, "m", "retracted", p)
+        bore_ = si(bore, "m", "bore", p, POSITIVE)
+        stroke_ = si(stroke, "m", "stroke", p, POSITIVE)
+        retr = si(retracted, "m", "retracted", p, NONNEGATIVE)
         rod_ = math.nan
         if single_acting:
             if rod is not None:
-                rod_ = _si(rod, "m", "rod", p)
+                rod_ = si(rod, "m", "rod", p, NONNEGATIVE)
         elif rod is None:
             p.append("'rod': missing (a double-acting cylinder needs its rod diameter in m)")
         else:
-            rod_ = _si(rod, "m", "rod", p)
-            if math.isfinite(rod_) and math.isfinite(bore_) and not rod_ < bore_:
+            rod_ = si(rod, "m", "rod", p, NONNEGATIVE)
+            if bore_ > 0 and rod_ >= 0 and not rod_ < bore_:  # both valid: compare them
                 p.append(f"'rod': found {rod!r}, expected less than the bore {bore!r}")
-        vA = _si(dead_volumes[0], "m^3", "dead_volumes[0]", p, positive=True)
-        vB = _si(dead_volumes[1], "m^3", "dead_volumes[1]", p, positive=not single_acting)
-        g_int = _si(leakage_internal, "m^3/s/Pa", "leakage_internal", p)
-        g_a = _si(leakage_external[0], "m^3/s/Pa", "leakage_external[0]", p)
-        g_b = _si(leakage_external[1], "m^3/s/Pa", "leakage_external[1]", p)
-        p_t = to_si(tank_pressure, "Pa", bare_si=True, name="tank_pressure")
-        mass = _si(piston_mass, "kg", "piston_mass", p)
-        if not (isinstance(count, int) and count >= 1):
+        try:
+            vA_in, vB_in = dead_volumes
+        except (TypeError, ValueError):
+            p.append(f"'dead_volumes': found {dead_volumes!r}, expected (cap, rod) volumes in m³")
+            vA_in = vB_in = 1e-5
+        vA = si(vA_in, "m^3", "dead_volumes[0]", p, POSITIVE)
+        vB = si(vB_in, "m^3", "dead_volumes[1]", p, NONNEGATIVE if single_acting else POSITIVE)
+        g_int = si(leakage_internal, "m^3/s/Pa", "leakage_internal", p, NONNEGATIVE)
+        try:
+            gA_in, gB_in = leakage_external
+        except (TypeError, ValueError):
+            p.append(f"'leakage_external': found {leakage_external!r}, expected (cap, rod) "
+                     "conductances in m³/(s·Pa)")
+            gA_in = gB_in = 0.0
+        g_a = si(gA_in, "m^3/s/Pa", "leakage_external[0]", p, NONNEGATIVE)
+        g_b = si(gB_in, "m^3/s/Pa", "leakage_external[1]", p, NONNEGATIVE)
+        p_t = si(tank_pressure, "Pa", "tank_pressure", p, FINITE)
+        mass = si(piston_mass, "kg", "piston_mass", p, NONNEGATIVE)
+        x0 = si(x0, "m", "x0", p, FINITE)
+        try:
+            pA0, pB0 = pressures
+        except (TypeError, ValueError):
+            p.append(f"'pressures': found {pressures!r}, expected (cap, rod) pressures in Pa")
+            pA0 = pB0 = 0.0
+        pA0 = si(pA0, "Pa", "pressures[0]", p, FINITE)
+        pB0 = si(pB0, "Pa", "pressures[1]", p, FINITE)
+        if isinstance(count, bool) or not (isinstance(count, int) and count >= 1):
             p.append(f"'count': found {count!r}, expected an integer ≥ 1")
         if not isinstance(oil, Oil):
             p.append(f"'oil': found {oil!r}, expected an Oil")
@@ -158,8 +165,10 @@ class HydraulicCylinder(BondGraph):
             p.append(f"'end_stop': found {end_stop!r}, expected an EndStop or None")
         if single_acting and g_int:
             p.append("'leakage_internal': a single-acting cylinder has no rod chamber to leak to")
-        if p:
-            raise ParameterError(p, subject=f"hydraulic cylinder {name!r}")
+        if length is not None and not isinstance(length, sp.Symbol):
+            p.append(f"'length': found {length!r}, expected the length handle (a sympy symbol) "
+                     "of the mechanical Cylinder, or None")
+        raise_all(p, f"hydraulic cylinder {name!r}")
 
         self.bore, self.rod, self.stroke, self.retracted = bore_, rod_, stroke_, retr
         self.count, self.single_acting, self.oil = count, single_acting, oil
@@ -177,7 +186,7 @@ class HydraulicCylinder(BondGraph):
         self.connect("piston", "m")
 
         self.add(Zero("nA"), HydraulicCapacitance("C_A", self.dead_volumes[0] + self.area_A * x, oil,
-                                                 initial=float(pressures[0])),
+                                                 initial=pA0),
                  TF("TF_A", 1.0 / self.area_A))
         self.connect("nA", "C_A")
         self.connect("nA", "TF_A/1")
@@ -186,7 +195,7 @@ class HydraulicCylinder(BondGraph):
         if not single_acting:
             self.add(Zero("nB"), HydraulicCapacitance(
                 "C_B", self.dead_volumes[1] + self.area_B * (stroke_ - x), oil,
-                initial=float(pressures[1])), TF("TF_B", self.area_B))
+                initial=pB0), TF("TF_B", self.area_B))
             self.connect("nB", "C_B")
             self.connect("piston", "TF_B/1")
             self.connect("TF_B/2", "nB")
@@ -195,10 +204,15 @@ class HydraulicCylinder(BondGraph):
             if friction.is_viscous:
                 self.add(R("friction", friction.viscous))
             else:
-                self.add(R("friction", effort=friction.law))
+                self.add(R("friction", effort=Law(friction.law, not_invertible=(
+                    "Coulomb/Stribeck friction has no closed-form inverse (and is not monotonic "
+                    "with a break-away hump), so the rod velocity is not a function of the "
+                    "friction force; let the piston inertia give it the velocity"))))
             self.connect("piston", "friction")
         if end_stop is not None:
-            self.add(R("end_stop", effort=lambda v: end_stop.law(v, x, stroke_)))
+            self.add(R("end_stop", effort=Law(lambda v: end_stop.law(v, x, stroke_), not_invertible=(
+                "an end stop exerts no force inside the stroke, so the rod velocity is not a "
+                "function of its force"))))
             self.connect("piston", "end_stop")
         if g_int:
             self.add(One("leak_AB"), R("G_AB", 1.0 / g_int))
@@ -207,8 +221,7 @@ class HydraulicCylinder(BondGraph):
             self.connect("leak_AB", "G_AB")
         for side, g in (("A", g_a), ("B", g_b)):
             if g and not (side == "B" and single_acting):
-                self.add(R(f"leak_{side}", flow=lambda pr, g=g: g * (pr - p_t)))
-                self.connect(f"n{side}", f"leak_{side}")
+                drain(self, f"n{side}", f"leak_{side}", g, p_t)
         self.expose("I", "piston")
 
     _STATES = {"pA": "C_A.e", "pB": "C_B.e", "v": "m.f", "s": "piston.s"}

@@ -24,12 +24,12 @@ Examples
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 
+from bondgraph.checks import NONNEGATIVE, POSITIVE, number_problems
 from bondgraph.errors import ParameterError
 
 from ._expr import clip, ramp
@@ -59,13 +59,11 @@ class EndStop:
     cushion_damping: float = 0.0
 
     def __post_init__(self):
-        problems = []
-        for name in ("stiffness", "damping", "cushion_length", "cushion_damping"):
-            v = getattr(self, name)
-            if not (math.isfinite(v) and v >= 0):
-                problems.append(f"end stop {name}: found {v!r}, expected a number ≥ 0")
-        if not self.stiffness > 0:
-            problems.append(f"end stop stiffness: found {self.stiffness!r}, expected > 0")
+        problems = number_problems("end stop", {
+            "stiffness": (self.stiffness, POSITIVE.with_meaning("N/m")),
+            "damping": (self.damping, NONNEGATIVE.with_meaning("N·s/m")),
+            "cushion_length": (self.cushion_length, NONNEGATIVE.with_meaning("m")),
+            "cushion_damping": (self.cushion_damping, NONNEGATIVE.with_meaning("N·s/m"))})
         if problems:
             raise ParameterError(problems)
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import sympy as sp
 
+from bondgraph.checks import NONNEGATIVE, POSITIVE, number_problems
 from bondgraph.errors import ParameterError
 
 __all__ = ["Friction"]
@@ -58,19 +59,18 @@ class Friction:
     viscous: float = 0.0
 
     def __post_init__(self):
-        problems = []
-        if self.breakaway is None:
-            object.__setattr__(self, "breakaway", 1.2 * self.coulomb)
-        for name in ("coulomb", "breakaway", "viscous"):
-            v = getattr(self, name)
-            if not (math.isfinite(v) and v >= 0):
-                problems.append(f"friction {name}: found {v!r}, expected a number ≥ 0")
-        if self.breakaway < self.coulomb:
-            problems.append(f"friction breakaway: found {self.breakaway!r} < coulomb "
-                            f"{self.coulomb!r}, expected breakaway ≥ coulomb")
-        if not self.breakaway_velocity > 0:
-            problems.append(f"friction breakaway_velocity: found {self.breakaway_velocity!r}, "
-                            "expected > 0")
+        fields = {"coulomb": (self.coulomb, NONNEGATIVE.with_meaning("N")),
+                  "viscous": (self.viscous, NONNEGATIVE.with_meaning("N·s/m")),
+                  "breakaway_velocity": (self.breakaway_velocity, POSITIVE.with_meaning("m/s"))}
+        if self.breakaway is not None:
+            fields["breakaway"] = (self.breakaway, NONNEGATIVE.with_meaning("N"))
+        problems = number_problems("friction", fields)
+        if not problems:
+            if self.breakaway is None:
+                object.__setattr__(self, "breakaway", 1.2 * self.coulomb)
+            if self.breakaway < self.coulomb:
+                problems.append(f"friction: breakaway: found {self.breakaway!r} < coulomb "
+                                f"{self.coulomb!r}, expected breakaway ≥ coulomb")
         if problems:
             raise ParameterError(problems)
 

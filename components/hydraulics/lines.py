@@ -27,22 +27,19 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from bondgraph import BondGraph, I, One, R
+from bondgraph import BondGraph, I, One, R, Se, Zero
 from bondgraph.errors import ParameterError
-from bondgraph.units import to_si
 
+from ._values import POSITIVE, raise_all, si
 from .chamber import Chamber
 from .oil import Oil
 
-__all__ = ["Hose", "Line"]
+__all__ = ["Hose", "Line", "drain"]
 
 
-def _geometry(length: Any, diameter: Any, name: str) -> tuple[float, float]:
-    L = to_si(length, "m", bare_si=True, name="length")
-    d = to_si(diameter, "m", bare_si=True, name="diameter")
-    if not (L > 0 and d > 0):
-        raise ParameterError(f"{name!r}: length = {length!r}, diameter = {diameter!r}; expected both > 0")
-    return L, d
+def _geometry(length: Any, diameter: Any, problems: list[str]) -> tuple[float, float]:
+    return (si(length, "m", "length", problems, POSITIVE),
+            si(diameter, "m", "diameter", problems, POSITIVE))
 
 
 class Hose(Chamber):
@@ -66,16 +63,21 @@ class Hose(Chamber):
                  ports: Sequence[str] = ("A", "B"), initial: float = 0.0):
         if (volume is None) == (length is None or diameter is None):
             raise ParameterError(f"hose {name!r}: give volume=..., or length=... and diameter=...")
+        problems: list[str] = []
         if volume is not None:
-            V = to_si(volume, "m^3", bare_si=True, name="volume")
+            V = si(volume, "m^3", "volume", problems, POSITIVE)
         else:
-            L, d = _geometry(length, diameter, name)
+            L, d = _geometry(length, diameter, problems)
             V = math.pi * d**2 / 4 * L
-        if wall_stiffness is not None:
-            kw = to_si(wall_stiffness, "Pa", bare_si=True, name="wall_stiffness")
+        if not isinstance(oil, Oil):
+            problems.append(f"'oil': found {oil!r}, expected an Oil")
+        elif wall_stiffness is not None:
+            kw = si(wall_stiffness, "Pa", "wall_stiffness", problems, POSITIVE)
             if oil.has_air:
-                raise ParameterError(f"hose {name!r}: wall_stiffness with entrained air is not "
-                                     "supported; fold the wall into the air fraction")
+                problems.append("'wall_stiffness': with entrained air it is not supported; fold "
+                                "the wall into the air fraction")
+        raise_all(problems, f"hose {name!r}")
+        if wall_stiffness is not None:
             oil = oil.with_(bulk_modulus=1.0 / (1.0 / oil.bulk_modulus + 1.0 / kw))
         self.volume = V
         super().__init__(name, V, oil, ports=ports, initial=initial)
@@ -95,7 +97,11 @@ class Line(BondGraph):
 
     def __init__(self, name: str, oil: Oil, *, length: Any, diameter: Any, inertance: bool = False):
         super().__init__(name)
-        L, d = _geometry(length, diameter, name)
+        problems: list[str] = []
+        L, d = _geometry(length, diameter, problems)
+        if not isinstance(oil, Oil):
+            problems.append(f"'oil': found {oil!r}, expected an Oil")
+        raise_all(problems, f"line {name!r}")
         self.resistance = 128 * oil.viscosity * L / (math.pi * d**4)
         self.inertance = oil.density * L / (math.pi * d**2 / 4)
         self.add(One("q"), R("R", self.resistance))
@@ -105,3 +111,32 @@ class Line(BondGraph):
             self.connect("q", "I")
         self.expose("A", "q")
         self.expose("B", "q")
+
+
+def drain(graph: BondGraph, node: str, name: str, conductance: float, tank_pressure: float) -> None:
+    """Laminar leakage ``Q = G·(p − p_t)`` from ``node`` of ``graph`` to a tank at ``p_t``.
+
+    At ``p_t = 0`` a linear resistor ``name`` on the node. Otherwise the resistor sits on
+    a 1-junction ``<name>_drain`` between the node and a tank node ``<name>_tank`` held
+    at ``p_t`` by an effort source: it sees the drop ``p − p_t`` and stays passive, and
+    the tank source takes the drained power (a one-port law ``G·(p − p_t)`` would
+    generate power whenever ``0 < p < p_t``).
+
+    Examples
+    --------
+    >>> g = BondGraph("c")
+    >>> _ = g.add(Zero("n"))
+    >>> drain(g, "n", "leak", 1e-11, 2e5)
+    >>> sorted(g.children)
+    ['leak', 'leak_drain', 'leak_p_t', 'leak_tank', 'n']
+    """
+    if tank_pressure == 0:
+        graph.add(R(name, 1.0 / conductance))
+        graph.connect(node, name)
+        return
+    j, tank, src = f"{name}_drain", f"{name}_tank", f"{name}_p_t"
+    graph.add(One(j), R(name, 1.0 / conductance), Zero(tank), Se(src, tank_pressure))
+    graph.connect(node, j)
+    graph.connect(j, name)
+    graph.connect(j, tank)
+    graph.connect(src, tank)

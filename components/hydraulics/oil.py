@@ -29,12 +29,12 @@ True
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import sympy as sp
 
+from bondgraph.checks import POSITIVE, number, number_problems
 from bondgraph.errors import ParameterError
 from bondgraph.units import ParamSchema, ParamSpec
 
@@ -87,15 +87,13 @@ class Oil:
     p_min: float = 1e3
 
     def __post_init__(self):
-        problems = []
-        for name in ("density", "bulk_modulus", "viscosity", "p_atm", "p_min"):
+        problems = number_problems("oil", {name: (getattr(self, name), POSITIVE) for name in
+                                           ("density", "bulk_modulus", "viscosity", "p_atm", "p_min")})
+        for name, lo, hi in (("air_fraction", 0.0, 0.5), ("polytropic_index", 1.0, 1.67)):
             v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-                problems.append(f"oil {name}: found {v!r}, expected a number > 0")
-        if not 0.0 <= self.air_fraction <= 0.5:
-            problems.append(f"oil air_fraction: found {self.air_fraction!r}, expected 0 … 0.5")
-        if not 1.0 <= self.polytropic_index <= 1.67:
-            problems.append(f"oil polytropic_index: found {self.polytropic_index!r}, expected 1 … 1.67")
+            x = number(v)
+            if x is None or not lo <= x <= hi:
+                problems.append(f"oil: {name}: found {v!r}, expected a number {lo:g} … {hi:g}")
         if problems:
             raise ParameterError(problems)
 

@@ -11,6 +11,21 @@ odd cubic ``√p_tr·(5u − u³)/4`` (``u = Δp/p_tr``) inside, which matches t
 value and the slope of the square root at ``|Δp| = p_tr`` (C¹) and has the
 finite laminar slope ``5/(4√p_tr)`` at zero.
 
+**Inverses.** An orifice fed by a flow (a pump, a line inertia) needs its pressure
+drop from its flow. Every law here has its exact inverse in closed form
+(:func:`signed_sqrt_inverse`, :func:`orifice_flow_inverse`,
+:func:`nominal_flow_inverse`), and :func:`orifice_law` / :func:`nominal_law` bundle
+law and inverse as a :class:`bondgraph.laws.Law`, so a model never calls a solver
+on them. Outside the laminar band the inverse of ``s = sign(Δp)·√|Δp|`` is
+``Δp = sign(s)·s²``. Inside, ``s = √p_tr·(5u − u³)/4`` is the depressed cubic
+``u³ − 5u + w = 0`` with ``w = 4s/√p_tr ∈ (−4, 4)``; it has three real roots and
+the one in ``(−1, 1)`` is, by the trigonometric solution of the cubic,
+
+    u = 2·√(5/3)·sin(⅓·asin(3·√(3/5)·w/10))
+
+(the ``asin`` form is exact to rounding for small ``w``, where the ``cos`` form
+loses digits; at ``w = ±4`` it gives ``u = ±1``, joining the outer branch).
+
 Examples
 --------
 >>> import sympy as sp
@@ -22,18 +37,45 @@ Examples
 True
 >>> round(float(nominal_flow(dp, 1.0, 1e-3, 3e5, 1e4).subs(dp, 3e5)), 6)
 0.001
+>>> q = sp.Symbol("q", real=True)
+>>> inv = orifice_flow_inverse(q, area=1e-4, cd=0.7, density=870.0, p_tr=1e5)
+>>> [round(float(inv.subs(q, float(law.subs(dp, v)))), 3) for v in (-4e6, -5e3, 2.0)]
+[-4000000.0, -5000.0, 2.0]
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import sympy as sp
 
 from bondgraph import BondGraph, One, R
+from bondgraph.checks import Check, number
 from bondgraph.errors import ParameterError
+from bondgraph.laws import Law
 
-__all__ = ["signed_sqrt", "orifice_flow", "nominal_flow", "Orifice"]
+__all__ = ["signed_sqrt", "signed_sqrt_inverse", "orifice_flow", "orifice_flow_inverse",
+           "nominal_flow", "nominal_flow_inverse", "orifice_law", "nominal_law", "Orifice"]
+
+_POS = Check(">0")
+
+
+def _need(problems: list[str | None]) -> None:
+    problems = [p for p in problems if p]
+    if problems:
+        raise ParameterError(problems if len(problems) > 1 else problems[0])
+
+
+def _expr_or(value: Any, label: str, check: Check) -> str | None:
+    """A number must satisfy ``check``; a sympy expression (a spool position...) may pass."""
+    if isinstance(value, sp.Basic) and not value.is_number:
+        return None
+    return check.problem(label, value)
+
+
+def _p_tr(p_tr: Any) -> str | None:
+    return _POS.with_meaning("Pa").problem("transition pressure p_tr", p_tr)
 
 
 def signed_sqrt(dp: Any, p_tr: float) -> sp.Expr:
@@ -47,12 +89,61 @@ def signed_sqrt(dp: Any, p_tr: float) -> sp.Expr:
     >>> [float(e.subs(x, v)) for v in (-9.0, 0.0, 4.0, 16.0)]
     [-3.0, 0.0, 2.0, 4.0]
     """
-    if not float(p_tr) > 0:
-        raise ParameterError(f"transition pressure p_tr = {p_tr!r}: expected > 0")
+    _need([_p_tr(p_tr)])
+    p_tr = float(p_tr)
     dp = sp.sympify(dp)
     u = dp / p_tr
     inner = sp.sqrt(p_tr) * (5 * u - u**3) / 4
     return sp.Piecewise((sp.sqrt(dp), dp >= p_tr), (-sp.sqrt(-dp), dp <= -p_tr), (inner, True))
+
+
+def signed_sqrt_inverse(s: Any, p_tr: float) -> sp.Expr:
+    """The exact inverse of :func:`signed_sqrt`: the ``Δp`` with ``signed_sqrt(Δp, p_tr) = s``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> y = sp.Symbol("y", real=True)
+    >>> g = signed_sqrt_inverse(y, 4.0)
+    >>> [round(float(g.subs(y, v)), 12) for v in (-3.0, 0.0, 2.0, 4.0)]
+    [-9.0, 0.0, 4.0, 16.0]
+    >>> x = sp.Symbol("x", real=True)
+    >>> round(float(g.subs(y, signed_sqrt(x, 4.0).subs(x, 0.37))), 12)   # laminar band
+    0.37
+    """
+    _need([_p_tr(p_tr)])
+    p_tr = float(p_tr)
+    s = sp.sympify(s)
+    root = math.sqrt(p_tr)
+    w = 4 * s / root
+    u = 2 * math.sqrt(5.0 / 3.0) * sp.sin(sp.asin(3 * math.sqrt(0.6) / 10 * w) / 3)
+    return sp.Piecewise((s**2, s >= root), (-s**2, s <= -root), (p_tr * u, True))
+
+
+def _scaled_inverse(q: Any, gain: Any, p_tr: float) -> sp.Expr:
+    """``Δp`` with ``gain·signed_sqrt(Δp) = q``.
+
+    A piecewise gain (a clipped opening) is inverted piece by piece, so no branch
+    condition of the inverse contains a piecewise expression (the code generator
+    accepts only plain conditions). Where the gain is 0 the orifice is closed and no
+    finite drop passes a forced flow: the inverse is NaN there, and a simulation
+    stops with a named error.
+    """
+    gain = sp.piecewise_fold(sp.sympify(gain))
+    if isinstance(gain, sp.Piecewise):
+        return sp.Piecewise(*[(_scaled_inverse(q, g, p_tr), c) for g, c in gain.args])
+    if gain == 0:
+        return sp.nan
+    return signed_sqrt_inverse(sp.sympify(q) / gain, p_tr)
+
+
+def _orifice_gain(area: Any, cd: Any, density: Any) -> sp.Expr:
+    cd_problem = Check(">0", "discharge coefficient, at most 1").problem("orifice cd", cd)
+    if cd_problem is None and float(cd) > 1.0:
+        cd_problem = f"orifice cd: found {cd!r}, expected 0 < cd ≤ 1"
+    _need([_expr_or(area, "orifice area", _POS.with_meaning("m²")), cd_problem,
+           _POS.with_meaning("kg/m³").problem("orifice density", density)])
+    return cd * sp.sympify(area) * sp.sqrt(2 / sp.Float(float(density)))
 
 
 def orifice_flow(dp: Any, area: Any, cd: float, density: float, p_tr: float) -> sp.Expr:
@@ -60,10 +151,26 @@ def orifice_flow(dp: Any, area: Any, cd: float, density: float, p_tr: float) -> 
 
     ``area`` may be an expression (of a spool position, a mode variable...).
     """
-    if not (0 < float(cd) <= 1.0) or not float(density) > 0:
-        raise ParameterError(f"orifice: cd = {cd!r} (expected 0 < cd ≤ 1), density = {density!r} "
-                             "(expected > 0)")
-    return cd * area * sp.sqrt(2 / sp.Float(density)) * signed_sqrt(dp, p_tr)
+    return _orifice_gain(area, cd, density) * signed_sqrt(dp, p_tr)
+
+
+def orifice_flow_inverse(q: Any, area: Any, cd: float, density: float, p_tr: float) -> sp.Expr:
+    """Pressure drop of :func:`orifice_flow` for the flow ``q`` (exact inverse).
+
+    Where an area expression reaches 0 the drop is NaN (no flow can be forced
+    through a closed orifice).
+    """
+    return _scaled_inverse(q, _orifice_gain(area, cd, density), p_tr)
+
+
+def _nominal_gain(opening: Any, q_nominal: Any, dp_nominal: Any) -> sp.Expr:
+    problems = [_POS.with_meaning("m³/s").problem("nominal flow Q_N", q_nominal),
+                _POS.with_meaning("Pa").problem("nominal pressure drop Δp_N", dp_nominal),
+                _expr_or(opening, "opening", Check(">=0", "normalised, 0 … 1"))]
+    if not problems[2] and number(opening) is not None and number(opening) > 1:
+        problems[2] = f"opening: found {opening!r}, expected a finite number 0 … 1 (normalised)"
+    _need(problems)
+    return q_nominal * sp.sympify(opening) / sp.sqrt(sp.Float(float(dp_nominal)))
 
 
 def nominal_flow(dp: Any, opening: Any, q_nominal: float, dp_nominal: float, p_tr: float) -> sp.Expr:
@@ -71,19 +178,49 @@ def nominal_flow(dp: Any, opening: Any, q_nominal: float, dp_nominal: float, p_t
 
     ``opening`` ``x`` is the normalised opening (0…1), a number or an expression.
     """
-    if not float(q_nominal) > 0 or not float(dp_nominal) > 0:
-        raise ParameterError(f"nominal flow: Q_N = {q_nominal!r}, Δp_N = {dp_nominal!r}; "
-                             "expected both > 0")
-    return q_nominal * opening * signed_sqrt(dp, p_tr) / sp.sqrt(sp.Float(dp_nominal))
+    return _nominal_gain(opening, q_nominal, dp_nominal) * signed_sqrt(dp, p_tr)
+
+
+def nominal_flow_inverse(q: Any, opening: Any, q_nominal: float, dp_nominal: float,
+                         p_tr: float) -> sp.Expr:
+    """Pressure drop of :func:`nominal_flow` for the flow ``q`` (exact inverse).
+
+    NaN where the opening is 0: a closed edge takes no forced flow.
+    """
+    return _scaled_inverse(q, _nominal_gain(opening, q_nominal, dp_nominal), p_tr)
+
+
+def orifice_law(area: Any, cd: float, density: float, p_tr: float) -> Law:
+    """:func:`orifice_flow` with its inverse, for ``R(name, flow=...)``.
+
+    Examples
+    --------
+    >>> law = orifice_law(1e-4, 0.7, 870.0, 1e5)
+    >>> law.inverse is not None
+    True
+    """
+    _orifice_gain(area, cd, density)
+    _need([_p_tr(p_tr)])
+    return Law(lambda dp: orifice_flow(dp, area, cd, density, p_tr),
+               inverse=lambda q: orifice_flow_inverse(q, area, cd, density, p_tr))
+
+
+def nominal_law(opening: Any, q_nominal: float, dp_nominal: float, p_tr: float) -> Law:
+    """:func:`nominal_flow` with its inverse, for ``R(name, flow=...)``."""
+    _nominal_gain(opening, q_nominal, dp_nominal)
+    _need([_p_tr(p_tr)])
+    return Law(lambda dp: nominal_flow(dp, opening, q_nominal, dp_nominal, p_tr),
+               inverse=lambda q: nominal_flow_inverse(q, opening, q_nominal, dp_nominal, p_tr))
 
 
 class Orifice(BondGraph):
     """A fixed or variable restriction between hydraulic ports ``A`` and ``B``.
 
     Bond graph: a 1-junction ``q`` (the common flow ``A → B``) with a resistor
-    ``R`` whose conductance law is one of the laws above. Connect the
-    upstream node *into* ``A`` and ``B`` *into* the downstream node; positive
-    flow goes from ``A`` to ``B``.
+    ``R`` whose conductance law is one of the laws above, with its exact inverse
+    (so the orifice works in either causality: between two volumes, or fed by a
+    pump or a line inertia). Connect the upstream node *into* ``A`` and ``B``
+    *into* the downstream node; positive flow goes from ``A`` to ``B``.
 
     Parameters
     ----------
@@ -97,6 +234,11 @@ class Orifice(BondGraph):
         Laminar restriction ``Q = G·Δp`` (m³/(s·Pa)) instead of either.
     p_tr : float
         Transition pressure of the regularisation (Pa).
+
+    Raises
+    ------
+    ParameterError
+        Every bad value at once.
 
     Examples
     --------
@@ -114,16 +256,18 @@ class Orifice(BondGraph):
             raise ParameterError(f"orifice {name!r}: give exactly one of area=..., "
                                  f"q_nominal=... (with dp_nominal) or conductance=... "
                                  f"(found {sum(forms)})")
-        if area is not None:
-            law = lambda dp: orifice_flow(dp, area, cd, density, p_tr)  # noqa: E731
-        elif q_nominal is not None:
-            if dp_nominal is None:
-                raise ParameterError(f"orifice {name!r}: q_nominal given without dp_nominal")
-            law = lambda dp: nominal_flow(dp, opening, q_nominal, dp_nominal, p_tr)  # noqa: E731
-        else:
-            if not float(conductance) > 0:
-                raise ParameterError(f"orifice {name!r}: conductance = {conductance!r}, expected > 0")
-            law = None
+        law = None
+        try:
+            if area is not None:
+                law = orifice_law(area, cd, density, p_tr)
+            elif q_nominal is not None:
+                if dp_nominal is None:
+                    raise ParameterError("q_nominal given without dp_nominal")
+                law = nominal_law(opening, q_nominal, dp_nominal, p_tr)
+            else:
+                _need([_POS.with_meaning("m³/(s·Pa)").problem("conductance", conductance)])
+        except ParameterError as exc:
+            raise ParameterError(exc.problems, subject=f"orifice {name!r}") from None
         self.add(One("q"))
         self.add(R("R", 1.0 / float(conductance)) if law is None else R("R", flow=law))
         self.connect("q", "R")

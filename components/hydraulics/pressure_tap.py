@@ -43,8 +43,8 @@ import sympy as sp
 from bondgraph import BondGraph, One, R, Zero
 from bondgraph.errors import ParameterError
 
+from ._values import POSITIVE, si
 from .chamber import HydraulicCapacitance
-from .cylinder import _si
 from .oil import Oil
 
 __all__ = ["SensedCapacitance", "LSPort"]
@@ -104,8 +104,8 @@ class LSPort(BondGraph):
         problems: list[str] = []
         if not isinstance(oil, Oil):
             problems.append(f"'oil': found {oil!r}, expected an Oil")
-        V = _si(volume, "m^3", "volume", problems, positive=True)
-        tau = _si(time_constant, "s", "time_constant", problems, positive=True)
+        V = si(volume, "m^3", "volume", problems, POSITIVE)
+        tau = si(time_constant, "s", "time_constant", problems, POSITIVE)
         if not (isinstance(openings, Mapping) and openings):
             problems.append(f"'openings': found {openings!r}, expected a mapping port → opening")
         elif any(k in ("C", "gallery") or not isinstance(k, str) for k in openings):

@@ -55,12 +55,12 @@ from typing import Any
 
 import sympy as sp
 
-from bondgraph import R
 from bondgraph.errors import ParameterError
 from bondgraph.units import ParamSchema, ParamSpec, to_si
 
 from ._expr import clip
 from .lag import Lag
+from .lines import drain
 from .oil import Oil
 from .supply import PowerUnit, ReliefValve
 
@@ -325,9 +325,7 @@ class LSPowerUnit(PowerUnit):
         self._load_pressure = None if load_pressure is None else sp.sympify(load_pressure)
         self._network = None
         if pump.leakage:
-            pt, g = self.tank_pressure, pump.leakage
-            self.add(R("leakage", flow=lambda p: g * (p - pt)))
-            self.connect("nP", "leakage")
+            drain(self, "nP", "leakage", pump.leakage, self.tank_pressure)
 
     def attach(self, network) -> None:
         """Read the LS pressure from a :class:`~components.hydraulics.LoadSenseNetwork`."""

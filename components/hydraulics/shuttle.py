@@ -47,7 +47,7 @@ import sympy as sp
 from bondgraph.errors import ParameterError
 from bondgraph.hybrid import Discrete, HybridModel, Transition, When
 
-from .cylinder import _si
+from ._values import NONNEGATIVE, POSITIVE, si
 
 __all__ = ["smooth_max", "SmoothShuttle", "HybridShuttle", "LoadSenseNetwork"]
 
@@ -68,7 +68,7 @@ class SmoothShuttle:
 
     def __post_init__(self):
         problems: list[str] = []
-        object.__setattr__(self, "band", _si(self.band, "Pa", "band", problems, positive=True))
+        object.__setattr__(self, "band", si(self.band, "Pa", "band", problems, POSITIVE))
         if problems:
             raise ParameterError(problems, subject="smooth shuttle")
 
@@ -100,8 +100,8 @@ class HybridShuttle:
 
     def __post_init__(self):
         problems: list[str] = []
-        object.__setattr__(self, "band", _si(self.band, "Pa", "band", problems, positive=True))
-        object.__setattr__(self, "dwell", _si(self.dwell, "s", "dwell", problems))
+        object.__setattr__(self, "band", si(self.band, "Pa", "band", problems, POSITIVE))
+        object.__setattr__(self, "dwell", si(self.dwell, "s", "dwell", problems, NONNEGATIVE))
         if not (isinstance(self.name, str) and self.name and " " not in self.name):
             problems.append(f"'name': found {self.name!r}, expected a name without spaces")
         if problems:

@@ -31,12 +31,12 @@ from typing import Any
 
 import sympy as sp
 
-from bondgraph import BondGraph, R, Se, Sf, Zero
+from bondgraph import BondGraph, Law, R, Se, Sf, Zero
 from bondgraph.elements import Constitutive
 from bondgraph.errors import ParameterError
-from bondgraph.units import to_si
 
 from ._expr import clip
+from ._values import FINITE, POSITIVE, raise_all, si
 from .oil import Oil
 from .orifice import signed_sqrt
 from .pressure_tap import SensedCapacitance
@@ -45,10 +45,18 @@ __all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", 
 
 
 def _pos(value: Any, unit: str, name: str) -> float:
-    v = to_si(value, unit, bare_si=True, name=name)
-    if not (math.isfinite(v) and v > 0):
-        raise ParameterError(f"{name!r}: found {value!r}, expected a value > 0 ({unit})")
+    problems: list[str] = []
+    v = si(value, unit, name, problems, POSITIVE)
+    raise_all(problems, name)
     return v
+
+
+def _check_fields(obj, what: str, fields: dict[str, str]) -> None:
+    """Check a frozen dataclass's unit-carrying fields at construction, all at once."""
+    problems: list[str] = []
+    for name, unit in fields.items():
+        si(getattr(obj, name), unit, name, problems, POSITIVE)
+    raise_all(problems, what)
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,9 @@ class FixedPump:
 
     displacement: Any
     speed: Any
+
+    def __post_init__(self):
+        _check_fields(self, "fixed pump", {"displacement": "m^3/rev", "speed": "rev/s"})
 
     @property
     def flow(self) -> float:
@@ -79,6 +90,10 @@ class CompensatedPump:
     speed: Any
     setting: Any
     band: Any = "5 bar"
+
+    def __post_init__(self):
+        _check_fields(self, "compensated pump", {"displacement": "m^3/rev", "speed": "rev/s",
+                                                 "setting": "Pa", "band": "Pa"})
 
     @property
     def flow(self) -> float:
@@ -122,6 +137,12 @@ class ReliefValve:
     q_rated: Any
     mode: Any = None
 
+    def __post_init__(self):
+        _check_fields(self, "relief valve", {"crack": "Pa", "full": "Pa", "q_rated": "m^3/s"})
+        if not self.full_pressure > self.crack_pressure:
+            raise ParameterError(f"relief valve: full = {self.full!r} must exceed crack = "
+                                 f"{self.crack!r}")
+
     def law(self, p: sp.Expr, p_tank: float = 0.0) -> sp.Expr:
         pc = _pos(self.crack, "Pa", "crack")
         pf = _pos(self.full, "Pa", "full")
@@ -146,7 +167,9 @@ class Tank(BondGraph):
 
     def __init__(self, name: str, pressure: Any = 0.0):
         super().__init__(name)
-        self.pressure = to_si(pressure, "Pa", bare_si=True, name="tank pressure")
+        problems: list[str] = []
+        self.pressure = si(pressure, "Pa", "tank pressure", problems, FINITE)
+        raise_all(problems, f"tank {name!r}")
         self.add(Zero("node"), Se("p", self.pressure))
         self.connect("p", "node")
 
@@ -190,22 +213,37 @@ class PowerUnit(BondGraph):
             raise ParameterError(f"power unit {name!r}: a relief valve needs a pump (an ideal "
                                  "pressure source never exceeds its setting)")
         self.oil, self.pump, self.relief = oil, pump, relief
-        self.tank_pressure = to_si(tank_pressure, "Pa", bare_si=True, name="tank_pressure")
+        problems: list[str] = []
+        self.tank_pressure = si(tank_pressure, "Pa", "tank_pressure", problems, FINITE)
+        if pump is None:
+            self.supply_pressure = si(pressure, "Pa", "pressure", problems, POSITIVE)
+        else:
+            V = si(volume, "m^3", "volume", problems, POSITIVE)
+            si(initial_pressure, "Pa", "initial_pressure", problems, FINITE)
+        if not isinstance(oil, Oil):
+            problems.append(f"'oil': found {oil!r}, expected an Oil")
+        for what, obj, kinds in (("pump", pump, "FixedPump, CompensatedPump"),
+                                 ("relief", relief, "ReliefValve")):
+            if obj is not None and not callable(getattr(obj, "law", None)):
+                problems.append(f"{what!r}: found {obj!r}, expected a {what} with a law(p) "
+                                f"method ({kinds}...)")
+        raise_all(problems, f"power unit {name!r}")
         self.add(Zero("nP"), Zero("nT"), Se("tank", self.tank_pressure))
         self.connect("tank", "nT")
         if pump is None:
-            self.supply_pressure = to_si(pressure, "Pa", bare_si=True, name="pressure")
             self.add(Se("source", self.supply_pressure))
             self.connect("source", "nP")
         else:
-            V = _pos(volume, "m^3", "volume")
             self.add(SensedCapacitance("C_P", V, oil, initial=initial_pressure),
                      PumpSource("pump", pump.law))
             self.connect("nP", "C_P")
             self.connect("pump", "nP")
             if relief is not None:
                 pt = self.tank_pressure
-                self.add(R("relief", flow=lambda p: relief.law(p, pt)))
+                law = Law(lambda p: relief.law(p, pt),
+                          not_invertible="a relief valve passes no flow below its cracking "
+                                         "pressure, so its pressure is not a function of its flow")
+                self.add(R("relief", flow=law))
                 self.connect("nP", "relief")
         self._consumers: list[str] = []
 

@@ -36,12 +36,13 @@ from typing import Any
 
 import sympy as sp
 
-from bondgraph import MSe, MSf, BondGraph, I, One, R, Zero
+from bondgraph import MSe, MSf, BondGraph, I, Law, One, R, Zero
+from bondgraph.checks import Check, number_problems
 from bondgraph.errors import ParameterError
-from bondgraph.units import to_si
 
 from ._expr import clip
-from .orifice import nominal_flow
+from ._values import NONNEGATIVE, POSITIVE, raise_all, si
+from .orifice import nominal_law
 
 __all__ = ["SpoolDynamics", "Spool", "DirectionalValve", "OnOffValve"]
 
@@ -58,13 +59,11 @@ class SpoolDynamics:
     order: int = 2
 
     def __post_init__(self):
-        problems = []
-        if not (math.isfinite(self.bandwidth) and self.bandwidth > 0):
-            problems.append(f"spool bandwidth: found {self.bandwidth!r}, expected > 0 Hz")
-        if not (math.isfinite(self.damping) and self.damping > 0):
-            problems.append(f"spool damping: found {self.damping!r}, expected > 0")
-        if self.order not in (1, 2):
-            problems.append(f"spool order: found {self.order!r}, expected 1 or 2")
+        problems = number_problems("spool", {
+            "bandwidth": (self.bandwidth, Check(">0", "Hz")),
+            "damping": (self.damping, Check(">0", "damping ratio"))})
+        if isinstance(self.order, bool) or self.order not in (1, 2):
+            problems.append(f"spool: order: found {self.order!r}, expected 1 or 2")
         if problems:
             raise ParameterError(problems)
 
@@ -112,6 +111,13 @@ def _sat(x: Any) -> sp.Expr:
     return clip(x, 0, 1)
 
 
+def _leakage_problems(leakage: Any) -> list[str]:
+    bad = Check(">=0", "fraction of full opening, below 1").problem("'leakage'", leakage)
+    if bad is None and not leakage < 1:
+        bad = f"'leakage': found {leakage!r}, expected 0 ≤ leakage < 1"
+    return [bad] if bad else []
+
+
 class DirectionalValve(BondGraph):
     """Proportional closed-centre 4/3 directional valve (ports ``P``, ``T``, ``A``, ``B``).
 
@@ -146,23 +152,17 @@ class DirectionalValve(BondGraph):
                  spool: SpoolDynamics | None = None, leakage: float = 0.0, p_tr: Any = 1e5,
                  makeup: Any = None, makeup_crack: Any = 0.3e5):
         super().__init__(name)
-        problems = []
-        try:
-            self.q_nominal = to_si(q_nominal, "m^3/s", bare_si=True, name="q_nominal")
-            self.dp_nominal = to_si(dp_nominal, "Pa", bare_si=True, name="dp_nominal")
-            self.p_tr = to_si(p_tr, "Pa", bare_si=True, name="p_tr")
-        except ParameterError as exc:
-            raise ParameterError(exc.problems, subject=f"valve {name!r}") from None
-        for nm, v in (("q_nominal", self.q_nominal), ("dp_nominal", self.dp_nominal),
-                      ("p_tr", self.p_tr)):
-            if not v > 0:
-                problems.append(f"{nm!r}: found {v!r}, expected > 0")
-        if not 0 <= leakage < 1:
-            problems.append(f"'leakage': found {leakage!r}, expected 0 ≤ leakage < 1")
+        problems: list[str] = []
+        self.q_nominal = si(q_nominal, "m^3/s", "q_nominal", problems, POSITIVE)
+        self.dp_nominal = si(dp_nominal, "Pa", "dp_nominal", problems, POSITIVE)
+        self.p_tr = si(p_tr, "Pa", "p_tr", problems, POSITIVE)
+        problems += _leakage_problems(leakage)
         if spool is not None and not isinstance(spool, SpoolDynamics):
             problems.append(f"'spool': found {spool!r}, expected SpoolDynamics or None")
-        if problems:
-            raise ParameterError(problems, subject=f"valve {name!r}")
+        if makeup is not None:
+            g = si(makeup, "m^3/s/Pa", "makeup", problems, POSITIVE)
+            crack = si(makeup_crack, "Pa", "makeup_crack", problems, NONNEGATIVE)
+        raise_all(problems, f"valve {name!r}")
         self.spool = spool
         if spool is not None:
             sp_ = self.add(Spool("spool", command, spool))
@@ -182,12 +182,13 @@ class DirectionalValve(BondGraph):
             self.connect(edge, b)
             self.connect(edge, f"R_{edge}")
         if makeup is not None:
-            g = to_si(makeup, "m^3/s/Pa", bare_si=True, name="makeup")
-            crack = to_si(makeup_crack, "Pa", bare_si=True, name="makeup_crack")
             eps = 0.05e5  # the check valves open along a C¹ ramp over this drop (Pa)
             for side in ("A", "B"):
-                self.add(One(f"MU_{side}"), R(f"R_MU_{side}", flow=lambda dp, g=g, c=crack: g * sp.Piecewise(
-                    (0, dp - c <= 0), ((dp - c) ** 2 / (2 * eps), dp - c < eps), (dp - c - eps / 2, True))))
+                law = Law(lambda dp, g=g, c=crack: g * sp.Piecewise(
+                    (0, dp - c <= 0), ((dp - c) ** 2 / (2 * eps), dp - c < eps), (dp - c - eps / 2, True)),
+                    not_invertible="a check valve passes no flow below its cracking pressure, so its "
+                                   "pressure drop is not a function of its flow")
+                self.add(One(f"MU_{side}"), R(f"R_MU_{side}", flow=law))
                 self.connect("nT", f"MU_{side}")
                 self.connect(f"MU_{side}", f"n{side}")
                 self.connect(f"MU_{side}", f"R_MU_{side}")
@@ -197,7 +198,7 @@ class DirectionalValve(BondGraph):
     def _edge_law(self, edge: str, opening: Any):
         """Flow law ``Q(Δp)`` of one metering edge (``"PA"``, ``"AT"``, ``"PB"``, ``"BT"``);
         a subclass may meter some edges differently (pressure-compensated valves)."""
-        return lambda dp: nominal_flow(dp, opening, self.q_nominal, self.dp_nominal, self.p_tr)
+        return nominal_law(opening, self.q_nominal, self.dp_nominal, self.p_tr)
 
 
 class OnOffValve(BondGraph):
@@ -216,11 +217,14 @@ class OnOffValve(BondGraph):
     def __init__(self, name: str, *, q_nominal: Any, dp_nominal: Any, command: Any,
                  leakage: float = 0.0, p_tr: Any = 1e5):
         super().__init__(name)
-        qn = to_si(q_nominal, "m^3/s", bare_si=True, name="q_nominal")
-        dpn = to_si(dp_nominal, "Pa", bare_si=True, name="dp_nominal")
-        ptr = to_si(p_tr, "Pa", bare_si=True, name="p_tr")
+        problems: list[str] = []
+        qn = si(q_nominal, "m^3/s", "q_nominal", problems, POSITIVE)
+        dpn = si(dp_nominal, "Pa", "dp_nominal", problems, POSITIVE)
+        ptr = si(p_tr, "Pa", "p_tr", problems, POSITIVE)
+        problems += _leakage_problems(leakage)
+        raise_all(problems, f"valve {name!r}")
         op = _sat(sp.sympify(command)) + leakage
-        self.add(One("q"), R("R", flow=lambda dp: nominal_flow(dp, op, qn, dpn, ptr)))
+        self.add(One("q"), R("R", flow=nominal_law(op, qn, dpn, ptr)))
         self.connect("q", "R")
         self.expose("A", "q")
         self.expose("B", "q")

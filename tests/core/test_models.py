@@ -97,8 +97,8 @@ def test_nonlinear_loop_is_solved_by_newton():
     """Two square-law orifices in series between two pressures (no volume between)."""
     M = bg.BondGraph("orifices")
     k1, k2 = 2.0, 3.0
-    M.add(bg.Se("p", 9.0), bg.One("q"), bg.R("o1", flow=lambda dp: k1 * sp.sqrt(dp)),
-          bg.R("o2", flow=lambda dp: k2 * sp.sqrt(dp)))
+    M.add(bg.Se("p", 9.0), bg.One("q"), bg.R("o1", flow=lambda dp: k1 * sp.sign(dp) * sp.sqrt(sp.Abs(dp))),
+          bg.R("o2", flow=lambda dp: k2 * sp.sign(dp) * sp.sqrt(sp.Abs(dp))))
     for a, b in [("p", "q"), ("q", "o1"), ("q", "o2")]:
         M.connect(a, b)
     res = bg.simulate(bg.build(M), (0, 1))

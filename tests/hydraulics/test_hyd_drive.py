@@ -67,7 +67,10 @@ def test_valve_closed_centre_holds_the_load():
 def test_valve_nominal_flow_against_hand_calculation():
     """Steady extension against zero load: both edges see the nominal law."""
     model, cyl = drive_rig(command=1.0, pressure="100 bar", spool=None, load_mass=50.0)
-    res = simulate(model, (0.0, 0.3), method="LSODA", rtol=1e-9, atol=1e-9, progress=False)
+    # 0.2 s: steady, and the piston (x0 = 0.3 m, v ≈ 0.84 m/s) still inside its 0.5 m stroke;
+    # at 0.27 s the rod chamber's volume V_B(x) crosses zero, which simulate reports
+    res = simulate(model, (0.0, 0.2), method="LSODA", rtol=1e-9, atol=1e-9, progress=False)
+    assert res[PRE + "piston.s"][-1] < cyl.stroke
     v = res[PRE + "m.f"][-1]
     # hand: Q_A = Qn·√(Δp_PA/Δp_N), Q_B = Qn·√(p_B/Δp_N), Q_A = A_A·v, Q_B = A_B·v,
     # force balance p_A·A_A = p_B·A_B with p_A = p_s − Δp_PA
