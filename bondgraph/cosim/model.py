@@ -40,6 +40,30 @@ from .ode import OdeSubsystem
 __all__ = ["ModelSubsystem"]
 
 
+class _CvodeRhs:
+    """The Python path's right-hand side and Jacobian of a CVODE step, reporting to the
+    step's :class:`~bondgraph.stepping.Watch` (failed calls, counts)."""
+
+    def __init__(self, sub: "ModelSubsystem", watch):
+        self.sub, self.watch = sub, watch
+
+    def into(self, t: float, y: np.ndarray, out: np.ndarray) -> None:
+        self.watch.call(t)
+        try:
+            out[:] = self.sub.rhs(t, y, self.sub._input(t))
+        except FloatingPointError as exc:
+            out[:] = np.nan
+            self.watch.failed(t, y, str(exc))
+
+    def jac(self, t: float, y: np.ndarray) -> np.ndarray:
+        self.watch.njev += 1
+        try:
+            return self.sub.jacobian(t, y)
+        except FloatingPointError as exc:
+            self.watch.failed(t, y, f"{exc} (in the Jacobian)", jacobian=True)
+            raise  # not reached: a failed Jacobian stops the step
+
+
 class ModelSubsystem(OdeSubsystem):
     """A :class:`bondgraph.Model` stepping on its own inside a co-simulation.
 
@@ -134,56 +158,52 @@ class ModelSubsystem(OdeSubsystem):
         self._native = None  # made again for this run's step cap
 
     def do_step(self, t: float, h: float) -> float | None:
-        """One communication step; with ``method="CVODE"`` by SUNDIALS CVODE (see the class)."""
+        """One communication step; with ``method="CVODE"`` by SUNDIALS CVODE, stepped by
+        :func:`bondgraph.stepping.run_segment` (its failure rules; natively in C unless
+        ``backend="python"`` or a signal is a Python callable)."""
         if self.method != "CVODE":
             return super().do_step(t, h)
-        sysm = self.model.system
-        native = self._native_cvode()
-        if native is not None:
-            sysm.set_native_inputs(self._tables(t), self._slots)
-            try:
-                seg = native.segment(t, t + h, self.x, np.array([t + h]))
-            finally:
+        from ..stepping import Watch, run_segment
+
+        model, sysm, b = self.model, self.model.system, t + h
+        native = self._native_session()
+        watch = Watch(model, t, b, self.x, method="CVODE", timeout=None, blowup=None,
+                      singular="ignore", max_steps=500_000)
+        fun = _CvodeRhs(self, watch)
+        cap = self._step_cap if np.isfinite(self._step_cap) else np.inf
+        try:
+            if native is not None:
+                sysm.set_native_inputs(self._tables(t), self._slots)
+                native.attach(watch)
+            seg = run_segment("CVODE", fun, fun.jac, t, b, self.x, watch, rtol=self.rtol,
+                              atol=self.atol, max_step=cap, first_step=None,
+                              t_eval=np.array([b]), native=native)
+        finally:
+            if native is not None:
                 sysm.set_native_inputs(None)
-            ok, t_last, x_last, msg = seg.ok, seg.t_end, seg.y_end, seg.message
-            why = None
-            if seg.failure is not None:
-                why = sysm.describe_status(seg.failure[2]) if seg.failure[2] else "the integrator stalled"
-        else:
-            ok, t_last, x_last, msg, why = self._python_cvode(t, h)
-        if not ok:
-            reason = f"{why} ({msg})" if why else msg
-            raise SimulationError(f"CVODE ({'native' if native is not None else 'python'}) failed between "
-                                  f"t={t:.9g} s and t={t + h:.9g} s: {reason}",
-                                  subject=f"subsystem {self.name!r}", time=float(t_last),
-                                  state=dict(zip(self.state_labels, map(float, x_last))))
-        self.x = np.array(x_last, dtype=float)
-        self.t = float(t_last)  # the solver's own time (CVODE stops exactly at t + h)
+        f = seg.failure
+        if f is not None:
+            x = f.state if f.state is not None else seg.y_good
+            raise SimulationError(f"CVODE failed between t={t:.9g} s and t={b:.9g} s, at "
+                                  f"t = {f.time:.9g} s: {f.cause}"
+                                  + (f". Solver: {f.solver}" if f.solver else ""),
+                                  subject=f"subsystem {self.name!r}", time=f.time,
+                                  state=dict(zip(self.state_labels, map(float, x))))
+        self.x = np.array(seg.y[-1], dtype=float)
+        self.t = float(seg.t_end)  # the solver's own time (CVODE stops exactly at t + h)
         return None
 
-    def _native_cvode(self):
+    def _native_session(self):
         """The native CVODE of this run (made at the first step), or None for Python."""
-        from ..native import auto_choice, warn_fallback
+        from ..native.cvode import native_session
 
-        if self.backend == "python" or (self.backend == "auto" and auto_choice() == "python"):
-            return None
         if self._native is None:
-            from ..native.cvode import NativeCvode, native_reasons
-
-            why = native_reasons(self.model)
             callables = [self.model.input_names[j] for j, sig in self._signals
                          if not hasattr(sig, "pack") and not hasattr(sig, "constant")]
-            if callables:
-                why.append("signals given as Python callables (" + ", ".join(callables) + ")")
-            if why:
-                warn_fallback()
-                if self.backend == "native":
-                    raise ParameterError([f"backend 'native' cannot step this subsystem: {w}" for w in why],
-                                         subject=f"subsystem {self.name!r}")
-                self._native = False
-                return None
-            cap = self._step_cap if np.isfinite(self._step_cap) else None
-            self._native = NativeCvode(self.model.system, rtol=self.rtol, atol=self.atol, max_step=cap)
+            extra = (["signals given as Python callables (" + ", ".join(callables) + ")"]
+                     if callables else [])
+            self._native = native_session(self.model, self.backend, "CVODE", extra=extra,
+                                          subject=f"subsystem {self.name!r}") or False
             names = self.model.input_names
             dn = self.model.equations.input_derivatives
             self._slots = [dn.index(n) if n in dn else -1 for n in names]
@@ -201,29 +221,6 @@ class ModelSubsystem(OdeSubsystem):
         for j, sig in self._signals:
             tabs[j] = sig.pack() if hasattr(sig, "pack") else np.array([1, 0, 0.0, 0.0, 1.0, sig.constant])
         return tabs
-
-    def _python_cvode(self, t: float, h: float):
-        """The step by scikit-sundae calling the compiled model from Python."""
-        from sksundae.cvode import CVODE
-
-        def rhsfn(s, x, xp):
-            try:
-                xp[:] = self.rhs(s, x, self._input(s))
-            except FloatingPointError:
-                xp[:] = np.nan
-
-        def jacfn(s, x, xp, J):
-            try:
-                J[:, :] = self.jacobian(s, x)
-            except FloatingPointError:
-                J[:, :] = np.nan
-
-        opts: dict[str, Any] = dict(rtol=self.rtol, atol=self.atol, method="BDF", jacfn=jacfn,
-                                    max_num_steps=500_000)
-        if np.isfinite(self._step_cap):
-            opts["max_step"] = self._step_cap
-        sol = CVODE(rhsfn, **opts).solve(np.array([t, t + h]), self.x)
-        return bool(sol.success), float(sol.t[-1]), np.asarray(sol.y)[-1], str(sol.message), None
 
     @property
     def state_labels(self) -> list[str]:

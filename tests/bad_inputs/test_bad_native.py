@@ -8,7 +8,8 @@ import pytest
 import bondgraph as bg
 from bondgraph import ParameterError
 from bondgraph.hybrid import Above, Discrete, HybridModel, Transition, When, simulate_hybrid
-from bondgraph.native.cvode import NativeCvode
+from bondgraph.cosim.model import ModelSubsystem
+from bondgraph.hybrid import Controller
 
 from .catalogue import Case, check, ids
 
@@ -49,10 +50,50 @@ CASES = [
     Case("hybrid-native-python-guard", lambda: simulate_hybrid(_hybrid(When(lambda t, x: x[0] - 1)),
                                                                (0, 1), backend="native"),
          ParameterError, ["backend 'native'", "When"]),
-    Case("native-cvode-bad-atol", lambda: NativeCvode(_forced().system, rtol=1e-6, atol=[1e-9, 1e-9, 1e-9])
-         .segment(0.0, 1.0, np.zeros(2), None),
-         ParameterError, ["atol", "3", "2 states"]),
+    Case("hybrid-native-signal-guard",
+         lambda: simulate_hybrid(HybridModel(_hybrid(Above("cart/v.x", 1.0)).model,
+                                             [Discrete("push", {"Left": -1.0, "Right": 1.0}, "Right")],
+                                             [Transition("push", "Right", "Left", Above("cmd", 0.5))],
+                                             signals=["cmd"]),
+                                 (0, 1), signals={"cmd": 1.0}, backend="native"),
+         ParameterError, ["backend 'native'", "external signal"]),
+    Case("hybrid-native-continuous-controller",
+         lambda: simulate_hybrid(HybridModel.build(_forced_graph(), [], []), (0, 1), backend="native",
+                                 controller=Controller(lambda t, y: {"force": 1.0}, ["force"])),
+         ParameterError, ["backend 'native'", "continuous controller"]),
+    Case("cosim-backend-unknown",
+         lambda: ModelSubsystem(_forced(), "m", inputs={"F": ("force", "N")},
+                                outputs={"x": ("forced/v.x", "m")}, method="CVODE", backend="gpu"),
+         ParameterError, ["backend 'gpu'", "subsystem 'm'"]),
+    Case("cosim-native-callable-signal",
+         lambda: _step(ModelSubsystem(_forced2(), "m", inputs={"F": ("force", "N")},
+                                      outputs={"x": ("forced2/v.x", "m")}, method="CVODE",
+                                      backend="native", signals={"gain": np.cos})),
+         ParameterError, ["backend 'native'", "gain", "callable"]),
 ]
+
+
+def _forced_graph():
+    M = bg.BondGraph("forced")
+    M.add(bg.MSe("F", bg.Input("force")), bg.One("v", displacement="x"), bg.I("m", 1.0), bg.R("b", 1.0))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        M.connect(a, b)
+    return M
+
+
+def _forced2():
+    M = bg.BondGraph("forced2")
+    M.add(bg.MSe("F", bg.Input("force") * bg.Input("gain")), bg.One("v", displacement="x"),
+          bg.I("m", 1.0), bg.R("b", 1.0))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        M.connect(a, b)
+    return bg.build(M)
+
+
+def _step(sub):
+    sub.setup(0.0, 1.0, 0.01)
+    sub.set_inputs(0.0, np.array([1.0]), np.zeros((2, 1)))
+    sub.do_step(0.0, 0.01)
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))

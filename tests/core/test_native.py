@@ -159,12 +159,6 @@ def test_forcing_native_where_it_cannot_run_says_why():
         simulate(model, (0, 1), backend="fast", inputs={"force": 1.0})
 
 
-def test_backend_native_defaults_to_cvode():
-    model, kw = _msd_table()
-    res = simulate(model, (0, 4), backend="native", progress=False, **kw)
-    assert res.stats["backend"] == "native"
-
-
 # ---------------------------------------------------------------------------- failures
 def _blow_up():
     """ẋ = x² from x(0) = 1: x = 1/(1 − t) leaves every bound before t = 1."""
@@ -352,26 +346,6 @@ def test_cosimulation_adapter_steps_natively_as_the_python_path_does():
         a, b = np.asarray(nat[name]), np.asarray(py[name])
         assert np.max(np.abs(a - b)) <= REL * np.max(np.abs(b)), name
     assert np.max(np.asarray(nat["mech.x"])) > 1e-3          # the piston did move
-
-
-@pytest.mark.parametrize("every_step", [True, False])
-def test_a_full_output_buffer_loses_no_row(every_step):
-    """Rows beyond the buffer are written on the next call, before the solver steps on."""
-    from bondgraph.native.driver import Session
-
-    model, kw = _motor()
-    rows = []
-    for capacity in (1 << 16, 7):
-        s = Session(load_driver(), model.system)
-        s.init(0.0, model.initial_state(), 1e-8, 1e-10, max_steps=500)
-        tout = np.zeros(0) if every_step else np.linspace(0.001, 0.3, 300)
-        code, t, y, t_end, _ = s.advance(0.3, 0.3 if every_step else 0.001, tout, every_step, 500,
-                                         capacity=capacity)
-        assert code == "tstop" and t_end == 0.3
-        rows.append((t, y))
-    np.testing.assert_array_equal(rows[0][0], rows[1][0])
-    np.testing.assert_array_equal(rows[0][1], rows[1][1])
-    assert len(rows[0][0]) == (len(rows[0][0]) if every_step else 300) and len(rows[0][0]) > 7
 
 
 def test_without_the_driver_auto_falls_back_with_a_warning_and_native_says_why(monkeypatch):
