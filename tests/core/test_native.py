@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 import sys
+import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +29,8 @@ from bondgraph.native.sundials import sundials_info
 from bondgraph.signals import Spline, Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hydraulics"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))             # test_hybrid
+sys.path.insert(0, str(Path(__file__).resolve().parent))                 # test_singular
 
 REL = 1e-9
 
@@ -159,45 +163,161 @@ def test_forcing_native_where_it_cannot_run_says_why():
         simulate(model, (0, 1), backend="fast", inputs={"force": 1.0})
 
 
-# ---------------------------------------------------------------------------- failures
-def _blow_up():
-    """ẋ = x² from x(0) = 1: x = 1/(1 − t) leaves every bound before t = 1."""
-    M = bg.BondGraph("blow")
-    v = bg.One("v", displacement="x")
-    M.add(bg.MSf("src", v.displacement**2), v, bg.R("r", 1.0))
-    M.connect("src", "v")
+# ---------------------------------------------------------------------------- the step loop's rules
+def _both(run):
+    """``run(backend)`` on both paths: (results, error, warnings) of each; a failed run's
+    results are its partial results."""
+    out = []
+    for backend in ("python", "native"):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            try:
+                res, err = run(backend), None
+            except SimulationError as exc:
+                res, err = exc.results, exc
+        out.append((res, err, [(w.category.__name__, str(w.message)) for w in rec]))
+    return out
+
+
+def _assert_same(py, nat, *, counts: bool = True) -> None:
+    """The same run on both paths: the same failure (time, message, named state), the same
+    warnings, results and transitions to 1e-9, and the same steps (RHS, Jacobian, steps)."""
+    (rp, ep, wp), (rn, en, wn) = py, nat
+    assert (en is None) == (ep is None), (ep, en)
+    if ep is not None:
+        assert type(en) is type(ep)
+        assert en.time == pytest.approx(ep.time, rel=REL, abs=1e-12)
+        assert str(en) == str(ep)
+        assert list(en.state) == list(ep.state)
+        assert np.allclose(list(en.state.values()), list(ep.state.values()), rtol=REL, atol=0)
+    assert wn == wp
+    assert rn.stats["backend"] == "native" and rp.stats["backend"] == "python"
+    if counts:
+        assert [rn.stats[k] for k in ("nfev", "njev", "steps")] == \
+            [rp.stats[k] for k in ("nfev", "njev", "steps")]
+    np.testing.assert_allclose(rn.t, rp.t, rtol=REL, atol=1e-12)
+    assert _close(rn.x, rp.x) < REL
+    if hasattr(rp, "transitions"):
+        assert [(r.variable, r.source, r.target, r.cause) for r in rn.transitions] == \
+            [(r.variable, r.source, r.target, r.cause) for r in rp.transitions]
+        np.testing.assert_allclose([r.time for r in rn.transitions], [r.time for r in rp.transitions],
+                                   rtol=REL, atol=1e-12)
+
+
+def _one(name, law=None, *, initial=0.0, r=1.0):
+    """ẋ = law(x, t) on a 1-junction whose displacement is x (an MSf into a resistor)."""
+    M = bg.BondGraph(name)
+    j = bg.One("j", displacement="x", initial=initial)
+    M.add(bg.MSf("Q", law(j.displacement)), j, bg.R("r", r))
+    M.connect("Q", "j")
+    M.connect("j", "r")
+    return bg.build(M)
+
+
+def _growth():
+    M = bg.BondGraph("grow")
+    M.add(bg.One("v"), bg.I("m", 1.0, initial=1.0), bg.R("r", -1e3, passive=False))
+    M.connect("v", "m")
     M.connect("v", "r")
-    return bg.build(M), {"blow/v.x": 1.0}
+    return bg.build(M)
 
 
-def _singular():
-    """A mass that vanishes: m = 1 − x under a constant force, x = t²/2 reaches 1 near
-    t = 1.25 and the inertia's block becomes singular."""
-    M = bg.BondGraph("sing")
-    v = bg.One("v", displacement="x")
-    M.add(bg.Se("F", 1.0), v, bg.I("m", 1.0 - v.displacement))
+def _vanishing_mass():
+    M = bg.BondGraph("mass")
+    M.add(bg.Se("F", 1.0), bg.One("v"), bg.I("m", 1 - bg.t))
     M.connect("F", "v")
     M.connect("v", "m")
-    return bg.build(M), None
+    return bg.build(M)
 
 
-@pytest.mark.parametrize("make,t_eval", [(_blow_up, None), (_blow_up, np.linspace(0, 2, 41)),
-                                         (_singular, None)])
-def test_a_native_failure_reports_what_the_python_path_reports(make, t_eval):
-    model, x0 = make()
-    errs = {}
-    for backend in ("python", "native"):
-        with pytest.raises(SimulationError) as err:
-            simulate(model, (0.0, 2.0), x0=x0, method="CVODE", backend=backend, t_eval=t_eval,
-                     rtol=1e-8, atol=1e-10, progress=False)
-        errs[backend] = err.value
-    py, nat = errs["python"], errs["native"]
-    assert nat.time == py.time
-    assert nat.state == py.state
-    assert str(nat) == str(py)
-    np.testing.assert_array_equal(nat.results.t, py.results.t)
-    assert _close(nat.results.x, py.results.x) < REL
-    assert nat.results.stats["backend"] == "native"
+def _coupled():
+    import sympy as sp
+
+    G = bg.BondGraph("cpl")
+    G.add(bg.Se("F1", 0.0), bg.One("v1"), bg.I("m1", 0.0, prefer="state"), bg.Se("F2", 1.0),
+          bg.One("v2"), bg.I("m2", 1.0, prefer="state"), bg.MTF("t1", sp.cos(bg.t)),
+          bg.MTF("t2", 1.0 + 0 * bg.t), bg.Zero("z"), bg.One("vm"), bg.I("M", 2.0, prefer="dependent"))
+    for a, b in [("F1", "v1"), ("v1", "m1"), ("F2", "v2"), ("v2", "m2"), ("v1", "t1/1"),
+                 ("t1/2", "z"), ("v2", "t2/1"), ("t2/2", "z"), ("z", "vm"), ("vm", "M")]:
+        G.connect(a, b)
+    return bg.build(G)
+
+
+def _osc(k=1.0):
+    M = bg.BondGraph("osc")
+    M.add(bg.One("v"), bg.I("m", 1.0, initial=1.0), bg.C.spring("k", k))
+    M.connect("v", "m")
+    M.connect("v", "k")
+    return bg.build(M)
+
+
+def _rule_cases():
+    """Name → (model factory, simulate keywords): the models of test_failures.py and
+    test_singular.py, run with CVODE, and a step-size underflow."""
+    import sympy as sp
+
+    from test_singular import crank
+
+    tight = dict(rtol=1e-8, atol=1e-10)
+    return {
+        "R5-finite-time-blow-up": (lambda: _one("blow", lambda x: sp.exp(50 * x), r=2.0),
+                                   dict(t_span=(0, 1), **tight)),
+        "R5-blow-up-with-outputs": (lambda: _one("blow", lambda x: sp.exp(50 * x), r=2.0),
+                                    dict(t_span=(0, 1), t_eval=np.linspace(0, 1, 41), **tight)),
+        "R5-growth-past-the-bound": (_growth, dict(t_span=(0, 10), **tight)),
+        "R5-blowup-option": (_growth, dict(t_span=(0, 10), blowup=1e3, **tight)),
+        "R1-law-turning-non-finite": (lambda: _one("sq", lambda x: sp.sqrt(1 - bg.t)),
+                                      dict(t_span=(0, 2), **tight)),
+        "R2-step-size-underflow": (lambda: _one("st", lambda x: -1 / x, initial=1.0),
+                                   dict(t_span=(0, 1), rtol=1e-8, atol=1e-12)),
+        "R2-underflow-ignore": (lambda: _one("st", lambda x: -1 / x, initial=1.0),
+                                dict(t_span=(0, 1), rtol=1e-8, atol=1e-12, singular="ignore")),
+        "R10-max-steps": (_osc, dict(t_span=(0, 100), max_steps=50)),
+        "R6-vanishing-mass": (_vanishing_mass, dict(t_span=(0, 2))),
+        "R6-vanishing-mass-warn": (_vanishing_mass, dict(t_span=(0, 2), singular="warn")),
+        "R6-dead-centre": (lambda: crank(False), dict(t_span=(0, 3), **tight)),
+        "R6-dead-centres-warn": (lambda: crank(False), dict(t_span=(0, 0.5), singular="warn", **tight)),
+        "R6-dead-centres-ignore": (lambda: crank(False), dict(t_span=(0, 0.5), singular="ignore", **tight)),
+        "R6-ten-dead-centres-passed": (lambda: crank(True), dict(t_span=(0, 3), rtol=1e-10, atol=1e-12,
+                                                                  t_eval=np.linspace(0, 3, 301))),
+        "R0-divisor-zero-at-start": (lambda: crank(False), dict(t_span=(0, 1), x0={"crank/w.theta": 0.0,
+                                                                                  "crank/m.f": 0.0})),
+        "R6-coupled-block-singular": (_coupled, dict(t_span=(0, 3))),
+        "first-step-longer-than-a-segment": (lambda: _msd_table()[0], dict(
+            t_span=(0, 4), first_step=0.5, rtol=1e-10, atol=1e-12, inputs=_msd_table()[1]["inputs"])),
+        "per-state-atol-with-energy": (lambda: _lifted_energy()[0], dict(
+            t_span=(0, 1), energy=True, rtol=1e-8, atol=np.full(len(_lifted_energy()[0].state_names), 1e-8))),
+    }
+
+
+RULES = _rule_cases()
+
+
+@pytest.mark.parametrize("case", sorted(RULES))
+def test_the_step_loops_rules_give_the_same_run_on_both_paths(case):
+    make, kw = RULES[case]
+    model, kw = make(), dict(kw)
+    t_span = kw.pop("t_span")
+    py, nat = _both(lambda backend: simulate(model, t_span, method="CVODE", backend=backend,
+                                             progress=False, **kw))
+    _assert_same(py, nat)
+    if case.startswith(("R0", "R1", "R2", "R5", "R10")) or case in ("R6-dead-centre", "R6-vanishing-mass",
+                                                                     "R6-coupled-block-singular"):
+        assert nat[1] is not None                  # these runs fail, on both paths
+    if case.endswith("-warn"):
+        assert any("crossed zero" in w[1] or "ill-conditioned" in w[1] for w in nat[2])
+
+
+def test_the_wall_clock_guard_stops_a_native_run():
+    start = time.perf_counter()
+    with pytest.raises(SimulationError) as exc:
+        simulate(_osc(1e6), (0, 1e4), method="CVODE", backend="native", rtol=1e-10, atol=1e-12,
+                 timeout=0.3, progress=False)
+    assert time.perf_counter() - start < 5.0
+    err = exc.value
+    assert "wall-clock guard (timeout = 0.3 s" in str(err)
+    assert 0 < err.time < 1e4 and err.results.t[-1] == pytest.approx(err.time)
+    assert err.results.stats["backend"] == "native"
 
 
 # ---------------------------------------------------------------------------- hybrid models
@@ -259,8 +379,58 @@ def _sampled_pi():
     return hm, dict(t_span=(0.0, 1.0), rtol=1e-8, atol=1e-10, controller=make)
 
 
-HYBRID = {"cart-state-guards": _cart, "relief-valve": _relief, "output-guard-and-timed": _output_guard,
-          "sampled-controller": _sampled_pi}
+def _short_guard(t_eval=None):
+    """test_hybrid's guard true for 0.58 ms around each peak of a 1 Hz oscillator: found by
+    the slopes at the step ends (an extremum inside a step), six switches."""
+    from test_hybrid import short_guard_model
+
+    kw = dict(t_span=(0.0, 3.0), rtol=1e-10, atol=1e-12)
+    if t_eval is not None:
+        kw["t_eval"] = t_eval
+    return short_guard_model(), kw
+
+
+def _bounce():
+    """A ball dropped from 1 m (bounces at 0.4515 s, then every half of the last flight:
+    Zeno at 1.3546 s), its height guarded in C, its speed reset (restitution 0.5)
+    by a Python function between segments; a discrete-variable guard counts the bounces."""
+    phase = Discrete("phase", ["down", "up"], initial="down")
+    count = Discrete("count", ["none", "some"])
+    M = bg.BondGraph("ball")
+    M.add(bg.One("v", displacement="h", initial=1.0), bg.I("m", 1.0),
+          bg.MSe("g", -9.81 + 0 * phase.symbol + 0 * count.symbol))
+    M.connect("g", "v")
+    M.connect("v", "m")
+    hm0 = HybridModel.build(M, [phase, count], [])
+    ih, iv = hm0.model.state_index("ball/v.h"), hm0.model.state_index("ball/m.f")
+
+    def rebound(t, x):
+        y = np.array(x, dtype=float)
+        y[iv] = -0.5 * y[iv]
+        return y
+    trs = [Transition("phase", "down", "up", Below("ball/v.h", 0.0), reset=rebound),
+           Transition("phase", "up", "down", Below("ball/m.f", 0.0)),
+           Transition("count", "none", "some", Above("phase", 0.5))]
+    return HybridModel(hm0.model, [phase, count], trs), dict(t_span=(0.0, 1.2), rtol=1e-10, atol=1e-12)
+
+
+def _controller_raises():
+    """A sampled controller (called between native segments) that raises at t > 0.05: a
+    UserCallableError naming it, on both paths alike."""
+    from test_hybrid import servo
+
+    def broken(t, y):
+        if t > 0.05:
+            raise KeyError("gain")
+        return {"force": 1.0}
+    return servo(), dict(t_span=(0.0, 1.0), rtol=1e-8, atol=1e-10,
+                         controller=lambda: Controller(broken, ["force"], period=0.01))
+
+
+HYBRID = {"sampled-controller-raises": _controller_raises, "cart-state-guards": _cart, "relief-valve": _relief, "output-guard-and-timed": _output_guard,
+          "sampled-controller": _sampled_pi, "short-guard": _short_guard,
+          "short-guard-with-outputs": lambda: _short_guard(np.linspace(0, 3, 1001)),
+          "bounce-reset-and-discrete-guard": _bounce}
 
 
 @pytest.mark.parametrize("case", sorted(HYBRID))
@@ -269,19 +439,14 @@ def test_hybrid_native_and_python_agree(case):
     kw = dict(kw)
     t_span = kw.pop("t_span")
     ctl = kw.pop("controller", None)
-    runs = {}
-    for backend in ("python", "native"):
+
+    def run(backend):
         extra = {"controller": ctl()} if ctl else {}
-        runs[backend] = simulate_hybrid(hm, t_span, method="CVODE", backend=backend, **kw, **extra)
-    py, nat = runs["python"], runs["native"]
-    assert nat.stats["backend"] == "native" and py.stats["backend"] == "python"
-    assert [(r.variable, r.target, r.cause) for r in nat.transitions] == \
-        [(r.variable, r.target, r.cause) for r in py.transitions]
-    for a, b in zip(nat.transitions, py.transitions):
-        assert a.time == pytest.approx(b.time, rel=REL, abs=1e-12)
-    assert (nat.stats["nfev"], nat.stats["njev"]) == (py.stats["nfev"], py.stats["njev"])
-    np.testing.assert_allclose(nat.t, py.t, rtol=REL, atol=1e-12)
-    assert _close(nat.x, py.x) < REL
+        return simulate_hybrid(hm, t_span, method="CVODE", backend=backend, **kw, **extra)
+    py, nat = _both(run)
+    _assert_same(py, nat)
+    assert nat[0].transitions or case.startswith("sampled-controller")
+    assert (nat[1] is not None) == (case == "sampled-controller-raises")
 
 
 def test_hybrid_guard_events_are_located_natively():
