@@ -4,8 +4,12 @@
 ``OdeSolver`` classes (``LSODA``, ``BDF``, ``Radau``, ``RK45``…) or SUNDIALS CVODE
 through scikit-sundae in one-step mode — and checks every step. Both
 :func:`~bondgraph.simulate.simulate` and :func:`~bondgraph.hybrid.simulate_hybrid`
-integrate through it, so the rules below hold for every method. They are the
-specification another backend (a native CVODE driver) follows to give the same answers.
+integrate through it, so the rules below hold for every method. They are also what the
+native CVODE driver (:mod:`bondgraph.native`, ``run_segment(..., native=session)``)
+applies in C: it takes the steps and checks R1–R4, R9, R10 itself and hands back each
+step where R5–R7 may find something, which :func:`_examine` finishes exactly as for
+the Python path (roots, their order, the outputs, messages and warnings are this
+module's code for both).
 
 Rules
 -----

@@ -84,11 +84,6 @@ int CVodeSetStopTime(void* mem, sunrealtype tstop);
 int CVodeClearStopTime(void* mem);
 int CVode(void* mem, sunrealtype tout, N_Vector yout, sunrealtype* tret, int itask);
 int CVodeGetDky(void* mem, sunrealtype t, int k, N_Vector dky);
-int CVodeGetNumSteps(void* mem, long int* n);
-int CVodeGetNumErrTestFails(void* mem, long int* n);
-int CVodeGetNumNonlinSolvConvFails(void* mem, long int* n);
-int CVodeGetNumNonlinSolvIters(void* mem, long int* n);
-int CVodeGetNumLinSolvSetups(void* mem, long int* n);
 void CVodeFree(void** mem);
 
 #define CV_BDF 2
@@ -145,12 +140,12 @@ typedef struct {
     double* bound;                  /* blow-up bound per state, or NULL (caller's) */
     /* monitor (R6): on, levels and coupled flags (caller's arrays), values */
     int mon_on; const double* low; const int* coupled;
-    double *m_old, *m_new, *mtmp;
+    double *m_old, *m_new;
     /* guards (R7): g = sign * (q - thr) - tol, direction dir */
     int ng, gcap; int *gkind, *gidx, *gdir; double *gsign, *gthr, *gtol, *gconst;
     double *g_old, *g_new, *dg_old, *dg_new, *gtmp; int dg_valid;
     /* the segment */
-    double a, b, t_prev;
+    double b, t_prev;
     const double* te; int nte, ie;  /* requested output times (caller's), next index */
     /* output rows */
     double *rt, *ry; int nrows, rcap;
@@ -266,7 +261,7 @@ void bgn_free(bgn_session* s) {
     if (s->atolv) N_VDestroy(s->atolv);
     if (s->ctx) SUNContext_Free(&s->ctx);
     free(s->us); free(s->dus); free(s->Us); free(s->W); free(s->J); free(s->outs);
-    free(s->ff_y); free(s->y_good); free(s->m_old); free(s->m_new); free(s->mtmp);
+    free(s->ff_y); free(s->y_good); free(s->m_old); free(s->m_new);
     free(s->rt); free(s->ry);
     free_guards(s);
     free(s);
@@ -295,9 +290,8 @@ bgn_session* bgn_new(void* rhs, void* jac, void* out, void* mon, int nmon, const
     s->y_good = (double*)calloc(s->n + 1, sizeof(double));
     s->m_old = (double*)calloc(s->nmon + 1, sizeof(double));
     s->m_new = (double*)calloc(s->nmon + 1, sizeof(double));
-    s->mtmp = (double*)calloc(s->nmon + 1, sizeof(double));
     if (!s->us || !s->dus || !s->Us || !s->W || !s->J || !s->outs || !s->ff_y || !s->y_good
-        || !s->m_old || !s->m_new || !s->mtmp) { bgn_free(s); return 0; }
+        || !s->m_old || !s->m_new) { bgn_free(s); return 0; }
     if (SUNContext_Create(0, &s->ctx) != 0) { bgn_free(s); return 0; }
     SUNContext_ClearErrHandlers(s->ctx);
     SUNContext_PushErrHandler(s->ctx, bgn_errh, s);
@@ -318,7 +312,6 @@ double* bgn_dus(bgn_session* s) { return s->dus; }
 double* bgn_ff_y(bgn_session* s) { return s->ff_y; }
 double* bgn_y_good(bgn_session* s) { return s->y_good; }
 double* bgn_m_old(bgn_session* s) { return s->m_old; }
-double* bgn_m_new(bgn_session* s) { return s->m_new; }
 double* bgn_g_old(bgn_session* s) { return s->g_old; }
 double* bgn_dg_old(bgn_session* s) { return s->dg_old; }
 int bgn_dg_valid(bgn_session* s) { return s->dg_valid; }
@@ -441,7 +434,7 @@ int bgn_begin(bgn_session* s, double a, double b, const double* y0, double rtol,
     memcpy(yv, y0, sizeof(double) * s->n);
     s->msg[0] = 0;
     s->flag = 0;
-    s->a = a; s->b = b; s->t_prev = a;
+    s->b = b; s->t_prev = a;
     s->w->t = a; s->w->t_old = a; s->w->t_good = a; s->w->abort = 0;
     memcpy(s->y_good, y0, sizeof(double) * s->n);
     s->te = te; s->nte = te ? nte : 0; s->ie = ie;
@@ -633,13 +626,3 @@ int bgn_run(bgn_session* s, int resume) {
 const char* bgn_message(bgn_session* s) { return s->msg; }
 
 int bgn_flag(bgn_session* s) { return s->flag; }
-
-/* CVODE's statistics since the last (re)start: steps, error-test failures, nonlinear
-   convergence failures, nonlinear iterations, linear setups */
-void bgn_stats(bgn_session* s, long* st) {
-    CVodeGetNumSteps(s->mem, st + 0);
-    CVodeGetNumErrTestFails(s->mem, st + 1);
-    CVodeGetNumNonlinSolvConvFails(s->mem, st + 2);
-    CVodeGetNumNonlinSolvIters(s->mem, st + 3);
-    CVodeGetNumLinSolvSetups(s->mem, st + 4);
-}

@@ -131,9 +131,8 @@ def _declare(lib) -> None:
         "bgn_set_dg_valid": ([_P, _I], None),
         "bgn_message": ([_P], ctypes.c_char_p),
         "bgn_flag": ([_P], _I),
-        "bgn_stats": ([_P, _P], None),
     }
-    for name in ("bgn_us", "bgn_dus", "bgn_ff_y", "bgn_y_good", "bgn_m_old", "bgn_m_new",
+    for name in ("bgn_us", "bgn_dus", "bgn_ff_y", "bgn_y_good", "bgn_m_old",
                  "bgn_g_old", "bgn_dg_old", "bgn_y"):
         sig[name] = ([_P], _DP)
     for name, (args, res) in sig.items():
@@ -381,13 +380,6 @@ class Session:
         from .cvode import cvode_message
 
         return cvode_message(int(self.lib.bgn_flag(self.h)))
-
-    def stats(self) -> dict[str, int]:
-        """CVODE's own counts since the last (re)start."""
-        st = np.zeros(5, dtype=np.int64)
-        self.lib.bgn_stats(self.h, _ptr(st))
-        return dict(zip(("steps", "error_test_failures", "convergence_failures",
-                         "nonlinear_iterations", "linear_setups"), map(int, st)))
 
     # ------------------------------------------------------------ counters
     def _push(self, watch) -> None:
