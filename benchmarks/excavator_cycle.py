@@ -62,7 +62,7 @@ def cycle(repeat: int) -> None:
         for _ in range(repeat):
             run = exc.run(cyc, rtol=rtol, atol=rtol * 1e-2, method=method, progress=False, energy=False)
             integ.append(run.results.stats["wall_time"])
-            whole.append(run.wall_time)
+            whole.append(run.timings["start"] + run.timings["integration"])
         st = run.results.stats
         err = tip_error(run.table(), ref)
         mi = statistics.median(integ)

@@ -42,7 +42,8 @@ from typing import Any, Iterable, Mapping
 
 from .errors import ParameterError
 
-__all__ = ["ureg", "to_si", "ParamSpec", "ParamSchema", "load_toml", "describe_unit"]
+__all__ = ["ureg", "to_si", "ParamSpec", "ParamSchema", "load_toml", "describe_unit", "plausible_unit",
+           "PLAUSIBLE_UNITS"]
 
 
 @lru_cache(maxsize=1)
@@ -96,6 +97,38 @@ def describe_unit(unit: str) -> str:
     return what if dim == "dimensionless" and unit in ("", "1") else f"{what} in {unit}"
 
 
+#: per kind of quantity (as :func:`describe_unit` names it): units a machine value is
+#: usually written in, in order of preference, and the SI range such values fall in —
+#: so a bare ``150`` meant as a bore suggests "150 mm", not "150 m"
+PLAUSIBLE_UNITS: dict[str, tuple[tuple[tuple[str, float], ...], tuple[float, float]]] = {
+    "a length": ((("m", 1.0), ("mm", 1e-3)), (1e-3, 30.0)),
+    "a mass": ((("kg", 1.0), ("t", 1e3)), (1e-2, 1e5)),
+    "a pressure": ((("bar", 1e5), ("MPa", 1e6), ("Pa", 1.0)), (1e3, 1e8)),
+    "a volume": ((("L", 1e-3), ("m^3", 1.0)), (1e-7, 1.0)),
+    "a volume flow": ((("L/min", 1e-3 / 60), ("m^3/s", 1.0)), (1e-6, 0.5)),
+    "a force": ((("N", 1.0), ("kN", 1e3)), (1e-1, 1e7)),
+    "an angle": ((("deg", math.pi / 180),), (-10.0, 10.0)),
+    "an angular velocity": ((("rpm", 2 * math.pi / 60), ("rad/s", 1.0)), (1.0, 1e3)),
+}
+
+
+def plausible_unit(value: float, unit: str) -> str:
+    """``value`` with a unit its size suggests for the kind of ``unit`` (``150, "m"`` →
+    ``"150 mm"``); the target unit itself when nothing better is known.
+
+    Examples
+    --------
+    >>> plausible_unit(150, "m"), plausible_unit(1.25, "m"), plausible_unit(300, "Pa")
+    ('150 mm', '1.25 m', '300 bar')
+    """
+    what = describe_unit(unit).rsplit(" in ", 1)[0]
+    cands, (lo, hi) = PLAUSIBLE_UNITS.get(what, (((unit, 1.0),), (-math.inf, math.inf)))
+    for name, f in cands:
+        if lo <= abs(float(value)) * f <= hi:
+            return f"{value:g} {name}"
+    return f"{value:g} {cands[0][0]}"
+
+
 def _quantity(value: Any):
     reg = ureg()
     if isinstance(value, reg.Quantity):
@@ -137,6 +170,8 @@ def to_si(value: Any, unit: str, *, bare_si: bool = False, name: str = "value") 
     >>> to_si(0.1, "m", bare_si=True)
     0.1
     """
+    if bare_si and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)  # already in `unit`: no registry needed (keeps pint out of warm builds)
     reg = ureg()
     target = reg.Quantity(1.0, unit)
     if isinstance(value, bool):
@@ -145,12 +180,15 @@ def to_si(value: Any, unit: str, *, bare_si: bool = False, name: str = "value") 
         if target.dimensionless or bare_si:
             return float(value)
         raise ParameterError(f"{name!r}: found the bare number {value!r}, expected "
-                             f"{describe_unit(unit)} with its unit, e.g. \"{value} {unit}\"")
+                             f"{describe_unit(unit)} with its unit, e.g. \"{plausible_unit(value, unit)}\"")
     try:
         q = _quantity(value)
     except Exception as exc:  # noqa: BLE001 - pint raises several unrelated types
         raise ParameterError(f"{name!r}: cannot read {value!r} as a quantity ({exc}); expected "
                              f"{describe_unit(unit)}, e.g. \"1.0 {unit}\"") from None
+    if q.dimensionless and not target.dimensionless:
+        raise ParameterError(f"{name!r}: found {value!r} without a unit, expected {describe_unit(unit)}, "
+                             f"e.g. \"{plausible_unit(q.magnitude, unit)}\"")
     if q.dimensionality != target.dimensionality:
         raise ParameterError(f"{name!r}: found {value!r} ({q.dimensionality}), expected "
                              f"{describe_unit(unit)}")

@@ -43,16 +43,19 @@ from bondgraph import MTF, I, One, Se, Zero
 from bondgraph.checks import Check, number_problems
 
 from .geometry import polar_from_cog
-from .part import Part, pair_problems, raise_problems
+from .part import Part, as_amount, numeric_only, pair_problems, present, raise_problems
 from .ports import PortClass
 
 __all__ = ["MainBody"]
 
 
 def _scalar_problems(mass, inertia, gravity, theta0) -> list[str]:
-    return number_problems("", {
+    """Numbers checked; symbols (run-time parameters) are checked where their values are given.
+    Gravity acts along −y: a negative value would pull upwards (turn the frame instead)."""
+    return number_problems("", numeric_only({
         "mass": (mass, Check(">=0", "kg")), "inertia": (inertia, Check(">=0", "kg·m²")),
-        "gravity": (gravity, Check("finite", "m/s²")), "theta0": (theta0, Check("finite", "rad"))})
+        "gravity": (gravity, Check(">=0", "m/s², acting along −y")),
+        "theta0": (theta0, Check("finite", "rad"))}))
 
 
 class MainBody(Part):
@@ -61,35 +64,60 @@ class MainBody(Part):
     Parameters
     ----------
     name : str
-    mass : float
-        kg (0 allowed: massless).
-    inertia : float
+    mass : float or sympy symbol
+        kg (0 allowed: massless). A symbol makes it a run-time parameter of the
+        compiled model (give its value to ``build(..., params)``).
+    inertia : float or sympy symbol
         kg·m² about the centre of gravity.
     cog : (float, float)
         Centre of gravity in the body frame.
     points : dict
         ``name -> (class, (x, y))`` in the body frame, class ``"Rt"``, ``"Pd"``
-        or ``"Li"``. Use :meth:`from_polar` for the paper's ``(L, α)`` form.
-    gravity : float
-        m/s², acting along −y (0 to switch off).
+        or ``"Li"`` (spelled exactly so). Use :meth:`from_polar` for the paper's
+        ``(L, α)`` form.
+    gravity : float or sympy symbol
+        m/s² ≥ 0, acting along −y of the *world* frame (0 to switch off).
     theta0 : float
         Initial frame angle (rad); the mechanism's position analysis sets it.
+    point_masses : dict, optional
+        ``name -> (mass, (x, y))``: extra point masses carried by the body (a payload),
+        each on centre-of-gravity junctions of its own so that its mass stays a
+        run-time parameter; ``(x, y)`` in the body frame.
+
+    Notes
+    -----
+    A body's velocities and forces are in the world frame (x forward, y up); the body
+    frame only places its points: its origin and orientation are the pose
+    ``(ox, oy, θ)`` of :meth:`world_points`, θ measured from the world x axis.
     """
 
     kind = "body"
 
-    def __init__(self, name: str, *, mass: float, inertia: float, cog: tuple[float, float],
-                 points: Mapping[str, tuple], gravity: float = 9.81, theta0: float = 0.0):
+    def __init__(self, name: str, *, mass, inertia, cog: tuple[float, float],
+                 points: Mapping[str, tuple], gravity=9.81, theta0: float = 0.0,
+                 point_masses: Mapping[str, tuple] | None = None):
         super().__init__(name)
         numeric = _scalar_problems(mass, inertia, gravity, theta0)
         numeric += pair_problems("cog", cog)
+        self.point_masses: dict[str, tuple] = {}
+        for pm, spec in (point_masses or {}).items():
+            try:
+                m, xy = spec
+            except (TypeError, ValueError):
+                numeric.append(f"point mass {pm!r}: found {spec!r}, expected (mass, (x, y))")
+                continue
+            bad = number_problems("", numeric_only({f"point mass {pm!r}": (m, Check(">=0", "kg"))}))
+            bad += pair_problems(f"point mass {pm!r} position", xy)
+            numeric += bad
+            if not bad:
+                self.point_masses[pm] = (as_amount(m), (float(xy[0]), float(xy[1])))
         rules = self._declare_points(points, numeric)
         if not rules and not numeric:
             rules = self.check_rules()
         raise_problems(numeric, rules, f"body {name!r}")
-        self.mass, self.inertia = float(mass), float(inertia)
+        self.mass, self.inertia = as_amount(mass), as_amount(inertia)
         self.cog = (float(cog[0]), float(cog[1]))
-        self.gravity = float(gravity)
+        self.gravity = as_amount(gravity)
         self._build(theta0)
 
     @classmethod
@@ -140,6 +168,28 @@ class MainBody(Part):
         c, s = sp.cos(theta), sp.sin(theta)
         return ux * c - uy * s, ux * s + uy * c
 
+    def _offset_local(self, local: tuple[float, float], theta) -> tuple[sp.Expr, sp.Expr]:
+        """World-frame offset root → a body-frame point, as expressions."""
+        rx, ry = self.root.local
+        ux, uy = local[0] - rx, local[1] - ry
+        c, s = sp.cos(theta), sp.sin(theta)
+        return ux * c - uy * s, ux * s + uy * c
+
+    def _mass_at(self, tag: str, mass, offset) -> None:
+        """Inertias ``m`` in x and y (and gravity) on junctions at ``offset`` from the root."""
+        dx, dy = offset
+        gx, gy = f"{tag}Gx", f"{tag}Gy"
+        self.add(Zero(f"{gx}_s"), Zero(f"{gy}_s"), One(gx), One(gy),
+                 MTF(f"{gx}_w", -dy), MTF(f"{gy}_w", dx))
+        self.connect("Rx", f"{gx}_s"); self.connect("w", f"{gx}_w/1"); self.connect(f"{gx}_w/2", f"{gx}_s")
+        self.connect("Ry", f"{gy}_s"); self.connect("w", f"{gy}_w/1"); self.connect(f"{gy}_w/2", f"{gy}_s")
+        self.connect(f"{gx}_s", gx); self.connect(f"{gy}_s", gy)
+        self.add(I(f"{tag}m_x", mass), I(f"{tag}m_y", mass))
+        self.connect(gx, f"{tag}m_x"); self.connect(gy, f"{tag}m_y")
+        if present(self.gravity):
+            self.add(Se(f"{tag}g", -mass * self.gravity))
+            self.connect(f"{tag}g", gy)
+
     def _build(self, theta0: float) -> None:
         w = One("w", displacement="theta", initial=theta0)
         th = w.displacement
@@ -149,20 +199,13 @@ class MainBody(Part):
         root = self.root.name
         self.expose(f"{root}.x", "Rx", "flow-in", "Rt: x flow-in")
         self.expose(f"{root}.y", "Ry", "flow-in", "Rt: y flow-in")
-        # centre of gravity
-        if self.mass > 0:
-            dx, dy = self._offset(None, th)
-            self.add(Zero("Gx_s"), Zero("Gy_s"), One("Gx"), One("Gy"),
-                     MTF("Gx_w", -dy), MTF("Gy_w", dx))
-            self.connect("Rx", "Gx_s"); self.connect("w", "Gx_w/1"); self.connect("Gx_w/2", "Gx_s")
-            self.connect("Ry", "Gy_s"); self.connect("w", "Gy_w/1"); self.connect("Gy_w/2", "Gy_s")
-            self.connect("Gx_s", "Gx"); self.connect("Gy_s", "Gy")
-            self.add(I("m_x", self.mass), I("m_y", self.mass))
-            self.connect("Gx", "m_x"); self.connect("Gy", "m_y")
-            if self.gravity != 0.0:
-                self.add(Se("g", -self.mass * self.gravity))
-                self.connect("g", "Gy")
-        if self.inertia > 0:
+        # centre of gravity, then the point masses
+        if present(self.mass):
+            self._mass_at("", self.mass, self._offset(None, th))
+        for pm, (m, xy) in self.point_masses.items():
+            if present(m):
+                self._mass_at(f"{pm}_", m, self._offset_local(xy, th))
+        if present(self.inertia):
             self.add(I("J", self.inertia, prefer="state"))
             self.connect("w", "J")
         # hinge points
@@ -211,6 +254,12 @@ class MainBody(Part):
             x, y = p.local
             out[p.name] = (ox + c * x - s * y, oy + s * x + c * y)
         return out
+
+    def point_jacobian(self, pose, point: str):
+        ox, oy, th = pose
+        x, y = self.hinge(point).local
+        c, s = math.cos(th), math.sin(th)
+        return np.array([[1.0, 0.0, -s * x - c * y], [0.0, 1.0, c * x - s * y]])
 
     def world_cog(self, pose) -> tuple:
         ox, oy, th = pose

@@ -28,6 +28,8 @@ Examples
 from __future__ import annotations
 
 
+import math
+
 import numpy as np
 import sympy as sp
 
@@ -35,7 +37,7 @@ from bondgraph import MTF, I, One, Se, Zero
 from bondgraph.checks import Check, number_problems
 
 from .geometry import Pathway
-from .part import Part, raise_problems
+from .part import Part, as_amount, numeric_only, present, raise_problems
 
 __all__ = ["Cylinder"]
 
@@ -50,12 +52,16 @@ class Cylinder(Part):
         Pin-to-pin length fully retracted (m).
     stroke : float
         Stroke (m); the length runs from ``retracted`` to ``retracted + stroke``.
-    m_barrel, m_rod : float
-        Masses (kg), default 0 (massless, as in the source data).
+    m_barrel, m_rod : float or sympy symbol
+        Masses (kg), default 0 (massless, as in the source data); a symbol is a
+        run-time parameter of the compiled model.
     d_barrel, d_rod : float, optional
-        Centre of gravity of the barrel from the root pin, and of the rod from
-        the rod eye, along the axis (m); default a quarter of the retracted length.
-    J_barrel, J_rod : float
+        Centre of gravity of the barrel measured from the root pin (base), and of the
+        rod (with its piston) measured back from the rod eye, both along the axis (m).
+        Default: a quarter of the retracted length each — the barrel's centre a
+        quarter of the way out from the base, the rod's a quarter of the way in from
+        the eye (a rough split for a cylinder whose rod is as long as its barrel).
+    J_barrel, J_rod : float or sympy symbol
         Inertias about their centres of gravity (kg·m²).
     gravity : float
     root, tip : str
@@ -74,17 +80,18 @@ class Cylinder(Part):
         values = {"retracted": (retracted, Check(">0", "m")), "stroke": (stroke, Check(">0", "m")),
                   "m_barrel": (m_barrel, Check(">=0", "kg")), "m_rod": (m_rod, Check(">=0", "kg")),
                   "J_barrel": (J_barrel, Check(">=0", "kg·m²")), "J_rod": (J_rod, Check(">=0", "kg·m²")),
-                  "gravity": (gravity, Check("finite", "m/s²")), "phi0": (phi0, Check("finite", "rad"))}
+                  "gravity": (gravity, Check(">=0", "m/s², acting along −y")),
+                  "phi0": (phi0, Check("finite", "rad"))}
         for pname, v in (("d_barrel", d_barrel), ("d_rod", d_rod), ("s0", s0)):
             if v is not None:
                 values[pname] = (v, Check("finite", "m"))
-        raise_problems(number_problems("", values), [], f"cylinder {name!r}")
+        raise_problems(number_problems("", numeric_only(values)), [], f"cylinder {name!r}")
         self.retracted, self.stroke = float(retracted), float(stroke)
-        self.m_barrel, self.m_rod = float(m_barrel), float(m_rod)
+        self.m_barrel, self.m_rod = as_amount(m_barrel), as_amount(m_rod)
         self.d_barrel = float(retracted / 4 if d_barrel is None else d_barrel)
         self.d_rod = float(retracted / 4 if d_rod is None else d_rod)
-        self.J_barrel, self.J_rod = float(J_barrel), float(J_rod)
-        self.gravity = float(gravity)
+        self.J_barrel, self.J_rod = as_amount(J_barrel), as_amount(J_rod)
+        self.gravity = as_amount(gravity)
         self.tip = tip
         self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.retracted, 0.0))})
         self._build(phi0, self.retracted if s0 is None else s0)
@@ -122,9 +129,9 @@ class Cylinder(Part):
         self.expose(f"{self.tip}.y", f"{self.tip}_y", "effort-in", "Pr: y (axial) effort-in")
         # barrel and rod masses
         bodies = []
-        if self.m_barrel > 0:
+        if present(self.m_barrel):
             bodies.append(("barrel", self.m_barrel, self.d_barrel, False))
-        if self.m_rod > 0:
+        if present(self.m_rod):
             bodies.append(("rod", self.m_rod, s_ - self.d_rod, True))
         for nm, m, dist, moves in bodies:
             for ax, (trig_e, trig_w) in {"x": (cs, -sn), "y": (sn, cs)}.items():
@@ -137,11 +144,11 @@ class Cylinder(Part):
                     self.connect("ext", f"{js}_s/1"); self.connect(f"{js}_s/2", js)
                 self.connect(js, j)
                 self.connect(j, f"m_{nm}_{ax}")
-                if ax == "y" and self.gravity:
+                if ax == "y" and present(self.gravity):
                     self.add(Se(f"g_{nm}", -m * self.gravity))
                     self.connect(f"g_{nm}", j)
         Jt = self.J_barrel + self.J_rod
-        if Jt > 0:
+        if present(Jt):
             self.add(I("J", Jt, prefer="state"))
             self.connect("w", "J")
 
@@ -152,6 +159,14 @@ class Cylinder(Part):
     def world_points(self, pose) -> dict[str, tuple]:
         rx, ry, phi, s = pose
         return {self.root.name: (rx, ry), self.tip: (rx + s * np.cos(phi), ry + s * np.sin(phi))}
+
+    def point_jacobian(self, pose, point: str):
+        rx, ry, phi, s = pose
+        if point == self.tip:
+            c, sn = math.cos(phi), math.sin(phi)
+            return np.array([[1.0, 0.0, -s * sn, c], [0.0, 1.0, s * c, sn]])
+        self.hinge(point)
+        return np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
 
     def pathway(self, pose) -> Pathway:
         pts = self.world_points(pose)

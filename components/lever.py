@@ -20,13 +20,15 @@ Examples
 from __future__ import annotations
 
 
+import math
+
 import numpy as np
 import sympy as sp
 
 from bondgraph import MTF, I, One, Se, Zero
 from bondgraph.checks import Check, number_problems
 
-from .part import Part, pair_problems, raise_problems
+from .part import Part, as_amount, numeric_only, pair_problems, present, raise_problems
 
 __all__ = ["Lever"]
 
@@ -39,9 +41,9 @@ class Lever(Part):
     name : str
     length : float
         Pin-to-pin length (m), > 0.
-    mass : float
-        kg (0: massless, the default of the source data).
-    inertia : float, optional
+    mass : float or sympy symbol
+        kg (0: massless, the default of the source data); a symbol is a run-time parameter.
+    inertia : float or sympy symbol, optional
         About the centre of gravity; default that of a uniform bar ``m·L²/12``.
     cog : (float, float), optional
         Centre of gravity in the lever frame (x along root → Pr); default mid-length.
@@ -60,18 +62,19 @@ class Lever(Part):
                  root: str = "R", tip: str = "P", phi0: float = 0.0):
         super().__init__(name)
         values = {"length": (length, Check(">0", "m")), "mass": (mass, Check(">=0", "kg")),
-                  "gravity": (gravity, Check("finite", "m/s²")), "phi0": (phi0, Check("finite", "rad"))}
+                  "gravity": (gravity, Check(">=0", "m/s², acting along −y")),
+                  "phi0": (phi0, Check("finite", "rad"))}
         if inertia is not None:
             values["inertia"] = (inertia, Check(">=0", "kg·m²"))
-        problems = number_problems("", values)
+        problems = number_problems("", numeric_only(values))
         if cog is not None:
             problems += pair_problems("cog", cog)
         raise_problems(problems, [], f"lever {name!r}")
         self.length = float(length)
-        self.mass = float(mass)
-        self.inertia = float(mass * length**2 / 12 if inertia is None else inertia)
+        self.mass = as_amount(mass)
+        self.inertia = self.mass * self.length**2 / 12 if inertia is None else as_amount(inertia)
         self.cog = (self.length / 2, 0.0) if cog is None else (float(cog[0]), float(cog[1]))
-        self.gravity = float(gravity)
+        self.gravity = as_amount(gravity)
         self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.length, 0.0))})
         self.tip = tip
         self._build(phi0)
@@ -87,7 +90,7 @@ class Lever(Part):
         self.expose(f"{r}.x", "Rx", "flow-in", "Rt: x flow-in")
         self.expose(f"{r}.y", "Ry", "flow-in", "Rt: y flow-in")
         s, c = sp.sin(phi), sp.cos(phi)
-        if self.mass > 0:
+        if present(self.mass):
             gx, gy = self.cog
             dx, dy = gx * c - gy * s, gx * s + gy * c
             self.add(Zero("Gx_s"), Zero("Gy_s"), One("Gx"), One("Gy"), MTF("Gx_w", -dy),
@@ -96,10 +99,10 @@ class Lever(Part):
                          ("Ry", "Gy_s"), ("w", "Gy_w/1"), ("Gy_w/2", "Gy_s"), ("Gy_s", "Gy"),
                          ("Gx", "m_x"), ("Gy", "m_y")]:
                 self.connect(a, b)
-            if self.gravity:
+            if present(self.gravity):
                 self.add(Se("g", -self.mass * self.gravity))
                 self.connect("g", "Gy")
-        if self.inertia > 0:
+        if present(self.inertia):
             self.add(I("J", self.inertia, prefer="state"))
             self.connect("w", "J")
         L = self.length
@@ -123,6 +126,19 @@ class Lever(Part):
         rx, ry, phi = pose
         return {self.root.name: (rx, ry),
                 self.tip: (rx + self.length * np.cos(phi), ry + self.length * np.sin(phi))}
+
+    def point_jacobian(self, pose, point: str):
+        rx, ry, phi = pose
+        if point == self.tip:
+            L = self.length
+            return np.array([[1.0, 0.0, -L * math.sin(phi)], [0.0, 1.0, L * math.cos(phi)]])
+        self.hinge(point)
+        return np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+
+    def world_cog(self, pose) -> tuple:
+        rx, ry, phi = pose
+        c, s = np.cos(phi), np.sin(phi)
+        return rx + c * self.cog[0] - s * self.cog[1], ry + s * self.cog[0] + c * self.cog[1]
 
     def pose_from_states(self, root_xy, states):
         return (root_xy[0], root_xy[1], states["phi"])

@@ -35,7 +35,30 @@ from bondgraph.checks import FINITE, Check, number_problems
 
 from .ports import HingePoint, PortClass, check_part_ports
 
-__all__ = ["Part", "pair_problems", "raise_problems"]
+__all__ = ["Part", "pair_problems", "raise_problems", "symbolic", "present", "numeric_only"]
+
+
+def symbolic(value: Any) -> bool:
+    """A sympy expression with free symbols: a run-time parameter of the compiled model
+    (its value is given to ``build(..., params)`` and checked there)."""
+    return isinstance(value, sp.Basic) and not value.is_number
+
+
+def present(value: Any) -> bool:
+    """Whether a mass, inertia or gravity adds elements: a non-zero number, or any
+    symbol (a run-time parameter, whose value may change after the build)."""
+    return True if symbolic(value) else float(value) != 0.0
+
+
+def numeric_only(values: Mapping[str, tuple]) -> dict[str, tuple]:
+    """The entries of a :func:`~bondgraph.checks.number_problems` table that are numbers
+    (symbols are run-time parameters, checked where their values are given)."""
+    return {k: v for k, v in values.items() if not symbolic(v[0])}
+
+
+def as_amount(value: Any):
+    """A checked number as a float, a symbol as it is."""
+    return value if symbolic(value) else float(value)
 
 
 def pair_problems(name: str, value: Any, check: Check = FINITE) -> list[str]:
@@ -125,6 +148,11 @@ class Part(BondGraph):
         try:
             return self.points[name]
         except KeyError:
+            if name == "I" and self.kind == "cylinder":
+                raise ConnectionRuleError(
+                    f"{self.name}/I (I): the cylinder's extension interface is driven (force, "
+                    "extension or the hydraulic side), not hinged (rule: a cylinder has exactly one "
+                    "Rt, one Pr and one I)") from None
             raise ConnectionRuleError(
                 f"{self.name}: no hinge point {name!r}; points are "
                 f"{', '.join(f'{p} ({h.cls.value})' for p, h in self.points.items())}") from None
@@ -144,6 +172,10 @@ class Part(BondGraph):
 
     def world_points(self, pose) -> dict[str, tuple]:
         """World position of every hinge point for a pose vector (numbers or arrays)."""
+        raise NotImplementedError
+
+    def point_jacobian(self, pose, point: str):
+        """∂(world x, y of ``point``)/∂pose: a 2 × :meth:`pose_size` array (numbers)."""
         raise NotImplementedError
 
     def pose_from_states(self, root_xy, states: Mapping[str, object]):

@@ -69,12 +69,27 @@ class PortClass(Enum):
 
     @classmethod
     def parse(cls, value: "PortClass | str") -> "PortClass":
+        """A class from its name, matched exactly (``"Li"``; ``"li"`` is an error that
+        suggests the right spelling: the paper's names are case-sensitive).
+
+        Examples
+        --------
+        >>> PortClass.parse("Pd")
+        <PortClass.PD: 'Pd'>
+        >>> PortClass.parse("li")
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ConnectionRuleError: port class 'li': class names are matched exactly; did you mean 'Li'? (expected one of Rt, Pd, Li, Pr, I)
+        """
         if isinstance(value, PortClass):
             return value
         for c in cls:
-            if c.value.lower() == str(value).lower():
+            if c.value == value:
                 return c
-        raise ConnectionRuleError(f"port class {value!r}: expected one of Rt, Pd, Li, Pr, I")
+        near = [c.value for c in cls if c.value.lower() == str(value).lower()]
+        hint = f"class names are matched exactly; did you mean {near[0]!r}? " if near else ""
+        raise ConnectionRuleError(f"port class {value!r}: {hint}(expected one of Rt, Pd, Li, Pr, I)"
+                                  if hint else f"port class {value!r}: expected one of Rt, Pd, Li, Pr, I")
 
 
 _CAUS = {

@@ -43,7 +43,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from bondgraph import (MSe, MSf, AssemblyError, BondGraph, ConnectionRuleError, I, Input, One,
-                       ParameterError, Se, Sf, Spline)
+                       ParameterError, R, Se, Sf, Spline)
 from bondgraph.signals import Signal
 from components import Cylinder, Lever, MainBody, Part
 from components.ports import HingePoint, PortClass, check_connection
@@ -59,6 +59,7 @@ class Drive:
     cylinder: str
     input: str | None = None
     piston_mass: float = 0.0
+    end_stop: Any = None  # components.hydraulics.EndStop on a force drive
 
 
 @dataclass
@@ -139,6 +140,12 @@ class Mechanism:
     def fix(self, part: str, point: str, at: tuple[float, float]) -> None:
         """Pin a part's ``Rt`` point to the chassis at world position ``at``."""
         hp = self._point(part, point)
+        try:
+            at = (float(at[0]), float(at[1]))
+        except (TypeError, ValueError, IndexError):
+            raise ParameterError(f"{hp}: fixed at {at!r}, expected a point (x, y) in m") from None
+        if not all(math.isfinite(c) for c in at):
+            raise ParameterError(f"{hp}: fixed at {at!r}, expected finite coordinates (m)")
         problems = check_connection(hp, None)
         if problems:
             raise ConnectionRuleError(problems)
@@ -168,15 +175,19 @@ class Mechanism:
         """Prescribe the cylinder's length in time; returns the input name (its rate)."""
         return self._drive(Drive("extension", cylinder, f"{cylinder}.rate"))
 
-    def drive_force(self, cylinder: str, piston_mass: float = 0.0) -> str:
+    def drive_force(self, cylinder: str, piston_mass: float = 0.0, end_stop: Any = None) -> str:
         """Prescribe the cylinder's force (positive pushing); returns the input name.
 
         ``piston_mass`` adds an axial inertia on the drive side (default 0: the
         cylinder template already carries its rod and barrel masses).
+        ``end_stop`` (a :class:`components.hydraulics.EndStop`) adds the stroke ends:
+        past either end a stiff spring–damper pushes back on the drive, so a force
+        larger than the machine can take ends against the stop instead of swinging
+        the linkage through its stroke.
         """
-        if piston_mass < 0:
-            raise ParameterError(f"{cylinder}: piston_mass = {piston_mass}, expected ≥ 0")
-        return self._drive(Drive("force", cylinder, f"{cylinder}.force", piston_mass))
+        if not (isinstance(piston_mass, (int, float)) and math.isfinite(piston_mass) and piston_mass >= 0):
+            raise ParameterError(f"{cylinder}: piston_mass = {piston_mass!r}, expected a number ≥ 0 (kg)")
+        return self._drive(Drive("force", cylinder, f"{cylinder}.force", piston_mass, end_stop))
 
     def drive_external(self, cylinder: str, component: BondGraph, port: str) -> None:
         """Drive the cylinder with another component (the hydraulic side) through ``port``."""
@@ -283,6 +294,129 @@ class Mechanism:
             r.append(poses[key][idx] - val)
         return np.array(r)
 
+    def _jacobian(self, z, targets: Mapping[str, float]) -> np.ndarray:
+        """∂residual/∂z of :meth:`_residual` (analytic, from the parts' point Jacobians)."""
+        poses = self._unpack(z)
+        offset, i = {}, 0
+        for name, part in self.parts.items():
+            offset[name] = i
+            i += part.pose_size()
+        n_rows = 2 * (len(self.fixed) + len(self.hinges)) + len(targets)
+        J = np.zeros((n_rows, len(z)))
+        r = 0
+
+        def put(part, pt, sign):
+            k = self.parts[part].pose_size()
+            J[r:r + 2, offset[part]:offset[part] + k] += sign * self.parts[part].point_jacobian(poses[part], pt)
+
+        for (part, pt), _at in self.fixed.items():
+            put(part, pt, 1.0)
+            r += 2
+        for a, b in self.hinges:
+            put(a.part, a.name, 1.0)
+            put(b.part, b.name, -1.0)
+            r += 2
+        for key in targets:
+            J[r, offset[key] + (3 if isinstance(self.parts[key], Cylinder) else 2)] = 1.0
+            r += 1
+        return J
+
+    def _newton(self, z0: np.ndarray, targets: Mapping[str, float], tol: float = 1e-10,
+                iters: int = 12, lu=None) -> tuple[np.ndarray | None, Any]:
+        """Newton from a nearby pose vector: ``(z, factorised Jacobian)``, ``z`` ``None`` if it
+        does not converge. A Jacobian factorised at a nearby pose (``lu``) is reused while
+        the residual falls fast (chord steps), and refreshed otherwise."""
+        from scipy.linalg import lu_factor, lu_solve
+
+        z = np.array(z0, dtype=float)
+        r = self._residual(z, targets)
+        norm = float(np.max(np.abs(r)))
+        fresh = False
+        for _ in range(iters):
+            if norm < tol:
+                return z, lu
+            if lu is None:
+                J = self._jacobian(z, targets)
+                if J.shape[0] != J.shape[1]:
+                    dz = np.linalg.lstsq(J, -r, rcond=None)[0]
+                    lu = None
+                else:
+                    try:
+                        lu = lu_factor(J, check_finite=True)
+                    except (ValueError, np.linalg.LinAlgError):
+                        return None, None
+                    dz = lu_solve(lu, -r)
+                fresh = True
+            else:
+                dz = lu_solve(lu, -r)
+            if not np.all(np.isfinite(dz)):
+                return None, None
+            step = np.max(np.abs(dz))
+            if step > 0.5:  # a big jump means another branch or no solution: refuse
+                dz *= 0.5 / step
+            z_new = z + dz
+            r_new = self._residual(z_new, targets)
+            n_new = float(np.max(np.abs(r_new)))
+            if n_new > 0.05 * norm and not fresh:  # chord step too slow: refresh the Jacobian
+                lu = None
+                continue
+            if n_new > norm and fresh:
+                return None, None
+            z, r, norm = z_new, r_new, n_new
+            fresh = False
+        return (z, lu) if norm < tol else (None, None)
+
+    def track(self, targets: Mapping[str, np.ndarray], start: "Pose", *,
+              diagnose: bool = True) -> list["Pose"]:
+        """Poses along a sequence of targets, each from the previous one (continuation).
+
+        Parameters
+        ----------
+        targets : dict
+            Target name (as :meth:`solve_pose`) → array of values, one per step.
+        start : Pose
+            A pose close to the first step (it names the assembly branch).
+
+        Raises
+        ------
+        AssemblyError
+            At the first step that cannot be assembled; ``err.index`` is that step and
+            the message is :meth:`solve_pose`'s diagnosis there (``diagnose=False``: a
+            short message, for callers that only need to know where).
+        """
+        keys = list(targets)
+        n = len(next(iter(targets.values()))) if targets else 0
+        z = np.concatenate([np.asarray(start.values[p], dtype=float) for p in self.parts])
+        z_prev = None
+        lu = None
+        out = []
+        for i in range(n):
+            tg = {k: float(targets[k][i]) for k in keys}
+            pred = z if z_prev is None else z + (z - z_prev)   # linear predictor
+            zi, lu = self._newton(pred, tg, lu=lu)
+            if zi is None:
+                zi, lu = self._newton(z, tg)
+            if zi is None and not diagnose:
+                sol = least_squares(self._residual, z, jac=self._jacobian, args=(tg,), xtol=1e-14, ftol=1e-14, max_nfev=100)
+                zi = sol.x if np.max(np.abs(self._residual(sol.x, tg))) < 1e-9 else None
+                if zi is None:
+                    err = AssemblyError(f"{self.name}: targets {tg} cannot be assembled near the last pose")
+                    err.index = i
+                    raise err
+            if zi is None:
+                guess = {name: float(self._unpack(z)[name][2]) for name in self.parts}
+                try:
+                    pose = self.solve_pose(tg, guess=guess)
+                except AssemblyError as exc:
+                    err = AssemblyError(exc.problems, subject=exc.subject)
+                    err.index = i
+                    raise err from None
+                zi = np.concatenate([np.asarray(pose.values[p], dtype=float) for p in self.parts])
+                lu = None
+            z_prev, z = z, zi
+            out.append(Pose(self, {nm: tuple(float(v) for v in p) for nm, p in self._unpack(z).items()}))
+        return out
+
     def _guess(self, targets: Mapping[str, float], guess: Mapping[str, float]) -> np.ndarray:
         poses: dict[str, list[float]] = {}
         world: dict[str, dict] = {}
@@ -344,8 +478,24 @@ class Mechanism:
         if len(targets) != n_dof:
             raise ParameterError(f"{self.name}: {len(targets)} targets given, expected {n_dof} "
                                  "(one per cylinder: its length, or the angle of a part)")
+        problems = []
+        for k, v in targets.items():
+            if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
+                problems.append(f"{k}: target {v!r}, expected a finite number (m or rad)")
+                continue
+            part = self.parts[k]
+            if isinstance(part, Cylinder):
+                lo, hi = part.length_limits
+                if not lo - 1e-9 <= v <= hi + 1e-9:
+                    problems.append(f"{k}: length {v:.6g} m requested, outside its stroke "
+                                    f"{lo:.6g} … {hi:.6g} m ({'below the retracted length' if v < lo else 'beyond the stroke end'})")
+        if problems:
+            raise AssemblyError(problems, subject=f"mechanism {self.name!r}: pose")
+        for k, v in guess.items():
+            if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
+                raise ParameterError(f"{k}: guess {v!r}, expected a finite angle (rad)")
         z0 = self._guess(targets, guess)
-        sol = least_squares(self._residual, z0, args=(targets,), xtol=1e-15, ftol=1e-15,
+        sol = least_squares(self._residual, z0, jac=self._jacobian, args=(targets,), xtol=1e-15, ftol=1e-15,
                             gtol=1e-15, max_nfev=2000)
         res = self._residual(sol.x, targets)
         if np.max(np.abs(res)) > tol:
@@ -353,7 +503,12 @@ class Mechanism:
         return Pose(self, {n: tuple(float(v) for v in p) for n, p in self._unpack(sol.x).items()})
 
     def pose_from_angles(self, angles: Mapping[str, float], guess: Mapping[str, float] | None = None) -> Pose:
-        """Pose with the given part angles (rad) as targets, e.g. body angles of a work pose."""
+        """Pose with the given part angles as targets, e.g. the body angles of a work pose.
+
+        Every angle is *absolute*: the angle of the part's frame from the world x axis
+        (rad, counter-clockwise), not relative to its parent. For relative angles use a
+        machine's ``[outputs.angles]`` (``Machine.pose``) or add the parent's angle.
+        """
         return self.solve_pose(dict(angles), guess=guess)
 
     def _closure_problem(self, z, targets, guess) -> list[str]:
@@ -368,20 +523,61 @@ class Mechanism:
                 continue
             pr = a if a.cls is PortClass.PR else b
             pd = b if pr is a else a
-            members = " – ".join(self._loop_members(pr.part, pd.part))
+            loop = self._loop_members(pr.part, pd.part)
+            members = " – ".join(loop)
             msgs.append(f"loop {members} (closed at hinge {pd} – {pr}) cannot close: gap "
                         f"{gap:.4g} m at the best fit")
             part = self.parts[pr.part]
+            inputs = self._loop_inputs(loop, targets)
             if isinstance(part, Cylinder) and pr.part in targets:
                 lo, hi = self._reachable(pr.part, targets, guess)
                 val = targets[pr.part]
-                if lo is not None:
+                others = [k for k in inputs if k != pr.part]
+                if others:
+                    held = ", ".join(f"{k} = {self._fmt_target(k, targets[k])}" for k in others)
+                    msgs.append(f"inputs {' and '.join([pr.part] + others)} cannot be met together: "
+                                f"with {held}, {pr.part} (asked {val:.6g} m) can only be "
+                                + (f"{lo:.6g} … {hi:.6g} m" if lo is not None else "assembled at no length")
+                                + f" (its stroke: {part.length_limits[0]:.6g} … {part.length_limits[1]:.6g} m)")
+                elif lo is not None:
                     msgs.append(f"{pr.part}: length {val:.6g} m requested; the loop reaches "
                                 f"{lo:.6g} … {hi:.6g} m (stroke limits {part.length_limits[0]:.6g} … "
                                 f"{part.length_limits[1]:.6g} m)")
+            elif len(inputs) >= 2:
+                msgs.append(f"inputs {' and '.join(inputs)} cannot be met together ("
+                            + ", ".join(f"{k} = {self._fmt_target(k, targets[k])}" for k in inputs) + ")")
         if not msgs:
             msgs.append("the constraints cannot be met together (check the targets and the guess)")
+        # a coupled pair explains the failure: drop single-loop ranges of the inputs it names
+        paired = {m.split(" cannot be met together")[0] for m in msgs if m.startswith("inputs ")}
+        if paired:
+            named = {w for p in paired for w in p.replace("inputs ", "").split(" and ")}
+            msgs = [m for m in msgs if not (m.split(":")[0] in named and "the loop reaches" in m)]
         return msgs
+
+    def _fmt_target(self, key: str, value: float) -> str:
+        if isinstance(self.parts[key], Cylinder):
+            return f"{value:.6g} m"
+        return f"{math.degrees(value):.4g}°"
+
+    def _loop_inputs(self, loop: list[str], targets: Mapping[str, float]) -> list[str]:
+        """Targets that shape a loop: its members' own targets and the targeted cylinders
+        or levers that push (Pr on a Pd of) a member or a part up its root chain."""
+        members = [m for m in loop if m != "chassis"]
+        chain: list[str] = []
+        for m in members:
+            n = m
+            while n is not None and n not in chain:
+                chain.append(n)
+                parent = self._parent(self.parts[n])
+                n = parent[0] if parent else None
+        out = [k for k in targets if k in members]
+        for a, b in self.hinges:
+            for pr, pd in ((a, b), (b, a)):
+                if pr.cls is PortClass.PR and pd.cls is PortClass.PD and pd.part in chain \
+                        and pr.part in targets and pr.part not in out:
+                    out.append(pr.part)
+        return out
 
     def _loop_members(self, a: str, b: str) -> list[str]:
         """Parts of the loop through the root chains of ``a`` and ``b``."""
@@ -409,15 +605,23 @@ class Mechanism:
             return None, None
         lengths = []
         other = {k: v for k, v in targets.items() if k != cyl}
+        z_prev = None
         for ang in np.linspace(-math.pi, math.pi, 181):
             tg = dict(other)
             tg[pushed] = ang
             try:
-                z0 = self._guess(tg, {**guess, pushed: ang})
-                sol = least_squares(self._residual, z0, args=(tg,), xtol=1e-12, ftol=1e-12, max_nfev=200)
-                if np.max(np.abs(self._residual(sol.x, tg))) < 1e-7:
-                    lengths.append(self._unpack(sol.x)[cyl][3])
+                z = None
+                if z_prev is not None:  # continuation from the previous angle: a few Newton steps
+                    z, _ = self._newton(z_prev, tg, tol=1e-9)
+                if z is None:
+                    z0 = self._guess(tg, {**guess, pushed: ang})
+                    sol = least_squares(self._residual, z0, jac=self._jacobian, args=(tg,), xtol=1e-12, ftol=1e-12, max_nfev=60)
+                    z = sol.x if np.max(np.abs(self._residual(sol.x, tg))) < 1e-7 else None
+                z_prev = z
+                if z is not None and self._unpack(z)[cyl][3] > 0:
+                    lengths.append(self._unpack(z)[cyl][3])
             except Exception:  # noqa: BLE001 - a sweep point that does not assemble
+                z_prev = None
                 continue
         if not lengths:
             return None, None
@@ -479,6 +683,13 @@ class Mechanism:
                 bg.connect(f"{cyl}_force", j)
                 bg.connect(j, f"{cyl}_piston")
                 bg.connect(j, f"{cyl}/I")
+                if d.end_stop is not None:
+                    part = self.parts[cyl]
+                    x = part.length_symbol - part.retracted
+                    stop, stroke = d.end_stop, part.stroke
+                    bg.add(R(f"{cyl}_stop", effort=lambda v, x=x, stop=stop, stroke=stroke:
+                             stop.law(v, x, stroke)))
+                    bg.connect(j, f"{cyl}_stop")
             else:
                 comp = self.external[cyl]
                 if comp.name not in bg.children:

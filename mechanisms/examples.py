@@ -48,7 +48,11 @@ def single_boom(drive: str = "force", *, m_barrel: float = 0.0, m_rod: float = 0
 
 def _drive(mech: Mechanism, cyl: str, drive: str) -> None:
     if drive == "force":
-        mech.drive_force(cyl)
+        # the stroke ends act (a stiff, hardening stop): a force the machine cannot take
+        # ends against the stop instead of swinging the linkage through its stroke
+        from components.hydraulics import EndStop
+
+        mech.drive_force(cyl, end_stop=EndStop(1e9, 1e6, hardening_length=1e-3))
     elif drive == "extension":
         mech.drive_extension(cyl)
     else:

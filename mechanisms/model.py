@@ -31,7 +31,12 @@ __all__ = ["MechanismModel", "extension_signals"]
 
 
 def extension_signals(lengths: Mapping[str, Any]) -> dict[str, Spline]:
-    """Splines of prescribed lengths: ``{cyl: Spline}`` from ``{cyl: (times, lengths)}``."""
+    """Splines of prescribed lengths: ``{cyl: Spline}`` from ``{cyl: (times, lengths)}``.
+
+    The splines are C² cubic splines with *clamped* ends (zero slope at the first and the
+    last time), so the motion starts and ends at rest and its accelerations (the inverse
+    dynamics) exist everywhere; outside the table's times they are not extrapolated.
+    """
     out = {}
     for cyl, spec in lengths.items():
         if isinstance(spec, Spline):

@@ -32,51 +32,54 @@ def cells(*items):
 def build():
     return cells(
         ("md", """
-# 1 · Building the excavator from templates
+# 1 · Building the excavator from templates, by hand
 
 A backhoe excavator's front is a *linear-actuator revolute-joint mechanism*: rigid bodies
-on pins, moved by hydraulic cylinders. Here we assemble it from three templates —
-`MainBody`, `Lever`, `Cylinder` — whose hinge points carry the causal port classes of
+on pins, moved by hydraulic cylinders. Here we assemble the whole front — boom, arm,
+bucket, the bucket's four-bar linkage and three cylinders — from three templates,
+`MainBody`, `Lever` and `Cylinder`, whose hinge points carry the causal port classes of
 Li & Wang (Tongji University): `Rt` (root), `Pd` (pushed point), `Li` (load point), `Pr`
 (force-output point) and the cylinder's extension interface `I`. The connection rules
 make the causal strokes chain through the machine: no stiff virtual joints, no Lagrange
 multipliers, and the equations of motion come from the assembled bond graph.
+
+At the end we check that the machine built by hand *is* the ready-made one that
+`mechanisms/data/excavator.toml` describes (same poses, same forces).
 """),
         ("code", """
 import math
+import numpy as np
 import matplotlib.pyplot as plt
 from components import MainBody, Lever, Cylinder
 from mechanisms import Mechanism, MechanismModel
-from mechanisms.excavator import load_params, excavator_mechanism, start_pose, CYLINDERS
 from mechanisms.drawing import draw_causal_diagram
 from bondgraph import ConnectionRuleError
 
-p = load_params()          # mechanisms/data/excavator.toml, every value with its unit, in SI
-p["boom"]
+g = 9.81   # every number below is from EXCAVATOR.md section B (SI units)
 """),
         ("md", """
-## The first two links by hand
+## The first two links
 
 A body declares its hinge points in its own frame, each with a port class. The boom's
 root `C` sits on the chassis, the boom cylinder pushes at `Pd` `B`, and the arm cylinder
-base `D` and the arm pin `F` are load points `Li`.
+base `D` and the arm pin `F` are load points `Li`. The two boom cylinders work in
+parallel: one cylinder part carries both (their rods weigh 2 × 10 kg).
 """),
         ("code", """
-g = p["chassis"]["gravity"]
 mech = Mechanism("front")
-mech.add(MainBody("boom", mass=p["boom"]["mass"], inertia=p["boom"]["inertia"], cog=p["boom"]["cog"], gravity=g,
-                  points={"C": ("Rt", (0, 0)), "B": ("Pd", p["boom"]["boom_cylinder_pin"]),
-                          "D": ("Li", p["boom"]["arm_cylinder_base"]), "F": ("Li", p["boom"]["arm_pin"])}))
-mech.add(Cylinder("boom_cyl", retracted=2.48, stroke=1.25, gravity=g))
-mech.add(MainBody("arm", mass=p["arm"]["mass"], inertia=p["arm"]["inertia"], cog=p["arm"]["cog"], gravity=g,
-                  points={"F": ("Rt", (0, 0)), "E": ("Pd", p["arm"]["arm_cylinder_pin"]),
-                          "K": ("Li", p["arm"]["bucket_pin"])}))
-mech.add(Cylinder("arm_cyl", retracted=2.26, stroke=1.64, gravity=g))
-mech.fix("boom", "C", at=p["chassis"]["boom_foot"])
-mech.fix("boom_cyl", "A", at=p["chassis"]["boom_cylinder_base"])
-mech.connect("boom", "B", "boom_cyl", "B")     # Pd – Pr
-mech.connect("boom", "F", "arm", "F")          # Li – Rt
-mech.connect("boom", "D", "arm_cyl", "A")      # Li – Rt
+mech.add(MainBody("boom", mass=1307.0, inertia=8060.0, cog=(3.44, 0.65), gravity=g,
+                  points={"C": ("Rt", (0, 0)), "B": ("Pd", (2.85, 1.18)),
+                          "D": ("Li", (4.22, 1.33)), "F": ("Li", (7.11, 0.0))}))
+mech.add(Cylinder("boom_cylinder", retracted=2.48, stroke=1.25, m_rod=20.0, d_rod=1.24, gravity=g))
+mech.add(MainBody("arm", mass=700.5, inertia=2191.0, cog=(1.176, 0.296), gravity=g,
+                  points={"F": ("Rt", (0, 0)), "E": ("Pd", (-0.92, 0.217)), "G": ("Li", (0.49, 0.96)),
+                          "H": ("Li", (2.97, 0.13)), "K": ("Li", (3.654, 0.0))}))
+mech.add(Cylinder("arm_cylinder", retracted=2.26, stroke=1.64, m_rod=10.0, d_rod=1.13, gravity=g))
+mech.fix("boom", "C", at=(-0.164, 1.428))
+mech.fix("boom_cylinder", "A", at=(0.655, 0.703))
+mech.connect("boom", "B", "boom_cylinder", "B")     # Pd – Pr
+mech.connect("boom", "F", "arm", "F")               # Li – Rt
+mech.connect("boom", "D", "arm_cylinder", "A")      # Li – Rt
 """),
         ("md", """
 ## A connection that breaks the rules
@@ -87,13 +90,13 @@ The error names both parts, both ports and the rule.
 """),
         ("code", """
 try:
-    mech.connect("arm", "K", "arm_cyl", "B")
+    mech.connect("arm", "K", "arm_cylinder", "B")
 except ConnectionRuleError as err:
     print(err)
 """),
         ("md", """
-Assembling checks every rule again and lists every violation at once — here the arm
-cylinder is neither connected at its rod eye nor driven:
+Checking the machine lists every violation at once — here the arm cylinder is neither
+connected at its rod eye nor driven:
 """),
         ("code", """
 try:
@@ -102,33 +105,92 @@ except ConnectionRuleError as err:
     print(err)
 """),
         ("md", """
-## The whole machine
+## The bucket and its four-bar linkage
 
-`excavator_mechanism` assembles the full front the same way: boom, arm, bucket, the
-rocker (a body: it carries both the bucket cylinder's `Pd` and the link's root on an `Li`),
-the link (a lever) and three cylinders (the boom pair as one of doubled area). At the
-start pose θ = (50°, −80°, 20°) the loop closures give the published cylinder lengths.
+The bucket cylinder does not push the bucket directly: it pushes the **rocker**, which
+turns about its pivot `H` on the arm, and a short **link** carries the motion on to the
+bucket. Two rules decide the templates:
+
+* the rocker receives the bucket cylinder's push (a `Pd`) *and* carries the link's root
+  (an `Li`) at the same point: it must be a **main body**, with `Pd` `J` and `Li` `J2`
+  declared at one position (a lever has no `Li`);
+* the link has a root and an output point: a **lever**, whose `Pr` pushes the bucket's
+  `Pd` `N`.
 """),
         ("code", """
-front = excavator_mechanism(p, "force")
-pose = start_pose(front, p)
-{c: round(pose.length(c), 3) for c in CYLINDERS}
+L_rocker, L_link = math.hypot(0.62, 0.36), math.hypot(0.67, 0.07)     # 0.717 m, 0.674 m
+mech.connect("arm", "E", "arm_cylinder", "B")
+mech.add(MainBody("bucket", mass=700.0, inertia=150.0, cog=(0.35, -0.60), gravity=g,
+                  points={"K": ("Rt", (0, 0)), "N": ("Pd", (0.52, 0.07)), "Q": ("Li", (-0.075, -1.368))}))
+mech.add(MainBody("rocker", mass=60.0, inertia=60.0 * 0.717**2 / 12, cog=(0.717 / 2, 0.0), gravity=g,
+                  points={"H": ("Rt", (0, 0)), "J": ("Pd", (0.717, 0.0)), "J2": ("Li", (0.717, 0.0))}))
+mech.add(Lever("link", length=0.674, mass=50.0, gravity=g, root="J", tip="N"))
+mech.add(Cylinder("bucket_cylinder", retracted=2.30, stroke=0.90, m_rod=5.0, d_rod=1.15, gravity=g))
+mech.connect("arm", "K", "bucket", "K")
+mech.connect("arm", "H", "rocker", "H")
+mech.connect("arm", "G", "bucket_cylinder", "A")
+mech.connect("rocker", "J", "bucket_cylinder", "B")   # the cylinder pushes the rocker (Pd – Pr)
+mech.connect("rocker", "J2", "link", "J")             # the rocker carries the link (Li – Rt)
+mech.connect("bucket", "N", "link", "N")              # the link pushes the bucket (Pd – Pr)
+for c in ("boom_cylinder", "arm_cylinder", "bucket_cylinder"):
+    mech.drive_extension(c)                           # prescribed lengths: inverse dynamics
+mech.check()
+sorted(mech.parts)
+"""),
+        ("md", """
+## The start pose
+
+Position analysis closes every loop. The dig cycle starts at θ1 = 50° (boom, absolute),
+θ2 = −80° (arm, relative to the boom) and θ3 = 20° (bucket, relative to the arm); the
+four-bar has two assembly branches, and the guessed rocker and link angles pick the one
+of the real machine. The cylinder lengths are the published 3.668 / 2.969 / 3.066 m.
+"""),
+        ("code", """
+t1, t2, t3 = np.radians([50, -80, 20])
+pose = mech.solve_pose({"boom": t1, "arm": t1 + t2, "bucket": t1 + t2 + t3},
+                       guess={"rocker": math.radians(8), "link": math.radians(-60)})
+{c: round(pose.length(c), 3) for c in ("boom_cylinder", "arm_cylinder", "bucket_cylinder")}
 """),
         ("md", """
 ## Causality
 
 Building the model assembles the global bond graph, assigns causality (SCAP, fixed ports
-first), derives the equations along the causal graph and compiles them. The report says
-which states are independent — one mechanical degree of freedom per cylinder — and which
-inertias the kinematic chain forced into derivative causality, with the path that forced
-them. There are no algebraic loops and no conflicts.
+first), derives the equations along the causal graph and compiles them. With every
+cylinder's length prescribed there is no independent mechanical state left: every
+inertia is in derivative causality, forced along the path the report prints — the
+model is the machine's inverse dynamics.
 """),
         ("code", """
-mm = MechanismModel.build(front)
+mm = MechanismModel.build(mech)
 print(mm.model.report.summary())
 print("\\n".join(str(mm.model.report).splitlines()[1:8]))
 print("...")
 print(mm.model.equations)
+"""),
+        ("md", """
+## The same machine as the ready-made one
+
+`mechanisms/data/excavator.toml` describes this excavator in the machine file format
+(every value with its unit, sources and estimates marked), and
+`mechanisms.excavator.Excavator` builds it with the same templates. Both give the same
+start pose and, along the first two seconds of the dig cycle, the same cylinder forces.
+"""),
+        ("code", """
+from mechanisms.excavator import Excavator, Cycle
+
+ready = Excavator(mode="extensions")
+print("largest hinge distance between the two start poses:",
+      max(math.dist(pose.points()[k], ready.start_pose.points()[k]) for k in pose.points()), "m")
+cycle = Cycle.default("extensions")
+t = np.linspace(0, 2, 201)
+theirs = ready.run(cycle, t_end=2.0, t_eval=t, rtol=1e-10, atol=1e-12, progress=False).table()
+lengths = {ready.cylinder_of[f]: s for f, s in cycle.signals().items()}
+ours = mm.simulate_extensions(lengths, (0, 2), guess={n: pose.angle(n) for n in ("boom", "arm", "bucket", "rocker", "link")},
+                              t_eval=t, rtol=1e-10, atol=1e-12, progress=False)
+for f, c in ready.cylinder_of.items():
+    F = mm.cylinder_force(ours, c)
+    print(f"{f:>6}: largest force difference {np.max(np.abs(F - theirs[f + '_force'])):.2e} N "
+          f"(forces up to {np.max(np.abs(F)) / 1e3:.0f} kN)")
 """),
         ("md", """
 ## The bond graph, part by part
@@ -229,29 +291,33 @@ A bigger bore lifts the same load at lower pressure, but needs more oil per cent
 stroke. We run the same operator commands on machines whose boom cylinders differ only in
 bore, and compare the **time to lift** (from the end of the dig until the boom cylinders
 reach 3.6 m) and the **peak boom pressure**.
-Every variant is a new parameter set (`overrides`), so each builds its own model; the
-progress bar follows the sweep.
+
+Bores, like masses and inertias, are *run-time parameters* of the compiled model:
+`Machine.set` changes them without deriving or compiling anything again, so the sweep
+costs only the runs. The progress bar follows the sweep.
 """),
         ("code", """
+import time
 import numpy as np
 import matplotlib.pyplot as plt
 from tqdm.auto import tqdm
 from mechanisms.excavator import Excavator, Cycle
 
+exc = Excavator(mode="valves")
 cycle = Cycle.default("valves")
 bores = [120, 135, 150, 165]   # mm; the reference machine has 135
 rows = []
 for bore in tqdm(bores, desc="boom bore sweep"):
-    exc = Excavator(mode="valves", overrides={"boom_cylinder.bore": f"{bore} mm"})
+    t0 = time.perf_counter()
+    how = exc.set({"boom_cylinder.bore": f"{bore} mm"})     # "parameters": no rebuild
     tab = exc.run(cycle, progress=False).table()
     t, L = tab["time"], tab["boom_length"]
     start = t[np.argmin(np.where(t > 3.0, L, np.inf))]           # end of the dig: lowest boom
     up = t[(t > start) & (L >= 3.6)]
     lift_time = (up[0] - start) if up.size else np.nan
     rows.append((bore, lift_time, tab["boom_cap_pressure"].max() / 1e5, L.max()))
-for r in rows:
-    print(f"bore {r[0]:3d} mm: lift in {r[1]:.2f} s, peak cap pressure {r[2]:.0f} bar, "
-          f"highest boom length {r[3]:.3f} m")
+    print(f"bore {bore:3d} mm ({how}, {time.perf_counter() - t0:.2f} s): lift in {lift_time:.2f} s, "
+          f"peak cap pressure {rows[-1][2]:.0f} bar, highest boom length {rows[-1][3]:.3f} m")
 """),
         ("md", """
 What decides the outcome is *what limits the lift*. A proportional valve meters
@@ -274,6 +340,87 @@ ax2.set_ylabel("peak boom cap pressure [bar]", color="tab:red")
 ax1.axvline(135, color="0.6", ls=":")
 ax1.set_title("boom bore: lift time against peak pressure (same operator commands)")
 ax1.grid(alpha=0.3)
+plt.show()
+"""),
+    )
+
+
+@notebook("wheel_loader.ipynb")
+def loader():
+    return cells(
+        ("md", """
+# A wheel loader from its description file: load, carry, dump
+
+Nothing in the toolkit knows what a wheel loader is. `mechanisms/data/wheel_loader.toml`
+describes one — a boom on two lift cylinders, a Z-bar bell crank turned by the tilt
+cylinder, the link and the bucket, a 5 t load in the bucket, a fixed pump with a relief
+valve and two closed-centre valves — every value with its unit, estimates marked. The
+generic machine layer builds it from the same templates as the excavator, checks the
+connection rules and its mobility, and runs it.
+"""),
+        ("code", """
+import matplotlib.pyplot as plt
+from mechanisms.machine import Machine, DATA
+from mechanisms.machine.check import check_text
+
+loader = Machine.from_file(DATA / "wheel_loader.toml", mode="valves")
+print(loader.description.summary())
+print(check_text(loader).splitlines()[0])
+"""),
+        ("md", """
+## The working range first
+
+A lengths cycle is checked against every stroke and against reachability before it runs.
+Asking for a tilt length beyond the tilt cylinder's stroke is refused with the time and
+the value:
+"""),
+        ("code", """
+from bondgraph import AssemblyError
+from mechanisms.machine import Cycle
+
+ext = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
+too_far = Cycle("extensions", [0, 2, 4], {"lift": [1.2543, 1.6, 1.8], "tilt": [1.0688, 1.30, 1.42]},
+                ext.functions)
+try:
+    ext.run(too_far, progress=False)
+except AssemblyError as err:
+    print(err)
+"""),
+        ("md", """
+## Load, carry, dump with the valves
+
+The default cycle of the file is a table of spool commands (recorded from an operator
+model tracking a load–carry–dump path): roll the bucket back into the pile, lift while
+carrying, dump at height, lower and level the bucket. The run starts from the static
+equilibrium that holds the loaded machine at rest.
+"""),
+        ("code", """
+run = loader.run(progress=False)
+print(run.report())
+"""),
+        ("md", """
+The report says what an engineer must look at: the stroke each cylinder used, the
+pressures, any end-stop contact, pressures above the relief setting or below the
+cavitation floor, lightly damped oscillation, and where the pump's energy went — most of
+it throttled in the valves, since a fixed pump feeds closed-centre valves at the pressure
+the heaviest function needs.
+
+## Pressures and forces
+"""),
+        ("code", """
+from mechanisms.machine.plots import plot_timeseries, plot_trajectory
+
+fig = plot_timeseries(run)
+plt.show()
+"""),
+        ("md", """
+## The bucket's path
+
+The cutting edge and the bucket pin in the machine's plane, with the loading posture
+and the final one. The Z-bar keeps the bucket nearly level while the boom lifts.
+"""),
+        ("code", """
+fig = plot_trajectory(run)
 plt.show()
 """),
     )

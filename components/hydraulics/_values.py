@@ -18,7 +18,7 @@ from bondgraph.checks import FINITE, NONNEGATIVE, POSITIVE, Check
 from bondgraph.errors import ParameterError
 from bondgraph.units import to_si
 
-__all__ = ["si", "FINITE", "NONNEGATIVE", "POSITIVE", "raise_all"]
+__all__ = ["si", "FINITE", "NONNEGATIVE", "POSITIVE", "raise_all", "convert_units"]
 
 
 def si(value: Any, unit: str, name: str, problems: list[str], check: Check = FINITE) -> float:
@@ -43,3 +43,30 @@ def raise_all(problems: list[str], subject: str) -> None:
     """One :class:`ParameterError` listing every problem of ``subject`` (if any)."""
     if problems:
         raise ParameterError(problems, subject=subject)
+
+
+def convert_units(obj: Any, units: dict[str, str], owner: str) -> list[str]:
+    """Replace text-with-units fields of a frozen dataclass by floats in SI, in place.
+
+    ``units`` maps field name → SI unit; fields holding text (``"1 kN"``) or a pint
+    quantity are converted, numbers (taken as SI) and ``None`` are left as they are.
+    Returns the problems (unreadable text, wrong dimension), each naming the field.
+
+    Examples
+    --------
+    >>> from components.hydraulics import Friction
+    >>> Friction(coulomb="1 kN", viscous="5 kN*s/m").viscous
+    5000.0
+    """
+    problems: list[str] = []
+    for name, unit in units.items():
+        v = getattr(obj, name)
+        if v is None or isinstance(v, (int, float)) and not isinstance(v, bool):
+            continue
+        if isinstance(v, bool):
+            continue  # the number check says what is wrong
+        try:
+            object.__setattr__(obj, name, to_si(v, unit or "dimensionless", name=f"{owner} {name}"))
+        except ParameterError as exc:
+            problems += exc.problems
+    return problems

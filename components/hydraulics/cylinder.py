@@ -56,6 +56,18 @@ from .oil import Oil
 __all__ = ["HydraulicCylinder"]
 
 
+def _numeric(v: Any) -> bool:
+    return isinstance(v, (int, float))
+
+
+def _sym_or_si(value: Any, unit: str, name: str, problems: list[str], check) -> Any:
+    """A sympy symbol passes as it is (a run-time parameter whose value is checked where it
+    is given); anything else is read and checked by :func:`si`."""
+    if isinstance(value, sp.Basic) and not value.is_number:
+        return value
+    return si(value, unit, name, problems, check)
+
+
 class HydraulicCylinder(BondGraph):
     """Double- (or single-) acting cylinder, hydraulic side.
 
@@ -65,9 +77,11 @@ class HydraulicCylinder(BondGraph):
     Parameters
     ----------
     name : str
-    bore : float or str
-        Piston diameter (m).
-    rod : float or str, optional
+    bore : float, str or sympy symbol
+        Piston diameter (m). A symbol makes it a run-time parameter of the compiled
+        model (its value is then passed to ``build(..., params)``; the areas, the
+        chamber volumes and the transformer moduli are written in terms of it).
+    rod : float, str or sympy symbol, optional
         Rod diameter (m); required unless ``single_acting``.
     stroke : float or str
         (m).
@@ -116,7 +130,7 @@ class HydraulicCylinder(BondGraph):
                  pressures: tuple[float, float] = (0.0, 0.0), single_acting: bool = False):
         super().__init__(name)
         p: list[str] = []
-        bore_ = si(bore, "m", "bore", p, POSITIVE)
+        bore_ = _sym_or_si(bore, "m", "bore", p, POSITIVE)
         stroke_ = si(stroke, "m", "stroke", p, POSITIVE)
         retr = si(retracted, "m", "retracted", p, NONNEGATIVE)
         rod_ = math.nan
@@ -126,8 +140,9 @@ class HydraulicCylinder(BondGraph):
         elif rod is None:
             p.append("'rod': missing (a double-acting cylinder needs its rod diameter in m)")
         else:
-            rod_ = si(rod, "m", "rod", p, NONNEGATIVE)
-            if bore_ > 0 and rod_ >= 0 and not rod_ < bore_:  # both valid: compare them
+            rod_ = _sym_or_si(rod, "m", "rod", p, NONNEGATIVE)
+            if (_numeric(bore_) and _numeric(rod_) and bore_ > 0 and rod_ >= 0
+                    and not rod_ < bore_):  # both valid numbers: compare them
                 p.append(f"'rod': found {rod!r}, expected less than the bore {bore!r}")
         try:
             vA_in, vB_in = dead_volumes

@@ -51,19 +51,32 @@ class EndStop:
         Length before each end over which the cushion acts (m), 0: none.
     cushion_damping : float
         Equivalent damping of the cushion at the very end (N·s/m).
+    hardening_length : float, optional
+        With it the spring hardens: ``k·δ·(1 + (δ/h)²)`` instead of ``k·δ``, so even an
+        absurd push (1e9 N on a 1e9 N/m stop) ends about ``10·h`` past the stroke end
+        instead of a metre past it (m). ``None``: linear.
     """
 
     stiffness: float = 1e9
     damping: float = 1e6
     cushion_length: float = 0.0
     cushion_damping: float = 0.0
+    hardening_length: float | None = None
 
     def __post_init__(self):
+        from ._values import convert_units
+
+        bad = convert_units(self, {"stiffness": "N/m", "damping": "N*s/m", "cushion_length": "m",
+                                   "cushion_damping": "N*s/m", "hardening_length": "m"}, "end stop")
+        if bad:
+            raise ParameterError(bad)
         problems = number_problems("end stop", {
             "stiffness": (self.stiffness, POSITIVE.with_meaning("N/m")),
             "damping": (self.damping, NONNEGATIVE.with_meaning("N·s/m")),
             "cushion_length": (self.cushion_length, NONNEGATIVE.with_meaning("m")),
-            "cushion_damping": (self.cushion_damping, NONNEGATIVE.with_meaning("N·s/m"))})
+            "cushion_damping": (self.cushion_damping, NONNEGATIVE.with_meaning("N·s/m")),
+            **({"hardening_length": (self.hardening_length, POSITIVE.with_meaning("m"))}
+               if self.hardening_length is not None else {})})
         if problems:
             raise ParameterError(problems)
 
@@ -73,8 +86,11 @@ class EndStop:
         k, d = self.stiffness, self.damping
         hi = x - stroke
         lo = -x
-        f_hi = sp.Piecewise((ramp(k * hi + d * v), hi > 0), (0, True))
-        f_lo = sp.Piecewise((-ramp(k * lo - d * v), lo > 0), (0, True))
+        h = self.hardening_length
+        k_hi = k if h is None else k * (1 + (hi / h) ** 2)
+        k_lo = k if h is None else k * (1 + (lo / h) ** 2)
+        f_hi = sp.Piecewise((ramp(k_hi * hi + d * v), hi > 0), (0, True))
+        f_lo = sp.Piecewise((-ramp(k_lo * lo - d * v), lo > 0), (0, True))
         out = f_hi + f_lo
         if self.cushion_length > 0 and self.cushion_damping > 0:
             L, c = self.cushion_length, self.cushion_damping

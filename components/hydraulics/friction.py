@@ -59,6 +59,12 @@ class Friction:
     viscous: float = 0.0
 
     def __post_init__(self):
+        from ._values import convert_units
+
+        bad = convert_units(self, {"coulomb": "N", "breakaway": "N", "breakaway_velocity": "m/s",
+                                   "viscous": "N*s/m"}, "friction")
+        if bad:
+            raise ParameterError(bad)
         fields = {"coulomb": (self.coulomb, NONNEGATIVE.with_meaning("N")),
                   "viscous": (self.viscous, NONNEGATIVE.with_meaning("N·s/m")),
                   "breakaway_velocity": (self.breakaway_velocity, POSITIVE.with_meaning("m/s"))}

@@ -87,6 +87,13 @@ class Oil:
     p_min: float = 1e3
 
     def __post_init__(self):
+        from ._values import convert_units
+
+        bad = convert_units(self, {"density": "kg/m^3", "bulk_modulus": "Pa", "viscosity": "Pa*s",
+                                   "air_fraction": "", "polytropic_index": "", "p_atm": "Pa",
+                                   "p_min": "Pa"}, "oil")
+        if bad:
+            raise ParameterError(bad)
         problems = number_problems("oil", {name: (getattr(self, name), POSITIVE) for name in
                                            ("density", "bulk_modulus", "viscosity", "p_atm", "p_min")})
         for name, lo, hi in (("air_fraction", 0.0, 0.5), ("polytropic_index", 1.0, 1.67)):

@@ -63,7 +63,8 @@ from .oil import OIL_SCHEMA, Oil
 from .supply import CompensatedPump, FixedPump, PowerUnit, ReliefValve
 from .valves import DirectionalValve, SpoolDynamics
 
-__all__ = ["POWER_UNIT_SCHEMA", "DRIVE_SCHEMA", "circuit_from_params", "load_circuit"]
+__all__ = ["POWER_UNIT_SCHEMA", "DRIVE_SCHEMA", "circuit_from_params", "load_circuit",
+           "power_unit_from_si", "drive_from_si"]
 
 _S = ParamSpec
 
@@ -142,7 +143,9 @@ def _relief(p: Mapping[str, float | None], problems: list[str]) -> tuple[bool, R
     return True, (ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"]) if given else None)
 
 
-def _power_unit(p: Mapping[str, float | None], oil: Oil, problems: list[str]) -> PowerUnit | None:
+def power_unit_from_si(p: Mapping[str, float | None], oil: Oil, problems: list[str]) -> PowerUnit | None:
+    """A :class:`PowerUnit` from SI values (every :data:`POWER_UNIT_SCHEMA` key; ``None``
+    for absent ones); problems are appended to ``problems`` (``None`` returned)."""
     has_pump = p["pump_displacement"] is not None or p["pump_speed"] is not None
     if (p["pressure"] is None) == (not has_pump):
         problems.append("power_unit: give either 'pressure' (ideal source) or 'pump_displacement' "
@@ -169,9 +172,11 @@ def _power_unit(p: Mapping[str, float | None], oil: Oil, problems: list[str]) ->
                      tank_pressure=p["tank_pressure"])
 
 
-def _drive(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, command: Any,
-           valve_type: type = DirectionalValve, valve_kw: Mapping[str, Any] | None = None
-           ) -> HydraulicDrive:
+def drive_from_si(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, command: Any,
+                  valve_type: type = DirectionalValve, valve_kw: Mapping[str, Any] | None = None
+                  ) -> HydraulicDrive:
+    """A :class:`HydraulicDrive` from SI values (every :data:`DRIVE_SCHEMA` key; ``None`` for
+    absent ones). ``bore`` and ``rod`` may be sympy symbols (run-time parameters)."""
     friction = None
     if d["coulomb"] or d["viscous"] or d["breakaway"]:
         friction = Friction(coulomb=d["coulomb"], breakaway=d["breakaway"],
@@ -214,6 +219,14 @@ def _common_tables(params: Any, lengths: Mapping[str, Any], commands: Mapping[st
     oil_p = _load(OIL_SCHEMA, params.get("oil", {}), "oil", problems) if "oil" in params else None
     pu_p = (_load(power_unit, params.get("power_unit", {}), "power_unit", problems)
             if "power_unit" in params else None)
+    raw_pu = params.get("power_unit")
+    if isinstance(raw_pu, Mapping) and "pump_speed" in raw_pu:
+        from .supply import speed_problem
+
+        bad = speed_problem(raw_pu["pump_speed"], "pump_speed")
+        if bad:
+            problems.append(f"power_unit: {bad}")
+            pu_p = None
     drives = params.get("drives", {})
     drive_p = {}
     if "drives" in params and not (isinstance(drives, Mapping) and drives):
@@ -256,12 +269,12 @@ def circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, sp.S
     oil_p, pu_p, drive_p = _common_tables(params, lengths, commands, _TOP, POWER_UNIT_SCHEMA,
                                           problems)
     oil = Oil(**oil_p) if oil_p else None
-    pu = _power_unit(pu_p, oil, problems) if (pu_p and oil) else None
+    pu = power_unit_from_si(pu_p, oil, problems) if (pu_p and oil) else None
     if problems:
         raise ParameterError(problems, subject="hydraulic parameters")
     circuit = HydraulicCircuit(name, pu)
     for dn, dp in drive_p.items():
-        circuit.add_drive(_drive(dn, dp, oil, lengths[dn], commands[dn]))
+        circuit.add_drive(drive_from_si(dn, dp, oil, lengths[dn], commands[dn]))
     return circuit
 
 
@@ -272,3 +285,8 @@ def load_circuit(path: str | Path, **kw: Any) -> HydraulicCircuit:
         return circuit_from_params(table, **kw)
     except ParameterError as exc:
         raise ParameterError(exc.problems, subject=f"parameter file {str(path)!r}") from None
+
+
+#: names the load-sensing circuit imports
+_power_unit = power_unit_from_si
+_drive = drive_from_si

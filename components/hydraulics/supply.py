@@ -51,10 +51,37 @@ def _pos(value: Any, unit: str, name: str) -> float:
     return v
 
 
+_ANGULAR = ("rev", "rpm", "rps", "rad", "turn", "deg", "cycle")
+
+
+def speed_problem(value: Any, name: str = "speed") -> str | None:
+    """A shaft speed must say what it counts: ``"1500 rpm"``, ``"25 rev/s"`` or ``"157 rad/s"``.
+
+    ``"25 Hz"`` (or ``"25 1/s"``) is ambiguous — revolutions or radians per second differ
+    by 2π — and is refused instead of being read one way silently.
+
+    Examples
+    --------
+    >>> speed_problem("1500 rpm") is None, speed_problem(150.0) is None
+    (True, True)
+    >>> print(speed_problem("25 Hz"))
+    'speed': found '25 Hz', which does not say whether it counts revolutions or radians (they differ by 2π); write e.g. "25 rev/s", "1500 rpm" or "157 rad/s"
+    """
+    if isinstance(value, str) and not any(w in value for w in _ANGULAR):
+        return (f"{name!r}: found {value!r}, which does not say whether it counts revolutions or "
+                "radians (they differ by 2π); write e.g. \"25 rev/s\", \"1500 rpm\" or \"157 rad/s\"")
+    return None
+
+
 def _check_fields(obj, what: str, fields: dict[str, str]) -> None:
     """Check a frozen dataclass's unit-carrying fields at construction, all at once."""
     problems: list[str] = []
     for name, unit in fields.items():
+        if name == "speed":
+            bad = speed_problem(getattr(obj, name))
+            if bad:
+                problems.append(bad)
+                continue
         si(getattr(obj, name), unit, name, problems, POSITIVE)
     raise_all(problems, what)
 

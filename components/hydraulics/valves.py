@@ -59,6 +59,11 @@ class SpoolDynamics:
     order: int = 2
 
     def __post_init__(self):
+        from ._values import convert_units
+
+        bad = convert_units(self, {"bandwidth": "Hz", "damping": ""}, "spool")
+        if bad:
+            raise ParameterError(bad)
         problems = number_problems("spool", {
             "bandwidth": (self.bandwidth, Check(">0", "Hz")),
             "damping": (self.damping, Check(">0", "damping ratio"))})

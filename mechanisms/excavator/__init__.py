@@ -1,16 +1,22 @@
-"""The backhoe excavator, end to end: parameters, machine, work cycles, CLI, plots.
+"""The reference backhoe excavator: a thin user of the generic machine layer.
+
+Everything about the machine is in ``mechanisms/data/excavator.toml`` (format:
+:mod:`mechanisms.machine.description`); the generic layer
+(:mod:`mechanisms.machine`) builds, runs, reads, plots and reports it. What is
+left here is what only an excavator has: the body angles θ1 (boom, absolute), θ2
+(arm, relative to the boom) and θ3 (bucket, relative to the arm) as pose
+coordinates, the ``excavator`` command, and the co-simulation split.
 
 Examples
 --------
->>> from mechanisms.excavator import load_params, excavator_mechanism
->>> sorted(excavator_mechanism(load_params()).parts)[:3]
-['arm', 'arm_cyl', 'boom']
+>>> from mechanisms.excavator import Excavator
+>>> exc = Excavator(mode="forces")
+>>> [round(exc.start_pose.length(c), 3) for c in CYLINDERS]
+[3.668, 2.969, 3.066]
 """
 
-from .cycle import Cycle
-from .machine import CYLINDERS, body_angles, excavator_mechanism, pose_from_angles, start_pose
-from .model import Excavator, ExcavatorRun
-from .params import DEFAULT_FILE, describe_params, load_params
+from .model import (CYLINDERS, DEFAULT_FILE, FUNCTIONS, Cycle, Excavator, ExcavatorRun, body_angles,
+                    pose_from_angles)
 
-__all__ = ["load_params", "describe_params", "DEFAULT_FILE", "excavator_mechanism", "start_pose",
-           "pose_from_angles", "body_angles", "CYLINDERS", "Excavator", "ExcavatorRun", "Cycle"]
+__all__ = ["Excavator", "ExcavatorRun", "Cycle", "DEFAULT_FILE", "FUNCTIONS", "CYLINDERS",
+           "pose_from_angles", "body_angles"]

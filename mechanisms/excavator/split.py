@@ -1,11 +1,14 @@
 """The excavator split at the cylinders' ``I`` ports, for co-simulation (seed 000).
 
-Two models of this toolkit, each running on its own solver:
+Two models of this toolkit, each running on its own solver, both from the same
+machine file:
 
-* **mechanical** — the front with force-driven cylinders; in: the three cylinder
-  forces (N, + pushing); out: pin-to-pin lengths and extension rates;
-* **hydraulic** — pump, relief, valves, hoses, chambers and pistons, with each
-  rod's motion prescribed; in: rod position and velocity; out: cylinder forces.
+* **mechanical** — the front with force-driven cylinders (mode ``forces``, end
+  stops included); in: the three cylinder forces (N, + pushing); out: pin-to-pin
+  lengths and extension rates;
+* **hydraulic** — the ``[circuit]`` (pump, relief, valves, hoses, chambers and
+  pistons) with each rod's motion prescribed; in: rod position and velocity; out:
+  cylinder forces.
 
 As seed 000 asks, the hydraulic cylinders take "rod position and velocity in,
 force out", and only one side carries each constraint. Both start from the
@@ -20,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -28,14 +31,12 @@ from bondgraph import BondGraph, Input, MSf, One, build
 from bondgraph.cosim import Cosimulation, Glue, Relations, TimeManager
 from bondgraph.cosim.model import ModelSubsystem
 from bondgraph.cosim.relations import PowerBond
-from components.hydraulics import circuit_from_params
 
+from ..assembly import Pose
+from ..machine.assemble import assemble
+from ..machine.circuits import CircuitContext, build_circuit
 from ..model import MechanismModel
-from .cycle import Cycle
-from .hydraulics import COMMANDS, CYL, FUNCTIONS, circuit_table
-from .machine import excavator_mechanism, start_pose
-from .model import Excavator
-from .params import load_params
+from .model import Cycle, Excavator
 
 __all__ = ["ExcavatorSplit"]
 
@@ -45,57 +46,61 @@ class ExcavatorSplit:
 
     Parameters
     ----------
-    params : dict, optional
-        Excavator parameters (default: the reference machine).
+    overrides : dict, optional
+        Values of the reference file to change (dotted keys with units).
     cycle : Cycle, optional
         Valve commands (default: the 10 s dig–lift–dump).
     """
 
-    def __init__(self, params: Any = None, cycle: Cycle | None = None):
-        self.params = load_params() if params is None else params
+    def __init__(self, overrides: Mapping[str, Any] | None = None, cycle: Cycle | None = None):
         self.cycle = cycle or Cycle.default("valves")
-        self.monolithic = Excavator(self.params, mode="valves")
-        x0 = self.monolithic.hydraulic.initial_state(self.monolithic, self.monolithic.pose())
+        self.monolithic = Excavator(overrides=overrides, mode="valves")
+        desc = self.monolithic.description
+        fns = desc.functions
+        cyl = desc.cylinder_of
+        x0 = self.monolithic.start_state()
         # mechanical side
-        mech = excavator_mechanism(self.params, "force", name="mech")
-        self.mech_model = MechanismModel.build(mech)
-        pose = start_pose(mech, self.params)
-        mx0 = self.mech_model.initial_state(pose)
+        a = assemble(desc, "forces", name="mech", symbolic=False)
+        self.mech_model = MechanismModel.build(a.mechanism)
+        self.start_pose = Pose(a.mechanism, dict(self.monolithic.start_pose.values))
+        mx0 = self.mech_model.initial_state(self.start_pose)
         # hydraulic side
         hyd = BondGraph("hydside")
-        circuit = circuit_from_params(circuit_table(self.params, self.params["hydraulics"]),
-                                      lengths={f: Input(f"{f}.s") for f in FUNCTIONS},
-                                      commands={f: Input(COMMANDS[f]) for f in FUNCTIONS}, name="hyd")
-        hyd.add(circuit)
-        for f in FUNCTIONS:
+        ctx = CircuitContext(section=desc.circuit, description=desc, functions=fns,
+                             lengths={f: Input(f"{f}.s") for f in fns},
+                             commands={f: Input(f"{f}.cmd") for f in fns}, symbols={}, name="hyd")
+        circuit = build_circuit(ctx)
+        hyd.add(circuit.component)
+        for f in fns:
             hyd.add(One(f"{f}_rod"), MSf(f"{f}_motion", Input(f"{f}.v")))
             hyd.connect(f"hyd/{f}.I", f"{f}_rod")
             hyd.connect(f"{f}_motion", f"{f}_rod")
         self.hyd_model = build(hyd)
         g = self.hyd_model.graph
         force_bond = {f: next(k for u, v, k in g.edges(keys=True) if v == f"hydside/{f}_rod"
-                              and u.startswith("hydside/hyd/")) for f in FUNCTIONS}
+                              and u.startswith("hydside/hyd/")) for f in fns}
         hx0 = {}
+        root = self.monolithic.mechanism.name
         for name in self.hyd_model.state_names:
-            mono = "excavator/" + name.split("/", 1)[1]
+            mono = f"{root}/" + name.split("/", 1)[1]
             if mono in x0:
                 hx0[name] = x0[mono]
         sig = self.cycle.signals()
         mm = self.mech_model
         self.mechanical = ModelSubsystem(
-            mm.model, "mech", inputs={f"{f}_F": (f"{CYL[f]}.force", "N") for f in FUNCTIONS},
-            outputs={**{f"{f}_s": (mm.state(CYL[f], "s"), "m") for f in FUNCTIONS},
-                     **{f"{f}_v": (f"mech/{CYL[f]}_piston.f", "m/s") for f in FUNCTIONS}},
+            mm.model, "mech", inputs={f"{f}_F": (f"{cyl[f]}.force", "N") for f in fns},
+            outputs={**{f"{f}_s": (mm.state(cyl[f], "s"), "m") for f in fns},
+                     **{f"{f}_v": (f"mech/{cyl[f]}_piston.f", "m/s") for f in fns}},
             x0=mx0, rtol=1e-8, atol=1e-10)
         self.hydraulic = ModelSubsystem(
             self.hyd_model, "hyd",
-            inputs={**{f"{f}_s": (f"{f}.s", "m") for f in FUNCTIONS}, **{f"{f}_v": (f"{f}.v", "m/s") for f in FUNCTIONS}},
-            outputs={f"{f}_F": (f"e[{force_bond[f]}]", "N") for f in FUNCTIONS},
-            x0=hx0, signals={COMMANDS[f]: sig[f] for f in FUNCTIONS}, rtol=1e-8, atol=1e-10)
-        rel = [f"mech.{f}_{q} -> hyd.{f}_{q}" for f in FUNCTIONS for q in ("s", "v")]
-        rel += [f"hyd.{f}_F -> mech.{f}_F" for f in FUNCTIONS]
+            inputs={**{f"{f}_s": (f"{f}.s", "m") for f in fns}, **{f"{f}_v": (f"{f}.v", "m/s") for f in fns}},
+            outputs={f"{f}_F": (f"e[{force_bond[f]}]", "N") for f in fns},
+            x0=hx0, signals={f"{f}.cmd": sig[f] for f in fns}, rtol=1e-8, atol=1e-10)
+        rel = [f"mech.{f}_{q} -> hyd.{f}_{q}" for f in fns for q in ("s", "v")]
+        rel += [f"hyd.{f}_F -> mech.{f}_F" for f in fns]
         self.relations = Relations(rel, bonds=[PowerBond(effort=f"hyd.{f}_F", flow=f"mech.{f}_v")
-                                               for f in FUNCTIONS])
+                                               for f in fns])
 
     def cosimulation(self, step: float, end: float, glue: str = "quadratic",
                      scheme: str = "jacobi") -> Cosimulation:
@@ -104,20 +109,12 @@ class ExcavatorSplit:
                             TimeManager(step=step, end=end, scheme=scheme), Glue(glue))
 
     def tip_path(self, cres) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Bucket-tip path of a co-simulation, from the mechanical side's recorded states.
-
-        The lengths fix the pose (one assembly per sample, the linkage branch of the
-        start pose), so the tip comes from position analysis of the recorded lengths.
-        """
+        """Bucket-tip path of a co-simulation, from the mechanical side's recorded lengths
+        (position analysis along the samples, on the start pose's assembly branch)."""
         mech = self.mech_model.mechanism
-        pose = start_pose(mech, self.params)
-        guess = {n: pose.angle(n) for n in ("boom", "arm", "bucket", "rocker", "link")}
-        xs, ys = [], []
-        for i in range(len(cres.time)):
-            lengths = {CYL[f]: float(cres[f"mech.{f}_s"][i]) for f in FUNCTIONS}
-            p = mech.solve_pose(lengths, guess=guess)
-            guess = {n: p.angle(n) for n in guess}
-            x, y = p.points()["bucket/Q"]
-            xs.append(x)
-            ys.append(y)
-        return np.asarray(cres.time), np.asarray(xs), np.asarray(ys)
+        desc = self.monolithic.description
+        targets = {desc.cylinder_of[f]: np.asarray(cres[f"mech.{f}_s"], dtype=float) for f in desc.functions}
+        poses = mech.track(targets, self.start_pose)
+        part, point = desc.output_points["tip"]
+        xy = np.array([p.points()[f"{part}/{point}"] for p in poses])
+        return np.asarray(cres.time), xy[:, 0], xy[:, 1]

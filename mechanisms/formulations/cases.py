@@ -160,13 +160,21 @@ def chain_case(n: int, t_end: float = 2.0, mass: float = 50.0) -> Case:
 
 def excavator_case(t_end: float | None = None) -> Case:
     """The excavator front on its default dig–lift–dump cycle (cylinder lengths), tip = bucket tip."""
-    from ..excavator import Cycle, excavator_mechanism, load_params, start_pose
-    from ..excavator.model import CYL_OF
+    from ..excavator import DEFAULT_FILE, Cycle
+    from ..machine import MachineDescription
+    from ..machine.assemble import assemble
+    from ..machine.machine import start_pose_of
 
-    params = load_params()
+    desc = MachineDescription.load(DEFAULT_FILE)
     cycle = Cycle.default("extensions")
-    lengths = {CYL_OF[f]: sig for f, sig in cycle.signals().items()}
-    start = start_pose(excavator_mechanism(params, "extension"), params)
-    guess = {n: start.angle(n) for n in ("boom", "arm", "bucket", "rocker", "link")}
-    return Case("excavator", lambda drive: excavator_mechanism(params, drive), lengths, guess,
-                "bucket/Q", cycle.end if t_end is None else float(t_end))
+    lengths = {desc.cylinder_of[f]: sig for f, sig in cycle.signals().items()}
+    start = start_pose_of(desc, assemble(desc, "extensions", symbolic=False).mechanism)
+    guess = {n: start.angle(n) for n, p in desc.parts.items() if p.type != "cylinder"}
+    mode = {"force": "forces", "extension": "extensions"}
+
+    def build(drive: str) -> Mechanism:
+        return assemble(desc, mode[drive], symbolic=False, end_stops=False).mechanism
+
+    part, point = desc.output_points["tip"]
+    return Case("excavator", build, lengths, guess, f"{part}/{point}",
+                cycle.end if t_end is None else float(t_end))

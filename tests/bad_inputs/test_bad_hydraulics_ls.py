@@ -89,7 +89,7 @@ CASES = [
     Case("pump-negative-leakage", lambda: _pump(leakage=-1e-12), ParameterError, ["leakage"]),
     Case("pump-negative-torque-limit", lambda: _pump(torque_limit="-5 N*m"), ParameterError,
          ["torque_limit"]),
-    Case("power-unit-fixed-pump", lambda: LSPowerUnit("pu", oil=OIL, pump=FixedPump("1 L", "10 Hz")),
+    Case("power-unit-fixed-pump", lambda: LSPowerUnit("pu", oil=OIL, pump=FixedPump("1 L/rev", "10 rev/s")),
          ParameterError, ["pu", "LSPump"]),
     Case("power-unit-initial-displacement", lambda: LSPowerUnit(
         "pu", oil=OIL, pump=_pump(swash_time_constant="5 ms"), initial_displacement=2.0),

@@ -125,9 +125,11 @@ CASES = [
     Case("spool-bandwidth-text", lambda: SpoolDynamics(bandwidth="fast"), P, ["spool", "bandwidth", "'fast'"]),
     Case("spool-order", lambda: SpoolDynamics(bandwidth=10.0, order=3), P, ["spool", "order", "3"]),
     # ---- oil, friction, stops, lines, supply
-    Case("oil-density-text", lambda: Oil(density="870"), P, ["oil", "density", "'870' (text)"]),
+    Case("oil-density-text", lambda: Oil(density="870"), P, ["oil", "density", "'870' without a unit",
+                                                              '"870 kg/m^3"']),
     Case("oil-air-text", lambda: Oil(air_fraction="some"), P, ["oil", "air_fraction", "'some'"]),
-    Case("friction-coulomb-text", lambda: Friction(coulomb="1 kN"), P, ["friction", "coulomb", "'1 kN'"]),
+    Case("friction-coulomb-text", lambda: Friction(coulomb="1 kg"), P, ["friction", "coulomb", "'1 kg'",
+                                                                       "a force"]),
     Case("friction-vbrk-inf", lambda: Friction(coulomb=100.0, breakaway_velocity=INF), P,
          ["friction", "breakaway_velocity", "inf"]),
     Case("endstop-stiffness-text", lambda: EndStop(stiffness="hard"), P, ["end stop", "stiffness", "'hard'"]),

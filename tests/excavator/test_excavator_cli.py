@@ -1,6 +1,5 @@
 """The excavator command line: help, outputs, errors."""
 
-import csv
 import math
 import subprocess
 import sys
@@ -9,6 +8,7 @@ import numpy as np
 import pytest
 
 from mechanisms.excavator.cli import main
+from mechanisms.machine.table import read_csv
 
 REQUIRED = ["time", "tip_x", "tip_y", "boom_length", "arm_length", "bucket_length", "boom_force",
             "arm_force", "bucket_force", "boom_angle", "arm_angle", "bucket_angle"]
@@ -18,8 +18,8 @@ def test_help_explains_modes_and_files():
     out = subprocess.run([sys.executable, "-m", "mechanisms.excavator", "run", "--help"],
                          capture_output=True, text=True, check=True).stdout
     for word in ("extensions", "forces", "valves", "--params", "--cycle", "--t-end", "--out",
-                 "first column is `time`"):
-        assert word in out
+                 "first\ncolumn is `time`", "--set", "--rtol", "--method", "--dt", "(default: 1e-06)"):
+        assert word in out, word
 
 
 @pytest.mark.parametrize("mode", ["extensions", "valves"])
@@ -27,13 +27,13 @@ def test_run_writes_results_plots_and_report(tmp_path, mode):
     rc = main(["run", "--mode", mode, "--t-end", "1.0", "--out", str(tmp_path), "--no-animation",
                "--quiet"])
     assert rc == 0
-    rows = list(csv.reader(open(tmp_path / "results.csv")))
-    head = rows[0]
+    cols, units = read_csv(tmp_path / "results.csv")
     for col in REQUIRED:
-        assert col in head
+        assert col in cols
+    assert units["tip_x"] == "m" and units["boom_force"] == "N" and units["time"] == "s"
     if mode == "valves":
-        assert "boom_cap_pressure" in head and "pump_power" in head
-    assert float(rows[-1][head.index("time")]) == pytest.approx(1.0)
+        assert units["boom_cap_pressure"] == "Pa" and "pump_power" in cols
+    assert cols["time"][-1] == pytest.approx(1.0)
     for f in ("trajectory.png", "timeseries.png", "bond_graph.png", "report.txt"):
         assert (tmp_path / f).stat().st_size > 0
     assert "loop closure" in (tmp_path / "report.txt").read_text()
@@ -45,10 +45,10 @@ def test_forces_mode_and_a_user_cycle_file(tmp_path):
     rc = main(["run", "--mode", "forces", "--cycle", str(cyc), "--t-end", "0.2", "--out", str(tmp_path / "o"),
                "--no-animation", "--no-bond-graph", "--quiet"])
     assert rc == 0
-    rows = list(csv.DictReader(open(tmp_path / "o" / "results.csv")))
-    assert float(rows[-1]["time"]) == pytest.approx(0.2)
+    cols, _ = read_csv(tmp_path / "o" / "results.csv")
+    assert cols["time"][-1] == pytest.approx(0.2)
     for f, value in (("boom", 80000.0), ("arm", -20000.0), ("bucket", 5000.0)):
-        assert all(float(r[f"{f}_force"]) == pytest.approx(value, rel=1e-9) for r in rows), f
+        assert np.allclose(cols[f"{f}_force"], value, rtol=1e-9), f
 
 
 def test_bad_cycle_file_is_named(tmp_path, capsys):
@@ -61,13 +61,16 @@ def test_bad_cycle_file_is_named(tmp_path, capsys):
 
 
 def test_bad_parameter_file_is_named(tmp_path, capsys):
-    p = tmp_path / "m.toml"
-    from mechanisms.excavator.params import DEFAULT_FILE
+    from mechanisms.excavator import DEFAULT_FILE
 
-    p.write_text(DEFAULT_FILE.read_text().replace('mass = "1307 kg"', 'mass = "1307 m"'))
+    p = tmp_path / "m.toml"
+    text = DEFAULT_FILE.read_text()
+    line = text[: text.index('mass = "1307 kg"')].count("\n") + 1
+    p.write_text(text.replace('mass = "1307 kg"', 'mass = "1307 m"'))
     rc = main(["run", "--mode", "extensions", "--params", str(p), "--out", str(tmp_path), "--quiet"])
     assert rc == 2
-    assert "'boom.mass': found '1307 m'" in capsys.readouterr().err
+    assert f"'boom.mass' (m.toml, line {line}): found '1307 m' (a length), expected a mass in kg" \
+        in capsys.readouterr().err
 
 
 def test_reference_formulation_runs_through_the_cli(tmp_path):
@@ -80,11 +83,11 @@ def test_reference_formulation_runs_through_the_cli(tmp_path):
                    "--out", str(out), "--no-animation", "--quiet"])
         assert rc == 0
         paths[form] = out
-    rows = {k: list(csv.DictReader(open(p / "results.csv"))) for k, p in paths.items()}
+    rows = {k: read_csv(p / "results.csv")[0] for k, p in paths.items()}
     for col in REQUIRED:
-        assert col in rows["cartesian"][0]
-    gap = max(math.hypot(float(a["tip_x"]) - float(b["tip_x"]), float(a["tip_y"]) - float(b["tip_y"]))
-              for a, b in zip(rows["causal"], rows["cartesian"]))
+        assert col in rows["cartesian"]
+    gap = np.max(np.hypot(rows["causal"]["tip_x"] - rows["cartesian"]["tip_x"],
+                          rows["causal"]["tip_y"] - rows["cartesian"]["tip_y"]))
     assert gap < 1e-4
     assert "formulation cartesian" in (paths["cartesian"] / "report.txt").read_text()
 
@@ -112,15 +115,15 @@ def test_hydraulics_need_the_causal_formulation(capsys):
     assert "formulation 'cartesian' with mode 'valves'" in capsys.readouterr().err
 
 
-def test_a_failed_run_keeps_its_partial_results(tmp_path, capsys):
-    """Lengthening the boom cylinder past what the geometry can take: the run stops at the
-    singular pose, says when, and the results up to there are written."""
+def test_a_cycle_beyond_a_stroke_is_refused_before_the_run(tmp_path, capsys):
+    """Lengthening the boom cylinder past its stroke end: refused before integrating, naming
+    the function, the time, the value and the limit; nothing is written."""
     cycle = tmp_path / "overreach.csv"
     cycle.write_text("time,boom,arm,bucket\n0,3.66834,2.96918,3.06618\n2,3.66834,2.96918,3.06618\n"
                      "4,6.0,2.96918,3.06618\n")
     rc = main(["run", "--mode", "extensions", "--cycle", str(cycle), "--out", str(tmp_path / "o"),
                "--no-animation", "--quiet"])
     err = capsys.readouterr().err
-    assert rc == 2 and "integration failed at t = 2.4" in err
-    rows = list(csv.DictReader(open(tmp_path / "o" / "results_partial.csv")))
-    assert 2.0 < float(rows[-1]["time"]) < 2.5 and "tip_x" in rows[0]
+    assert rc == 2
+    assert "boom: 6.000 m at t = 4 s exceeds the stroke end 3.730 m" in err
+    assert not (tmp_path / "o" / "results.csv").exists()

@@ -103,8 +103,36 @@ def test_branch_is_chosen_by_the_guess():
         assert math.dist(pts["boom/B"], pts["boom_cyl/B"]) < 1e-10
 
 
-def test_a_length_that_cannot_close_names_the_loop_and_the_reachable_range():
+def test_a_length_outside_the_stroke_is_refused():
     mech = single_boom("force")
+    with pytest.raises(AssemblyError, match=r"boom_cyl: length 6 m requested, outside its stroke "
+                                            r"2.48 … 3.73 m \(beyond the stroke end\)"):
+        mech.solve_pose({"boom_cyl": 6.0}, guess={"boom": 0.5})
+    with pytest.raises(AssemblyError, match=r"length 2 m requested, outside its stroke 2.48 … 3.73 m "
+                                            r"\(below the retracted length\)"):
+        mech.solve_pose({"boom_cyl": 2.0}, guess={"boom": 0.5})
+
+
+def _long_stroke_boom():
+    """The boom on a cylinder whose stroke (2.48 … 6.48 m) outreaches the geometry."""
+    from components import Cylinder, MainBody
+    from mechanisms import Mechanism
+    from mechanisms.examples import BOOM
+
+    b = BOOM
+    mech = Mechanism("long")
+    mech.add(MainBody("boom", mass=b["mass"], inertia=b["inertia"], cog=b["cog"],
+                      points={"C": ("Rt", (0.0, 0.0)), "B": ("Pd", b["rod_pin"])}))
+    mech.add(Cylinder("boom_cyl", retracted=2.48, stroke=4.0))
+    mech.fix("boom", "C", at=b["foot"])
+    mech.fix("boom_cyl", "A", at=b["cyl_base"])
+    mech.connect("boom", "B", "boom_cyl", "B")
+    mech.drive_force("boom_cyl")
+    return mech
+
+
+def test_a_length_that_cannot_close_names_the_loop_and_the_reachable_range():
+    mech = _long_stroke_boom()
     with pytest.raises(AssemblyError) as exc:
         mech.solve_pose({"boom_cyl": 6.0}, guess={"boom": 0.5})
     msg = str(exc.value)

@@ -1,0 +1,26 @@
+"""Any planar hydraulic linkage from one description file: build, run, read, plot, report.
+
+A machine is a TOML file with units (:mod:`.description`); :class:`Machine` builds
+it from the templates for a driving mode and runs cycles; a run's read-outs are
+named by function (``boom_force``, ``lift_cap_pressure``, ``tip_x``). Nothing here
+names a particular machine: the excavator of ``mechanisms/data/excavator.toml`` is
+one file among others.
+
+Examples
+--------
+>>> from mechanisms.machine import Machine, DATA
+>>> m = Machine.from_file(DATA / "excavator.toml", mode="extensions")
+>>> run = m.run(t_end=0.2, progress=False)
+>>> run.loop_closure() < 1e-6
+True
+"""
+
+from .circuits import CIRCUITS, Circuit, CircuitContext, register_circuit
+from .cycle import Cycle
+from .description import DATA, MODES, MachineDescription
+from .machine import FORMULATIONS, Machine
+from .run import Interrupt, MachineRun
+from .working_range import Contact
+
+__all__ = ["Machine", "MachineDescription", "MachineRun", "Cycle", "Contact", "Interrupt", "DATA",
+           "MODES", "FORMULATIONS", "CIRCUITS", "Circuit", "CircuitContext", "register_circuit"]

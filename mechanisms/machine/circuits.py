@@ -1,0 +1,391 @@
+"""Hydraulic circuits of machine files: a registry of builders keyed by ``[circuit] type``.
+
+A builder turns the ``[circuit]`` table of a machine file into a bond-graph
+component that exposes one port ``<function>.I`` per cylinder function (the
+machine connects each to its mechanical cylinder's ``I`` port), wrapped in a
+:class:`Circuit` that tells the generic layer where the chamber pressures, the
+rod velocities and the supply pressure are. Registering another circuit is one
+call::
+
+    from mechanisms.machine.circuits import Circuit, register_circuit
+
+    @register_circuit("load-sensing")
+    def load_sensing(ctx):            # ctx: CircuitContext
+        ...build a component with ports f"{f}.I" for f in ctx.functions...
+        return Circuit(component, ...)
+
+``type = "fixed"`` (here) is the circuit of :mod:`components.hydraulics`: a
+fixed-displacement pump (or a pressure-compensated pump, or an ideal pressure
+source), a relief valve, and one closed-centre proportional 4/3 valve per
+function with hoses and anti-cavitation make-up valves. Its keys::
+
+    [circuit]
+    type = "fixed"
+    cavitation_floor = "-1 bar"        # optional, gauge (default -1 bar: about 0 bar absolute)
+    [circuit.oil]                      # density, bulk_modulus, viscosity, air_fraction, ...
+    [circuit.power_unit]               # pump_displacement, pump_speed, relief_*, volume | pressure
+    [circuit.valves.<function>]        # flow, dp, spool_bandwidth, spool_damping, leakage,
+                                       # makeup_conductance, makeup_crack, hose_cap, hose_rod
+
+The cylinders' own hydraulic data (bore, rod, dead volumes, friction, end stops,
+leakage) are in their part tables.
+
+Examples
+--------
+>>> sorted(CIRCUITS)
+['fixed']
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import sympy as sp
+
+from bondgraph import BondGraph
+from bondgraph.errors import BondGraphError, ParameterError
+
+from .quantities import to_si
+
+__all__ = ["Circuit", "CircuitContext", "CIRCUITS", "register_circuit", "build_circuit"]
+
+
+@dataclass
+class CircuitContext:
+    """What a circuit builder gets.
+
+    Attributes
+    ----------
+    section : dict
+        The raw ``[circuit]`` table (values with units).
+    description : MachineDescription
+    functions : tuple of str
+    lengths : dict
+        Function → the pin-to-pin length handle of its mechanical cylinder (sympy symbol).
+    commands : dict
+        Function → its valve command (a :func:`bondgraph.Input` named ``<function>.cmd``).
+    symbols : dict
+        Run-time parameter key → sympy symbol or its value (``"<cyl>.bore"``, ``"<cyl>.rod"``).
+    name : str
+        Name the component must have (``"hyd"``).
+    """
+
+    section: Mapping[str, Any]
+    description: Any
+    functions: tuple[str, ...]
+    lengths: Mapping[str, Any]
+    commands: Mapping[str, Any]
+    symbols: Mapping[str, Any]
+    name: str = "hyd"
+    problems: list[str] = field(default_factory=list)
+
+    def where(self, key: str) -> str:
+        return self.description.where(key)
+
+    def bad(self, key: str, msg: str) -> None:
+        self.problems.append(f"{key!r} ({self.where(key)}): {msg}")
+
+    def read(self, path: str, table: Any, keys: Mapping[str, tuple]) -> dict[str, Any]:
+        """Read a table: ``keys`` maps name → ``(unit, default, check)`` (``default=...``
+        required; ``check`` in positive, nonneg, None). Problems are collected."""
+        out: dict[str, Any] = {}
+        if not isinstance(table, Mapping):
+            self.bad(path, f"found {table!r}, expected a table")
+            return out
+        for k in table:
+            if k not in keys:
+                close = difflib.get_close_matches(str(k), list(keys), n=1)
+                self.bad(f"{path}.{k}", "unknown key" + (f"; did you mean '{path}.{close[0]}'?" if close
+                                                        else f" (known: {', '.join(keys)})"))
+        for k, (unit, default, check) in keys.items():
+            key = f"{path}.{k}"
+            if k not in table:
+                if default is ...:
+                    from .quantities import describe
+
+                    self.bad(key, f"missing (expected {describe(unit)})")
+                elif default is not None:
+                    out[k] = default
+                else:
+                    out[k] = None
+                continue
+            try:
+                v = to_si(table[k], unit, key=key)
+            except BondGraphError as exc:
+                self.problems += [p.replace(": ", f" ({self.where(key)}): ", 1) for p in exc.problems]
+                continue
+            if check == "positive" and not v > 0:
+                self.bad(key, f"found {table[k]!r}, expected a value > 0")
+                continue
+            if check == "nonneg" and v < 0:
+                self.bad(key, f"found {table[k]!r}, expected a value ≥ 0")
+                continue
+            out[k] = v
+        return out
+
+
+class Circuit:
+    """A built circuit: the component plus where the generic layer finds its states.
+
+    Parameters
+    ----------
+    component : BondGraph
+        Exposes ``<function>.I`` for every function.
+    chambers : dict
+        Function → (cap-side, rod-side) pressure state paths *below* the component.
+    pistons : dict
+        Function → the rod-velocity state path below the component (``None`` if none).
+    supply : dict
+        Supply pressure state path below the component → its start value (Pa); these are
+        solved for in the equilibrium start with the loaded chambers.
+    relief_pressure : float or None
+        Cracking pressure of the main relief valve (Pa): the report flags chambers above it.
+    cavitation_floor : float
+        Lowest gauge pressure the lumped oil model is trusted at (Pa).
+    areas : dict
+        Function → (cap, rod) areas (m², numbers): the start state and the read-outs use them.
+    """
+
+    def __init__(self, component: BondGraph, *, chambers: Mapping[str, tuple[str, str]],
+                 pistons: Mapping[str, str | None], supply: Mapping[str, float],
+                 relief_pressure: float | None, cavitation_floor: float,
+                 areas: Mapping[str, tuple[float, float]], valve_gains: Mapping[str, float] | None = None,
+                 base_pressure: float = 10e5):
+        self.component = component
+        self.chambers = dict(chambers)
+        self.pistons = dict(pistons)
+        self.supply = dict(supply)
+        self.relief_pressure = relief_pressure
+        self.cavitation_floor = cavitation_floor
+        self.areas = dict(areas)
+        #: function → flow per unit command at 1 Pa^0.5 metering drop (m³/s/√Pa), for controllers
+        self.valve_gains = dict(valve_gains or {})
+        #: gauge pressure of the unloaded side at the equilibrium start (Pa)
+        self.base_pressure = base_pressure
+
+    @property
+    def name(self) -> str:
+        return self.component.name
+
+    def read_outs(self, res, prefix: str) -> dict[str, tuple[np.ndarray, str]]:
+        """Extra named series (``pump_pressure``...) with units; ``prefix`` is the
+        component's path in the model (``"excavator/hyd"``)."""
+        return {}
+
+    def energy_category(self, element: str) -> str | None:
+        """Category of an element below the component for the energy split (``None``: other)."""
+        return None
+
+
+#: type → builder(ctx) -> Circuit
+CIRCUITS: dict[str, Callable[[CircuitContext], Circuit]] = {}
+
+
+def register_circuit(type_name: str) -> Callable:
+    """Decorator: register a circuit builder for ``[circuit] type = type_name``."""
+    def deco(fn):
+        CIRCUITS[type_name] = fn
+        return fn
+    return deco
+
+
+def build_circuit(ctx: CircuitContext) -> Circuit:
+    """Dispatch on ``[circuit] type``; every problem of the table is raised at once."""
+    typ = ctx.section.get("type")
+    if typ not in CIRCUITS:
+        close = difflib.get_close_matches(str(typ), list(CIRCUITS), n=1)
+        raise ParameterError(f"'circuit.type' ({ctx.where('circuit.type')}): found {typ!r}, expected "
+                             f"one of {', '.join(sorted(CIRCUITS))}"
+                             + (f"; did you mean {close[0]!r}?" if close else ""))
+    try:
+        circuit = CIRCUITS[typ](ctx)
+    except BondGraphError as exc:
+        if ctx.problems:
+            raise ParameterError(ctx.problems + exc.problems,
+                                 subject=f"circuit of {ctx.description.file.name}") from None
+        raise
+    if ctx.problems:
+        raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
+    missing = [f for f in ctx.functions if f"{f}.I" not in circuit.component.ports]
+    if missing:
+        raise ParameterError(f"circuit type {typ!r}: no port for {', '.join(missing)} (a builder "
+                             "must expose <function>.I for every cylinder function)")
+    return circuit
+
+
+# --------------------------------------------------------------------------- "fixed"
+_OIL = {"density": ("kg/m^3", ..., "positive"), "bulk_modulus": ("Pa", ..., "positive"),
+        "viscosity": ("Pa*s", 0.036, "positive"), "air_fraction": ("", 0.0, "nonneg"),
+        "polytropic_index": ("", 1.4, "positive"), "p_atm": ("Pa", 101325.0, "positive")}
+_POWER_UNIT = {
+    "pressure": ("Pa", None, None), "pump_displacement": ("m^3/rev", None, "positive"),
+    "pump_speed": ("rev/s", None, "positive"), "compensator_setting": ("Pa", None, "positive"),
+    "compensator_band": ("Pa", 5e5, "positive"), "relief_crack": ("Pa", None, "positive"),
+    "relief_full": ("Pa", None, "positive"), "relief_flow": ("m^3/s", None, "positive"),
+    "volume": ("m^3", 2e-3, "positive"), "tank_pressure": ("Pa", 0.0, None)}
+_VALVE = {
+    "flow": ("m^3/s", ..., "positive"), "dp": ("Pa", ..., "positive"), "leakage": ("", 0.0, "nonneg"),
+    "spool_bandwidth": ("Hz", None, "positive"), "spool_damping": ("", 1.0, "positive"),
+    "makeup_conductance": ("m^3/s/Pa", None, "positive"), "makeup_crack": ("Pa", 3e4, "nonneg"),
+    "hose_cap": ("m^3", None, "positive"), "hose_rod": ("m^3", None, "positive")}
+
+
+class FixedCircuit(Circuit):
+    """The ``"fixed"`` circuit: a :class:`components.hydraulics.HydraulicCircuit`."""
+
+    def __init__(self, hc, **kw):
+        super().__init__(hc, **kw)
+        self.hydraulic = hc
+
+    def read_outs(self, res, prefix: str) -> dict[str, tuple[np.ndarray, str]]:
+        hc = self.hydraulic
+        g = res.model.graph
+        out: dict[str, tuple[np.ndarray, str]] = {}
+        for f, d in hc.drives.items():
+            base = f"{prefix}/{f}"
+            for port, hose in (("A", "hose_A"), ("B", "hose_B")):
+                k = _bond(g, f"{base}/valve/", f"{base}/{hose}") or _bond(g, f"{base}/{hose}", f"{base}/valve/") \
+                    or _bond(g, f"{base}/valve/", f"{base}/cyl/") or _bond(g, f"{base}/cyl/", f"{base}/valve/")
+                if k is not None:
+                    out[f"{f}_valve_flow_{port}"] = (res.flow(k), "m^3/s")
+        pu = hc.power_unit
+        if pu.pressure_state:
+            p = res[f"{prefix}/{pu.name}/{pu.pressure_state}"]
+            out["pump_pressure"] = (p, "Pa")
+            k = _bond(g, f"{prefix}/{pu.name}/pump", f"{prefix}/{pu.name}/")
+            if k is not None:
+                q = res.flow(k)
+                out["pump_flow"] = (q, "m^3/s")
+                out["pump_power"] = (p * q, "W")
+            k = _bond(g, f"{prefix}/{pu.name}/", f"{prefix}/{pu.name}/relief")
+            if k is not None:
+                out["relief_flow"] = (res.flow(k), "m^3/s")
+        return out
+
+    def energy_category(self, element: str) -> str | None:
+        leaf = element.rsplit("/", 1)[-1]
+        parts = element.split("/")
+        if leaf == "relief":
+            return "relief"
+        if leaf.startswith("R_MU"):
+            return "make-up valves"
+        if "valve" in parts and leaf.startswith("R_"):
+            return "throttling (valves)"
+        if "spool" in parts:
+            return "spool model"
+        if leaf == "friction":
+            return "friction"
+        if leaf == "end_stop":
+            return "end stops and cushions"
+        if leaf.startswith("leak") or leaf == "G_AB":
+            return "leakage"
+        if leaf == "pump":
+            return "pump"
+        return None
+
+
+def _bond(g, tail_prefix: str, head_prefix: str) -> str | None:
+    for u, v, k in g.edges(keys=True):
+        if u.startswith(tail_prefix) and v.startswith(head_prefix):
+            return k
+    return None
+
+
+@register_circuit("fixed")
+def fixed_circuit(ctx: CircuitContext) -> Circuit:
+    """Pump (fixed or pressure-compensated) or ideal source, relief, closed-centre 4/3 valves."""
+    from components.hydraulics import HydraulicCircuit, Oil
+    from components.hydraulics.params import drive_from_si, power_unit_from_si
+
+    sec = ctx.section
+    known = {"type", "oil", "power_unit", "valves", "cavitation_floor"}
+    for k in sec:
+        if k not in known:
+            close = difflib.get_close_matches(str(k), sorted(known), n=1)
+            ctx.bad(f"circuit.{k}", "unknown key" + (f"; did you mean 'circuit.{close[0]}'?" if close else
+                                                     f" (known: {', '.join(sorted(known))})"))
+    for k in ("oil", "power_unit", "valves"):
+        if k not in sec:
+            ctx.bad(f"circuit.{k}", "missing table" + (" (one [circuit.valves.<function>] per function)"
+                                                       if k == "valves" else ""))
+    floor = -1e5
+    if "cavitation_floor" in sec:
+        try:
+            floor = to_si(sec["cavitation_floor"], "Pa", key="circuit.cavitation_floor")
+        except BondGraphError as exc:
+            ctx.problems += exc.problems
+    oil_p = ctx.read("circuit.oil", sec.get("oil", {}), _OIL)
+    pu_p = ctx.read("circuit.power_unit", sec.get("power_unit", {}), _POWER_UNIT)
+    valves = sec.get("valves", {})
+    valve_p: dict[str, dict] = {}
+    if isinstance(valves, Mapping):
+        for f in ctx.functions:
+            if f not in valves:
+                ctx.bad(f"circuit.valves.{f}", f"missing: function {f!r} needs its valve")
+                continue
+            valve_p[f] = ctx.read(f"circuit.valves.{f}", valves[f], _VALVE)
+        for f in valves:
+            if f not in ctx.functions:
+                ctx.bad(f"circuit.valves.{f}", f"no cylinder has function {f!r} (functions: "
+                                               f"{', '.join(ctx.functions)})")
+    if ctx.problems:
+        raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
+    try:
+        oil = Oil(**oil_p)
+    except BondGraphError as exc:
+        raise ParameterError([f"'circuit.oil' ({ctx.where('circuit.oil')}): {p}" for p in exc.problems],
+                             subject=f"circuit of {ctx.description.file.name}") from None
+    problems: list[str] = []
+    pu = power_unit_from_si(pu_p, oil, problems)
+    if problems:
+        raise ParameterError([f"'circuit.power_unit' ({ctx.where('circuit.power_unit')}): {p.split(': ', 1)[-1]}"
+                              for p in problems], subject=f"circuit of {ctx.description.file.name}")
+    hc = HydraulicCircuit(ctx.name, pu)
+    desc = ctx.description
+    chambers, pistons, areas, gains = {}, {}, {}, {}
+    for f in ctx.functions:
+        cname = desc.cylinder_of[f]
+        c = desc.parts[cname].values
+        v = valve_p[f]
+        fr = c.get("friction") or {}
+        es = c.get("end_stop")
+        d = {
+            "bore": ctx.symbols.get(f"{cname}.bore", c["bore"]),
+            "rod": ctx.symbols.get(f"{cname}.rod", c["rod"]),
+            "stroke": c["stroke"], "retracted": c["retracted"], "count": c["count"],
+            # the rod and piston are the mechanical cylinder's rod_mass (it moves with the
+            # extension there): not added a second time on the hydraulic side
+            "piston_mass": 0.0,
+            "dead_volume_cap": c["dead_volume_cap"], "dead_volume_rod": c["dead_volume_rod"],
+            "hose_cap": v["hose_cap"], "hose_rod": v["hose_rod"],
+            "valve_flow": v["flow"], "valve_dp": v["dp"], "valve_leakage": v["leakage"],
+            "makeup_conductance": v["makeup_conductance"], "makeup_crack": v["makeup_crack"],
+            "spool_bandwidth": v["spool_bandwidth"], "spool_damping": v["spool_damping"],
+            "coulomb": fr.get("coulomb", 0.0), "breakaway": fr.get("breakaway"),
+            "breakaway_velocity": fr.get("breakaway_velocity", 0.01), "viscous": fr.get("viscous", 0.0),
+            "end_stop_stiffness": es["stiffness"] if es else None,
+            "end_stop_damping": es["damping"] if es else 0.0,
+            "cushion_length": es["cushion_length"] if es else 0.0,
+            "cushion_damping": es["cushion_damping"] if es else 0.0,
+            "leakage_internal": c["leakage_internal"], "leakage_external": c["leakage_external"],
+        }
+        try:
+            drive = drive_from_si(f, d, oil, ctx.lengths[f], ctx.commands[f])
+        except BondGraphError as exc:
+            raise ParameterError([f"cylinder {cname!r} / valve {f!r}: {p}" for p in exc.problems],
+                                 subject=f"circuit of {desc.file.name}") from None
+        hc.add_drive(drive)
+        chambers[f] = (hc.state(f, "pA").split("/", 1)[1], hc.state(f, "pB").split("/", 1)[1])
+        pistons[f] = hc.state(f, "v").split("/", 1)[1]
+        areas[f] = desc.areas(f)
+        gains[f] = v["flow"] / math.sqrt(v["dp"])
+    supply = {}
+    if pu.pressure_state:
+        supply[f"{pu.name}/{pu.pressure_state}"] = pu.relief.crack_pressure if pu.relief else 0.0
+    relief = pu.relief.crack_pressure if pu.relief else (pu.supply_pressure if pu.pump is None else None)
+    return FixedCircuit(hc, chambers=chambers, pistons=pistons, supply=supply, relief_pressure=relief,
+                        cavitation_floor=floor, areas=areas, valve_gains=gains)

@@ -1,0 +1,393 @@
+"""``hydrobond``: run, compare and check machines described by TOML files.
+
+Examples
+--------
+>>> main(["run", "excavator", "--mode", "extensions", "--t-end", "0.2", "--out",
+...       "/tmp/hydrobond-doctest", "--no-animation", "--no-bond-graph", "--quiet"])
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import signal
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from bondgraph import BondGraphError
+from bondgraph.errors import ParameterError
+
+__all__ = ["main", "parser", "resolve_machine"]
+
+_RUN_HELP = """\
+Simulate a work cycle of a machine and write results.csv, plots and a report.
+
+MACHINE is a machine description file (TOML with units; see the README) or the
+name of a shipped machine in mechanisms/data/ (excavator, wheel_loader,
+knuckle_crane, backhoe_loader). Choose how the cylinders are driven:
+
+  extensions  you give pin-to-pin cylinder lengths (m) against time; the run
+              computes the motion and the forces and pressures it needs
+              (kinematics + inverse dynamics). The cycle is checked against
+              every stroke and against reachability before the run.
+  forces      you give cylinder forces (N, total per function, + pushing: the
+              net force on the rod); the run computes the motion (forward
+              dynamics). The cylinders' end stops act.
+  valves      you give spool commands (-1 … 1) of the directional valves; the
+              hydraulic circuit of the file moves the machine, starting from the
+              static equilibrium that holds the start pose.
+
+A cycle (--cycle) is a name from the file's [cycles] or a CSV file whose first
+column is `time` (s) and whose other columns are the machine's functions (the
+`function` of each cylinder). Without --cycle the file's default cycle is used
+(mode forces: the forces of an inverse-dynamics run of its lengths).
+
+results.csv is in SI units, each written in its header: `time [s]`,
+`tip_x [m]`, `boom_force [N]`, `boom_cap_pressure [Pa]` (gauge)...
+"""
+
+
+def _positive_float(name: str):
+    def conv(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} {text!r}: not a number") from None
+        return v
+    return conv
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="hydrobond", description="Machines from description files: "
+                                 "run cycles, compare runs, check files.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a cycle", description=_RUN_HELP,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("machine", metavar="MACHINE", help="machine file (TOML) or shipped machine name")
+    _run_options(run)
+    cmp_ = sub.add_parser("compare", help="overlay two runs and print a difference table",
+                          description="Compare two runs: RUN_A and RUN_B are output folders of "
+                                      "`hydrobond run` (or their results.csv files). Prints, per common "
+                                      "column, the largest difference and when; writes compare.png.",
+                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    cmp_.add_argument("run_a", metavar="RUN_A")
+    cmp_.add_argument("run_b", metavar="RUN_B")
+    cmp_.add_argument("--out", metavar="DIR", default="out/compare", help="where compare.png goes")
+    chk = sub.add_parser("check", help="check a machine file: rules, causality, mobility",
+                         description="Read a machine file, assemble it under the connection rules, "
+                                     "print its causal report and its Grübler mobility count, and "
+                                     "solve its start pose (checked against every stroke).")
+    chk.add_argument("machine", metavar="MACHINE")
+    chk.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                     help="override a value with its unit, e.g. --set bucket.mass=\"900 kg\"")
+    sub.add_parser("list", help="list the shipped machines")
+    return ap
+
+
+def _run_options(run: argparse.ArgumentParser, *, default_out: str = "out/run") -> None:
+    run.formatter_class = _Formatter
+    run.add_argument("--mode", choices=["extensions", "forces", "valves"], default="valves",
+                     help="what the cycle prescribes")
+    run.add_argument("--cycle", metavar="NAME|FILE", help="a cycle of the file's [cycles] or a CSV file "
+                     "(default: the file's default cycle)")
+    run.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                     help="override a value by its dotted key, with its unit: --set bucket.mass=\"900 kg\" "
+                          "(repeatable)")
+    run.add_argument("--t-end", metavar="SECONDS", type=_positive_float("--t-end"),
+                     help="stop time (default: the end of the cycle)")
+    run.add_argument("--dt", metavar="SECONDS", type=_positive_float("--dt"), default=0.01,
+                     help="output step")
+    run.add_argument("--rtol", type=_positive_float("--rtol"), default=1e-6, help="relative tolerance")
+    run.add_argument("--atol", type=_positive_float("--atol"), default=1e-8, help="absolute tolerance")
+    run.add_argument("--method", default="CVODE",
+                     choices=["CVODE", "LSODA", "BDF", "Radau", "RK45", "RK23", "DOP853"],
+                     help="integrator")
+    run.add_argument("--formulation", choices=["causal", "stiff", "cartesian"], default="causal",
+                     help="how the mechanism's equations are formulated (stiff and cartesian take modes "
+                          "extensions and forces)")
+    run.add_argument("--out", metavar="DIR", default=default_out, help="output folder")
+    run.add_argument("--no-animation", action="store_true", help="skip the GIF")
+    run.add_argument("--no-bond-graph", action="store_true", help="skip the part-level causal diagram")
+    run.add_argument("--full-bond-graph", action="store_true",
+                     help="also draw every element of the bond graph (bond_graph_full.png, slow)")
+    run.add_argument("--quiet", action="store_true", help="print only errors")
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    pass
+
+
+def resolve_machine(name: str) -> Path:
+    """A machine file path, or a shipped machine by name (``excavator``)."""
+    from .description import DATA
+
+    p = Path(name)
+    if p.suffix == "" and not p.exists():
+        cand = DATA / f"{name}.toml"
+        if cand.is_file():
+            return cand
+        shipped = sorted(q.stem for q in DATA.glob("*.toml"))
+        raise ParameterError(f"machine {name!r}: no such file, and not a shipped machine "
+                             f"({', '.join(shipped)})")
+    return p
+
+
+def parse_sets(items: list[str]) -> dict[str, Any]:
+    """``["bucket.mass=900 kg", "bucket.cog=[\\"0.3 m\\", \\"-0.6 m\\"]"]`` → overrides."""
+    out: dict[str, Any] = {}
+    problems = []
+    for item in items:
+        if "=" not in item:
+            problems.append(f"--set {item!r}: expected KEY=VALUE, e.g. bucket.mass=\"900 kg\"")
+            continue
+        key, val = (x.strip() for x in item.split("=", 1))
+        if not key:
+            problems.append(f"--set {item!r}: empty key")
+            continue
+        try:
+            out[key] = tomllib.loads(f"v = {val}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[key] = val
+    if problems:
+        raise ParameterError(problems)
+    return out
+
+
+def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = None) -> int:
+    """Entry point; returns the exit status (0 ok, 2 a named error, 130 interrupted).
+
+    ``shortcut=(prog, machine_file)`` makes a command for one machine (``excavator run ...``
+    = ``hydrobond run excavator ...``, with ``--params FILE`` for another file of it)."""
+    if shortcut is None:
+        args = parser().parse_args(argv)
+        name = "hydrobond"
+    else:
+        name, machine_file = shortcut
+        args = _shortcut_parser(name, machine_file).parse_args(argv)
+        args.machine = args.params or machine_file
+    try:
+        if args.command == "list":
+            return _list()
+        if args.command == "check":
+            return _check(args)
+        if args.command == "compare":
+            return _compare(args)
+        return _run(args, name)
+    except BondGraphError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _shortcut_parser(prog: str, machine_file: str) -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=prog, description=f"A shortcut for `hydrobond run {machine_file} ...`.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a cycle", description=_RUN_HELP.replace(
+        "MACHINE is a machine description file", f"The machine is {machine_file}, or\n"
+        "--params FILE; MACHINE files are described"), formatter_class=_Formatter)
+    run.add_argument("--params", metavar="FILE", help=f"machine file (default: {machine_file})")
+    _run_options(run, default_out=f"out/{prog}")
+    return ap
+
+
+def _list() -> int:
+    from .description import DATA, MachineDescription
+
+    for p in sorted(DATA.glob("*.toml")):
+        try:
+            d = MachineDescription.load(p)
+            print(f"{p.stem:<16} {d.title}  (functions: {', '.join(d.functions)}; cycles: "
+                  f"{', '.join(d.cycles) or 'none'})")
+        except BondGraphError as exc:
+            print(f"{p.stem:<16} (does not load: {exc.problems[0]})")
+    return 0
+
+
+def _check(args) -> int:
+    from .check import check_text
+    from .machine import Machine
+
+    path = resolve_machine(args.machine)
+    m = Machine.from_file(path, parse_sets(args.set), mode="forces")
+    print(check_text(m))
+    return 0
+
+
+def _compare(args) -> int:
+    import numpy as np
+
+    from .files import check_output_dir
+    from .table import read_csv
+
+    def load(p):
+        p = Path(p)
+        if p.is_dir():
+            p = p / "results.csv"
+        return read_csv(p)
+
+    a_cols, a_units = load(args.run_a)
+    b_cols, b_units = load(args.run_b)
+    out = check_output_dir(args.out)
+    ta, tb = a_cols.get("time"), b_cols.get("time")
+    if ta is None or tb is None:
+        raise ParameterError("compare: both results need a 'time' column")
+    common = [k for k in a_cols if k in b_cols and k != "time"]
+    if not common:
+        raise ParameterError(f"compare: {args.run_a} and {args.run_b} have no column in common")
+    t0, t1 = max(ta[0], tb[0]), min(ta[-1], tb[-1])
+    sel = (ta >= t0 - 1e-12) & (ta <= t1 + 1e-12)
+    t = ta[sel]
+    print(f"compare {args.run_a} (A) with {args.run_b} (B) over t = {t0:g} … {t1:g} s "
+          f"({len(common)} common columns; B interpolated at A's times)")
+    print(f"{'column':<34} {'unit':<8} {'max |B−A|':>12} {'at t [s]':>9} {'rms':>12} {'max |A|':>12}")
+    rows = []
+    for k in common:
+        da = a_cols[k][sel]
+        db = np.interp(t, tb, b_cols[k])
+        d = np.abs(db - da)
+        i = int(np.argmax(d))
+        rows.append((k, a_units.get(k, ""), float(d[i]), float(t[i]), float(np.sqrt(np.mean(d ** 2))),
+                     float(np.max(np.abs(da)))))
+    pts = sorted({k[:-2] for k in common if k.endswith("_x") and f"{k[:-2]}_y" in common})
+    for p in pts:
+        d = np.hypot(np.interp(t, tb, b_cols[f"{p}_x"]) - a_cols[f"{p}_x"][sel],
+                     np.interp(t, tb, b_cols[f"{p}_y"]) - a_cols[f"{p}_y"][sel])
+        i = int(np.argmax(d))
+        rows.insert(0, (f"{p} (distance)", "m", float(d[i]), float(t[i]), float(np.sqrt(np.mean(d ** 2))),
+                        float("nan")))
+    for r in rows:
+        print(f"{r[0]:<34} {r[1]:<8} {r[2]:>12.4g} {r[3]:>9.3f} {r[4]:>12.4g} {r[5]:>12.4g}")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from .plots import plot_compare
+
+    plot_compare({"A": (a_cols, a_units), "B": (b_cols, b_units)}, out / "compare.png")
+    print(f"wrote {out.resolve() / 'compare.png'}")
+    return 0
+
+
+def _validate_run_args(args) -> None:
+    problems = []
+    if args.t_end is not None and not (math.isfinite(args.t_end) and args.t_end > 0):
+        problems.append(f"--t-end {args.t_end!r}: expected a finite time > 0 s")
+    if not (math.isfinite(args.dt) and args.dt > 0):
+        problems.append(f"--dt {args.dt!r}: expected a finite time step > 0 s")
+    if not (math.isfinite(args.rtol) and 0 < args.rtol < 1):
+        problems.append(f"--rtol {args.rtol!r}: expected 0 < rtol < 1")
+    if not (math.isfinite(args.atol) and args.atol > 0):
+        problems.append(f"--atol {args.atol!r}: expected a finite value > 0")
+    if problems:
+        raise ParameterError(problems)
+
+
+def _run(args, name: str) -> int:
+    from .cycle import Cycle
+    from .files import atomic_write, check_output_dir
+    from .machine import Machine
+    from .run import Interrupt
+
+    _validate_run_args(args)
+    out = check_output_dir(args.out)
+    path = resolve_machine(args.machine)
+    overrides = parse_sets(args.set)
+    T = time.perf_counter()
+    machine = Machine.from_file(path, overrides, mode=args.mode, formulation=args.formulation)
+    if args.cycle is None:
+        cycle = machine.cycle()
+    elif Path(args.cycle).exists() or args.cycle.endswith(".csv"):
+        cycle = Cycle.from_csv(args.cycle, args.mode, machine.functions)
+    else:
+        cycle = machine.cycle(args.cycle)
+    interrupt = Interrupt()
+    old = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum, frame):
+        if interrupt.requested:  # a second Ctrl-C: stop now
+            raise KeyboardInterrupt
+        interrupt.requested = True
+    in_main = _main_thread()
+    if in_main:
+        signal.signal(signal.SIGINT, on_sigint)
+    try:
+        run = machine.run(cycle, args.t_end, dt=args.dt, rtol=args.rtol, atol=args.atol, method=args.method,
+                          progress=not args.quiet, interrupt=interrupt)
+    except BondGraphError as exc:
+        partial = getattr(exc, "run", None)
+        print(f"{name}: {exc}", file=sys.stderr)
+        if partial is not None:
+            partial.failed = getattr(exc, "time", None) or float(partial.t[-1])
+            p = partial.to_csv(out / "results_partial.csv")
+            try:
+                atomic_write(out / "report.txt", partial.report() + "\n")
+            except Exception:  # noqa: BLE001 - the partial report is a courtesy
+                pass
+            print(f"{name}: the results up to t = {partial.t[-1]:.6g} s are in {p}", file=sys.stderr)
+        return 2
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, old)
+    if run.interrupted:
+        run.to_csv(out / "results.csv")
+        atomic_write(out / "report.txt", run.report() + "\n")
+        print(f"{name}: interrupted at t = {run.t[-1]:.4g} s; partial results and report written to "
+              f"{out.resolve()}", file=sys.stderr)
+        return 130
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plots import animate, plot_bond_graph, plot_timeseries, plot_trajectory
+
+    T_plots = time.perf_counter()
+    before = set(plt.get_fignums())
+    written = [run.to_csv(out / "results.csv").name]
+    report = run.report()
+    atomic_write(out / "report.txt", report + "\n")
+    written.append("report.txt")
+    try:
+        plot_trajectory(run, out / "trajectory.png")
+        plot_timeseries(run, out / "timeseries.png")
+        written += ["trajectory.png", "timeseries.png"]
+        if not args.no_bond_graph and args.formulation == "causal":
+            full = out / "bond_graph_full.png" if args.full_bond_graph else None
+            plot_bond_graph(machine, out / "bond_graph.png", full)
+            written += ["bond_graph.png"] + (["bond_graph_full.png"] if full else [])
+        for num in set(plt.get_fignums()) - before:
+            plt.close(num)
+        if not args.no_animation:
+            animate(run, out / "cycle.gif", progress=not args.quiet)
+            written.append("cycle.gif")
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted while drawing; results.csv and report.txt are complete in "
+              f"{out.resolve()}", file=sys.stderr)
+        return 130
+    finally:
+        for num in set(plt.get_fignums()) - before:
+            plt.close(num)
+    plots = time.perf_counter() - T_plots
+    if not args.quiet:
+        print(report)
+        tm = run.timings
+        print(f"\ntimings: build {tm['build']:.2f} s, start state {tm['start']:.3f} s, integration "
+              f"{tm['integration']:.3f} s ({run.real_time_factor:.0f}× real time), output "
+              f"{tm.get('output', 0.0):.3f} s, files {plots:.2f} s; total {time.perf_counter() - T:.2f} s")
+        print(f"wrote {', '.join(written)} to {out.resolve()}")
+    return 0
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

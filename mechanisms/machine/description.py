@@ -1,0 +1,798 @@
+"""The machine description file: TOML with units → a checked :class:`MachineDescription`.
+
+One file describes one planar hydraulic linkage. Every value carries its unit;
+unknown keys, missing keys, wrong dimensions and values out of range are all
+reported at once, each with its key and its line in the file. The format
+(sections in any order; see ``mechanisms/data/*.toml`` for complete machines)::
+
+    [machine]                      # name, gravity, ground level, default cycle, sources
+    name = "excavator"
+    gravity = "9.81 m/s^2"
+    ground = "-1.70 m"             # optional: y of the ground (plots, "tip below ground")
+    default_cycle = "dig_lift_dump"
+
+    [boom]                         # a part: any other table with a `type`
+    type = "body"                  # body | lever | cylinder
+    mass = "1307 kg"
+    inertia = "8060 kg*m^2"        # about the centre of gravity
+    cog = ["3.44 m", "0.65 m"]     # in the part frame
+    points.C = ["Rt", "0 m", "0 m"]    # hinge points: causal port class, x, y (part frame)
+    points.B = ["Pd", "2.85 m", "1.18 m"]
+
+    [boom_cylinder]
+    type = "cylinder"
+    function = "boom"              # read-outs are named by function: boom_force, boom_cap_pressure
+    count = 2                      # identical cylinders in parallel (one part, doubled areas)
+    bore = "135 mm"
+    rod = "50 mm"
+    stroke = "1.25 m"
+    retracted = "2.48 m"           # pin to pin
+    rod_mass = "10 kg"             # per cylinder; barrel_mass, rod_cog, barrel_cog optional
+    end_stop.stiffness = "1e9 N/m" # end stops act in every mode (forces and valves)
+
+    [chassis]                      # parts' Rt points pinned to the chassis, world frame
+    "boom.C" = ["-0.164 m", "1.428 m"]
+
+    [hinges]                       # "part.point" = "part.point"
+    "boom_cylinder.B" = "boom.B"
+
+    [outputs]
+    points.tip = "bucket.Q"        # → tip_x, tip_y
+    angles.arm = "arm - boom"      # → arm_angle (relative); default: every body, absolute
+
+    [start]                        # one target per cylinder: a cylinder length or an angle
+    boom = "50 deg"
+    guess.rocker = "8 deg"         # the assembly branch
+
+    [payloads.soil]                # optional point masses on bodies (run-time parameters)
+    part = "bucket"
+    at = ["0.5 m", "-0.5 m"]
+    mass = "0 kg"
+
+    [limits]                       # optional joint ranges of [outputs.angles] / parts
+    boom = ["-20 deg", "60 deg"]
+
+    [circuit]                      # optional: the hydraulic circuit (mode "valves")
+    type = "fixed"                 # a registered circuit builder (mechanisms.machine.circuits)
+
+    [cycles.dig_lift_dump]         # named cycles: CSV files next to the machine file
+    extensions = "dig_lift_dump_lengths.csv"
+    valves = "dig_lift_dump_valves.csv"
+
+Masses, inertias, bores, rod diameters, payload masses and gravity are
+*run-time parameters* of a compiled model (:data:`RUNTIME_KEYS`): changing them
+reuses the compiled code. Geometry (points, centres of gravity, strokes) and
+everything else rebuilds.
+
+Examples
+--------
+>>> d = MachineDescription.load(DATA / "excavator.toml")
+>>> d.name, d.functions, d.cylinder_of["arm"]
+('excavator', ('boom', 'arm', 'bucket'), 'arm_cylinder')
+>>> d.values["boom.mass"], d.parts["boom"].points["B"]
+(1307.0, ('Pd', (2.85, 1.18)))
+>>> MachineDescription.load(DATA / "excavator.toml", overrides={"bucket.mas": "9 kg"})
+Traceback (most recent call last):
+...
+bondgraph.errors.ParameterError: machine file excavator.toml: 1 problem
+  - 'bucket.mas' (override): unknown key; did you mean 'bucket.mass'?
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+from bondgraph.errors import BondGraphError, ParameterError
+
+from .quantities import to_si
+from .tomlfile import TomlFile
+
+__all__ = ["MachineDescription", "PartSpec", "DATA", "RESERVED", "RUNTIME_KEYS", "PORT_CLASSES",
+           "MODES"]
+
+DATA = Path(str(resources.files("mechanisms") / "data"))
+MODES = ("extensions", "forces", "valves")
+RESERVED = ("machine", "chassis", "hinges", "outputs", "start", "limits", "payloads", "circuit",
+            "cycles")
+#: port classes as written in files (matched exactly; see :func:`_port_class`)
+PORT_CLASSES = ("Rt", "Pd", "Li")
+#: key suffixes (per part type) that are run-time parameters of the compiled model
+RUNTIME_KEYS = {"body": ("mass", "inertia"), "lever": ("mass", "inertia"),
+                "cylinder": ("rod_mass", "barrel_mass", "rod_inertia", "barrel_inertia", "bore", "rod"),
+                "payload": ("mass",), "machine": ("gravity",)}
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+# --------------------------------------------------------------------------- schema
+@dataclass(frozen=True)
+class Key:
+    """One key of a section: how to read it and what is expected."""
+
+    name: str
+    kind: str = "quantity"     # quantity | point | int | number | text | name | table
+    unit: str = ""
+    required: bool = True
+    default: Any = None
+    check: str | None = None   # positive | nonneg | ge1
+    doc: str = ""
+
+
+_MACHINE = [
+    Key("name", "name", doc="model name (letters, digits, _)"),
+    Key("title", "text", required=False),
+    Key("description", "text", required=False),
+    Key("source", "text", required=False),
+    Key("gravity", unit="m/s^2", check="nonneg", doc="acceleration of gravity along −y"),
+    Key("ground", unit="m", required=False, doc="y of the ground level in the machine frame"),
+    Key("default_cycle", "name", required=False),
+]
+_BODY = [
+    Key("type", "text"), Key("mass", unit="kg", check="nonneg"),
+    Key("inertia", unit="kg*m^2", check="nonneg", doc="about the centre of gravity"),
+    Key("cog", "point", unit="m"), Key("points", "table"), Key("note", "text", required=False),
+]
+_LEVER = [
+    Key("type", "text"), Key("length", unit="m", check="positive"),
+    Key("mass", unit="kg", check="nonneg"),
+    Key("inertia", unit="kg*m^2", required=False, check="nonneg", doc="default m·L²/12"),
+    Key("cog", "point", unit="m", required=False, doc="default mid-length"),
+    Key("root", "name", required=False, default="R"), Key("tip", "name", required=False, default="P"),
+    Key("note", "text", required=False),
+]
+_FRICTION = [
+    Key("coulomb", unit="N", required=False, default=0.0, check="nonneg"),
+    Key("breakaway", unit="N", required=False, check="nonneg", doc="default 1.2 × coulomb"),
+    Key("breakaway_velocity", unit="m/s", required=False, default=0.01, check="positive"),
+    Key("viscous", unit="N*s/m", required=False, default=0.0, check="nonneg"),
+]
+_END_STOP = [
+    Key("stiffness", unit="N/m", required=False, default=1e9, check="positive"),
+    Key("damping", unit="N*s/m", required=False, default=1e6, check="nonneg"),
+    Key("cushion_length", unit="m", required=False, default=0.0, check="nonneg"),
+    Key("cushion_damping", unit="N*s/m", required=False, default=0.0, check="nonneg"),
+    Key("hardening_length", unit="m", required=False, check="positive",
+        doc="stop force grows with (δ/h)³ beyond k·δ (forces mode default 1 mm)"),
+]
+_CYLINDER = [
+    Key("type", "text"), Key("function", "name"),
+    Key("count", "int", required=False, default=1, check="ge1"),
+    Key("bore", unit="m", check="positive"), Key("rod", unit="m", check="positive"),
+    Key("stroke", unit="m", check="positive"), Key("retracted", unit="m", check="positive"),
+    Key("rod_mass", unit="kg", required=False, default=0.0, check="nonneg", doc="per cylinder"),
+    Key("barrel_mass", unit="kg", required=False, default=0.0, check="nonneg", doc="per cylinder"),
+    Key("rod_cog", unit="m", required=False, doc="behind the rod eye; default retracted/4"),
+    Key("barrel_cog", unit="m", required=False, doc="from the base pin; default retracted/4"),
+    Key("rod_inertia", unit="kg*m^2", required=False, default=0.0, check="nonneg"),
+    Key("barrel_inertia", unit="kg*m^2", required=False, default=0.0, check="nonneg"),
+    Key("root", "name", required=False, default="A"), Key("tip", "name", required=False, default="B"),
+    Key("dead_volume_cap", unit="m^3", required=False, default=5e-5, check="positive"),
+    Key("dead_volume_rod", unit="m^3", required=False, default=5e-5, check="positive"),
+    Key("leakage_internal", unit="m^3/s/Pa", required=False, default=0.0, check="nonneg"),
+    Key("leakage_external", unit="m^3/s/Pa", required=False, default=0.0, check="nonneg"),
+    Key("friction", "table", required=False), Key("end_stop", "table", required=False),
+    Key("note", "text", required=False),
+]
+_PAYLOAD = [Key("part", "name"), Key("at", "point", unit="m"), Key("mass", unit="kg", check="nonneg")]
+_PART_KEYS = {"body": _BODY, "lever": _LEVER, "cylinder": _CYLINDER}
+
+
+@dataclass
+class PartSpec:
+    """A part of the file: its type, SI values and hinge points ``name → (class, (x, y))``."""
+
+    name: str
+    type: str
+    values: dict[str, Any]
+    points: dict[str, tuple[str, tuple[float, float]]] = field(default_factory=dict)
+
+
+@dataclass
+class MachineDescription:
+    """A checked machine description (SI values).
+
+    Attributes
+    ----------
+    name, title, source : str
+    path : Path or None
+    gravity : float
+    ground : float or None
+    parts : dict of PartSpec
+        In file order.
+    functions : tuple of str
+        One per cylinder part, in file order.
+    cylinder_of : dict
+        Function → cylinder part name.
+    chassis : dict
+        ``(part, point)`` → world position.
+    hinges : list of ((part, point), (part, point))
+    output_points : dict
+        Output name → ``(part, point)``.
+    angles : dict
+        Angle name → ``(part, reference part or None)``.
+    start : dict
+        Target (cylinder name or angle name) → SI value.
+    guess : dict
+        Part → angle (rad), the assembly branch.
+    limits : dict
+        Angle name → (low, high) rad.
+    payloads : dict
+        Name → ``{"part", "at", "mass"}``.
+    circuit : dict or None
+        The raw ``[circuit]`` table (units kept; its builder checks it).
+    cycles : dict
+        Name → ``{mode: Path}``.
+    values : dict
+        Every numeric value by dotted key (SI): what ``overrides`` and ``Machine.set`` address.
+    file : TomlFile
+    """
+
+    name: str
+    title: str
+    source: str
+    path: Path | None
+    gravity: float
+    ground: float | None
+    parts: dict[str, PartSpec]
+    functions: tuple[str, ...]
+    cylinder_of: dict[str, str]
+    chassis: dict[tuple[str, str], tuple[float, float]]
+    hinges: list[tuple[tuple[str, str], tuple[str, str]]]
+    output_points: dict[str, tuple[str, str]]
+    angles: dict[str, tuple[str, str | None]]
+    start: dict[str, float]
+    guess: dict[str, float]
+    limits: dict[str, tuple[float, float]]
+    payloads: dict[str, dict[str, Any]]
+    circuit: dict[str, Any] | None
+    cycles: dict[str, dict[str, Path]]
+    default_cycle: str | None
+    values: dict[str, Any]
+    file: TomlFile
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def load(cls, path: str | Path, overrides: Mapping[str, Any] | None = None) -> "MachineDescription":
+        """Read and check a machine file; ``overrides`` are dotted keys with units."""
+        return cls.from_file(TomlFile.read(path), overrides)
+
+    @classmethod
+    def from_text(cls, text: str, overrides: Mapping[str, Any] | None = None, *,
+                  name: str = "<text>", base: str | Path | None = None) -> "MachineDescription":
+        """From TOML text (cycle files are looked up in ``base``)."""
+        f = TomlFile.from_text(text, name=name)
+        if base is not None:
+            f.path = Path(base) / name
+        return cls.from_file(f, overrides)
+
+    @classmethod
+    def from_file(cls, f: TomlFile, overrides: Mapping[str, Any] | None = None) -> "MachineDescription":
+        return _Reader(f, dict(overrides or {})).read()
+
+    # ------------------------------------------------------------------ helpers
+    def where(self, key: str) -> str:
+        """Where a key is: ``"excavator.toml, line 27"`` or ``"override"``."""
+        if key in self.overrides:
+            return "override"
+        return self.file.where(key)
+
+    @property
+    def cylinders(self) -> list[str]:
+        return [self.cylinder_of[f] for f in self.functions]
+
+    def function_of(self, cylinder: str) -> str:
+        return next(f for f, c in self.cylinder_of.items() if c == cylinder)
+
+    def stroke_limits(self, function: str) -> tuple[float, float]:
+        """Shortest and longest pin-to-pin length (m) of a function's cylinder."""
+        v = self.parts[self.cylinder_of[function]].values
+        return v["retracted"], v["retracted"] + v["stroke"]
+
+    def areas(self, function: str) -> tuple[float, float]:
+        """Cap and rod-side areas (m², all cylinders of the function together)."""
+        v = self.parts[self.cylinder_of[function]].values
+        n = v["count"]
+        return n * math.pi * v["bore"] ** 2 / 4, n * math.pi * (v["bore"] ** 2 - v["rod"] ** 2) / 4
+
+    def runtime_keys(self) -> list[str]:
+        """Dotted keys that are run-time parameters of a compiled model."""
+        out = ["machine.gravity"]
+        for p in self.parts.values():
+            out += [f"{p.name}.{k}" for k in RUNTIME_KEYS[p.type] if f"{p.name}.{k}" in self.values]
+        out += [f"payloads.{n}.mass" for n in self.payloads]
+        return out
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> "MachineDescription":
+        """The same file read again with more overrides (on top of the earlier ones)."""
+        return _Reader(self.file, {**self.overrides, **dict(overrides)}).read()
+
+    def cycle_file(self, name: str, mode: str) -> Path:
+        """The CSV of a named cycle in a mode (errors list what exists)."""
+        if name not in self.cycles:
+            raise ParameterError(f"cycle {name!r}: not in {self.file.name} (cycles: "
+                                 f"{', '.join(self.cycles) or 'none'})")
+        files = self.cycles[name]
+        if mode not in files:
+            raise ParameterError(f"cycle {name!r} has no {mode!r} table in {self.file.name} "
+                                 f"(it has {', '.join(files) or 'none'})")
+        if not files[mode].is_file():
+            key = f"cycles.{name}.{mode}"
+            raise ParameterError(f"{key!r} ({self.where(key)}): {files[mode].name!r}: no such file next to "
+                                 f"{self.file.name} (looked for {files[mode]})")
+        return files[mode]
+
+    def summary(self) -> str:
+        """One paragraph: name, parts by type, functions, circuit."""
+        kinds: dict[str, list[str]] = {}
+        for p in self.parts.values():
+            kinds.setdefault(p.type, []).append(p.name)
+        parts = "; ".join(f"{k}: {', '.join(v)}" for k, v in kinds.items())
+        circ = self.circuit.get("type") if self.circuit else "none"
+        return (f"machine {self.name!r} ({self.title or 'no title'}): {parts}; functions "
+                f"{', '.join(self.functions)}; circuit {circ}")
+
+
+# --------------------------------------------------------------------------- reader
+class _Reader:
+    def __init__(self, f: TomlFile, overrides: dict[str, Any]):
+        self.f = f
+        self.overrides = overrides
+        self.problems: list[str] = []
+        self.values: dict[str, Any] = {}
+
+    # ---------------------------------------------------------------- messages
+    def loc(self, key: str) -> str:
+        return "override" if key in self.overrides else self.f.where(key)
+
+    def bad(self, key: str, msg: str) -> None:
+        self.problems.append(f"{key!r} ({self.loc(key)}): {msg}")
+
+    # ---------------------------------------------------------------- values
+    def value(self, key: str, spec: Key, raw: Any) -> Any:
+        """Convert one raw value; None (and a recorded problem) if it is bad."""
+        try:
+            if spec.kind == "quantity":
+                v = to_si(raw, spec.unit, key=key)
+                return self._check(key, spec, v, raw)
+            if spec.kind == "point":
+                if not isinstance(raw, (list, tuple)) or len(raw) != 2:
+                    self.bad(key, f"found {raw!r}, expected a point [x, y] with units, e.g. "
+                                  f"[\"0.5 {spec.unit}\", \"0 {spec.unit}\"]")
+                    return None
+                return (to_si(raw[0], spec.unit, key=key + "[0]"), to_si(raw[1], spec.unit, key=key + "[1]"))
+            if spec.kind == "int":
+                if isinstance(raw, bool) or not isinstance(raw, int):
+                    self.bad(key, f"found {raw!r}, expected a whole number")
+                    return None
+                return self._check(key, spec, raw, raw)
+            if spec.kind == "number":
+                if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+                    self.bad(key, f"found {raw!r}, expected a plain number")
+                    return None
+                return self._check(key, spec, float(raw), raw)
+            if spec.kind in ("text", "name"):
+                if not isinstance(raw, str):
+                    self.bad(key, f"found {raw!r}, expected text")
+                    return None
+                if spec.kind == "name" and not _NAME.match(raw):
+                    self.bad(key, f"found {raw!r}, expected a name of letters, digits and '_' "
+                                  "starting with a letter")
+                    return None
+                return raw
+            if spec.kind == "table":
+                if not isinstance(raw, Mapping):
+                    self.bad(key, f"found {raw!r}, expected a table")
+                    return None
+                return raw
+        except BondGraphError as exc:
+            for p in exc.problems:
+                self.problems.append(p.replace(": ", f" ({self.loc(key)}): ", 1) if p.startswith("'")
+                                     else f"{key!r} ({self.loc(key)}): {p}")
+            return None
+        raise AssertionError(spec.kind)  # pragma: no cover
+
+    def _check(self, key: str, spec: Key, v: float, raw: Any) -> float | None:
+        if spec.check == "positive" and not v > 0:
+            self.bad(key, f"found {raw!r}, expected a value > 0")
+            return None
+        if spec.check == "nonneg" and v < 0:
+            self.bad(key, f"found {raw!r}, expected a value ≥ 0")
+            return None
+        if spec.check == "ge1" and v < 1:
+            self.bad(key, f"found {raw!r}, expected a whole number ≥ 1")
+            return None
+        return v
+
+    def table(self, path: str, raw: Any, keys: list[Key], *, record: bool = True) -> dict[str, Any]:
+        """Read a table against its keys: unknown, missing and bad values all recorded."""
+        out: dict[str, Any] = {}
+        if not isinstance(raw, Mapping):
+            self.bad(path, f"found {raw!r}, expected a table")
+            return out
+        specs = {k.name: k for k in keys}
+        for k in raw:
+            if k not in specs:
+                close = difflib.get_close_matches(str(k), list(specs), n=1)
+                self.bad(f"{path}.{k}", "unknown key" + (f"; did you mean '{path}.{close[0]}'?" if close else
+                                                        f" (known: {', '.join(specs)})"))
+        for s in keys:
+            key = f"{path}.{s.name}"
+            if s.name not in raw:
+                if s.required:
+                    exp = {"quantity": f"{_desc(s.unit)}", "point": f"a point [x, y] in {s.unit}",
+                           "table": "a table"}.get(s.kind, s.kind)
+                    self.bad(key, f"missing (expected {exp})")
+                    continue
+                if s.default is None:
+                    continue
+                out[s.name] = s.default
+            else:
+                v = self.value(key, s, raw[s.name])
+                if v is None:
+                    continue
+                out[s.name] = v
+            if record and s.kind in ("quantity", "point", "int", "number"):
+                self.values[key] = out[s.name]
+        return out
+
+    # ---------------------------------------------------------------- overrides
+    def apply_overrides(self, data: dict[str, Any]) -> dict[str, Any]:
+        data = copy.deepcopy(data)
+        for key, val in self.overrides.items():
+            parts = str(key).split(".")
+            if parts[0] in ("chassis", "hinges") and len(parts) > 2:  # keys are "part.point"
+                parts = [parts[0], ".".join(parts[1:])]
+            node = data
+            ok = True
+            for p in parts[:-1]:
+                nxt = node.get(p) if isinstance(node, dict) else None
+                if nxt is None:
+                    if isinstance(node, dict) and parts[0] in data:
+                        nxt = node.setdefault(p, {})
+                    else:
+                        ok = False
+                        break
+                if not isinstance(nxt, dict):
+                    ok = False
+                    break
+                node = nxt
+            if not ok or not isinstance(node, dict):
+                close = difflib.get_close_matches(key, sorted(self.f.lines), n=1)
+                self.problems.append(f"{key!r} (override): unknown key"
+                                     + (f"; did you mean {close[0]!r}?" if close else ""))
+                continue
+            node[parts[-1]] = val
+        return data
+
+    # ---------------------------------------------------------------- sections
+    def read(self) -> MachineDescription:
+        data = self.apply_overrides(self.f.data)
+        for top, v in data.items():
+            if top not in RESERVED and not (isinstance(v, Mapping) and "type" in v):
+                if isinstance(v, Mapping):
+                    self.bad(top, "a part table needs a `type` (body, lever or cylinder); "
+                                  f"other top-level tables are {', '.join(RESERVED)}")
+                else:
+                    self.bad(top, f"unknown top-level key; expected a part table or one of "
+                                  f"{', '.join(RESERVED)}")
+        machine = self.table("machine", data.get("machine", {}), _MACHINE) if "machine" in data else {}
+        if "machine" not in data:
+            self.problems.append(f"'machine' ({self.f.name}): missing table [machine] (name, gravity)")
+        self.values.pop("machine.name", None)
+        gravity = machine.get("gravity", 9.81)
+        parts: dict[str, PartSpec] = {}
+        for top, v in data.items():
+            if top in RESERVED or not isinstance(v, Mapping) or "type" not in v:
+                continue
+            spec = self.part(top, v)
+            if spec is not None:
+                parts[top] = spec
+        functions, cylinder_of = [], {}
+        for p in parts.values():
+            if p.type == "cylinder" and "function" in p.values:
+                f = p.values["function"]
+                if f in cylinder_of:
+                    self.bad(f"{p.name}.function", f"function {f!r} is already driven by "
+                                                   f"{cylinder_of[f]!r}; one cylinder part per function "
+                                                   "(use `count` for cylinders in parallel)")
+                    continue
+                functions.append(f)
+                cylinder_of[f] = p.name
+        chassis = self.chassis(data.get("chassis"), parts)
+        hinges = self.hinges(data.get("hinges"), parts)
+        out_points, angles = self.outputs(data.get("outputs", {}), parts)
+        payloads = self.payloads(data.get("payloads", {}), parts)
+        limits = self.limits(data.get("limits", {}), angles)
+        start, guess = self.start(data.get("start"), parts, angles)
+        cycles = self.cycles(data.get("cycles", {}))
+        circuit = data.get("circuit")
+        if circuit is not None and not isinstance(circuit, Mapping):
+            self.bad("circuit", f"found {circuit!r}, expected a table with a `type`")
+            circuit = None
+        default_cycle = machine.get("default_cycle")
+        if default_cycle is not None and default_cycle not in cycles:
+            self.bad("machine.default_cycle", f"{default_cycle!r} is not one of the [cycles] "
+                                              f"({', '.join(cycles) or 'none'})")
+        if not functions and not self.problems:
+            self.problems.append(f"{self.f.name}: no cylinder parts; a machine needs at least one "
+                                 "(type = \"cylinder\")")
+        if self.problems:
+            raise ParameterError(self.problems, subject=f"machine file {self.f.name}")
+        return MachineDescription(
+            name=machine["name"], title=machine.get("title", ""), source=machine.get("source", ""),
+            path=self.f.path, gravity=gravity, ground=machine.get("ground"), parts=parts,
+            functions=tuple(functions), cylinder_of=cylinder_of, chassis=chassis, hinges=hinges,
+            output_points=out_points, angles=angles, start=start, guess=guess, limits=limits,
+            payloads=payloads, circuit=dict(circuit) if circuit is not None else None, cycles=cycles,
+            default_cycle=default_cycle, values=self.values, file=self.f,
+            overrides=dict(self.overrides))
+
+    def part(self, name: str, raw: Mapping[str, Any]) -> PartSpec | None:
+        typ = raw.get("type")
+        if not _NAME.match(name):
+            self.bad(name, "a part name is letters, digits and '_' starting with a letter")
+            return None
+        if typ not in _PART_KEYS:
+            self.bad(f"{name}.type", f"found {typ!r}, expected \"body\", \"lever\" or \"cylinder\"")
+            return None
+        vals = self.table(name, raw, _PART_KEYS[typ])
+        vals.pop("type", None)
+        spec = PartSpec(name, typ, vals)
+        if typ == "body" and isinstance(raw.get("points"), Mapping):
+            for pn, pv in raw["points"].items():
+                key = f"{name}.points.{pn}"
+                if not _NAME.match(str(pn)):
+                    self.bad(key, "a point name is letters, digits and '_' starting with a letter")
+                    continue
+                if not isinstance(pv, (list, tuple)) or len(pv) != 3:
+                    self.bad(key, f"found {pv!r}, expected [class, x, y], e.g. [\"Li\", \"0.5 m\", \"0 m\"]")
+                    continue
+                cls = self.port_class(key, pv[0])
+                xy = self.value(key, Key(pn, "point", "m"), list(pv[1:]))
+                if cls is not None and xy is not None:
+                    spec.points[pn] = (cls, xy)
+                    self.values[key] = xy
+        if typ == "lever":
+            L = vals.get("length")
+            spec.points = {vals.get("root", "R"): ("Rt", (0.0, 0.0)),
+                           vals.get("tip", "P"): ("Pr", (L or 0.0, 0.0))}
+        if typ == "cylinder":
+            spec.points = {vals.get("root", "A"): ("Rt", (0.0, 0.0)),
+                           vals.get("tip", "B"): ("Pr", (vals.get("retracted", 0.0), 0.0))}
+            if {"bore", "rod"} <= set(vals) and not vals["rod"] < vals["bore"]:
+                self.bad(f"{name}.rod", f"{vals['rod'] * 1e3:.4g} mm, expected smaller than the bore "
+                                        f"{vals['bore'] * 1e3:.4g} mm")
+            for sub, keys in (("friction", _FRICTION), ("end_stop", _END_STOP)):
+                if isinstance(raw.get(sub), Mapping):
+                    vals[sub] = self.table(f"{name}.{sub}", raw[sub], keys)
+            if "end_stop" not in raw:  # every cylinder has its end stops (documented defaults)
+                vals["end_stop"] = self.table(f"{name}.end_stop", {}, _END_STOP)
+            fr = vals.get("friction")
+            if fr and "breakaway" in fr and fr["breakaway"] < fr.get("coulomb", 0.0):
+                self.bad(f"{name}.friction.breakaway", f"{fr['breakaway']:g} N, expected ≥ the coulomb "
+                                                       f"force {fr['coulomb']:g} N")
+            for k in ("rod_cog", "barrel_cog"):
+                if k not in vals and "retracted" in vals:
+                    vals[k] = vals["retracted"] / 4
+                    self.values[f"{name}.{k}"] = vals[k]
+        return spec
+
+    def port_class(self, key: str, raw: Any) -> str | None:
+        if raw in PORT_CLASSES:
+            return raw
+        if isinstance(raw, str) and raw.lower() in {c.lower() for c in PORT_CLASSES + ("Pr", "I")}:
+            right = next(c for c in PORT_CLASSES + ("Pr", "I") if c.lower() == raw.lower())
+            if right in PORT_CLASSES:
+                self.bad(key, f"port class {raw!r}: class names are matched exactly; did you mean {right!r}?")
+            else:
+                self.bad(key, f"port class {raw!r}: a body's points are Rt, Pd or Li ({right} ports "
+                              "belong to cylinders and levers, which declare them themselves)")
+            return None
+        if raw in ("Pr", "I"):
+            self.bad(key, f"port class {raw!r}: a body's points are Rt, Pd or Li ({raw} ports belong to "
+                          "cylinders and levers, which declare them themselves)")
+            return None
+        self.bad(key, f"port class {raw!r}: expected one of {', '.join(PORT_CLASSES)}")
+        return None
+
+    def point_ref(self, key: str, raw: Any, parts: Mapping[str, PartSpec]) -> tuple[str, str] | None:
+        """``"boom.B"`` → ``("boom", "B")`` if the part and point exist."""
+        if not isinstance(raw, str) or raw.count(".") != 1:
+            self.bad(key, f"found {raw!r}, expected \"part.point\"")
+            return None
+        part, point = raw.split(".")
+        if part not in parts:
+            close = difflib.get_close_matches(part, list(parts), n=1)
+            self.bad(key, f"{raw!r}: no part {part!r}" + (f"; did you mean {close[0]!r}?" if close else
+                                                          f" (parts: {', '.join(parts)})"))
+            return None
+        pts = parts[part].points
+        if point == "I" and parts[part].type == "cylinder":
+            self.bad(key, f"{raw!r}: I is the cylinder's extension interface; it is driven (force, "
+                          "extension or the hydraulic circuit), not hinged (rule: a cylinder has exactly "
+                          "one Rt, one Pr and one I)")
+            return None
+        if point not in pts:
+            self.bad(key, f"{raw!r}: part {part!r} has no point {point!r} (points: "
+                          f"{', '.join(f'{n} ({c})' for n, (c, _) in pts.items())})")
+            return None
+        return part, point
+
+    def _point_table(self, section: str, raw: Any, parts, what: str, read) -> list:
+        """``"part.point" = value`` entries of a table: ``(key, (part, point), read(key, v))``."""
+        if not isinstance(raw, Mapping):
+            self.bad(section, f"found {raw!r}, expected a table \"part.point\" = {what}")
+            return []
+        out = []
+        for k, v in raw.items():
+            key = f"{section}.{k}"
+            ref = self.point_ref(key, k, parts)
+            val = read(key, v)
+            if ref is not None and val is not None:
+                out.append((key, ref, val))
+        return out
+
+    def chassis(self, raw: Any, parts) -> dict[tuple[str, str], tuple[float, float]]:
+        if raw is None:
+            self.problems.append(f"'chassis' ({self.f.name}): missing table [chassis] (the points "
+                                 "pinned to the chassis)")
+            return {}
+        out = {}
+        for key, ref, xy in self._point_table("chassis", raw, parts, "[x, y]",
+                                               lambda key, v: self.value(key, Key(key, "point", "m"), v)):
+            out[ref] = xy
+            self.values[key] = xy
+        return out
+
+    def hinges(self, raw: Any, parts) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+        if raw is None:
+            return []
+        return [(ref, other) for _, ref, other in self._point_table(
+            "hinges", raw, parts, "\"part.point\"", lambda key, v: self.point_ref(key, v, parts))]
+
+    def outputs(self, raw: Any, parts) -> tuple[dict, dict]:
+        points: dict[str, tuple[str, str]] = {}
+        angles: dict[str, tuple[str, str | None]] = {}
+        if not isinstance(raw, Mapping):
+            self.bad("outputs", f"found {raw!r}, expected a table with `points` and `angles`")
+            return points, angles
+        for k in raw:
+            if k not in ("points", "angles"):
+                self.bad(f"outputs.{k}", "unknown key (expected points, angles)")
+        for k, v in (raw.get("points") or {}).items():
+            key = f"outputs.points.{k}"
+            if not _NAME.match(k):
+                self.bad(key, "an output name is letters, digits and '_'")
+                continue
+            ref = self.point_ref(key, v, parts)
+            if ref is not None:
+                points[k] = ref
+        ang = raw.get("angles")
+        if ang is None:
+            angles = {n: (n, None) for n, p in parts.items() if p.type == "body"}
+        for k, v in (ang or {}).items():
+            key = f"outputs.angles.{k}"
+            if not _NAME.match(k):
+                self.bad(key, "an angle name is letters, digits and '_'")
+                continue
+            toks = [t.strip() for t in str(v).split(" - ")] if isinstance(v, str) else []
+            if len(toks) not in (1, 2) or any(t not in parts or parts[t].type == "cylinder" for t in toks):
+                self.bad(key, f"found {v!r}, expected \"part\" (absolute) or \"part - part\" (relative), "
+                              f"parts being bodies or levers ({', '.join(n for n, p in parts.items() if p.type != 'cylinder')})")
+                continue
+            angles[k] = (toks[0], toks[1] if len(toks) == 2 else None)
+        return points, angles
+
+    def payloads(self, raw: Any, parts) -> dict[str, dict[str, Any]]:
+        out = {}
+        if not isinstance(raw, Mapping):
+            self.bad("payloads", f"found {raw!r}, expected tables [payloads.NAME]")
+            return out
+        for name, v in raw.items():
+            vals = self.table(f"payloads.{name}", v, _PAYLOAD)
+            part = vals.get("part")
+            if part is not None and (part not in parts or parts[part].type != "body"):
+                self.bad(f"payloads.{name}.part", f"{part!r}: expected a body "
+                                                  f"({', '.join(n for n, p in parts.items() if p.type == 'body')})")
+                continue
+            if {"part", "at", "mass"} <= set(vals):
+                out[name] = vals
+        return out
+
+    def limits(self, raw: Any, angles) -> dict[str, tuple[float, float]]:
+        out = {}
+        if not isinstance(raw, Mapping):
+            self.bad("limits", f"found {raw!r}, expected a table angle = [low, high]")
+            return out
+        for k, v in raw.items():
+            key = f"limits.{k}"
+            if k not in angles:
+                self.bad(key, f"no angle {k!r} (angles: {', '.join(angles)})")
+                continue
+            lo_hi = self.value(key, Key(k, "point", "rad"), v)
+            if lo_hi is None:
+                continue
+            if not lo_hi[0] < lo_hi[1]:
+                self.bad(key, f"found {v!r}, expected [low, high] with low < high")
+                continue
+            out[k] = lo_hi
+            self.values[key] = lo_hi
+        return out
+
+    def start(self, raw: Any, parts, angles) -> tuple[dict[str, float], dict[str, float]]:
+        start: dict[str, float] = {}
+        guess: dict[str, float] = {}
+        if raw is None:
+            self.problems.append(f"'start' ({self.f.name}): missing table [start] (one target per "
+                                 "cylinder: its length, or an angle)")
+            return start, guess
+        if not isinstance(raw, Mapping):
+            self.bad("start", f"found {raw!r}, expected a table")
+            return start, guess
+        for k, v in raw.items():
+            key = f"start.{k}"
+            if k == "guess":
+                if not isinstance(v, Mapping):
+                    self.bad(key, f"found {v!r}, expected a table part = angle")
+                    continue
+                for pn, a in v.items():
+                    gk = f"start.guess.{pn}"
+                    if pn not in parts:
+                        self.bad(gk, f"no part {pn!r}")
+                        continue
+                    val = self.value(gk, Key(pn, unit="rad"), a)
+                    if val is not None:
+                        guess[pn] = val
+                continue
+            if k in parts and parts[k].type == "cylinder":
+                val = self.value(key, Key(k, unit="m", check="positive"), v)
+            elif k in angles or (k in parts and parts[k].type != "cylinder"):
+                val = self.value(key, Key(k, unit="rad"), v)
+            else:
+                self.bad(key, f"no cylinder or angle {k!r} (cylinders: "
+                              f"{', '.join(n for n, p in parts.items() if p.type == 'cylinder')}; "
+                              f"angles: {', '.join(angles)})")
+                continue
+            if val is not None:
+                start[k] = val
+                self.values[key] = val
+        return start, guess
+
+    def cycles(self, raw: Any) -> dict[str, dict[str, Path]]:
+        out: dict[str, dict[str, Path]] = {}
+        if not isinstance(raw, Mapping):
+            self.bad("cycles", f"found {raw!r}, expected tables [cycles.NAME]")
+            return out
+        base = self.f.path.parent if self.f.path is not None else Path.cwd()
+        for name, v in raw.items():
+            key = f"cycles.{name}"
+            if not _NAME.match(name) or not isinstance(v, Mapping):
+                self.bad(key, "expected a table [cycles.NAME] with mode = \"file.csv\" entries")
+                continue
+            files = {}
+            for mode, fn in v.items():
+                if mode == "description":
+                    continue
+                if mode not in MODES:
+                    self.bad(f"{key}.{mode}", f"unknown mode; expected {', '.join(MODES)} or description")
+                    continue
+                if not isinstance(fn, str):
+                    self.bad(f"{key}.{mode}", f"found {fn!r}, expected a file name")
+                    continue
+                # checked when the cycle is used (a copied machine file runs with --cycle)
+                files[mode] = (base / fn) if not Path(fn).is_absolute() else Path(fn)
+            out[name] = files
+        return out
+
+
+def _desc(unit: str) -> str:
+    from .quantities import describe
+
+    return describe(unit)

@@ -1,0 +1,326 @@
+"""A machine built from its description for one driving mode: model, start pose, runs.
+
+:class:`Machine` reads a machine file (:mod:`.description`), assembles it from the
+templates (:mod:`.assemble`), builds the bond-graph model once, solves the start
+pose of ``[start]`` once, and runs cycles (:mod:`.run`). Masses, inertias, bores
+and gravity are run-time parameters: :meth:`Machine.set` changes them without
+rebuilding; any other change rebuilds.
+
+Examples
+--------
+>>> from mechanisms.machine import Machine, DATA
+>>> m = Machine.from_file(DATA / "excavator.toml", mode="forces")
+>>> m.functions, round(m.start_pose.length("boom_cylinder"), 3)
+(('boom', 'arm', 'bucket'), 3.668)
+>>> m.set({"bucket.mass": "900 kg"})
+'parameters'
+>>> m.model.model.params["bucket.mass"]
+900.0
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from bondgraph.errors import AssemblyError, ParameterError
+
+from ..assembly import Mechanism, Pose
+from ..model import MechanismModel
+from .assemble import assemble
+from .cycle import Cycle
+from .description import MODES, MachineDescription
+
+__all__ = ["Machine", "FORMULATIONS"]
+
+FORMULATIONS = ("causal", "stiff", "cartesian")
+
+
+class Machine:
+    """A machine description built for one mode.
+
+    Parameters
+    ----------
+    description : MachineDescription
+    mode : {"extensions", "forces", "valves"}
+        What the cycle prescribes: cylinder lengths (inverse dynamics), cylinder
+        forces (forward dynamics, end stops active) or spool commands (hydraulics).
+    formulation : {"causal", "stiff", "cartesian"}
+        The templates' causal bond graph (default), or a reference formulation of
+        the same mechanism (:mod:`mechanisms.formulations`; modes extensions and forces).
+    formulation_options : dict, optional
+        Passed to :func:`~mechanisms.formulations.build_formulation`.
+
+    Attributes
+    ----------
+    description, mode, formulation, mechanism, model, circuit, start_pose, build_time
+    """
+
+    def __init__(self, description: MachineDescription, mode: str = "valves", *,
+                 formulation: str = "causal", formulation_options: Mapping[str, Any] | None = None):
+        if mode not in MODES:
+            raise ParameterError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+        if formulation not in FORMULATIONS:
+            raise ParameterError(f"formulation {formulation!r}: expected one of {', '.join(FORMULATIONS)}")
+        if mode == "valves" and formulation != "causal":
+            raise ParameterError(f"formulation {formulation!r} with mode 'valves': the hydraulic circuit "
+                                 "couples to the causal graph's cylinder ports; expected formulation "
+                                 "'causal' (the reference formulations take modes extensions and forces)")
+        self.mode = mode
+        self.formulation = formulation
+        self.formulation_options = dict(formulation_options or {})
+        self._build(description)
+
+    @classmethod
+    def from_file(cls, path: str | Path, overrides: Mapping[str, Any] | None = None, *,
+                  mode: str = "valves", **kw: Any) -> "Machine":
+        """Read a machine file (with dotted-key ``overrides`` with units) and build it."""
+        t0 = time.perf_counter()
+        desc = MachineDescription.load(path, overrides)
+        m = cls(desc, mode, **kw)
+        m.build_time = time.perf_counter() - t0  # reading the file included
+        return m
+
+    # ------------------------------------------------------------------ build
+    def _build(self, desc: MachineDescription) -> None:
+        t0 = time.perf_counter()
+        self.description = desc
+        causal = self.formulation == "causal"
+        a = assemble(desc, self.mode, symbolic=causal)
+        self.mechanism: Mechanism = a.mechanism
+        self.circuit = a.circuit
+        self._symbols = a.symbols
+        if causal:
+            self.model = MechanismModel.build(a.mechanism, a.params)
+        else:
+            from ..formulations import build_formulation
+
+            self.model = build_formulation(a.mechanism, self.formulation, **self.formulation_options)
+        self.start_pose = self._solve_start()
+        self.build_time = time.perf_counter() - t0
+
+    def _solve_start(self) -> Pose:
+        """The start pose of ``[start]``, checked against strokes and joint limits."""
+        pose = start_pose_of(self.description, self.mechanism)
+        self._check_pose(pose, f"start pose of {self.description.file.name} "
+                               f"({self.description.where('start')})")
+        return pose
+
+    def _check_pose(self, pose: Pose, subject: str) -> None:
+        """Refuse a pose with a cylinder outside its stroke or an angle outside its limits."""
+        desc = self.description
+        problems = []
+        for f in desc.functions:
+            c = desc.cylinder_of[f]
+            lo, hi = desc.stroke_limits(f)
+            L = pose.length(c)
+            if not lo - 1e-9 <= L <= hi + 1e-9:
+                problems.append(f"{f}: cylinder {c} at {L:.4f} m, outside its stroke {lo:.3f} … {hi:.3f} m")
+        for name, (lo, hi) in desc.limits.items():
+            a = self.angle(pose, name)
+            if not lo - 1e-9 <= a <= hi + 1e-9:
+                problems.append(f"angle {name}: {math.degrees(a):.2f}°, outside its range "
+                                f"{math.degrees(lo):.2f}° … {math.degrees(hi):.2f}° "
+                                f"('limits.{name}', {desc.where(f'limits.{name}')})")
+        if problems:
+            raise AssemblyError(problems, subject=subject)
+
+    def angle(self, pose: Pose, name: str) -> float:
+        """An angle of ``[outputs.angles]`` (or a part's absolute angle) at a pose (rad)."""
+        part, ref = self.description.angles.get(name, (name, None))
+        a = pose.angle(part)
+        return a - pose.angle(ref) if ref else a
+
+    # ------------------------------------------------------------------ names
+    @property
+    def name(self) -> str:
+        return self.description.name
+
+    @property
+    def functions(self) -> tuple[str, ...]:
+        return self.description.functions
+
+    @property
+    def cylinder_of(self) -> dict[str, str]:
+        return self.description.cylinder_of
+
+    @property
+    def report(self):
+        """The causal report of the assembled machine."""
+        return self.model.model.report
+
+    @property
+    def params(self) -> dict[str, float]:
+        """Current values of the run-time parameters (by file key)."""
+        p = self.model.model.params
+        return {k: p[k] for k in self._symbols if k in p}
+
+    # ------------------------------------------------------------------ poses
+    def pose(self, targets: Mapping[str, float] | None = None) -> Pose:
+        """A pose: the start pose, or one with other targets (cylinder lengths in m, angles of
+        ``[outputs.angles]`` or parts in rad), on the start pose's assembly branch."""
+        if targets is None:
+            return self.start_pose
+        desc = self.description
+        tg: dict[str, float] = {}
+        absolute: dict[str, float] = {}
+        for k, v in targets.items():
+            if k in desc.parts and desc.parts[k].type == "cylinder":
+                tg[k] = float(v)
+            elif k in desc.angles or k in desc.parts:
+                part, ref = desc.angles.get(k, (k, None))
+                if ref is None:
+                    absolute[part] = float(v)
+                else:
+                    base = absolute.get(ref, targets.get(ref))
+                    if base is None:
+                        raise ParameterError(f"pose target {k!r} is relative to {ref!r}: give {ref!r} too")
+                    absolute[part] = float(base) + float(v)
+            else:
+                raise ParameterError(f"pose target {k!r}: not a cylinder or an angle of {desc.name!r} "
+                                     f"(cylinders {', '.join(desc.cylinders)}; angles {', '.join(desc.angles)})")
+        tg.update(absolute)
+        guess = {n: self.start_pose.angle(n) for n in self.mechanism.parts}
+        guess.update(absolute)
+        pose = self.mechanism.solve_pose(tg, guess=guess)
+        self._check_pose(pose, f"pose of {desc.name}")
+        return pose
+
+    def pose_at_lengths(self, lengths: Mapping[str, float], near: Pose | None = None) -> Pose:
+        """The pose with the functions' cylinders at ``lengths`` (m), on the branch of ``near``."""
+        tg = {self.cylinder_of[f]: float(v) for f, v in lengths.items()}
+        near = near or self.start_pose
+        cyls = set(self.description.cylinders)
+        guess = {n: near.angle(n) for n in self.mechanism.parts if n not in cyls}
+        return self.mechanism.solve_pose(tg, guess=guess)
+
+    # ------------------------------------------------------------------ parameters
+    def set(self, values: Mapping[str, Any]) -> str:
+        """Change values by dotted key with units (``{"bucket.mass": "900 kg"}``).
+
+        Returns ``"parameters"`` when only run-time parameters changed (no rebuild),
+        ``"rebuilt"`` otherwise.
+        """
+        new = self.description.with_overrides(values)
+        old = self.description
+        changed = {k for k in set(new.values) | set(old.values) if new.values.get(k) != old.values.get(k)}
+        runtime = set(self._symbols)
+        same_structure = (new.circuit == old.circuit and new.hinges == old.hinges and
+                          new.chassis == old.chassis and set(new.payloads) == set(old.payloads))
+        if self.formulation == "causal" and changed <= runtime and same_structure:
+            bad = [k for k in changed if new.values[k] == 0 and k.endswith(("bore", "rod"))]
+            if bad:
+                raise ParameterError([f"{k!r}: 0, expected a value > 0" for k in bad])
+            self.model.model.set_params({k: float(new.values[k]) for k in changed})
+            self.description = new
+            return "parameters"
+        self._build(new)
+        return "rebuilt"
+
+    # ------------------------------------------------------------------ cycles
+    def cycle(self, name: str | None = None, mode: str | None = None) -> Cycle:
+        """A named cycle of the file (default: ``[machine] default_cycle``) for a mode.
+
+        Mode ``forces`` without a forces table: the forces of an inverse-dynamics run of
+        the cycle's lengths table (what holds the machine on that path).
+        """
+        desc = self.description
+        mode = mode or self.mode
+        name = name or desc.default_cycle
+        if name is None:
+            raise ParameterError(f"{desc.file.name}: no default cycle ([machine] default_cycle); "
+                                 "give a cycle file")
+        files = desc.cycles.get(name)
+        if files is not None and mode == "forces" and "forces" not in files and "extensions" in files:
+            return self._forces_from_lengths(name)
+        path = desc.cycle_file(name, mode)
+        return Cycle.from_csv(path, mode, desc.functions)
+
+    def _forces_from_lengths(self, name: str) -> Cycle:
+        return forces_from_lengths(self.description, name)
+
+    def check_cycle(self, cycle: Cycle, t_end: float | None = None) -> None:
+        """Check a prescribed cycle against every stroke and against reachability."""
+        from .working_range import check_cycle
+
+        check_cycle(self, cycle, t_end)
+
+    # ------------------------------------------------------------------ runs
+    def start_state(self, pose: Pose | None = None, inputs: Mapping[str, Any] | None = None) -> dict[str, float]:
+        """The state a run starts from at ``pose`` (default the start pose), at rest.
+
+        Mode ``valves``: spools centred, the chamber pressures that hold the machine
+        (one linear solve on the model's Jacobian for the loaded sides, then
+        :func:`bondgraph.equilibrium` with the supply), the other sides at the base
+        pressure. Modes ``forces``/``extensions``: the pose, at rest.
+        """
+        from .start import start_state
+
+        return start_state(self, pose or self.start_pose, inputs)
+
+    def run(self, cycle: Cycle | str | None = None, t_end: float | None = None, **kw: Any):
+        """Run a cycle (default: the file's default cycle); see :func:`.run.run_machine`."""
+        from .run import run_machine
+
+        if cycle is None or isinstance(cycle, str):
+            cycle = self.cycle(cycle)
+        return run_machine(self, cycle, t_end, **kw)
+
+    def mobility(self) -> dict[str, int]:
+        """Grübler count of the planar linkage (each cylinder two links and a slider)."""
+        from .check import mobility
+
+        return mobility(self.mechanism)
+
+    def __repr__(self) -> str:
+        return (f"Machine({self.name!r}, mode {self.mode!r}, formulation {self.formulation!r}, "
+                f"functions {', '.join(self.functions)})")
+
+
+def start_pose_of(desc: MachineDescription, mechanism: Mechanism) -> Pose:
+    """Solve the ``[start]`` targets of a description on its mechanism (not yet checked
+    against strokes and limits: :meth:`Machine._check_pose` does that)."""
+    targets: dict[str, float] = {}
+    pending = dict(desc.start)
+    for k, v in list(pending.items()):
+        if k in desc.parts and desc.parts[k].type == "cylinder":
+            targets[k] = v
+            del pending[k]
+    absolute: dict[str, float] = {}
+    for _ in range(len(pending) + 1):
+        for k, v in list(pending.items()):
+            part, ref = desc.angles.get(k, (k, None))
+            if ref is None:
+                absolute[part] = v
+            elif ref in absolute:
+                absolute[part] = absolute[ref] + v
+            else:
+                continue
+            del pending[k]
+    problems = [f"'start.{k}' ({desc.where(f'start.{k}')}): angle {k!r} is relative to "
+                f"{desc.angles[k][1]!r}, whose angle is not a start target; give it too" for k in pending]
+    if problems:
+        raise ParameterError(problems, subject=f"start pose of {desc.file.name}")
+    targets.update(absolute)
+    guess = {**desc.guess, **absolute}
+    try:
+        return mechanism.solve_pose(targets, guess=guess)
+    except (AssemblyError, ParameterError) as exc:
+        raise type(exc)(exc.problems, subject=f"start pose of {desc.file.name} "
+                                              f"({desc.where('start')})") from None
+
+
+def forces_from_lengths(desc: MachineDescription, name: str) -> Cycle:
+    """A forces cycle: the cylinder forces of an inverse-dynamics run of the named cycle's
+    lengths table (what moves the machine along that path), sampled at 1001 times."""
+    inv = Machine(desc, "extensions")
+    run = inv.run(inv.cycle(name, "extensions"), progress=False)
+    tab = run.table()
+    t = np.linspace(tab["time"][0], tab["time"][-1], 1001)
+    src = desc.cycle_file(name, "extensions").name
+    return Cycle("forces", t, {f: np.interp(t, tab["time"], tab[f"{f}_force"]) for f in desc.functions},
+                 desc.functions, source=f"inverse dynamics of {src}")

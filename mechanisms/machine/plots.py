@@ -1,0 +1,245 @@
+"""Plots of a machine run: postures and output paths, time series, animation, bond graph.
+
+Every function returns its matplotlib figure (and writes it, atomically, when given
+a path), so a notebook shows it and the CLI saves it.
+
+:func:`animate` draws the static background once and blits only the moving
+artists on each frame, quantises every frame to *one* palette built from a frame
+that holds the whole output path (so the path keeps its colour), shows a progress
+bar, and writes the GIF atomically (an interrupted write leaves no file).
+
+Examples
+--------
+>>> import matplotlib; matplotlib.use("Agg")
+>>> from mechanisms.machine import Machine, DATA
+>>> run = Machine.from_file(DATA / "excavator.toml", mode="extensions").run(t_end=0.2, progress=False)
+>>> len(plot_trajectory(run).axes), len(plot_timeseries(run).axes)
+(1, 3)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .files import atomic_path
+
+__all__ = ["plot_trajectory", "plot_timeseries", "animate", "plot_bond_graph", "posture_lines",
+           "plot_compare"]
+
+_PATH_COLOURS = ("tab:red", "tab:purple", "tab:green", "tab:orange")
+
+
+def _save(fig, path, dpi=120):
+    if path:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip(".") or "png")
+    return fig
+
+
+def _poses(run):
+    """Pose arrays of every part along the run (``name → pose tuple of arrays``)."""
+    from .energy import _part_poses
+
+    if not hasattr(run, "_poses"):
+        run._poses = _part_poses(run.machine, run.results)
+    return run._poses
+
+
+def posture_lines(run, i: int) -> list[list[tuple[float, float]]]:
+    """Line sketches of every part at sample ``i`` of a run."""
+    poses = _poses(run)
+    lines = []
+    for name, part in run.machine.mechanism.parts.items():
+        pose = tuple(float(np.asarray(v)[i]) for v in poses[name])
+        lines += part.sketch(pose)
+    return lines
+
+
+def _extent(run):
+    pos = run.positions()
+    xs = np.concatenate([v[0] for v in pos.values()])
+    ys = np.concatenate([v[1] for v in pos.values()])
+    g = run.machine.description.ground
+    lo_y = min(float(ys.min()), g if g is not None else float(ys.min()))
+    pad = 0.08 * max(float(np.ptp(xs)), float(ys.max() - lo_y), 1e-3)
+    return (float(xs.min()) - pad, float(xs.max()) + pad), (lo_y - pad, float(ys.max()) + pad)
+
+
+def plot_trajectory(run, path: str | Path | None = None, ax=None):
+    """Output-point paths in the machine's plane with the first and last postures."""
+    import matplotlib.pyplot as plt
+
+    desc = run.machine.description
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(8, 6))
+    else:
+        fig = ax.figure
+    tab = run.table()
+    for i, colour, label in ((0, "0.25", f"posture at t = {run.t[0]:.2f} s"),
+                             (-1, "tab:blue", f"posture at t = {run.t[-1]:.2f} s")):
+        for k, line in enumerate(posture_lines(run, i)):
+            xs, ys = zip(*line)
+            ax.plot(xs, ys, color=colour, lw=2, solid_capstyle="round", label=label if k == 0 else None)
+    for (name, _), colour in zip(desc.output_points.items(), _PATH_COLOURS):
+        ax.plot(tab[f"{name}_x"], tab[f"{name}_y"], color=colour, lw=1.6, label=f"{name} path")
+        ax.plot(tab[f"{name}_x"][0], tab[f"{name}_y"][0], "o", color=colour)
+    for c in run.contacts:
+        for name, _ in list(desc.output_points.items())[:1]:
+            k = int(np.argmin(np.abs(run.t - c.start)))
+            ax.plot(tab[f"{name}_x"][k], tab[f"{name}_y"][k], "x", color="k", ms=8)
+    if desc.ground is not None:
+        ax.axhline(desc.ground, color="saddlebrown", lw=1, ls="--", label="ground")
+    (x0, x1), (y0, y1) = _extent(run)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    ax.set_title(f"{desc.name}: {run.mode} cycle {run.cycle.source}")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def plot_timeseries(run, path: str | Path | None = None):
+    """Cylinder lengths (with the stroke ends), pressures, forces against time."""
+    import matplotlib.pyplot as plt
+
+    desc = run.machine.description
+    tab = run.table()
+    t = tab["time"]
+    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    for f in desc.functions:
+        line, = axes[0].plot(t, tab[f"{f}_length"], label=f)
+        for lim in desc.stroke_limits(f):
+            axes[0].axhline(lim, color=line.get_color(), ls=":", lw=0.8)
+        axes[2].plot(t, tab[f"{f}_force"] / 1e3, label=f)
+    for k in [k for k in tab if k.endswith("_pressure") or k.endswith("_pressure_required")]:
+        axes[1].plot(t, tab[k] / 1e5, label=k.replace("_pressure", "").replace("_", " "), lw=1)
+    circ = run.machine.circuit
+    if circ is not None and circ.relief_pressure:
+        axes[1].axhline(circ.relief_pressure / 1e5, color="k", ls=":", lw=0.8, label="relief setting")
+    axes[0].set_ylabel("pin-to-pin length [m]\n(dotted: stroke ends)")
+    axes[1].set_ylabel("pressure [bar]" if run.mode == "valves" else "pressure needed [bar]")
+    axes[2].set_ylabel("cylinder force [kN]\n(total, + pushing)")
+    axes[2].set_xlabel("time [s]")
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="x-small", ncol=3)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bool = True):
+    """A GIF of the run: postures and the growing output paths (Pillow, one palette)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    desc = run.machine.description
+    tab = run.table()
+    n = len(run.t)
+    span = max(float(run.t[-1] - run.t[0]), 1e-9)
+    frames = np.unique(np.linspace(0, n - 1, max(2, int(round(span * fps)) + 1)).astype(int))
+    fig = plt.figure(figsize=(6, 4.5))
+    canvas = FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    (x0, x1), (y0, y1) = _extent(run)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    ax.set_aspect("equal")
+    ax.grid(True, alpha=0.3)
+    if desc.ground is not None:
+        ax.axhline(desc.ground, color="saddlebrown", lw=1, ls="--")
+    ax.set_xlabel("x [m]")
+    ax.set_title(f"{desc.name}: {run.mode}", fontsize=9)
+    n_lines = len(posture_lines(run, 0))
+    parts = [ax.plot([], [], color="0.2", lw=2, animated=True)[0] for _ in range(n_lines)]
+    paths = [(name, ax.plot([], [], color=c, lw=1.2, animated=True)[0])
+             for (name, _), c in zip(desc.output_points.items(), _PATH_COLOURS)]
+    clock = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=8, animated=True)
+    fig.tight_layout()
+    canvas.draw()
+    background = canvas.copy_from_bbox(fig.bbox)
+    state = {"bg": background, "last": 0}
+
+    def render(i: int, *, whole_path: bool = False):
+        # the paths grow on a cached background: each frame draws only its new piece
+        canvas.restore_region(background if whole_path else state["bg"])
+        a = 0 if whole_path else state["last"]
+        for name, ln in paths:
+            ln.set_data(tab[f"{name}_x"][a: i + 1], tab[f"{name}_y"][a: i + 1])
+            ax.draw_artist(ln)
+        if not whole_path:
+            state["bg"], state["last"] = canvas.copy_from_bbox(fig.bbox), i
+        for ln, seg in zip(parts, posture_lines(run, i)):
+            xs, ys = zip(*seg)
+            ln.set_data(xs, ys)
+            ax.draw_artist(ln)
+        clock.set_text(f"t = {run.t[i]:.2f} s")
+        ax.draw_artist(clock)
+        canvas.blit(fig.bbox)
+        w, h = canvas.get_width_height()
+        return Image.frombuffer("RGBA", (w, h), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
+
+    # one palette from a frame that holds the whole path and a posture
+    palette = render(frames[-1], whole_path=True).quantize(colors=96, method=Image.Quantize.MEDIANCUT)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(frames), desc="animation", unit="frame", leave=False, delay=0.5)
+    images = []
+    try:
+        for i in frames:
+            images.append(render(int(i)).quantize(palette=palette, dither=Image.Dither.NONE))
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+        plt.close(fig)
+    with atomic_path(path) as tmp:
+        images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:], optimize=False,
+                       palette=bytes(palette.getpalette()),   # the global table: no local ones
+                       duration=int(round(1000 / fps)), loop=0)
+    return Path(path)
+
+
+def plot_bond_graph(machine, path: str | Path | None = None, full_path: str | Path | None = None):
+    """The part-level causal diagram (and, with ``full_path``, every element)."""
+    from ..drawing import draw_causal_diagram, draw_full_graph
+
+    ax = draw_causal_diagram(machine.model)
+    _save(ax.figure, path)
+    if full_path:
+        fax = draw_full_graph(machine.model, machine.start_pose)
+        _save(fax.figure, full_path, dpi=110)
+    return ax.figure
+
+
+def plot_compare(runs: dict, path: str | Path | None = None):
+    """Overlay runs read from CSV (``name → (columns, units)``): output paths and lengths."""
+    import matplotlib.pyplot as plt
+
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 5))
+    for (name, (cols, _units)), ls in zip(runs.items(), ("-", "--", ":", "-.")):
+        pts = sorted({k[:-2] for k in cols if k.endswith("_x") and f"{k[:-2]}_y" in cols
+                      and not k.count("_") > 1})
+        for p in pts[:3]:
+            a1.plot(cols[f"{p}_x"], cols[f"{p}_y"], ls, label=f"{name}: {p}")
+        for k in [k for k in cols if k.endswith("_length")]:
+            a2.plot(cols["time"], cols[k], ls, label=f"{name}: {k[:-7]}")
+    a1.set_aspect("equal")
+    a1.set_xlabel("x [m]")
+    a1.set_ylabel("y [m]")
+    a2.set_xlabel("time [s]")
+    a2.set_ylabel("pin-to-pin length [m]")
+    for a in (a1, a2):
+        a.grid(True, alpha=0.3)
+        a.legend(fontsize="x-small")
+    fig.tight_layout()
+    return _save(fig, path)

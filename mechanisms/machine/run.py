@@ -1,0 +1,278 @@
+"""Running a machine in its mode, and what a run returns.
+
+:func:`run_machine` checks the cycle against the working range, finds the start
+state from the model (:mod:`.start`), integrates with the stroke ends watched by
+root finding, and returns a :class:`MachineRun`: the generic
+:class:`~bondgraph.Results` plus read-outs named by function (:mod:`.table`), the
+end-stop contacts, the energy split and the timings of each stage (build, start
+state, integration, output; "× real time" from the integration alone).
+
+A failed integration raises :class:`~bondgraph.SimulationError` whose message adds
+the physical cause where it is visible (a stroke left, a toggle position named by
+its loop) and whose ``run`` attribute is the partial :class:`MachineRun`.
+
+Examples
+--------
+>>> from mechanisms.machine import Machine, DATA
+>>> m = Machine.from_file(DATA / "excavator.toml", mode="extensions")
+>>> run = m.run(t_end=0.5, progress=False)
+>>> tab = run.table()
+>>> round(float(tab["boom_length"][0]), 3), run.units["boom_force"], sorted(run.timings)
+(3.668, 'N', ['build', 'integration', 'output', 'start'])
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from bondgraph import Results, simulate
+from bondgraph.errors import ParameterError, SimulationError
+
+from .cycle import Cycle
+from .working_range import Contact, contact_events, contacts, diagnose
+
+__all__ = ["run_machine", "MachineRun", "Interrupt"]
+
+
+class Interrupt:
+    """A terminal event that ends a run cleanly when :attr:`requested` becomes true
+    (the CLI sets it from Ctrl-C): the run stops at the next step with its results."""
+
+    def __init__(self):
+        self.requested = False
+        self.terminal = True
+        self.direction = 0
+
+    def __call__(self, t, x) -> float:
+        return -1.0 if self.requested else 1.0
+
+
+def _t_eval(t0: float, t_end: float, dt: float) -> np.ndarray:
+    n = int(math.floor((t_end - t0) / dt + 1e-9))
+    t = t0 + dt * np.arange(n + 1)
+    if t_end - t[-1] > 1e-9 * max(1.0, abs(t_end)):
+        t = np.append(t, t_end)
+    return t
+
+
+def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float = 0.01,
+                t_eval: np.ndarray | None = None, rtol: float = 1e-6, atol: float = 1e-8,
+                method: str = "CVODE", controller: Callable | None = None, start=None,
+                progress: bool = True, energy: bool = True, check: bool = True,
+                interrupt: Interrupt | None = None) -> "MachineRun":
+    """Run ``cycle`` on ``machine`` (its mode must be the cycle's).
+
+    Parameters
+    ----------
+    machine : Machine
+    cycle : Cycle
+    t_end : float, optional
+        Stop time (default: the cycle's last time); finite and after the cycle's start.
+    dt : float
+        Output step (s), default 0.01; or ``t_eval`` for explicit output times.
+    rtol, atol : float
+        Integrator tolerances (``0 < rtol < 1``, ``atol > 0``).
+    method : str
+        ``"CVODE"`` (default) or a :func:`scipy.integrate.solve_ivp` method.
+    controller : callable, optional
+        Mode ``valves``: ``u = controller(t, y)`` (a :class:`bondgraph.Controller` or a
+        callable returning ``{"<function>.cmd": value}``) instead of the cycle's table.
+    start : Pose, optional
+        Modes forces and valves: start from this pose (default the machine's start pose).
+    check : bool
+        Check the cycle against the working range first (mode extensions).
+    interrupt : Interrupt, optional
+        Lets a caller stop the run cleanly (partial results kept, ``run.interrupted``).
+    """
+    if cycle.mode != machine.mode:
+        raise ParameterError(f"cycle {cycle.source} is for mode {cycle.mode!r}; the machine was built "
+                             f"for {machine.mode!r}")
+    if tuple(cycle.functions) != tuple(machine.functions):
+        raise ParameterError(f"cycle {cycle.source}: functions {', '.join(cycle.functions)}, expected "
+                             f"{', '.join(machine.functions)}")
+    t0 = cycle.start
+    t_end = cycle.end if t_end is None else t_end
+    if isinstance(t_end, bool) or not isinstance(t_end, (int, float)) or not math.isfinite(t_end) \
+            or not t_end > t0:
+        raise ParameterError(f"t_end = {t_end!r}: expected a finite time after the cycle's start "
+                             f"{t0:g} s (the cycle ends at {cycle.end:g} s)")
+    t_end = float(t_end)
+    if not (isinstance(dt, (int, float)) and math.isfinite(dt) and dt > 0):
+        raise ParameterError(f"output step dt = {dt!r}: expected a finite time > 0 s")
+    for name, v, ok in (("rtol", rtol, lambda v: 0 < v < 1), ("atol", atol, lambda v: v > 0)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not ok(v):
+            raise ParameterError(f"{name} = {v!r}: expected {'0 < rtol < 1' if name == 'rtol' else 'atol > 0'}")
+    timings = {"build": machine.build_time}
+    T = time.perf_counter()
+    if check:
+        machine.check_cycle(cycle, t_end)
+    if t_eval is None:
+        t_eval = _t_eval(t0, t_end, dt)
+    sig = cycle.signals()
+    mm = machine.model
+    desc = machine.description
+    causal = machine.formulation == "causal"
+    if machine.formulation == "cartesian":
+        energy = False  # no bond graph to account power on; the report says so
+    events = contact_events(machine) if (machine.mode != "extensions" and causal) else []
+    all_events = events + ([interrupt] if interrupt is not None else [])
+    kw = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method, energy=energy, progress=progress)
+    res = None
+    try:
+        if machine.mode == "extensions":
+            lengths = {desc.cylinder_of[f]: s for f, s in sig.items()}
+            pose = machine.pose_at_lengths({f: s.value(t0) for f, s in sig.items()})
+            timings["start"] = time.perf_counter() - T
+            T = time.perf_counter()
+            if causal:
+                inputs = {f"{c}.rate": s.rate(name=f"{c}.rate") for c, s in lengths.items()}
+                res = simulate(mm.model, (t0, t_end), x0=mm.initial_state(pose), inputs=inputs,
+                               events=all_events or None, **kw)
+            else:
+                guess = {n: pose.angle(n) for n in machine.mechanism.parts}
+                res = mm.simulate_extensions(lengths, (t0, t_end), guess=guess, **kw)
+        elif machine.mode == "forces":
+            pose = start or machine.start_pose
+            if start is not None:
+                machine._check_pose(pose, "start pose of the run")
+            timings["start"] = time.perf_counter() - T
+            T = time.perf_counter()
+            forces = {f"{desc.cylinder_of[f]}.force": s for f, s in sig.items()}
+            if causal:
+                res = simulate(mm.model, (t0, t_end), x0=machine.start_state(pose), inputs=forces,
+                               events=all_events or None, **kw)
+            else:
+                res = mm.simulate_forces({desc.cylinder_of[f]: s for f, s in sig.items()}, (t0, t_end),
+                                         pose, **kw)
+        else:
+            pose = start or machine.start_pose
+            if start is not None:
+                machine._check_pose(pose, "start pose of the run")
+            x0 = machine.start_state(pose)
+            timings["start"] = time.perf_counter() - T
+            T = time.perf_counter()
+            inputs = {f"{f}.cmd": s for f, s in sig.items()}
+            if controller is not None:
+                from bondgraph.hybrid import Controller, HybridModel, simulate_hybrid
+
+                ctrl = controller if isinstance(controller, Controller) else \
+                    Controller(controller, list(inputs))
+                hm = HybridModel(mm.model, [], [])
+                res = simulate_hybrid(hm, (t0, t_end), x0=x0, controller=ctrl, t_eval=t_eval, rtol=rtol,
+                                      atol=atol, method="LSODA" if method == "CVODE" else method)
+            else:
+                res = simulate(mm.model, (t0, t_end), x0=x0, inputs=inputs, events=all_events or None, **kw)
+    except SimulationError as exc:
+        timings.setdefault("start", time.perf_counter() - T)
+        timings["integration"] = time.perf_counter() - T
+        partial = exc.results
+        run = MachineRun(machine, partial, cycle, timings, events) if partial is not None and len(partial.t) else None
+        causes = diagnose(machine, exc.state)
+        msg = list(exc.problems) + [f"physical cause: {c}" for c in causes]
+        err = SimulationError(msg, subject=exc.subject, time=exc.time, state=exc.state, results=partial)
+        err.run = run
+        raise err from None
+    timings["integration"] = time.perf_counter() - T
+    T = time.perf_counter()
+    run = MachineRun(machine, res, cycle, timings, events)
+    run.interrupted = bool(interrupt is not None and interrupt.requested)
+    run.table()
+    run.timings["output"] = time.perf_counter() - T
+    return run
+
+
+class MachineRun:
+    """One run: results, named read-outs, contacts, energy, timings.
+
+    Attributes
+    ----------
+    machine : Machine
+    results : bondgraph.Results
+    cycle : Cycle
+    timings : dict
+        Seconds: ``build`` (the machine's), ``start`` (cycle check and start state),
+        ``integration``, ``output`` (the table).
+    contacts : list of Contact
+    interrupted : bool
+    """
+
+    def __init__(self, machine, results: Results, cycle: Cycle, timings: Mapping[str, float],
+                 events: list | None = None):
+        self.machine = machine
+        self.results = results
+        self.cycle = cycle
+        self.timings = dict(timings)
+        self.interrupted = False
+        self._events = events or []
+        self._table: dict[str, np.ndarray] | None = None
+        self.units: dict[str, str] = {}
+        self._contacts: list[Contact] | None = None
+
+    @property
+    def t(self) -> np.ndarray:
+        return self.results.t
+
+    @property
+    def mode(self) -> str:
+        return self.machine.mode
+
+    @property
+    def real_time_factor(self) -> float:
+        """Simulated time over integration wall time."""
+        span = float(self.t[-1] - self.t[0]) if len(self.t) else 0.0
+        return span / max(self.timings.get("integration", 0.0), 1e-12)
+
+    @property
+    def contacts(self) -> list[Contact]:
+        if self._contacts is None:
+            self._contacts = contacts(self.machine, self.results, self._events)
+        return self._contacts
+
+    def positions(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """World position of every hinge point (``"part/point"``) along the run."""
+        return self.machine.model.positions(self.results)
+
+    def table(self) -> dict[str, np.ndarray]:
+        """Named series (``time``, ``tip_x``, ``boom_force``...); units in :attr:`units`."""
+        if self._table is None:
+            from .table import run_table
+
+            self._table, self.units = run_table(self)
+        return self._table
+
+    def to_csv(self, path) -> Any:
+        """Write the table atomically, with units in the header (``tip_x [m]``)."""
+        from .table import write_csv
+
+        return write_csv(self, path)
+
+    def loop_closure(self) -> float:
+        """Largest loop gap over the run (m)."""
+        gaps = self.machine.model.loop_closure(self.results)
+        return max((float(np.max(g)) for g in gaps.values()), default=0.0)
+
+    def energy_balance(self):
+        """:func:`bondgraph.power_balance` of the run (the source work includes gravity)."""
+        from bondgraph import power_balance
+
+        return power_balance(self.results)
+
+    def energy_split(self):
+        """Actuator work, potential, kinetic, oil, relief, throttling... (:mod:`.energy`)."""
+        from .energy import energy_split
+
+        return energy_split(self)
+
+    def report(self) -> str:
+        """The text report with its flags (:mod:`.report`)."""
+        from .report import text_report
+
+        return text_report(self)
+
+    def __repr__(self) -> str:
+        return (f"MachineRun({self.machine.name!r}, mode {self.mode!r}, cycle {self.cycle.source}, "
+                f"{self.t[0]:.3g}…{self.t[-1]:.3g} s, {len(self.contacts)} end-stop contacts)")

@@ -1,0 +1,133 @@
+"""The `hydrobond` command: run with overrides, compare, check, list; interrupts; file modes."""
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mechanisms.machine import cli
+from mechanisms.machine.cli import main
+from mechanisms.machine.files import current_umask
+from mechanisms.machine.table import read_csv
+
+
+def test_help_states_the_defaults_and_the_units():
+    out = subprocess.run([sys.executable, "-m", "mechanisms.machine", "run", "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    for word in ("--set", "--rtol", "--method", "--dt", "(default: 0.01)", "(default: CVODE)",
+                 "SI units", "`boom_cap_pressure [Pa]`", "wheel_loader"):
+        assert word in out, word
+
+
+def test_run_with_an_override_writes_readable_files(tmp_path, capsys):
+    out = tmp_path / "o"
+    rc = main(["run", "excavator", "--mode", "extensions", "--t-end", "0.5", "--set", "bucket.mass=900 kg",
+               "--set", 'bucket.cog=["0.3 m", "-0.6 m"]', "--out", str(out), "--no-bond-graph"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "timings: build" in text and "× real time" in text
+    mode = 0o666 & ~current_umask()
+    for name in ("results.csv", "report.txt", "trajectory.png", "timeseries.png", "cycle.gif"):
+        p = out / name
+        assert p.stat().st_size > 0 and stat.S_IMODE(p.stat().st_mode) == mode, name
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]   # no temporary left behind
+    cols, units = read_csv(out / "results.csv")
+    assert units["boom_force"] == "N"
+
+
+def test_compare_prints_a_difference_table(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    base = ["run", "excavator", "--mode", "extensions", "--t-end", "0.5", "--no-animation",
+            "--no-bond-graph", "--quiet"]
+    assert main(base + ["--out", str(a)]) == 0
+    assert main(base + ["--out", str(b), "--set", "bucket.mass=900 kg"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b), "--out", str(tmp_path / "c")]) == 0
+    text = capsys.readouterr().out
+    rows = {line.split()[0]: line for line in text.splitlines()[2:] if line.strip()}
+    assert float(rows["tip_x"].split()[2]) < 1e-5                 # same prescribed motion
+    assert float(rows["bucket_force"].split()[2]) > 100.0         # a heavier bucket needs more force
+    assert (tmp_path / "c" / "compare.png").stat().st_size > 0
+
+
+def test_check_prints_the_causal_report_and_mobility(capsys):
+    assert main(["check", "excavator"]) == 0
+    text = capsys.readouterr().out
+    assert "mobility M = 3·(12 − 1) − 2·15 = 3, 3 cylinders: fully actuated" in text
+    assert "causality of 'excavator': sound" in text
+
+
+def test_list_names_the_shipped_machines(capsys):
+    assert main(["list"]) == 0
+    assert "excavator" in capsys.readouterr().out
+
+
+def test_ctrl_c_writes_partial_results_and_the_report(tmp_path, capsys, monkeypatch):
+    """A real SIGINT half a second into the run: partial results and report written, one
+    line on stderr, exit 130."""
+    from mechanisms.machine import run as run_mod
+
+    orig = run_mod.Interrupt.__call__
+    sent = []
+
+    def call(self, t, x):
+        if t > 0.5 and not sent:
+            sent.append(t)
+            os.kill(os.getpid(), signal.SIGINT)
+        return orig(self, t, x)
+
+    monkeypatch.setattr(run_mod.Interrupt, "__call__", call)
+    out = tmp_path / "o"
+    rc = main(["run", "excavator", "--mode", "valves", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 130
+    assert len(err) == 1 and err[0].startswith("hydrobond: interrupted at t = 0.5")
+    cols, _ = read_csv(out / "results.csv")
+    assert 0.5 <= cols["time"][-1] < 0.6
+    assert "INTERRUPTED at t = 0.5" in (out / "report.txt").read_text()
+    assert not (out / "cycle.gif").exists()
+
+
+def test_an_interrupted_animation_leaves_no_file(tmp_path, monkeypatch):
+    from PIL import Image
+
+    from mechanisms.machine import Machine
+    from mechanisms.machine.plots import animate
+
+    run = Machine.from_file(cli.resolve_machine("excavator"), mode="extensions").run(t_end=0.3, progress=False)
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Image.Image, "save", boom)
+    with pytest.raises(KeyboardInterrupt):
+        animate(run, tmp_path / "cycle.gif", progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_animation_of_the_10_s_cycle_keeps_its_palette(tmp_path):
+    from PIL import GifImagePlugin, Image
+
+    from mechanisms.machine import Machine
+    from mechanisms.machine.plots import animate
+
+    run = Machine.from_file(cli.resolve_machine("excavator"), mode="valves").run(progress=False)
+    path = animate(run, tmp_path / "cycle.gif", progress=False)
+    old = GifImagePlugin.LOADING_STRATEGY
+    GifImagePlugin.LOADING_STRATEGY = GifImagePlugin.LoadingStrategy.RGB_AFTER_DIFFERENT_PALETTE_ONLY
+    try:
+        im = Image.open(path)
+        assert im.n_frames == 151
+        first = im.getpalette()
+        for k in (75, 150):   # a frame with another palette would be loaded as RGB
+            im.seek(k)
+            assert im.mode == "P" and im.getpalette() == first
+        red = tuple(int(255 * c) for c in __import__("matplotlib").colors.to_rgb("tab:red"))
+        colours = {tuple(first[i:i + 3]) for i in range(0, len(first), 3)}
+        assert min(sum((a - b) ** 2 for a, b in zip(c, red)) for c in colours) < 30  # the path's red
+    finally:
+        GifImagePlugin.LOADING_STRATEGY = old
