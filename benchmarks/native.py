@@ -50,16 +50,6 @@ def tip_error(tab, ref) -> float:
     return float(np.max(np.hypot(tab["tip_x"] - ref["tip_x"], tab["tip_y"] - ref["tip_y"])))
 
 
-def forces_cycle():
-    """The CLI's default forces: inverse dynamics of the default lengths cycle."""
-    from mechanisms.excavator import Cycle, Excavator
-
-    tab = Excavator(mode="extensions").run(Cycle.default("extensions"), progress=False).table()
-    t = np.linspace(0.0, tab["time"][-1], 1001)
-    return Cycle("forces", t, {f: np.interp(t, tab["time"], tab[f"{f}_force"])
-                               for f in ("boom", "arm", "bucket")})
-
-
 #: the three ways CVODE is driven, side by side: the Python path as it was before the step
 #: loop (scikit-sundae's normal mode over each segment, no per-step checks: reproduced here
 #: by :func:`before_step_loop`), the Python path with the step loop, the native driver
@@ -131,7 +121,7 @@ def excavator(mode: str, repeat: int) -> list[dict]:
     from mechanisms.excavator import Cycle, Excavator
 
     exc = Excavator(mode=mode)
-    cyc = Cycle.default(mode) if mode != "forces" else forces_cycle()
+    cyc = Cycle.default(mode)
     kw = dict(method="CVODE", progress=False, energy=False)
     ref = exc.run(cyc, rtol=1e-10, atol=1e-12, **kw).table()
     rows = []
@@ -141,7 +131,7 @@ def excavator(mode: str, repeat: int) -> list[dict]:
             for _ in range(repeat):
                 last = exc.run(cyc, **kw)
                 integ.append(last.results.stats["wall_time"])
-                whole.append(last.wall_time)
+                whole.append(sum(last.timings[k] for k in ("start", "integration", "output")))
         st = last.results.stats
         rows.append(dict(case=f"excavator {mode}", backend=name, integration=med(integ),
                          whole=med(whole), nfev=st["nfev"], njev=st["njev"],

@@ -217,12 +217,14 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
     try:
         rhs = _Rhs(model, inp, energy)
         native = native_session(model, backend, method, subject=f"model {model.name!r}",
-                                energy=energy, jacobian=jacobian, inputs=inp, events=events)
+                                energy=energy, jacobian=jacobian, inputs=inp,
+                                events=[e for e in events or () if not _native_event(e)])
         watch = Watch(model, t0, t1, x_init, method=method, timeout=timeout, blowup=blowup,
                       singular=singular, max_steps=max_steps, monitor=rhs.monitor, rate=rhs.rate)
         rhs.watch = watch
         if native is not None:
-            native.attach(watch, yield_every=0.25 if bar is not None else 0.0)
+            polled = any(getattr(e, "polled", False) for e in events or ())
+            native.attach(watch, yield_every=0.1 if polled else 0.25 if bar is not None else 0.0)
         return _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_step,
                     first_step, events, energy, jacobian, watch, native)
     finally:
@@ -261,7 +263,10 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
     te_all = None if t_eval is None else np.asarray(t_eval, dtype=float)
     ts, ys = ([np.array([t0])], [y[None, :]]) if te_all is None else ([], [])
     ev_t, ev_i, ev_y = [], [], []
-    evset = _event_set(events, nx) if events else None
+    evset = None
+    if events:
+        evset = _event_set(events, nx) if native is None else _native_event_set(events, nx, native)
+    order = getattr(evset, "order", None)  # the user's index of each event of evset
     message, stop = "ok", False
     state = {"bar_t": t0}
 
@@ -286,7 +291,7 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
         ys.append(seg.y)
         for te_, ie_, ye_ in seg.events:
             ev_t.append(te_)
-            ev_i.append(ie_)
+            ev_i.append(ie_ if order is None else order[ie_])
             ev_y.append(ye_)
         if seg.failure is not None:
             t_all, y_all = np.concatenate(ts), np.vstack(ys)
@@ -294,7 +299,8 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
             raise watch.error(f"model {model.name!r}", seg.failure, res)
         y = seg.y_end
         if seg.hit is not None:
-            message = f"terminal event {seg.hit[1]} at t = {seg.hit[0]:.9g}"
+            k = seg.hit[1] if order is None else order[seg.hit[1]]
+            message = f"terminal event {k} at t = {seg.hit[0]:.9g}"
             stop = True
             break
     if bar is not None:
@@ -307,9 +313,31 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
     return res
 
 
-def _event_set(events, nx: int) -> EventSet:
+def _native_event(e) -> bool:
+    """An event the native path runs without Python per step (:mod:`bondgraph.events`)."""
+    return hasattr(e, "native_spec") or bool(getattr(e, "polled", False))
+
+
+def _native_event_set(events, nx: int, native) -> EventSet:
+    """The events of a native run: those with a ``native_spec`` evaluated in C (in this
+    order), the polled ones (:class:`~bondgraph.events.Flag`) after them; ``order`` maps
+    back to the user's indices."""
     evs = list(events)
-    names = [f"event {i} ({describe_callable(e)})" for i, e in enumerate(evs)]
+    in_c = [i for i, e in enumerate(evs) if hasattr(e, "native_spec")]
+    polled = [i for i, e in enumerate(evs) if i not in in_c]
+    native.set_guards([evs[i].native_spec() for i in in_c])
+    es = EventSet(native.guard_values, [int(evs[i].direction) for i in in_c],
+                  [bool(evs[i].terminal) for i in in_c],
+                  [f"event {i} ({describe_callable(evs[i])})" for i in in_c])
+    es.polled = _event_set([evs[i] for i in polled], nx, numbers=polled) if polled else None
+    es.order = in_c + polled
+    return es
+
+
+def _event_set(events, nx: int, numbers: Sequence[int] | None = None) -> EventSet:
+    evs = list(events)
+    numbers = range(len(evs)) if numbers is None else numbers
+    names = [f"event {n} ({describe_callable(e)})" for n, e in zip(numbers, evs)]
 
     def values(t, y):
         x = y[:nx]

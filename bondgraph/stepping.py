@@ -177,7 +177,14 @@ class EventSet:
     names : sequence of str
     extrema : bool
         Also look for crossings between step ends (an extremum inside the step).
+
+    On a native run, ``values`` are the native driver's (evaluated in C) and ``polled``
+    may hold Python events checked only when the driver hands back control (a
+    :class:`~bondgraph.events.Flag`), numbered after these.
     """
+
+    polled: "EventSet | None" = None
+    order: list[int] | None = None
 
     def __init__(self, values: Callable[[float, np.ndarray], np.ndarray], direction: Sequence[int],
                  terminal: Sequence[bool], names: Sequence[str], extrema: bool = True):
@@ -878,31 +885,52 @@ def _native_loop(nat, a, b, y0, watch, rtol, atol, max_step, first_step, out, fo
                     first_step=first_step, te=out.te, ie=out.ie, m_old=m_old, g_old=g_old)
     if msg:
         return seg(watch.solver_failure(msg))
+    polled = events.polled if events is not None else None
+    p_old = _event_values(polled, a, y0) if polled is not None else None
+
+    def poll(t: float, y: np.ndarray):
+        """The polled events at the end of the last finished step: a crossing since the last
+        poll is recorded at ``t``; a terminal one ends the segment there."""
+        nonlocal p_old
+        p_new = _event_values(polled, t, y)
+        hit = None
+        for j in range(len(polled)):
+            ga, gb, d = p_old[j], p_new[j], polled.direction[j]
+            up = ga <= 0 <= gb and not (ga == 0 and gb == 0)
+            down = ga >= 0 >= gb and not (ga == 0 and gb == 0)
+            if (up and d >= 0) or (down and d <= 0):
+                k = len(events) + j
+                found.append((t, k, y.copy()))
+                if polled.terminal[j] and hit is None:
+                    hit = (t, k, y.copy())
+        p_old = p_new
+        return hit
+
     resume = False
     while True:
         code = nat.run(watch, resume)
         out.block(*nat.rows())
         out.ie = nat.ie
         resume = False
-        if on_step is not None and code not in ("end", "look", "yield"):
+        if on_step is not None:
             on_step(nat.t)
-        if code == "end":
-            if on_step is not None:
-                on_step(nat.t)
-            return seg(t_end=nat.t, y_end=nat.y.copy())
-        if code == "yield":
-            if on_step is not None:
-                on_step(nat.t)
+        if code in ("end", "yield"):
+            hit = poll(nat.t, nat.y) if polled is not None else None
+            if hit is not None:
+                return seg(hit=hit, t_end=hit[0], y_end=hit[2])
+            if code == "end":
+                return seg(t_end=nat.t, y_end=nat.y.copy())
             continue
         if code == "look":
             t_old, t, y = nat.t_old, nat.t, nat.y.copy()
-            if on_step is not None:
-                on_step(t)
             done, m, g, dg = _examine(watch, nat, events, t_old, t, y, nat.old_monitor(),
                                       nat.old_events(), nat.old_slopes(), out, found, seg)
             if done is not None:
                 return done
             watch.good(t, y)
+            hit = poll(t, y) if polled is not None else None
+            if hit is not None:
+                return seg(hit=hit, t_end=t, y_end=y)
             if t >= b:
                 return seg(t_end=t, y_end=y)
             nat.after_look(watch, m, g, dg, out.ie)

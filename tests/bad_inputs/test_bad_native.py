@@ -9,6 +9,7 @@ import bondgraph as bg
 from bondgraph import ParameterError
 from bondgraph.hybrid import Above, Discrete, HybridModel, Transition, When, simulate_hybrid
 from bondgraph.cosim.model import ModelSubsystem
+from bondgraph.events import StateEvent
 from bondgraph.hybrid import Controller
 
 from .catalogue import Case, check, ids
@@ -61,6 +62,13 @@ CASES = [
          lambda: simulate_hybrid(HybridModel.build(_forced_graph(), [], []), (0, 1), backend="native",
                                  controller=Controller(lambda t, y: {"force": 1.0}, ["force"])),
          ParameterError, ["backend 'native'", "continuous controller"]),
+    Case("state-event-unknown-state", lambda: StateEvent(_forced(), "forced/v.y", 1.0),
+         ParameterError, ["forced/v.y", "not a state", "forced/v.x"]),
+    Case("state-event-bad-threshold", lambda: StateEvent(_forced(), "forced/v.x", float("nan")),
+         ParameterError, ["threshold = nan", "finite"]),
+    Case("state-event-bad-sign-and-direction",
+         lambda: StateEvent(_forced(), "forced/v.x", 1.0, sign=2, direction=5),
+         ParameterError, ["sign = 2", "direction = 5"]),
     Case("cosim-backend-unknown",
          lambda: ModelSubsystem(_forced(), "m", inputs={"F": ("force", "N")},
                                 outputs={"x": ("forced/v.x", "m")}, method="CVODE", backend="gpu"),
