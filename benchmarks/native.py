@@ -139,23 +139,29 @@ def excavator(mode: str, repeat: int) -> list[dict]:
     return rows
 
 
-def lifted(repeat: int) -> list[dict]:
-    from bondgraph import simulate
-    from hydraulics_rigs import lifted_mass
-
-    model = lifted_mass()
+def timed(case: str, run, repeat: int, final) -> list[dict]:
+    """``run()`` (a simulate call) ``repeat`` times each way: medians, counts, a read-out."""
     rows = []
     for name in VARIANTS:
         walls, res = [], None
         with variant(name):
             for _ in range(repeat):
                 t0 = time.perf_counter()
-                res = simulate(model, (0.0, 10.0), method="CVODE", rtol=1e-6, atol=1e-6, progress=False)
+                res = run()
                 walls.append(time.perf_counter() - t0)
-        rows.append(dict(case="lifted mass", backend=name, integration=med(walls),
-                         nfev=res.stats["nfev"], njev=res.stats["njev"], span=10.0,
-                         final=float(res["lift/cyl/piston.s"][-1])))
+        rows.append(dict(case=case, backend=name, integration=med(walls), nfev=res.stats["nfev"],
+                         njev=res.stats["njev"], span=10.0, final=final(res)))
     return rows
+
+
+def lifted(repeat: int) -> list[dict]:
+    from bondgraph import simulate
+    from hydraulics_rigs import lifted_mass
+
+    model = lifted_mass()
+    return timed("lifted mass", lambda: simulate(model, (0.0, 10.0), method="CVODE", rtol=1e-6,
+                                                 atol=1e-6, progress=False),
+                 repeat, lambda res: float(res["lift/cyl/piston.s"][-1]))
 
 
 def chain(n: int, repeat: int) -> list[dict]:
@@ -163,17 +169,8 @@ def chain(n: int, repeat: int) -> list[dict]:
     from core_chain import mass_chain
 
     model = bg.build(mass_chain(n))
-    rows = []
-    for name in VARIANTS:
-        walls, res = [], None
-        with variant(name):
-            for _ in range(repeat):
-                t0 = time.perf_counter()
-                res = bg.simulate(model, (0, 10), method="CVODE", progress=False)
-                walls.append(time.perf_counter() - t0)
-        rows.append(dict(case=f"chain N={n}", backend=name, integration=med(walls),
-                         nfev=res.stats["nfev"], njev=res.stats["njev"], span=10.0,
-                         final=float(res.x[-1, 0])))
+    rows = timed(f"chain N={n}", lambda: bg.simulate(model, (0, 10), method="CVODE", progress=False),
+                 repeat, lambda res: float(res.x[-1, 0]))
     t0 = time.perf_counter()
     res = bg.simulate(model, (0, 10), method="LSODA", progress=False)
     rows.append(dict(case=f"chain N={n}", backend="LSODA", integration=time.perf_counter() - t0,
