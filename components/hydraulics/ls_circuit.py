@@ -51,7 +51,7 @@ from .params import _common_tables, _drive, _load, _relief
 from .pump_ls import LS_POWER_UNIT_SCHEMA, LSPowerUnit, LSPump
 from .shuttle import HybridShuttle, LoadSenseNetwork, SmoothShuttle
 
-__all__ = ["LSCircuit", "LS_SCHEMA", "ls_circuit_from_params"]
+__all__ = ["LSCircuit", "LS_SCHEMA", "ls_circuit_from_params", "ls_power_unit_from_si"]
 
 _S = ParamSpec
 
@@ -186,7 +186,7 @@ def ls_circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, s
             ls_p = _load(LS_SCHEMA, {k: v for k, v in ls_raw.items() if k != "compensation"},
                          "load_sensing", problems)
     oil = Oil(**oil_p) if oil_p else None
-    pu = _ls_power_unit(pu_p, oil, problems) if (pu_p and oil) else None
+    pu = ls_power_unit_from_si(pu_p, oil, problems) if (pu_p and oil) else None
     comp = shut = None
     if ls_p is not None and kind in ("pre", "post"):
         try:
@@ -205,7 +205,10 @@ def ls_circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, s
     return circuit
 
 
-def _ls_power_unit(p: Mapping[str, Any], oil: Oil, problems: list[str]) -> LSPowerUnit | None:
+def ls_power_unit_from_si(p: Mapping[str, Any], oil: Oil, problems: list[str]) -> LSPowerUnit | None:
+    """An :class:`LSPowerUnit` from SI values (every :data:`LS_POWER_UNIT_SCHEMA` key; ``None``
+    for absent ones), starting at stand-by (the margin); problems are appended to
+    ``problems`` (``None`` returned)."""
     ok, relief = _relief(p, problems)
     if not ok:
         return None

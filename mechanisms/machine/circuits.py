@@ -33,7 +33,7 @@ leakage) are in their part tables.
 Examples
 --------
 >>> sorted(CIRCUITS)
-['fixed']
+['fixed', 'load-sensing']
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ from bondgraph.errors import BondGraphError, ParameterError
 
 from .quantities import to_si
 
-__all__ = ["Circuit", "CircuitContext", "CIRCUITS", "register_circuit", "build_circuit"]
+__all__ = ["Circuit", "CircuitContext", "CIRCUITS", "CIRCUIT_TABLES", "register_circuit", "build_circuit",
+           "FixedCircuit", "check_keys", "read_shared", "make_oil", "add_drives"]
 
 
 @dataclass
@@ -180,15 +181,30 @@ class Circuit:
         """Category of an element below the component for the energy split (``None``: other)."""
         return None
 
+    def pressure_states(self) -> list[str]:
+        """State paths below the component that are pressures (Pa): the chambers and the
+        supply. A run scales its absolute tolerance on them (:data:`.run.PRESSURE_ATOL_SCALE`)."""
+        return [s for pair in self.chambers.values() for s in pair] + list(self.supply)
+
+    def report_lines(self, tab: Mapping[str, np.ndarray]) -> list[str]:
+        """Lines the text report adds about the circuit (its read-outs over the run)."""
+        return []
+
 
 #: type → builder(ctx) -> Circuit
 CIRCUITS: dict[str, Callable[[CircuitContext], Circuit]] = {}
+#: type → the sub-table of ``[circuit]`` only that type reads (``"load_sensing"``): one file
+#: may describe several circuits sharing oil, pump and valves; the other types skip it
+CIRCUIT_TABLES: dict[str, str] = {}
 
 
-def register_circuit(type_name: str) -> Callable:
-    """Decorator: register a circuit builder for ``[circuit] type = type_name``."""
+def register_circuit(type_name: str, *, table: str | None = None) -> Callable:
+    """Decorator: register a circuit builder for ``[circuit] type = type_name``; ``table``
+    names a sub-table of ``[circuit]`` that only this type reads."""
     def deco(fn):
         CIRCUITS[type_name] = fn
+        if table is not None:
+            CIRCUIT_TABLES[type_name] = table
         return fn
     return deco
 
@@ -204,8 +220,8 @@ def build_circuit(ctx: CircuitContext) -> Circuit:
     try:
         circuit = CIRCUITS[typ](ctx)
     except BondGraphError as exc:
-        if ctx.problems:
-            raise ParameterError(ctx.problems + exc.problems,
+        if ctx.problems:  # a builder raising its collected problems must not list them twice
+            raise ParameterError(ctx.problems + [p for p in exc.problems if p not in ctx.problems],
                                  subject=f"circuit of {ctx.description.file.name}") from None
         raise
     if ctx.problems:
@@ -295,19 +311,22 @@ def _bond(g, tail_prefix: str, head_prefix: str) -> str | None:
     return None
 
 
-@register_circuit("fixed")
-def fixed_circuit(ctx: CircuitContext) -> Circuit:
-    """Pump (fixed or pressure-compensated) or ideal source, relief, closed-centre 4/3 valves."""
-    from components.hydraulics import HydraulicCircuit, Oil
-    from components.hydraulics.params import drive_from_si, power_unit_from_si
-
-    sec = ctx.section
-    known = {"type", "oil", "power_unit", "valves", "cavitation_floor"}
-    for k in sec:
+def check_keys(ctx: CircuitContext, known: set[str]) -> None:
+    """Unknown keys of ``[circuit]`` (the sub-tables of other circuit types are known)."""
+    known = set(known) | {"type"} | set(CIRCUIT_TABLES.values())
+    for k in ctx.section:
         if k not in known:
             close = difflib.get_close_matches(str(k), sorted(known), n=1)
             ctx.bad(f"circuit.{k}", "unknown key" + (f"; did you mean 'circuit.{close[0]}'?" if close else
                                                      f" (known: {', '.join(sorted(known))})"))
+
+
+def read_shared(ctx: CircuitContext, power_unit: Mapping[str, tuple] | None
+                ) -> tuple[float, dict, dict | None, dict]:
+    """The tables every circuit of the valve-per-function kind reads: the cavitation floor,
+    ``oil``, ``power_unit`` (against ``power_unit``'s keys; ``None``: the caller reads it) and
+    one ``valves.<function>`` per function. Problems are collected in ``ctx``."""
+    sec = ctx.section
     for k in ("oil", "power_unit", "valves"):
         if k not in sec:
             ctx.bad(f"circuit.{k}", "missing table" + (" (one [circuit.valves.<function>] per function)"
@@ -319,7 +338,8 @@ def fixed_circuit(ctx: CircuitContext) -> Circuit:
         except BondGraphError as exc:
             ctx.problems += exc.problems
     oil_p = ctx.read("circuit.oil", sec.get("oil", {}), _OIL)
-    pu_p = ctx.read("circuit.power_unit", sec.get("power_unit", {}), _POWER_UNIT)
+    pu_p = None if power_unit is None else ctx.read("circuit.power_unit", sec.get("power_unit", {}),
+                                                     power_unit)
     valves = sec.get("valves", {})
     valve_p: dict[str, dict] = {}
     if isinstance(valves, Mapping):
@@ -332,21 +352,30 @@ def fixed_circuit(ctx: CircuitContext) -> Circuit:
             if f not in ctx.functions:
                 ctx.bad(f"circuit.valves.{f}", f"no cylinder has function {f!r} (functions: "
                                                f"{', '.join(ctx.functions)})")
-    if ctx.problems:
-        raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
+    return floor, oil_p, pu_p, valve_p
+
+
+def make_oil(ctx: CircuitContext, oil_p: Mapping[str, float]):
+    """The :class:`~components.hydraulics.Oil` of ``[circuit.oil]`` (errors name the table)."""
+    from components.hydraulics import Oil
+
     try:
-        oil = Oil(**oil_p)
+        return Oil(**oil_p)
     except BondGraphError as exc:
         raise ParameterError([f"'circuit.oil' ({ctx.where('circuit.oil')}): {p}" for p in exc.problems],
                              subject=f"circuit of {ctx.description.file.name}") from None
-    problems: list[str] = []
-    pu = power_unit_from_si(pu_p, oil, problems)
-    if problems:
-        raise ParameterError([f"'circuit.power_unit' ({ctx.where('circuit.power_unit')}): {p.split(': ', 1)[-1]}"
-                              for p in problems], subject=f"circuit of {ctx.description.file.name}")
-    hc = HydraulicCircuit(ctx.name, pu)
+
+
+def add_drives(ctx: CircuitContext, hc, oil, valve_p: Mapping[str, dict], *, valve_type=None,
+               valve_kw: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One drive per function (its cylinder's part table + its ``valves`` table) added to the
+    circuit ``hc``; returns the :class:`Circuit` keywords ``chambers``, ``pistons``, ``areas``,
+    ``valve_gains``."""
+    from components.hydraulics.params import drive_from_si
+
     desc = ctx.description
     chambers, pistons, areas, gains = {}, {}, {}, {}
+    kw = {} if valve_type is None else {"valve_type": valve_type, "valve_kw": valve_kw}
     for f in ctx.functions:
         cname = desc.cylinder_of[f]
         c = desc.parts[cname].values
@@ -374,18 +403,38 @@ def fixed_circuit(ctx: CircuitContext) -> Circuit:
             "leakage_internal": c["leakage_internal"], "leakage_external": c["leakage_external"],
         }
         try:
-            drive = drive_from_si(f, d, oil, ctx.lengths[f], ctx.commands[f])
+            drive = drive_from_si(f, d, oil, ctx.lengths[f], ctx.commands[f], **kw)
+            hc.add_drive(drive)
         except BondGraphError as exc:
             raise ParameterError([f"cylinder {cname!r} / valve {f!r}: {p}" for p in exc.problems],
                                  subject=f"circuit of {desc.file.name}") from None
-        hc.add_drive(drive)
         chambers[f] = (hc.state(f, "pA").split("/", 1)[1], hc.state(f, "pB").split("/", 1)[1])
         pistons[f] = hc.state(f, "v").split("/", 1)[1]
         areas[f] = desc.areas(f)
         gains[f] = v["flow"] / math.sqrt(v["dp"])
+    return {"chambers": chambers, "pistons": pistons, "areas": areas, "valve_gains": gains}
+
+
+@register_circuit("fixed")
+def fixed_circuit(ctx: CircuitContext) -> Circuit:
+    """Pump (fixed or pressure-compensated) or ideal source, relief, closed-centre 4/3 valves."""
+    from components.hydraulics import HydraulicCircuit
+    from components.hydraulics.params import power_unit_from_si
+
+    check_keys(ctx, {"oil", "power_unit", "valves", "cavitation_floor"})
+    floor, oil_p, pu_p, valve_p = read_shared(ctx, _POWER_UNIT)
+    if ctx.problems:
+        raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
+    oil = make_oil(ctx, oil_p)
+    problems: list[str] = []
+    pu = power_unit_from_si(pu_p, oil, problems)
+    if problems:
+        raise ParameterError([f"'circuit.power_unit' ({ctx.where('circuit.power_unit')}): {p.split(': ', 1)[-1]}"
+                              for p in problems], subject=f"circuit of {ctx.description.file.name}")
+    hc = HydraulicCircuit(ctx.name, pu)
+    parts = add_drives(ctx, hc, oil, valve_p)
     supply = {}
     if pu.pressure_state:
         supply[f"{pu.name}/{pu.pressure_state}"] = pu.relief.crack_pressure if pu.relief else 0.0
     relief = pu.relief.crack_pressure if pu.relief else (pu.supply_pressure if pu.pump is None else None)
-    return FixedCircuit(hc, chambers=chambers, pistons=pistons, supply=supply, relief_pressure=relief,
-                        cavitation_floor=floor, areas=areas, valve_gains=gains)
+    return FixedCircuit(hc, supply=supply, relief_pressure=relief, cavitation_floor=floor, **parts)

@@ -72,7 +72,12 @@ def parser() -> argparse.ArgumentParser:
     cmp_ = sub.add_parser("compare", help="overlay two runs and print a difference table",
                           description="Compare two runs: RUN_A and RUN_B are output folders of "
                                       "`hydrobond run` (or their results.csv files). Prints, per common "
-                                      "column, the largest difference and when; writes compare.png.",
+                                      "column, the largest difference and when; writes compare.png. When "
+                                      "both folders have an energy.csv (mode valves), also the energy "
+                                      "splits side by side, why they differ (pump work, relief, "
+                                      "throttling, tip paths: e.g. the fixed and the load-sensing "
+                                      "circuit of one machine, --set circuit.type=load-sensing) and "
+                                      "circuits.png.",
                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     cmp_.add_argument("run_a", metavar="RUN_A")
     cmp_.add_argument("run_b", metavar="RUN_B")
@@ -102,7 +107,9 @@ def _run_options(run: argparse.ArgumentParser, *, default_out: str = "out/run") 
     run.add_argument("--dt", metavar="SECONDS", type=_positive_float("--dt"), default=0.01,
                      help="output step")
     run.add_argument("--rtol", type=_positive_float("--rtol"), default=1e-6, help="relative tolerance")
-    run.add_argument("--atol", type=_positive_float("--atol"), default=1e-8, help="absolute tolerance")
+    run.add_argument("--atol", type=_positive_float("--atol"), default=1e-8,
+                     help="absolute tolerance of every state in SI units; pressures (Pa) take it "
+                          "times 1e8 (1 Pa at the default)")
     run.add_argument("--method", default="CVODE",
                      choices=["CVODE", "LSODA", "BDF", "Radau", "RK45", "RK23", "DOP853"],
                      help="integrator")
@@ -270,7 +277,23 @@ def _compare(args) -> int:
 
     plot_compare({"A": (a_cols, a_units), "B": (b_cols, b_units)}, out / "compare.png")
     print(f"wrote {out.resolve() / 'compare.png'}")
+    _compare_energy(args.run_a, args.run_b, out)
     return 0
+
+
+def _compare_energy(run_a: str, run_b: str, out: Path) -> None:
+    """Both folders with an energy.csv: the energy splits side by side, why they differ, and
+    circuits.png (:mod:`.compare`)."""
+    from .compare import RunSummary, compare_runs
+
+    a, b = (RunSummary.from_folder(p, label) for p, label in ((run_a, "A"), (run_b, "B")))
+    if a.energy is None or b.energy is None:
+        return
+    cmp = compare_runs({"A": a, "B": b})
+    print()
+    print(cmp.text())
+    cmp.plot(out / "circuits.png")
+    print(f"wrote {out.resolve() / 'circuits.png'}")
 
 
 def _validate_run_args(args) -> None:
@@ -352,6 +375,10 @@ def _run(args, name: str) -> int:
     report = run.report()
     atomic_write(out / "report.txt", report + "\n")
     written.append("report.txt")
+    if "source_work" in run.table():
+        from .compare import write_energy_csv
+
+        written.append(write_energy_csv(run, out / "energy.csv").name)
     try:
         plot_trajectory(run, out / "trajectory.png")
         plot_timeseries(run, out / "timeseries.png")

@@ -28,7 +28,7 @@ from bondgraph.hybrid import Controller
 __all__ = ["tracking_controller"]
 
 
-def tracking_controller(machine, reference, *, kp: float = 4.0, dp_nominal: float = 20e5,
+def tracking_controller(machine, reference, *, kp: float = 4.0, dp_nominal: float | None = None,
                         period: float = 0.01) -> Controller:
     """A sampled P + feedforward controller tracking a lengths cycle.
 
@@ -40,8 +40,9 @@ def tracking_controller(machine, reference, *, kp: float = 4.0, dp_nominal: floa
         Mode ``extensions``: the pin-to-pin lengths to follow.
     kp : float
         Command per metre of length error (1/m).
-    dp_nominal : float
-        Metering drop (Pa) assumed by the feedforward.
+    dp_nominal : float, optional
+        Metering drop (Pa) assumed by the feedforward; default the circuit's own
+        (``metering_drop``: what a load-sensing circuit's compensators hold), else 20 bar.
     period : float
         Sample period (s).
     """
@@ -55,6 +56,8 @@ def tracking_controller(machine, reference, *, kp: float = 4.0, dp_nominal: floa
     missing = [f for f in machine.functions if f not in circ.valve_gains]
     if missing:
         raise ParameterError(f"tracking_controller: the circuit gives no valve gain for {', '.join(missing)}")
+    if dp_nominal is None:
+        dp_nominal = getattr(circ, "metering_drop", None) or 20e5
     sig = reference.signals()
     gains = {f: circ.valve_gains[f] * math.sqrt(dp_nominal) for f in machine.functions}
     names = {f: machine.model.state(machine.cylinder_of[f], "s") for f in machine.functions}

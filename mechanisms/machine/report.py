@@ -171,6 +171,7 @@ def text_report(run) -> str:
         circ = machine.circuit
         lines.append(f"  supply: pump pressure peak {tab['pump_pressure'].max() / 1e5:.1f} bar"
                      + (f" (relief cracks at {circ.relief_pressure / 1e5:.0f} bar)" if circ.relief_pressure else ""))
+        lines += circ.report_lines(tab)
     if machine.mode == "valves":
         circ = machine.circuit
         lows = {f"{f} {s} side": float(np.min(tab[f"{f}_{s}_pressure"])) for f in desc.functions

@@ -36,7 +36,15 @@ from bondgraph.events import Flag
 from .cycle import Cycle
 from .working_range import Contact, contact_events, contacts, diagnose
 
-__all__ = ["run_machine", "MachineRun", "Interrupt"]
+__all__ = ["run_machine", "MachineRun", "Interrupt", "PRESSURE_ATOL_SCALE"]
+
+#: the absolute tolerance of pressure states (Pa) is ``atol`` times this: states are in SI
+#: units, and a pressure's pascal is 1e5–1e8 times smaller than a metre or a radian of the
+#: others. With the default ``atol = 1e-8`` a pressure near zero (a vented LS gallery, a
+#: chamber at tank pressure) is resolved to 1 Pa, not to 1e-8 Pa, which only cost steps:
+#: on the excavator's load-sensing cycle 18 % of the RHS evaluations, the tip path
+#: unchanged (5e-5 m from a 1e-10 reference either way; ``benchmarks/excavator_ls.py``).
+PRESSURE_ATOL_SCALE = 1e8
 
 
 class Interrupt(Flag):
@@ -114,6 +122,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
         energy = False  # no bond graph to account power on; the report says so
     events = contact_events(machine) if (machine.mode != "extensions" and causal) else []
     all_events = events + ([interrupt] if interrupt is not None else [])
+    atol = _atol(machine, atol)
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method, energy=energy, progress=progress)
     res = None
     try:
@@ -177,6 +186,20 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     run.table()
     run.timings["output"] = time.perf_counter() - T
     return run
+
+
+def _atol(machine, atol: float):
+    """``atol`` per state: pressures of the circuit (mode valves) scaled by
+    :data:`PRESSURE_ATOL_SCALE`; a plain number when no state is a pressure."""
+    circ = machine.circuit
+    if machine.mode != "valves" or circ is None or machine.formulation != "causal":
+        return atol
+    names = machine.model.model.state_names
+    prefix = f"{machine.mechanism.name}/{circ.name}/"
+    vec = np.full(len(names), float(atol))
+    for local in circ.pressure_states():
+        vec[names.index(prefix + local)] = atol * PRESSURE_ATOL_SCALE
+    return vec
 
 
 class MachineRun:

@@ -1,46 +1,20 @@
 """Every machine shipped in mechanisms/data/, checked against independent references:
 loop closure over its default cycle, static holding forces against a virtual-work
-computation written here, the energy balance of its valve-driven cycle, and the Grübler
-count against its number of cylinders."""
-
-import math
+computation (tests/reference/statics.py), the energy balance of its valve-driven cycle,
+and the Grübler count against its number of cylinders."""
 
 import numpy as np
 import pytest
 
 from bondgraph import AssemblyError
 from mechanisms.machine import DATA, Cycle, Machine
+from reference.statics import potential
 
 MACHINES = ["excavator", "wheel_loader", "knuckle_crane", "excavator_mini"]
 
 
 def _machine(name, mode, **kw):
     return Machine.from_file(DATA / f"{name}.toml", mode=mode, **kw)
-
-
-def potential(machine, pose) -> float:
-    """Σ m·g·y of every mass at a pose, from the file's values and the pose vectors only."""
-    d = machine.description
-    g = d.gravity
-    V = 0.0
-    for name, part in d.parts.items():
-        v = part.values
-        q = pose.values[name]
-        if part.type == "body":
-            ox, oy, th = q
-            for m, (cx, cy) in [(v["mass"], v["cog"])] + [(pl["mass"], pl["at"]) for pl in d.payloads.values()
-                                                          if pl["part"] == name]:
-                V += m * g * (oy + math.sin(th) * cx + math.cos(th) * cy)
-        elif part.type == "lever":
-            rx, ry, phi = q
-            cx, cy = v.get("cog", (v["length"] / 2, 0.0))
-            V += v["mass"] * g * (ry + math.sin(phi) * cx + math.cos(phi) * cy)
-        else:
-            rx, ry, phi, s = q
-            n = v["count"]
-            V += n * v["barrel_mass"] * g * (ry + v["barrel_cog"] * math.sin(phi))
-            V += n * v["rod_mass"] * g * (ry + (s - v["rod_cog"]) * math.sin(phi))
-    return V
 
 
 @pytest.mark.parametrize("name", MACHINES)

@@ -365,9 +365,20 @@ def solve_laws(spec: GraphSpec, states: dict[str, float], inputs: dict[str, floa
                 rows.add({F[b]: 1.0, DE[b]: -a})
         elif k == "Cnl":
             key = f"{el.name}.q"
-            if key not in states:
-                raise ValueError(f"{el.name}: a nonlinear compliance cannot be dependent")
-            q, kap = states[key], el.extra
+            kap = el.extra
+            if key not in states:  # dependent: q = g(e), f = q̇ = ė / (1 + 3κq²)
+                def qe(e_, kap=kap):
+                    r = np.roots([kap, 0.0, 1.0, -e_])
+                    return float(r[np.argmin(np.abs(r.imag))].real)
+
+                def row(z, e_=E[b], f_=F[b], de_=DE[b], kap=kap, qe=qe):
+                    q = qe(z[e_])
+                    s = 1.0 + 3.0 * kap * q * q
+                    return (z[f_] * s - z[de_],
+                            {f_: s, de_: -1.0, e_: 6.0 * kap * q * z[f_] / s})
+                rows.add_nl(row)
+                continue
+            q = states[key]
             rows.add({E[b]: 1.0}, -(q + kap * q**3))
             rows.add({DE[b]: 1.0, XD[key]: -(1.0 + 3.0 * kap * q**2)}, rate=True)
             rows.add({XD[key]: 1.0, F[b]: -1.0})
