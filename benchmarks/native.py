@@ -126,15 +126,16 @@ def excavator(mode: str, repeat: int) -> list[dict]:
     ref = exc.run(cyc, rtol=1e-10, atol=1e-12, **kw).table()
     rows = []
     for name in VARIANTS:
-        integ, whole, last = [], [], None
+        integ, start, whole, last = [], [], [], None
         with variant(name):
             for _ in range(repeat):
                 last = exc.run(cyc, **kw)
                 integ.append(last.results.stats["wall_time"])
+                start.append(last.timings["start"])
                 whole.append(sum(last.timings[k] for k in ("start", "integration", "output")))
         st = last.results.stats
         rows.append(dict(case=f"excavator {mode}", backend=name, integration=med(integ),
-                         whole=med(whole), nfev=st["nfev"], njev=st["njev"],
+                         start=med(start), whole=med(whole), nfev=st["nfev"], njev=st["njev"],
                          tip=tip_error(last.table(), ref), span=float(last.results.t[-1])))
     return rows
 
@@ -206,15 +207,16 @@ def build(repeat: int) -> dict[str, dict[str, float]]:
 
 
 def print_runs(rows: list[dict]) -> None:
-    print(f"{'case':<20} {'driven by':<9} {'integrate':>10} {'start+out':>10} {'whole':>8} {'RHS':>6} "
+    print(f"{'case':<20} {'driven by':<9} {'integrate':>10} {'start':>7} {'output':>7} {'whole':>7} {'RHS':>6} "
           f"{'Jac':>4} {'× real t':>9} {'tip err':>9} {'python/this':>11} {'before/this':>11}")
     base: dict[tuple[str, str], float] = {}
     for r in rows:
         base[(r["case"], r["backend"])] = r["integration"]
     for r in rows:
         whole = r.get("whole")
-        rest = f"{whole - r['integration']:>9.3f}s" if whole is not None else f"{'':>10}"
-        ws = f"{whole:>7.3f}s" if whole is not None else f"{'':>8}"
+        rest = (f"{r['start']:>6.3f}s {whole - r['integration'] - r['start']:>6.3f}s"
+                if whole is not None else f"{'':>15}")
+        ws = f"{whole:>6.3f}s" if whole is not None else f"{'':>7}"
         tip = f"{r['tip'] * 1e3:>7.3f}mm" if "tip" in r else f"{'':>9}"
         vs_py = base.get((r["case"], "python"), float("nan")) / r["integration"]
         vs_old = base.get((r["case"], "before"), float("nan")) / r["integration"]
