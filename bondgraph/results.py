@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 
 from .errors import ParameterError, UnknownNameError
+from .files import atomic_path
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import Model
@@ -178,14 +178,11 @@ class Results:
         columns = list(columns) if columns is not None else list(self.state_names)
         data = [self[c] for c in columns]
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".csv")
-        with os.fdopen(fd, "w", newline="") as fh:
+        with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(["time"] + columns)
             for i, ti in enumerate(self.t):
                 w.writerow([repr(float(ti))] + [repr(float(col[i])) for col in data])
-        os.replace(tmp, path)
         return path
 
     def plot(self, *names: str, ax=None, **kw):

@@ -103,6 +103,19 @@ def test_built_model_gives_its_current_values(tmp_path):
     assert "Real f_m(start=0.7, fixed=true)" in mo.text
     path = mo.write(tmp_path)
     assert path.name == "msd.mo" and path.read_text() == mo.text
+    from bondgraph.files import current_umask
+    assert path.stat().st_mode & 0o777 == 0o666 & ~current_umask()  # a plain file, not 0600
+    assert [p.name for p in tmp_path.iterdir()] == ["msd.mo"]  # no temporary left behind
+
+
+@needs_rumoca
+def test_quotes_and_backslashes_in_descriptions_are_escaped():
+    """An independent parser (rumoca) reads the text; the description survives verbatim."""
+    text = 'spring "k" at C:\\rig, 2nd try'
+    mo = to_modelica(msd(), description=text)
+    assert mo.text.splitlines()[0] == 'model msd "spring \\"k\\" at C:\\\\rig, 2nd try"'
+    out = simulate_rumoca(mo, 0.1, 0.05, names=["msd/m.f"])
+    assert out["msd/m.f"][0] == pytest.approx(-0.2)
 
 
 @needs_rumoca

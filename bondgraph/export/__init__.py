@@ -14,6 +14,8 @@ Examples
 4
 """
 
-from .modelica import ModelicaModel, ModelicaWriter, modelica_identifier, simulate_rumoca, to_modelica
+from .modelica import (ModelicaModel, ModelicaWriter, class_name_problem, modelica_identifier,
+                       simulate_rumoca, to_modelica)
 
-__all__ = ["to_modelica", "ModelicaModel", "ModelicaWriter", "modelica_identifier", "simulate_rumoca"]
+__all__ = ["to_modelica", "ModelicaModel", "ModelicaWriter", "modelica_identifier",
+           "class_name_problem", "simulate_rumoca"]

@@ -85,8 +85,8 @@ from ..equations import _Ctx, _Deriver
 from ..errors import ModelStructureError, ParameterError, SimulationError
 from ..graph import BondGraph, assemble
 
-__all__ = ["ModelicaModel", "ModelicaWriter", "modelica_identifier", "to_modelica",
-           "simulate_rumoca"]
+__all__ = ["ModelicaModel", "ModelicaWriter", "modelica_identifier", "class_name_problem",
+           "to_modelica", "simulate_rumoca"]
 
 _RESERVED = {
     "algorithm", "and", "annotation", "block", "break", "class", "connect", "connector",
@@ -275,11 +275,12 @@ class ModelicaModel:
 
     def write(self, path: str | Path) -> Path:
         """Write ``<name>.mo`` (or to the given file); returns the path."""
+        from ..files import atomic_write
+
         p = Path(path)
         if p.is_dir():
             p = p / f"{self.name}.mo"
-        p.write_text(self.text)
-        return p
+        return atomic_write(p, self.text)
 
 
 class ModelicaWriter:
@@ -420,7 +421,7 @@ class ModelicaWriter:
 
     def render(self) -> ModelicaModel:
         """The finished model."""
-        head = f"model {self.name}" + (f' "{self.description}"' if self.description else "")
+        head = f"model {self.name}" + (f" {_string(self.description)}" if self.description else "")
         text = "\n".join([head, *self._decl, "equation", *self._eqs, f"end {self.name};", ""])
         return ModelicaModel(self.name, text, dict(self.names), self.n_variables,
                              self.n_equations, self.n_parameters, tuple(self.fixed))
@@ -429,7 +430,12 @@ class ModelicaWriter:
 def _comment(text: str | None) -> str:
     if not text:
         return ""
-    return ' "' + str(text).replace('"', "'") + '"'
+    return " " + _string(text)
+
+
+def _string(text: Any) -> str:
+    """A Modelica string literal (backslashes and quotes escaped)."""
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 # ---------------------------------------------------------------------- bond graphs
@@ -522,7 +528,8 @@ def to_modelica(source, *, name: str | None = None, inputs: Mapping[str, Any] | 
     """
     g, values, initial = _graph_of(source)
     model = g.graph.get("name", "model")
-    values = {**values, **dict(params or {})}
+    _check_arguments(g, model, name, inputs, start, units, params, description)
+    values = {**values, **{k: float(v) for k, v in dict(params or {}).items()}}
     exp = _Deriver(g, None)  # the generator's own bookkeeping: the same element hook, no copy
     unit_of = _unit_function(units)
     w = ModelicaWriter(name or model, description or f"bond graph of {model}, exported by hydrobond",
@@ -590,6 +597,17 @@ def to_modelica(source, *, name: str | None = None, inputs: Mapping[str, Any] | 
         if nm in values:
             extra[nm] = float(values[nm])
             del missing[nm]
+    given = dict(params or {})
+    problems = [f"params[{k!r}]: not a parameter of the model (element parameters: "
+                f"{_few(exp.params)}; free symbols of laws: {_few(missing) if missing else 'none'})"
+                for k in given if k not in exp.params and k not in extra and k not in missing]
+    for k, v in given.items():
+        chk = exp.param_checks.get(k)
+        if chk is not None:
+            problems.append(chk.problem(f"params[{k!r}]", float(v)))
+    problems = [p for p in problems if p]
+    if problems:
+        raise ParameterError(problems, subject=f"to_modelica of model {model!r}")
     if missing:
         raise ParameterError([f"symbol {s!r} used by {el} has no value; pass params={{{s!r}: ...}}"
                               for s, el in sorted(missing.items())], subject=f"model {model!r}")
@@ -653,6 +671,80 @@ def to_modelica(source, *, name: str | None = None, inputs: Mapping[str, Any] | 
         raise ModelStructureError(f"model {model!r}: export has {out.n_variables} variables and "
                                   f"{out.n_equations} equations (internal export error)")
     return out
+
+
+def _few(names, n: int = 6) -> str:
+    names = sorted(names)
+    return ", ".join(names[:n]) + (f", … ({len(names)} in all)" if len(names) > n else "")
+
+
+def _finite_number(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float, sp.Number)):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            return False
+    return math.isfinite(float(value))
+
+
+def class_name_problem(name: Any, fallback: str = "model") -> str | None:
+    """Why ``name`` cannot be a Modelica class name (None if it can).
+
+    Examples
+    --------
+    >>> class_name_problem("boom_lift") is None
+    True
+    >>> class_name_problem("my model")
+    "name='my model': not a Modelica class name; expected letters, digits and '_', not starting with a digit, not a keyword (e.g. 'my_model')"
+    """
+    if isinstance(name, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) \
+            and name not in _RESERVED:
+        return None
+    return (f"name={name!r}: not a Modelica class name; expected letters, digits and '_', not "
+            f"starting with a digit, not a keyword (e.g. {modelica_identifier(str(name) or fallback)!r})")
+
+
+def _check_arguments(g, model, name, inputs, start, units, params, description) -> None:
+    """Every problem of :func:`to_modelica`'s arguments, raised at once."""
+    problems: list[str] = [class_name_problem(name, model)] if name is not None else []
+    if description is not None and not isinstance(description, str):
+        problems.append(f"description={description!r}: expected text")
+    for what, table in (("inputs", inputs), ("start", start), ("params", params)):
+        if table is not None and not isinstance(table, Mapping):
+            problems.append(f"{what}={table!r}: expected a mapping of names to values")
+    for k, v in dict(inputs or {}).items() if isinstance(inputs, Mapping) else ():
+        if isinstance(v, sp.Expr) and not v.is_number:
+            other = sorted(str(x) for x in v.free_symbols if x != T)
+            if other:
+                problems.append(f"input {k!r} = {v}: uses {', '.join(other)}; expected an "
+                                "expression of bondgraph.t only (Modelica needs a formula of time)")
+        elif isinstance(v, (int, float, sp.Number)) and not _finite_number(v):
+            problems.append(f"input {k!r} = {v!r}: expected a finite number")
+    for what, table in (("start", start), ("params", params)):
+        for k, v in dict(table or {}).items() if isinstance(table, Mapping) else ():
+            if not _finite_number(v):
+                problems.append(f"{what}[{k!r}] = {v!r}: expected a finite number")
+    if units is not None and not callable(units):
+        if not isinstance(units, Mapping):
+            problems.append(f"units={units!r}: expected a mapping (element path, 'element.key', "
+                            "kind or 'kind.key' → unit text) or a callable (node, key, element) → unit")
+        else:
+            from ..cosim.units import parse_unit
+
+            locals_ = {_local(n, model) for n in g.nodes}
+            kinds = {el.kind for _, el in g.nodes(data="element")}
+            for k, u in units.items():
+                head = str(k).split(".", 1)[0]
+                if head not in locals_ and head not in kinds:
+                    problems.append(f"units[{k!r}]: no element or element kind of that name "
+                                    f"(elements: {_few(locals_)}; kinds: {_few(kinds)})")
+                try:
+                    parse_unit(u)
+                except ParameterError as exc:
+                    problems.append(f"units[{k!r}]: {exc}")
+    problems = [p for p in problems if p]
+    if problems:
+        raise ParameterError(problems, subject=f"to_modelica of model {model!r}")
 
 
 def _factor(text: str) -> str:
@@ -741,11 +833,25 @@ def simulate_rumoca(model: ModelicaModel, t_end: float, dt: float, *, rtol: floa
 
     Raises
     ------
+    ParameterError
+        Not a :class:`ModelicaModel`, or times and tolerances that are not finite and
+        positive (all listed at once).
     SimulationError
         rumoca is missing, rejects the source or fails to integrate.
     """
     import numpy as np
 
+    problems = []
+    if not isinstance(model, ModelicaModel):
+        problems.append(f"model: got {type(model).__name__}; expected a ModelicaModel "
+                        "(from to_modelica or export_modelica)")
+    for what, v in (("t_end", t_end), ("dt", dt), ("rtol", rtol), ("atol", atol)):
+        if not _finite_number(v) or float(v) <= 0:
+            problems.append(f"{what} = {v!r}: expected a finite number > 0")
+    if not problems and float(dt) > float(t_end):
+        problems.append(f"dt = {dt!r}: longer than t_end = {t_end!r}; expected 0 < dt ≤ t_end")
+    if problems:
+        raise ParameterError(problems, subject="simulate_rumoca")
     try:
         import rumoca
     except ImportError:  # pragma: no cover - depends on the environment

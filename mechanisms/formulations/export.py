@@ -44,7 +44,7 @@ import numpy as np
 import sympy as sp
 
 from bondgraph import ParameterError, t as T
-from bondgraph.export import ModelicaModel, ModelicaWriter, to_modelica
+from bondgraph.export import ModelicaModel, ModelicaWriter, class_name_problem, to_modelica
 
 from ..assembly import Pose
 from .base import Formulation
@@ -93,13 +93,57 @@ def mechanism_units(formulation: Formulation) -> Callable[[str, str, Any], str |
 
 
 def _at0(value: Any) -> tuple[float, float]:
-    """Value and time derivative at t = 0 of a number or expression of t."""
+    """Value and time derivative at t = 0 of a number or expression of t (checked before)."""
     expr = sp.sympify(value)
-    extra = expr.free_symbols - {T}
-    if extra:
-        raise ParameterError(f"input {value!r}: uses {sorted(map(str, extra))}; expected a number "
-                             "or an expression of bondgraph.t")
     return float(expr.subs(T, 0)), float(sp.diff(expr, T).subs(T, 0))
+
+
+def _check_export(formulation: Any, pose: Any, inputs: Mapping[str, Any],
+                  rates: Mapping[str, float], name: Any) -> None:
+    """Every problem of :func:`export_modelica`'s arguments, raised at once."""
+    if not isinstance(formulation, Formulation):
+        raise ParameterError(f"formulation: got {type(formulation).__name__}; expected a built "
+                             "formulation (mechanisms.formulations.build_formulation)")
+    mech = formulation.mechanism
+    problems = []
+    if not isinstance(pose, Pose):
+        problems.append(f"pose: got {type(pose).__name__}; expected a Pose of {mech.name!r} "
+                        "(Mechanism.solve_pose or pose_from_angles)")
+    elif pose.mechanism is not mech and set(pose.values) != set(mech.parts):
+        problems.append(f"pose: of mechanism {pose.mechanism.name!r} (parts "
+                        f"{', '.join(sorted(pose.values))}), expected a pose of {mech.name!r} "
+                        f"(parts {', '.join(sorted(mech.parts))})")
+    problems += [f"input for {c!r}: not a driven cylinder (drives: {', '.join(mech.drives) or 'none'})"
+                 for c in sorted(set(inputs) - set(mech.drives))]
+    for c, val in inputs.items():
+        try:
+            expr = sp.sympify(val)
+        except (sp.SympifyError, TypeError):
+            expr = None
+        extra = sorted(map(str, expr.free_symbols - {T})) if isinstance(expr, sp.Basic) else None
+        if extra is None or extra or not isinstance(expr, sp.Expr):
+            problems.append(f"input for {c!r} = {val!r}: expected a number or an expression of "
+                            f"bondgraph.t{f' (it uses {extra})' if extra else ''}")
+        elif expr.is_number and not np.isfinite(float(expr)):
+            problems.append(f"input for {c!r} = {val!r}: expected a finite number")
+    force_drives = [c for c, d in mech.drives.items() if d.kind != "extension"]
+    for c, v in rates.items():
+        if c not in force_drives:
+            problems.append(f"rates[{c!r}]: not a force-driven cylinder (force drives: "
+                            f"{', '.join(force_drives) or 'none'}; an extension drive's rate comes "
+                            "from its input)")
+        else:
+            try:
+                ok = np.isfinite(float(v))
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                problems.append(f"rates[{c!r}] = {v!r}: expected a finite number (m/s)")
+    if name is not None:
+        problems.append(class_name_problem(name, mech.name))
+    problems = [p for p in problems if p]
+    if problems:
+        raise ParameterError(problems, subject=f"export_modelica of {mech.name!r}")
 
 
 def export_modelica(formulation: Formulation, pose: Pose, *, inputs: Mapping[str, Any] | None = None,
@@ -135,14 +179,13 @@ def export_modelica(formulation: Formulation, pose: Pose, *, inputs: Mapping[str
     Raises
     ------
     ParameterError
-        A wrong form or index, an input for no drive, a non-formula input.
+        Not a formulation or a pose of its mechanism, a wrong form or index, an input
+        for no drive, a non-formula or non-finite input, a rate for no force drive, a
+        name that is no Modelica class name (all listed at once).
     """
     inputs = dict(inputs or {})
+    _check_export(formulation, pose, inputs, dict(rates or {}), name)
     mech = formulation.mechanism
-    unknown = sorted(set(inputs) - set(mech.drives))
-    if unknown:
-        raise ParameterError([f"input for {c!r}: not a driven cylinder (drives: "
-                              f"{', '.join(mech.drives) or 'none'})" for c in unknown])
     form = form or ("cartesian" if isinstance(formulation, CartesianFormulation) else "bondgraph")
     rates = dict(rates or {})
     forces0: dict[str, float] = {}

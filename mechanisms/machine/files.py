@@ -1,10 +1,8 @@
 """Output files written atomically with normal permissions, and output folders checked first.
 
-Every output (CSV, PNG, GIF, report) is written to a hidden temporary file in the
-target folder and renamed over the target only when complete, so an interrupted
-run never leaves a truncated file; the temporary is removed on any failure. The
-file gets the permissions a plain ``open()`` would give (``0666`` less the umask,
-usually ``0644``), not the ``0600`` of :func:`tempfile.mkstemp`.
+Every output (CSV, PNG, GIF, report) is written with :mod:`bondgraph.files`: to a
+hidden temporary file in the target folder, renamed over the target only when
+complete, with the permissions a plain ``open()`` would give.
 
 Examples
 --------
@@ -21,51 +19,14 @@ bondgraph.errors.ParameterError: --out ...a.txt: is a file, expected a folder (i
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterator
 
 from bondgraph.errors import ParameterError
+from bondgraph.files import atomic_path, atomic_write, current_umask
 
 __all__ = ["atomic_write", "atomic_path", "check_output_dir", "current_umask"]
-
-
-def current_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """A temporary path next to ``path``; renamed to ``path`` when the block succeeds.
-
-    Use it for writers that want a file name (``fig.savefig(tmp)``)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
-    os.close(fd)
-    tmp = Path(tmp)
-    try:
-        yield tmp
-        os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-
-
-def atomic_write(path: str | os.PathLike, data: str | bytes) -> Path:
-    """Write text or bytes to ``path`` atomically; returns the path."""
-    with atomic_path(path) as tmp:
-        if isinstance(data, str):
-            tmp.write_text(data)
-        else:
-            tmp.write_bytes(data)
-    return Path(path)
 
 
 def check_output_dir(out: str | os.PathLike, option: str = "--out") -> Path:

@@ -1,0 +1,81 @@
+"""Files written atomically with normal permissions.
+
+A file is written to a hidden temporary next to its target and renamed over the
+target only when complete, so an interrupted write never leaves a truncated file;
+the temporary is removed on any failure. The file gets the permissions a plain
+``open()`` would give (``0666`` less the umask, usually ``0644``), not the ``0600``
+of :func:`tempfile.mkstemp`. A target that cannot be written is a
+:class:`~bondgraph.errors.ParameterError` naming it.
+
+Examples
+--------
+>>> import os, tempfile
+>>> d = tempfile.mkdtemp()
+>>> p = atomic_write(os.path.join(d, "a.txt"), "hello\\n")
+>>> open(p).read(), oct(os.stat(p).st_mode & 0o777) == oct(0o666 & ~current_umask())
+('hello\\n', True)
+>>> atomic_write(os.path.join(p, "b.txt"), "x")
+Traceback (most recent call last):
+...
+bondgraph.errors.ParameterError: ...a.txt/b.txt: cannot be written (...)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from .errors import ParameterError
+
+__all__ = ["atomic_write", "atomic_path", "current_umask"]
+
+
+def current_umask() -> int:
+    """The process umask (read without changing it for long)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """A temporary path next to ``path``; renamed to ``path`` when the block succeeds.
+
+    Use it for writers that want a file name (``fig.savefig(tmp)``).
+
+    Raises
+    ------
+    ParameterError
+        The folder cannot be created or written to, or ``path`` is a folder.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise ParameterError(f"{path}: is a folder, expected a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=path.suffix)
+    except OSError as exc:
+        raise ParameterError(f"{path}: cannot be written ({exc.strerror or exc})") from None
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o666 & ~current_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def atomic_write(path: str | os.PathLike, data: str | bytes) -> Path:
+    """Write text or bytes to ``path`` atomically; returns the path."""
+    with atomic_path(path) as tmp:
+        if isinstance(data, str):
+            tmp.write_text(data)
+        else:
+            tmp.write_bytes(data)
+    return Path(path)
