@@ -63,7 +63,7 @@ def _positive_float(name: str):
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="hydrobond", description="Machines from description files: "
-                                 "run cycles, compare runs, check files.")
+                                 "run cycles, compare runs, check files, analyse and sweep designs.")
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run a cycle", description=_RUN_HELP,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -90,6 +90,9 @@ def parser() -> argparse.ArgumentParser:
     chk.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                      help="override a value with its unit, e.g. --set bucket.mass=\"900 kg\"")
     sub.add_parser("list", help="list the shipped machines")
+    from ..analysis.cli import add_subcommands  # design studies: `analyse` and `sweep`
+
+    add_subcommands(sub)
     return ap
 
 
@@ -183,6 +186,10 @@ def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = No
             return _check(args)
         if args.command == "compare":
             return _compare(args)
+        if args.command in ("analyse", "sweep"):
+            from ..analysis.cli import run_analyse, run_sweep
+
+            return run_analyse(args) if args.command == "analyse" else run_sweep(args)
         return _run(args, name)
     except BondGraphError as exc:
         print(f"{name}: {exc}", file=sys.stderr)

@@ -55,6 +55,13 @@ reported at once, each with its key and its line in the file. The format
     [circuit]                      # optional: the hydraulic circuit (mode "valves")
     type = "fixed"                 # a registered circuit builder (mechanisms.machine.circuits)
 
+    [base]                         # optional: the base machine, for tipping (needs ground)
+    tipping_line = "1.83 m"        # x of the front tipping line at ground level
+    rear_tipping_line = "-1.83 m"  # optional: x of the rear tipping line
+    [base.masses.counterweight]    # any number of named masses of the base, world frame
+    mass = "3800 kg"
+    cog = ["-2.35 m", "0.15 m"]
+
     [cycles.dig_lift_dump]         # named cycles: CSV files next to the machine file
     extensions = "dig_lift_dump_lengths.csv"
     valves = "dig_lift_dump_valves.csv"
@@ -100,7 +107,7 @@ __all__ = ["MachineDescription", "PartSpec", "DATA", "RESERVED", "RUNTIME_KEYS",
 DATA = Path(str(resources.files("mechanisms") / "data"))
 MODES = ("extensions", "forces", "valves")
 RESERVED = ("machine", "chassis", "hinges", "outputs", "start", "limits", "payloads", "circuit",
-            "cycles")
+            "cycles", "base")
 #: port classes as written in files (matched exactly; see :func:`_port_class`)
 PORT_CLASSES = ("Rt", "Pd", "Li")
 #: key suffixes (per part type) that are run-time parameters of the compiled model
@@ -180,6 +187,14 @@ _CYLINDER = [
     Key("note", "text", required=False),
 ]
 _PAYLOAD = [Key("part", "name"), Key("at", "point", unit="m"), Key("mass", unit="kg", check="nonneg")]
+_BASE = [
+    Key("tipping_line", unit="m", doc="x of the front tipping line, at ground level"),
+    Key("rear_tipping_line", unit="m", required=False, doc="x of the rear tipping line"),
+    Key("masses", "table", doc="named masses of the base machine: mass and cog (world frame)"),
+    Key("note", "text", required=False),
+]
+_BASE_MASS = [Key("mass", unit="kg", check="nonneg"), Key("cog", "point", unit="m"),
+              Key("note", "text", required=False)]
 _PART_KEYS = {"body": _BODY, "lever": _LEVER, "cylinder": _CYLINDER}
 
 
@@ -228,6 +243,9 @@ class MachineDescription:
         The raw ``[circuit]`` table (units kept; its builder checks it).
     cycles : dict
         Name → ``{mode: Path}``.
+    base : dict or None
+        ``[base]``: ``tipping_line``, ``rear_tipping_line`` (or None) and ``masses``
+        (name → ``{"mass", "cog"}``), SI; None when the file has no ``[base]``.
     values : dict
         Every numeric value by dotted key (SI): what ``overrides`` and ``Machine.set`` address.
     file : TomlFile
@@ -256,6 +274,7 @@ class MachineDescription:
     values: dict[str, Any]
     file: TomlFile
     overrides: dict[str, Any] = field(default_factory=dict)
+    base: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -520,6 +539,7 @@ class _Reader:
         if default_cycle is not None and default_cycle not in cycles:
             self.bad("machine.default_cycle", f"{default_cycle!r} is not one of the [cycles] "
                                               f"({', '.join(cycles) or 'none'})")
+        base = self.base(data["base"], machine) if "base" in data else None
         if not functions and not self.problems:
             self.problems.append(f"{self.f.name}: no cylinder parts; a machine needs at least one "
                                  "(type = \"cylinder\")")
@@ -532,7 +552,7 @@ class _Reader:
             output_points=out_points, angles=angles, start=start, guess=guess, limits=limits,
             payloads=payloads, circuit=dict(circuit) if circuit is not None else None, cycles=cycles,
             default_cycle=default_cycle, values=self.values, file=self.f,
-            overrides=dict(self.overrides))
+            overrides=dict(self.overrides), base=base)
 
     def part(self, name: str, raw: Mapping[str, Any]) -> PartSpec | None:
         typ = raw.get("type")
@@ -764,6 +784,30 @@ class _Reader:
                 start[k] = val
                 self.values[key] = val
         return start, guess
+
+    def base(self, raw: Any, machine: Mapping[str, Any]) -> dict[str, Any] | None:
+        """``[base]``: tipping lines and the base machine's masses (for tipping analyses)."""
+        vals = self.table("base", raw, _BASE)
+        masses = {}
+        for name, v in (vals.get("masses") or {}).items():
+            if not _NAME.match(str(name)):
+                self.bad(f"base.masses.{name}", "a mass name is letters, digits and '_'")
+                continue
+            m = self.table(f"base.masses.{name}", v, _BASE_MASS)
+            if {"mass", "cog"} <= set(m):
+                masses[name] = m
+        if isinstance(vals.get("masses"), Mapping) and not vals["masses"]:
+            self.bad("base.masses", "empty: give the base machine's masses ([base.masses.NAME] "
+                                    "with mass and cog)")
+        if machine.get("ground") is None and "machine" in self.f.data:
+            self.bad("machine.ground", "missing: [base] tipping lines lie on the ground "
+                                       "(give the ground level, e.g. ground = \"-1.70 m\")")
+        if {"tipping_line", "rear_tipping_line"} <= set(vals) and \
+                not vals["rear_tipping_line"] < vals["tipping_line"]:
+            self.bad("base.rear_tipping_line", f"{vals['rear_tipping_line']:g} m, expected behind "
+                                               f"(less than) the front tipping line {vals['tipping_line']:g} m")
+        return {"tipping_line": vals.get("tipping_line"), "rear_tipping_line": vals.get("rear_tipping_line"),
+                "masses": masses}
 
     def cycles(self, raw: Any) -> dict[str, dict[str, Path]]:
         out: dict[str, dict[str, Path]] = {}

@@ -35,7 +35,7 @@ from .assemble import assemble
 from .cycle import Cycle
 from .description import MODES, MachineDescription
 
-__all__ = ["Machine", "FORMULATIONS"]
+__all__ = ["Machine", "FORMULATIONS", "check_pose", "start_pose_of"]
 
 FORMULATIONS = ("causal", "stiff", "cartesian")
 
@@ -112,22 +112,7 @@ class Machine:
 
     def _check_pose(self, pose: Pose, subject: str) -> None:
         """Refuse a pose with a cylinder outside its stroke or an angle outside its limits."""
-        desc = self.description
-        problems = []
-        for f in desc.functions:
-            c = desc.cylinder_of[f]
-            lo, hi = desc.stroke_limits(f)
-            L = pose.length(c)
-            if not lo - 1e-9 <= L <= hi + 1e-9:
-                problems.append(f"{f}: cylinder {c} at {L:.4f} m, outside its stroke {lo:.3f} … {hi:.3f} m")
-        for name, (lo, hi) in desc.limits.items():
-            a = self.angle(pose, name)
-            if not lo - 1e-9 <= a <= hi + 1e-9:
-                problems.append(f"angle {name}: {math.degrees(a):.2f}°, outside its range "
-                                f"{math.degrees(lo):.2f}° … {math.degrees(hi):.2f}° "
-                                f"('limits.{name}', {desc.where(f'limits.{name}')})")
-        if problems:
-            raise AssemblyError(problems, subject=subject)
+        check_pose(self.description, pose, subject)
 
     def angle(self, pose: Pose, name: str) -> float:
         """An angle of ``[outputs.angles]`` (or a part's absolute angle) at a pose (rad)."""
@@ -217,6 +202,8 @@ class Machine:
                 raise ParameterError([f"{k!r}: 0, expected a value > 0" for k in bad])
             self.model.model.set_params({k: float(new.values[k]) for k in changed})
             self.description = new
+            if self.circuit is not None:  # its numeric areas (start state, controllers) follow the bores
+                self.circuit.areas.update({f: new.areas(f) for f in new.functions})
             return "parameters"
         self._build(new)
         return "rebuilt"
@@ -279,6 +266,32 @@ class Machine:
     def __repr__(self) -> str:
         return (f"Machine({self.name!r}, mode {self.mode!r}, formulation {self.formulation!r}, "
                 f"functions {', '.join(self.functions)})")
+
+
+def check_pose(desc: MachineDescription, pose: Pose, subject: str) -> None:
+    """Refuse a pose with a cylinder outside its stroke or an angle outside its limits.
+
+    Raises
+    ------
+    AssemblyError
+        Every cylinder and angle out of range, with the key of each limit.
+    """
+    problems = []
+    for f in desc.functions:
+        c = desc.cylinder_of[f]
+        lo, hi = desc.stroke_limits(f)
+        L = pose.length(c)
+        if not lo - 1e-9 <= L <= hi + 1e-9:
+            problems.append(f"{f}: cylinder {c} at {L:.4f} m, outside its stroke {lo:.3f} … {hi:.3f} m")
+    for name, (lo, hi) in desc.limits.items():
+        part, ref = desc.angles.get(name, (name, None))
+        a = pose.angle(part) - (pose.angle(ref) if ref else 0.0)
+        if not lo - 1e-9 <= a <= hi + 1e-9:
+            problems.append(f"angle {name}: {math.degrees(a):.2f}°, outside its range "
+                            f"{math.degrees(lo):.2f}° … {math.degrees(hi):.2f}° "
+                            f"('limits.{name}', {desc.where(f'limits.{name}')})")
+    if problems:
+        raise AssemblyError(problems, subject=subject)
 
 
 def start_pose_of(desc: MachineDescription, mechanism: Mechanism) -> Pose:

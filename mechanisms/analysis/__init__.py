@@ -1,0 +1,43 @@
+"""Design studies of any machine of the description format: what it reaches, digs, lifts,
+costs — and how that changes with a pin or a bore.
+
+* :func:`working_range` — ISO 7135 dimensions, envelope and chart (:mod:`.reach`);
+* :func:`tool_forces` — ISO 6015 arm- and bucket-cylinder tool forces, hydraulic and
+  tipping limits, on a stroke grid and at the optimum (:mod:`.digging`);
+* :func:`lift_capacity` — rated lift capacity over the front, ISO 10567 style
+  (:mod:`.lifting`);
+* :func:`cycle_energy` — where the pump work of a valves cycle goes (:mod:`.energy`);
+* :func:`sweep` — any of them over a grid or a sample of parameters, in local
+  processes or on a Dask cluster (:mod:`.sweeps`).
+
+Statics come from the machine's bond graph (:mod:`.statics`: holding forces, chassis
+reactions, velocity ratios, evaluated in batches by :func:`bondgraph.batch.evaluate_many`),
+positions from a batched loop-closure solver (:mod:`.kinematics`); nothing is written
+per machine. A :class:`Study` keeps what the analyses build and rebuilds only what a
+change reaches.
+
+Examples
+--------
+>>> from mechanisms.machine import DATA
+>>> from mechanisms.analysis import Study, working_range, tool_forces
+>>> study = Study(DATA / "excavator.toml")
+>>> round(working_range(study, n=20).dimensions["max_reach"].value, 2)
+11.79
+>>> round(tool_forces(study, n=20, functions=["bucket"]).summary()["bucket_tool_force"] / 1e3, 1)
+78.3
+"""
+
+from .energy import CycleEnergy, cycle_energy
+from .kinematics import BoxGrid, BoxKinematics
+from .lifting import LiftCapacity, lift_capacity
+from .result import AnalysisResult
+from .statics import FrontStatics, cylinder_force_limits
+from .study import Study
+from .sweeps import ANALYSES, parse_values, run_analysis, sweep
+from .digging import ToolForces, tool_forces
+from .reach import WorkingRange, working_range
+
+__all__ = ["Study", "working_range", "WorkingRange", "tool_forces", "ToolForces", "lift_capacity",
+           "LiftCapacity", "cycle_energy", "CycleEnergy", "sweep", "ANALYSES", "run_analysis",
+           "parse_values", "AnalysisResult", "BoxKinematics", "BoxGrid", "FrontStatics",
+           "cylinder_force_limits"]

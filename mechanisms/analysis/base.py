@@ -1,0 +1,91 @@
+"""The base machine under the front: its masses and tipping lines (``[base]``).
+
+The planar front stands on a base machine (undercarriage, upper structure,
+counterweight) that tips about a line on the ground: the front tipping line (front
+idler) or the rear one. :class:`BaseMachine` reads ``[base]`` of the machine file and
+gives the moments that decide tipping; the front's own part of the moment comes from
+the bond graph (the chassis reactions, :mod:`.statics`), an external load's from its
+point of application.
+
+Sign convention: a *tipping moment* about a line is positive when it turns the
+machine over that line (clockwise about the front line, counter-clockwise about the
+rear one, x forward and y up); a stable machine has a negative one.
+
+Examples
+--------
+>>> from mechanisms.machine import DATA
+>>> from mechanisms.machine.description import MachineDescription
+>>> base = BaseMachine.of(MachineDescription.load(DATA / "excavator.toml"))
+>>> base.front, base.rear, round(base.mass)
+(1.83, -1.83, 17100)
+>>> round(base.tipping_moment("front") / 9.81)          # kg·m: the base alone holds it down
+-43548
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from bondgraph.errors import ParameterError
+
+__all__ = ["BaseMachine"]
+
+
+@dataclass(frozen=True)
+class BaseMachine:
+    """Masses (world frame) and tipping lines of the base machine, SI."""
+
+    masses: Mapping[str, tuple[float, tuple[float, float]]]
+    front: float
+    rear: float | None
+    ground: float
+    gravity: float
+
+    @classmethod
+    def of(cls, desc) -> "BaseMachine":
+        """From a description's ``[base]``.
+
+        Raises
+        ------
+        ParameterError
+            The file has no ``[base]`` (the tipping limit needs it).
+        """
+        if desc.base is None:
+            raise ParameterError(f"{desc.file.name}: no [base] section: the tipping limit needs the base "
+                                 "machine (tipping_line, rear_tipping_line and [base.masses.NAME] with "
+                                 "mass and cog; see mechanisms/machine/description.py)")
+        b = desc.base
+        return cls({k: (v["mass"], tuple(v["cog"])) for k, v in b["masses"].items()}, b["tipping_line"],
+                   b["rear_tipping_line"], desc.ground, desc.gravity)
+
+    @property
+    def mass(self) -> float:
+        return float(sum(m for m, _ in self.masses.values()))
+
+    def line(self, which: str) -> float:
+        x = self.front if which == "front" else self.rear
+        if x is None:
+            raise ParameterError(f"[base]: no {which} tipping line (rear_tipping_line)")
+        return x
+
+    def tipping_moment(self, which: str = "front") -> float:
+        """Tipping moment of the base's own weight about a line (N·m, negative = stable)."""
+        x_t = self.line(which)
+        m = sum(mass * self.gravity * (cog[0] - x_t) for mass, cog in self.masses.values())
+        return m if which == "front" else -m
+
+    def load_moment(self, which: str, px, py, fx, fy) -> np.ndarray:
+        """Tipping moment about a line of forces ``(fx, fy)`` (N) acting on the machine at
+        ``(px, py)``."""
+        x_t = self.line(which)
+        ccw = (np.asarray(px) - x_t) * fy - (np.asarray(py) - self.ground) * fx
+        return -ccw if which == "front" else ccw
+
+    def front_moment(self, which: str, statics) -> np.ndarray:
+        """Tipping moment of the front's weight, from its forces on the chassis
+        (:class:`~.statics.StaticsAt`)."""
+        ccw = statics.moment_about(self.line(which), self.ground)
+        return -ccw if which == "front" else ccw

@@ -1,0 +1,407 @@
+"""Tool forces (ISO 6015, calculation method) of any machine, on a stroke grid and at the optimum.
+
+The tool force of a function (the arm cylinder's, the bucket cylinder's) is the force
+the tool point (the bucket lip) exerts along its own path when that cylinder alone
+works and the others hold: tangent to the arc the lip describes about the arm pivot
+or the bucket pivot. By virtual work with the bond graph's velocity ratio
+``v = ∂P/∂s`` (the lip's velocity per unit extension rate, :mod:`.statics`):
+
+* **hydraulic limit**: the cylinder at the maximum relief circuit pressure,
+  ``F = (F_cyl − σ·F_hold)/|v|``, where ``F_cyl`` is the pushing force (cap side at
+  relief, rod side at tank: ``p_r·A_cap − p_t·A_rod``) for a digging stroke that
+  extends (``σ = +1``) or the pulling force for one that retracts (``σ = −1``), and
+  ``F_hold`` the force that holds the front's own weight (only with
+  ``weights=True``; the rated figures of the calculation method leave the weights of
+  the equipment out, which is the default here);
+* **tipping limit** (when the file has ``[base]``): the force whose reaction on the
+  machine at the lip, with the weights of the base and of the front (the front's from
+  the chassis reactions of the bond graph), turns the machine over its front or rear
+  tipping line;
+* the **tool force** is the smaller, and the table says which limit governs.
+
+Every grid pose is evaluated (50 lengths per stroke by default) with one batched call
+of the compiled model per function; the optimum pose of each function is then refined
+continuously from the grid's best.
+
+Examples
+--------
+>>> from mechanisms.machine import DATA
+>>> tf = tool_forces(DATA / "excavator.toml", n=20, functions=("arm", "bucket"))
+>>> round(tf.summary()["bucket_tool_force"] / 1e3, 1)         # kN at the hydraulic optimum
+78.3
+>>> tf.optimum["bucket"]["governing"].limit
+'hydraulic'
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from bondgraph.errors import ParameterError
+
+from .base import BaseMachine
+from .optimise import refine
+from .result import AnalysisResult, save_figure
+from .statics import cylinder_force_limits
+from .study import Study
+from .threads import one_blas_thread
+from .reach import envelope, tool_point
+
+__all__ = ["tool_forces", "ToolForces", "ToolForceAt", "LIMITS"]
+
+#: limit codes of the ``limit`` arrays
+LIMITS = ("hydraulic", "tipping over the front", "tipping over the rear")
+
+
+@dataclass
+class ToolForceAt:
+    """The tool force of one function at its optimum pose."""
+
+    function: str
+    kind: str                       # "hydraulic" (relief alone) or "governing" (with tipping)
+    force: float                    # N
+    limit: str                      # which limit governs there
+    hydraulic: float                # N, the hydraulic limit there
+    tipping: float                  # N, the tipping limit there (inf without [base])
+    point: tuple[float, float]      # the tool point (m)
+    direction: tuple[float, float]  # unit direction of the force on the soil
+    lengths: dict[str, float]       # function → cylinder length (m)
+    refined: bool
+
+
+class ToolForces(AnalysisResult):
+    """Tool forces of a machine (see :func:`tool_forces`).
+
+    Attributes
+    ----------
+    study, grid
+    functions : tuple of str
+    direction : dict
+        Function → ``+1`` (digging stroke extends) or ``−1`` (retracts).
+    pressures : dict
+        ``relief``/``tank`` per function (Pa) and their ``source``.
+    maps : dict
+        Function → ``{"hydraulic", "tipping", "force", "limit"}``: arrays over the grid
+        (N; ``limit`` indexes :data:`LIMITS`).
+    tip : tuple of ndarray
+        The tool point over the grid.
+    optimum : dict
+        Function → ``{"hydraulic": ToolForceAt, "governing": ToolForceAt}``.
+    timings : dict
+    """
+
+    name = "tool-forces"
+
+    def __init__(self, study, grid, functions, direction, pressures, weights, base, maps, tip, optimum,
+                 timings, point):
+        self.study, self.grid = study, grid
+        self.functions = tuple(functions)
+        self.direction = direction
+        self.pressures = pressures
+        self.weights = weights
+        self.base = base
+        self.maps = maps
+        self.tip = tip
+        self.optimum = optimum
+        self.timings = timings
+        self.point = point
+
+    @property
+    def summary_units(self) -> dict[str, str]:
+        return {k: "N" for k in self.summary()}
+
+    def summary(self) -> dict[str, float]:
+        out = {}
+        for f in self.functions:
+            out[f"{f}_tool_force"] = self.optimum[f]["hydraulic"].force
+            if self.base is not None:
+                out[f"{f}_tool_force_governing"] = self.optimum[f]["governing"].force
+        return out
+
+    def table(self):
+        import pandas as pd
+
+        desc = self.study.description
+        rows = []
+        for f in self.functions:
+            for kind, o in self.optimum[f].items():
+                if kind == "governing" and self.base is None:
+                    continue
+                row = {"function": f, "optimum": kind, "tool_force": o.force, "limit": o.limit,
+                       "hydraulic_limit": o.hydraulic, "tipping_limit": o.tipping,
+                       "x": o.point[0], "y": o.point[1], "direction_x": o.direction[0],
+                       "direction_y": o.direction[1],
+                       "stroke": "extends" if self.direction[f] > 0 else "retracts",
+                       "relief": self.pressures["relief"][f], "tank": self.pressures["tank"][f]}
+                row.update({f"{g}_length": o.lengths[g] for g in desc.functions})
+                rows.append(row)
+        df = pd.DataFrame(rows)
+        df.attrs["units"] = {"tool_force": "N", "hydraulic_limit": "N", "tipping_limit": "N", "x": "m", "y": "m",
+                             "relief": "Pa", "tank": "Pa", **{f"{g}_length": "m" for g in desc.functions}}
+        return df
+
+    def plot(self, path: str | Path | None = None, ax: Any = None, *, cell: float = 0.1):
+        """For each function, the largest tool force reachable at each place of the working
+        range (``cell`` m squares), the envelope, the optimum pose drawn, and where tipping
+        governs (hatched)."""
+        import matplotlib.pyplot as plt
+
+        n = len(self.functions)
+        fig, axes = plt.subplots(1, n, figsize=(6.2 * n, 6.0), squeeze=False)
+        x, y = self.tip
+        ok = np.isfinite(x) & np.isfinite(y)
+        env = envelope(self.grid, x, y)
+        x0, y0 = float(np.nanmin(x)) - cell, float(np.nanmin(y)) - cell
+        ix = ((x[ok] - x0) / cell).astype(int)
+        iy = ((y[ok] - y0) / cell).astype(int)
+        shape = (iy.max() + 2, ix.max() + 2)
+        kin = self.study.kinematics
+        xe = x0 + cell * np.arange(shape[1] + 1)
+        ye = y0 + cell * np.arange(shape[0] + 1)
+        xc, yc = np.meshgrid(0.5 * (xe[1:] + xe[:-1]), 0.5 * (ye[1:] + ye[:-1]))
+        from matplotlib.path import Path as MplPath
+
+        inside = MplPath(env).contains_points(np.column_stack([xc.ravel(), yc.ravel()])).reshape(shape)
+        for a, f in zip(axes[0], self.functions):
+            m = self.maps[f]
+            force = np.where(np.isfinite(m["force"][ok]), m["force"][ok], -np.inf)
+            order = np.argsort(force, kind="stable")      # the best pose of a cell is written last
+            img = np.full(shape, -np.inf)
+            code = np.zeros(shape)
+            img[iy[order], ix[order]] = force[order]
+            code[iy[order], ix[order]] = m["limit"][ok][order]
+            from scipy import ndimage
+
+            gaps = ~np.isfinite(img) & inside              # cells the grid's points missed
+            img = np.where(gaps, ndimage.maximum_filter(img, 3), img)
+            code = np.where(gaps, ndimage.maximum_filter(code, 3), code)
+            img[~np.isfinite(img)] = np.nan
+            tipped = (code > 0).astype(float)
+            pc = a.pcolormesh(xe, ye, img / 1e3, cmap="viridis", shading="flat")
+            fig.colorbar(pc, ax=a, shrink=0.8, label=f"{f} tool force [kN] (best at each place)")
+            if self.base is not None and tipped.any():
+                a.contourf(xc, yc, np.where(np.isnan(img), np.nan, tipped), levels=[0.5, 1.5],
+                           hatches=["///"], colors="none")
+            a.plot(env[:, 0], env[:, 1], color="k", lw=0.8)
+            o = self.optimum[f]["governing" if self.base is not None else "hydraulic"]
+            poses = _postures(self, o.lengths)
+            for name, part in kin.parts.items():
+                for line in part.sketch(poses[name]):
+                    xs, ys = zip(*line)
+                    a.plot(xs, ys, color="tab:red", lw=1.4, alpha=0.8)
+            a.annotate("", xy=(o.point[0] + 0.9 * o.direction[0], o.point[1] + 0.9 * o.direction[1]),
+                       xytext=o.point, arrowprops=dict(arrowstyle="->", color="tab:red", lw=2))
+            a.plot(*o.point, "o", color="tab:red")
+            a.set_title(f"{f} cylinder: {o.force / 1e3:.1f} kN at the optimum ({o.limit})", fontsize=10)
+            g = self.study.description.ground
+            if g is not None:
+                a.axhline(g, color="saddlebrown", lw=1)
+            a.set_aspect("equal")
+            a.set_xlabel("x [m]")
+            a.set_ylabel("y [m]")
+            a.grid(True, alpha=0.3)
+        rel = self.pressures["relief"]
+        fig.suptitle(f"{self.study.description.name}: tool forces at the {self.point} (ISO 6015 calculation, "
+                     f"relief {max(rel.values()) / 1e5:.0f} bar"
+                     + (", tipping limit hatched" if self.base is not None else ", no [base]: hydraulic limit")
+                     + ")", fontsize=11)
+        fig.tight_layout()
+        return save_figure(fig, path)
+
+    def at(self, lengths: Mapping[str, Any]) -> dict[str, dict[str, np.ndarray]]:
+        """Tool forces at scattered poses: ``lengths`` is function → cylinder lengths (m)."""
+        desc = self.study.description
+        L = {desc.cylinder_of[f]: np.atleast_1d(np.asarray(v, dtype=float)) for f, v in lengths.items()}
+        missing = [f for f in desc.functions if f not in lengths]
+        if missing:
+            raise ParameterError(f"tool forces at given lengths: missing {', '.join(missing)}")
+        return _evaluate(self.study, self.grid, L, self.functions, self.direction, self.pressures,
+                         self.weights, self.base, self.point)
+
+
+def _postures(res, lengths):
+    desc = res.study.description
+    kin = res.study.kinematics
+    L = {desc.cylinder_of[f]: np.array([v]) for f, v in lengths.items()}
+    ang, _ = kin.solve(L, near=res.grid)
+    poses, _ = kin.forward(ang, L)
+    return {n: tuple(float(np.asarray(v).ravel()[0]) for v in p) for n, p in poses.items()}
+
+
+def _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles=None):
+    """Tool forces at poses (lengths ``L``: cylinder → arrays): a dict per function of
+    arrays ``hydraulic``, ``tipping``, ``force``, ``limit``, ``dx``, ``dy`` and ``tip``."""
+    desc = study.description
+    kin = study.kinematics
+    _, part, pt = tool_point(desc, point)
+    if angles is None:
+        angles, ok = kin.solve(L, near=grid)
+    N = max(np.size(v) for v in L.values())
+    shape = (N,)
+    Lf = {c: np.broadcast_to(np.asarray(v, dtype=float).reshape(-1) if np.size(v) == N else v, shape)
+          for c, v in L.items()}
+    ang = {u: np.broadcast_to(np.asarray(v, dtype=float).reshape(-1) if np.size(v) == N else v, shape)
+           for u, v in angles.items()}
+    X = kin.states(study.statics.model, ang, Lf, shape=shape)
+    _, pts = kin.forward(ang, Lf, parts=[part])
+    px, py = (np.broadcast_to(v, shape) for v in pts[f"{part}/{pt}"])
+    st = study.statics.evaluate(X, points=[(part, pt)], functions=functions)
+    out: dict[str, Any] = {"tip": (px, py)}
+    M0 = {}
+    if base is not None:
+        for which in ("front", "rear"):
+            if which == "front" or base.rear is not None:
+                M0[which] = base.tipping_moment(which) + base.front_moment(which, st)
+    for f in functions:
+        vx, vy = st.velocity[(part, pt)][f]
+        speed = np.hypot(vx, vy)
+        sigma = direction[f]
+        push, pull = cylinder_force_limits(desc.areas(f), pressures["relief"][f], pressures["tank"][f])
+        fmax = push if sigma > 0 else pull
+        hold = st.holding[f] if weights else 0.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hyd = np.where(speed > 1e-12, np.maximum(fmax - sigma * hold, 0.0) / speed, np.nan)
+            dx = np.where(speed > 1e-12, sigma * vx / speed, np.nan)
+            dy = np.where(speed > 1e-12, sigma * vy / speed, np.nan)
+        limits = [hyd]
+        for which in ("front", "rear"):
+            if which not in M0:
+                limits.append(np.full(shape, np.inf))
+                continue
+            m = base.load_moment(which, px, py, -dx, -dy)        # the soil pushes back on the lip
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lim = np.where(M0[which] >= 0, 0.0, np.where(m > 0, -M0[which] / m, np.inf))
+            limits.append(lim)
+        stack = np.vstack(limits)
+        code = np.argmin(np.where(np.isnan(stack), np.inf, stack), axis=0)
+        force = np.where(np.isnan(hyd), np.nan, np.min(np.where(np.isnan(stack), np.inf, stack), axis=0))
+        out[f] = {"hydraulic": hyd, "tipping": np.minimum(limits[1], limits[2]), "force": force,
+                  "limit": code, "dx": dx, "dy": dy}
+    return out
+
+
+class _Probe:
+    """Tool forces at scattered lengths, for :func:`~.optimise.refine`."""
+
+    def __init__(self, res_args, only: str):
+        self.args = res_args
+        self.kin = res_args[0].kinematics
+        self.only = only
+
+    def at(self, lengths):
+        study, grid, _, direction, pressures, weights, base, point = self.args
+        functions = (self.only,)
+        L = {c: np.atleast_1d(np.asarray(v, dtype=float)) for c, v in lengths.items()}
+        angles, ok = self.kin.solve(L, near=grid)
+        ev = _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles)
+        vals: dict[str, Any] = {"tip": ev["tip"]}
+        for f in functions:
+            for k in ("hydraulic", "force", "tipping", "limit"):
+                vals[f"{f}/{k}"] = np.where(ok, ev[f][k], np.nan) if k != "limit" else ev[f][k]
+            vals[f"{f}/direction"] = (ev[f]["dx"], ev[f]["dy"])
+        return vals, ok & np.all([np.isfinite(ev[f]["hydraulic"]) for f in functions], axis=0)
+
+
+@one_blas_thread
+def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
+                direction: str | Mapping[str, str] = "extend", relief: Any = None, tank: Any = None,
+                n: int | Mapping[str, int] = 50, point: str | None = None, weights: bool = False,
+                tipping: bool | None = None, refine_optimum: bool = True) -> ToolForces:
+    """ISO 6015 tool forces of any machine of the description format.
+
+    Parameters
+    ----------
+    machine : path, MachineDescription, Machine or Study
+    functions : sequence of str, optional
+        The cylinders whose tool forces are wanted (default every function).
+    direction : "extend", "retract" or dict
+        The digging stroke of each function (default: extending, as a backhoe's arm
+        crowds and its bucket curls).
+    relief, tank : pressure with unit, or dict function → pressure, optional
+        Default: the circuit's relief cracking pressure and its tank pressure.
+    n : int or dict
+        Lengths per stroke of the grid.
+    point : str, optional
+        ``[outputs.points]`` entry where the force acts (default the first: the lip).
+    weights : bool
+        Subtract the front's own weight from the cylinder force (default False, as rated
+        figures are given).
+    tipping : bool, optional
+        Include the tipping limit (default: when the file has ``[base]``; True without
+        ``[base]`` is an error).
+
+    Raises
+    ------
+    ParameterError
+        Unknown functions, a bad direction, no relief pressure, ``tipping=True`` without
+        ``[base]``, a tool point the function does not move.
+    """
+    study = Study.of(machine)
+    desc = study.description
+    functions = tuple(desc.functions if functions is None else functions)
+    problems = [f"tool force of {f!r}: not a function of {desc.name!r} ({', '.join(desc.functions)})"
+                for f in functions if f not in desc.functions]
+    dirs = direction if isinstance(direction, Mapping) else {f: direction for f in functions}
+    for f, d in dirs.items():
+        if d not in ("extend", "retract"):
+            problems.append(f"digging direction of {f!r}: {d!r}, expected 'extend' or 'retract'")
+        if f not in desc.functions and isinstance(direction, Mapping):
+            problems.append(f"digging direction for {f!r}: not a function of {desc.name!r}")
+    if not functions:
+        problems.append("tool forces: no functions given")
+    if problems:
+        raise ParameterError(problems, subject="tool forces")
+    sigma = {f: (1.0 if dirs.get(f, "extend") == "extend" else -1.0) for f in functions}
+    if tipping and desc.base is None:
+        BaseMachine.of(desc)  # the named error
+    base = BaseMachine.of(desc) if (desc.base is not None and tipping is not False) else None
+    pressures = study.pressures(relief, tank)
+    name, part, pt = tool_point(desc, point)
+    T = time.perf_counter()
+    grid = study.grid(n)
+    t_grid = time.perf_counter() - T
+    T = time.perf_counter()
+    flat = grid.flat_lengths()
+    angles = {u: np.broadcast_to(v, grid.shape).ravel() for u, v in grid.angles.items()}
+    ev = _evaluate(study, grid, flat, functions, sigma, pressures, weights, base, name, angles)
+    ok = grid.ok.ravel()
+    maps = {}
+    for f in functions:
+        if not np.any(np.isfinite(ev[f]["hydraulic"][ok])):
+            raise ParameterError(f"tool force of {f!r}: the {name} ({part}.{pt}) does not move when "
+                                 f"{desc.cylinder_of[f]} extends; choose another point or function")
+        maps[f] = {k: np.where(ok, ev[f][k], np.nan).reshape(grid.shape) if k != "limit"
+                   else ev[f][k].reshape(grid.shape) for k in ("hydraulic", "tipping", "force", "limit")}
+    tip = tuple(np.where(ok, v, np.nan).reshape(grid.shape) for v in ev["tip"])
+    t_maps = time.perf_counter() - T
+    T = time.perf_counter()
+    fn_of = {c: f for f, c in desc.cylinder_of.items()}
+    optimum: dict[str, dict[str, ToolForceAt]] = {}
+    for f in functions:
+        optimum[f] = {}
+        probe = _Probe((study, grid, functions, sigma, pressures, weights, base, name), f)
+        for kind, key in (("hydraulic", "hydraulic"), ("governing", "force")):
+            h = optimum[f].get("hydraulic")
+            if kind == "governing" and h is not None and (base is None or h.tipping >= h.hydraulic):
+                # the hydraulic optimum is not tipping-limited: no pose does better with tipping
+                optimum[f]["governing"] = ToolForceAt(f, "governing", h.force, "hydraulic", h.hydraulic,
+                                                      h.tipping, h.point, h.direction, h.lengths, h.refined)
+                continue
+            vals = maps[f][key]
+            idx = np.unravel_index(np.nanargmax(np.where(np.isfinite(vals), vals, np.nan)), grid.shape)
+            start = {c: float(grid.axes[c][k]) for c, k in zip(grid.cylinders, idx)}
+            e = refine(probe, lambda p, f=f, key=key: p[f"{f}/{key}"], start, maximise=True,
+                       vary=None if refine_optimum else [])
+            code = int(e.points[f"{f}/limit"])
+            optimum[f][kind] = ToolForceAt(
+                f, kind, e.value if kind == "governing" else e.points[f"{f}/hydraulic"],
+                LIMITS[code] if kind == "governing" else "hydraulic", e.points[f"{f}/hydraulic"],
+                e.points[f"{f}/tipping"], e.points["tip"], e.points[f"{f}/direction"],
+                {fn_of[c]: v for c, v in e.lengths.items()}, e.refined)
+    timings = {"grid": t_grid, "maps": t_maps, "optimum": time.perf_counter() - T}
+    return ToolForces(study, grid, functions, sigma, pressures, weights, base, maps, tip, optimum, timings, name)

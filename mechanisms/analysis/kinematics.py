@@ -1,0 +1,632 @@
+"""Position analysis of a whole stroke box at once: batched Newton on the loop closure.
+
+:meth:`Mechanism.solve_pose <mechanisms.Mechanism.solve_pose>` closes every loop of one
+pose with a general least-squares solver; a working-range chart needs 10⁵ poses.
+:class:`BoxKinematics` takes the same mechanism and solves all of them together:
+
+1. **Unknowns and rows.** With every cylinder length given, the unknowns are the
+   angles of the parts (bodies, levers, cylinders); each root-chain position follows
+   from its parents. The loop-closure rows are the Pd–Pr hinges (two rows each: the
+   cylinder or lever tip meets the point it pushes).
+2. **Blocks.** A maximum matching of rows to angles and the strongly connected
+   components of the dependency graph (networkx) split the rows into the smallest
+   blocks that can be solved one after the other — the boom's triangle, the arm's
+   triangle, the bucket's four-bar...
+3. **Frames.** A block whose parts all hang off one part ``B`` (or off the chassis) is
+   invariant under ``B``'s motion: solved in ``B``'s frame, its angles relative to ``B``
+   depend on its own cylinders' lengths only. A 50 × 50 × 50 stroke box then costs 50
+   small solves per block instead of 125 000; blocks attached to several parts are
+   solved in the world frame over the product of the lengths they depend on.
+4. **Continuation.** Each block is solved on its grid by Newton steps (analytic
+   Jacobian, batched over the grid slice) marching outward from a seed pose, with a
+   linear predictor from the two previous grid points; the seed is the start pose
+   carried to the grid by :meth:`Mechanism.track`, so the assembly branch is the start
+   pose's. A point that does not converge, or converges more than ``jump`` rad away from
+   its prediction (another branch, a toggle), is NaN and named by :meth:`BoxGrid.failed`.
+
+Nothing here knows a machine: the same code runs a backhoe's four-bar or a loader's
+Z-bar.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechanisms.machine import Machine, DATA
+>>> m = Machine.from_file(DATA / "excavator.toml", mode="extensions")
+>>> kin = BoxKinematics(m.mechanism, m.start_pose)
+>>> [(b.unknowns, b.base, b.inputs) for b in kin.blocks]    # doctest: +NORMALIZE_WHITESPACE
+[(['boom', 'boom_cylinder'], None, ['boom_cylinder']),
+ (['arm', 'arm_cylinder'], 'boom', ['arm_cylinder']),
+ (['rocker', 'bucket_cylinder'], 'arm', ['bucket_cylinder']),
+ (['bucket', 'link'], 'arm', ['bucket_cylinder'])]
+>>> grid = kin.solve_grid({"boom_cylinder": np.linspace(2.48, 3.73, 4),
+...                        "arm_cylinder": np.linspace(2.26, 3.9, 5),
+...                        "bucket_cylinder": np.linspace(2.3, 3.2, 6)})
+>>> grid.shape, bool(grid.ok.all())
+((4, 5, 6), True)
+>>> x, y = grid.point("bucket", "Q")
+>>> path = {c: np.linspace(m.start_pose.length(c), grid.axes[c][0], 40) for c in grid.axes}
+>>> q = m.mechanism.track(path, m.start_pose)[-1].points()["bucket/Q"]   # one pose at a time
+>>> bool(np.hypot(x[0, 0, 0] - q[0], y[0, 0, 0] - q[1]) < 1e-8)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+
+from bondgraph.errors import AssemblyError, ParameterError
+from components import Cylinder, Lever, MainBody
+from components.ports import PortClass
+
+__all__ = ["BoxKinematics", "BoxGrid", "Block"]
+
+#: Newton tolerance on the loop-closure rows (m)
+TOL = 1e-11
+
+
+@dataclass
+class Block:
+    """Rows solved together: their unknown angles, the frame they are solved in, and
+    the cylinder lengths their solution depends on."""
+
+    unknowns: list[str]                     # parts whose angle the block solves, tree order
+    hinges: list[tuple]                     # the Pd–Pr hinges (Pd, Pr) closed here
+    base: str | None = None                 # frame part (None: the chassis, world frame)
+    attach: list = field(default_factory=list)          # outside parts the rows touch
+    inputs: list[str] = field(default_factory=list)     # cylinders it depends on (global order)
+    cylinders: list[str] = field(default_factory=list)  # own cylinders
+
+
+class BoxGrid:
+    """Solved poses on a grid of cylinder lengths (see :meth:`BoxKinematics.solve_grid`).
+
+    Arrays broadcast to :attr:`shape` (one axis per cylinder, in :attr:`cylinders` order):
+    a part's angle that depends on one length only is stored with size-1 axes.
+
+    Attributes
+    ----------
+    kinematics : BoxKinematics
+    axes : dict
+        Cylinder → its lengths (m).
+    angles : dict
+        Part → absolute angle (rad), broadcastable to :attr:`shape`.
+    ok : ndarray of bool
+        Poses that assembled (and respect the joint limits given to the solve).
+    """
+
+    def __init__(self, kinematics: "BoxKinematics", axes: dict[str, np.ndarray],
+                 angles: dict[str, np.ndarray], ok: np.ndarray):
+        self.kinematics = kinematics
+        self.axes = axes
+        self.angles = angles
+        self.ok = ok
+        self._points: dict | None = None
+
+    @property
+    def cylinders(self) -> list[str]:
+        return list(self.axes)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(v) for v in self.axes.values())
+
+    def lengths(self) -> dict[str, np.ndarray]:
+        """Each cylinder's length as an array broadcastable to :attr:`shape`."""
+        n = len(self.axes)
+        out = {}
+        for i, (c, v) in enumerate(self.axes.items()):
+            shp = [1] * n
+            shp[i] = len(v)
+            out[c] = np.asarray(v, dtype=float).reshape(shp)
+        return out
+
+    def points(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """World position of every hinge point (``"part/point"``), full-grid arrays."""
+        if self._points is None:
+            _, pts = self.kinematics.forward(self.angles, self.lengths(), shape=self.shape)
+            self._points = pts
+        return self._points
+
+    def point(self, part: str, point: str) -> tuple[np.ndarray, np.ndarray]:
+        """One point's world position on the full grid (NaN where not assembled)."""
+        x, y = self.points()[f"{part}/{point}"]
+        x = np.where(self.ok, np.broadcast_to(x, self.shape), np.nan)
+        y = np.where(self.ok, np.broadcast_to(y, self.shape), np.nan)
+        return x, y
+
+    def failed(self) -> list[str]:
+        """Grid points that did not assemble, described (first few)."""
+        bad = np.argwhere(~self.ok)
+        out = []
+        for idx in bad[:5]:
+            at = ", ".join(f"{c} {self.axes[c][i]:.4f} m" for c, i in zip(self.axes, idx))
+            out.append(f"no pose at {at}")
+        if len(bad) > 5:
+            out.append(f"... and {len(bad) - 5} more of {self.ok.size} grid points")
+        return out
+
+    def flat_lengths(self) -> dict[str, np.ndarray]:
+        return {c: np.broadcast_to(v, self.shape).ravel() for c, v in self.lengths().items()}
+
+
+class BoxKinematics:
+    """Batched position analysis of a mechanism whose cylinders' lengths are given.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    start : Pose
+        A pose on the assembly branch wanted (the machine's start pose).
+
+    Raises
+    ------
+    AssemblyError
+        The loop-closure rows cannot be matched to the part angles (a mechanism that
+        cylinder lengths alone do not place).
+    """
+
+    def __init__(self, mechanism, start):
+        self.mechanism = mech = mechanism
+        self.start = start
+        self.order = mech._tree_order()
+        self.parts = mech.parts
+        self.parent = {n: mech._parent(mech.parts[n]) for n in self.order}
+        self.cylinders = [n for n in self.order if isinstance(mech.parts[n], Cylinder)]
+        self.hinges = [(a, b) if a.cls is PortClass.PD else (b, a) for a, b in mech.hinges
+                       if {a.cls, b.cls} == {PortClass.PD, PortClass.PR}]
+        self.blocks = self._blocks()
+        self._block_of = {u: b for b in self.blocks for u in b.unknowns}
+        for b in self.blocks:
+            self._frame(b)
+
+    # ------------------------------------------------------------------ structure
+    def _chain(self, part: str, point: str) -> list[tuple[str, str]]:
+        """``(part, exit point)`` of every part whose angle moves the point, upwards."""
+        out = []
+        q, p = part, point
+        while True:
+            if p != self.parts[q].root.name:
+                out.append((q, p))
+            parent = self.parent[q]
+            if parent is None:
+                return out
+            q, p = parent
+
+    def _ancestors(self, part: str | None) -> list[str | None]:
+        """``part`` and every part up its root chain, then ``None`` (the chassis)."""
+        out = []
+        q = part
+        while q is not None:
+            out.append(q)
+            parent = self.parent[q]
+            q = parent[0] if parent else None
+        return out + [None]
+
+    def _blocks(self) -> list[Block]:
+        rows = []
+        for h in self.hinges:
+            inc = {q for q, _ in self._chain(h[0].part, h[0].name)} | \
+                  {q for q, _ in self._chain(h[1].part, h[1].name)}
+            rows += [(h, 0, inc), (h, 1, inc)]
+        unknowns = list(self.order)
+        G = nx.Graph()
+        G.add_nodes_from(range(len(rows)), bipartite=0)
+        G.add_nodes_from(unknowns, bipartite=1)
+        for i, (_, _, inc) in enumerate(rows):
+            G.add_edges_from((i, u) for u in inc)
+        match = nx.bipartite.hopcroft_karp_matching(G, top_nodes=range(len(rows))) if rows else {}
+        unmatched = [u for u in unknowns if u not in match]
+        if len(rows) != len(unknowns) or unmatched:
+            raise AssemblyError(
+                f"{self.mechanism.name}: the cylinder lengths do not place every part: "
+                f"{len(rows)} loop-closure rows (two per Pd–Pr hinge) for {len(unknowns)} part angles"
+                + (f"; no row places {', '.join(unmatched)}" if unmatched else ""),
+                subject="position analysis")
+        D = nx.DiGraph()
+        D.add_nodes_from(unknowns)
+        for u in unknowns:
+            _, _, inc = rows[match[u]]
+            D.add_edges_from((v, u) for v in inc if v != u)
+        C = nx.condensation(D)
+        pos = {n: i for i, n in enumerate(self.order)}
+        blocks = []
+        for c in nx.topological_sort(C):
+            members = sorted(C.nodes[c]["members"], key=pos.get)
+            hs = []
+            for u in members:
+                h = rows[match[u]][0]
+                if h not in hs:
+                    hs.append(h)
+            blocks.append(Block(members, hs))
+        return blocks
+
+    def _frame(self, b: Block) -> None:
+        """The block's frame (the lowest common ancestor of the outside parts its rows
+        touch) and the cylinder lengths its relative solution depends on."""
+        members = set(b.unknowns)
+        attach = set()
+        for h in b.hinges:
+            for hp in h:
+                q = hp.part
+                while q in members:
+                    parent = self.parent[q]
+                    q = parent[0] if parent else None
+                    if q is None:
+                        break
+                attach.add(q)
+        b.attach = sorted(attach, key=lambda q: "" if q is None else q)
+        b.cylinders = [u for u in b.unknowns if u in self.cylinders]
+        chains = [self._ancestors(a) for a in attach]
+        common = [q for q in chains[0] if all(q in c for c in chains[1:])] if chains else [None]
+        base = common[0]
+        while base is not None and (base in members or isinstance(self.parts[base], Cylinder)):
+            parent = self.parent[base]
+            base = parent[0] if parent else None
+        b.base = base
+        deps = set(b.cylinders)
+        for a in attach:
+            deps |= self._deps(a, base)
+        b.inputs = [c for c in self.cylinders if c in deps]
+
+    def _deps(self, q: str | None, frame: str | None) -> set[str]:
+        """Cylinders whose lengths place part ``q`` relative to ``frame``."""
+        if q == frame or q is None:
+            return set()
+        b = self._block_of[q]
+        out = set(b.inputs)
+        if frame in b.unknowns:
+            return out
+        return out | self._deps(b.base, frame) if b.base is not None or frame is not None else out
+
+    def _angle(self, q: str | None, frame: str | None, rel: Mapping[str, np.ndarray]):
+        """Angle of part ``q`` relative to ``frame`` (``None``: absolute) from the blocks'
+        relative solutions ``rel``."""
+        if q == frame:
+            return 0.0
+        if q is None:
+            return -self._angle(frame, None, rel)
+        b = self._block_of[q]
+        if frame in b.unknowns:
+            return rel[q] - rel[frame]
+        if b.base is None:
+            return rel[q] - (self._angle(frame, None, rel) if frame is not None else 0.0)
+        return rel[q] + self._angle(b.base, frame, rel)
+
+    # ------------------------------------------------------------------ forward kinematics
+    def _pose(self, name: str, root_xy, angle, length=None):
+        part = self.parts[name]
+        if isinstance(part, MainBody):
+            return part.pose_from_states(root_xy, {"theta": angle})
+        if isinstance(part, Cylinder):
+            return part.pose_from_states(root_xy, {"phi": angle, "s": length})
+        return part.pose_from_states(root_xy, {"phi": angle})
+
+    def forward(self, angles: Mapping[str, np.ndarray], lengths: Mapping[str, np.ndarray], *,
+                shape: tuple | None = None, parts: Sequence[str] | None = None):
+        """Poses and world points of the parts (default all) from absolute angles.
+
+        Returns ``(poses, points)``: ``poses[part]`` is the part's pose tuple,
+        ``points["part/point"] = (x, y)``. Arrays broadcast together.
+        """
+        need = set(self.order)
+        if parts is not None:
+            need = {q for p in parts for q in self._ancestors(p) if q is not None}
+        poses, world, points = {}, {}, {}
+        for name in self.order:
+            if name not in need:
+                continue
+            parent = self.parent[name]
+            if parent is None:
+                root = self.mechanism.fixed[(name, self.parts[name].root.name)]
+            else:
+                root = world[parent[0]][parent[1]]
+            pose = self._pose(name, root, angles[name], lengths.get(name))
+            poses[name] = pose
+            world[name] = self.parts[name].world_points(pose)
+            for pn, xy in world[name].items():
+                points[f"{name}/{pn}"] = xy
+        return poses, points
+
+    def _frame_points(self, b: Block, rel: Mapping[str, np.ndarray], lengths) -> dict:
+        """Points of the block's outside parts, in the block's frame (its base at rest at
+        the origin, or the world)."""
+        F = b.base
+        out: dict[tuple[str, str], tuple] = {}
+        world: dict[str, dict] = {}
+        if F is not None:
+            world[F] = self.parts[F].world_points((0.0, 0.0, 0.0))
+        need = set()
+        for a in b.attach:
+            for q in self._ancestors(a):
+                if q == F or q is None:
+                    break
+                need.add(q)
+        for name in self.order:
+            if name not in need:
+                continue
+            parent = self.parent[name]
+            root = (self.mechanism.fixed[(name, self.parts[name].root.name)] if parent is None
+                    else world[parent[0]][parent[1]])
+            pose = self._pose(name, root, self._angle(name, F, rel), lengths.get(name))
+            world[name] = self.parts[name].world_points(pose)
+        for name, pts in world.items():
+            for pn, xy in pts.items():
+                out[(name, pn)] = xy
+        return out
+
+    # ------------------------------------------------------------------ one block
+    def _block_points(self, b: Block, a: np.ndarray, lengths: Mapping[str, np.ndarray],
+                      frame: Mapping[tuple[str, str], tuple]) -> tuple[dict, dict]:
+        """Points and roots of the members in the block's frame: ``(points, roots)``."""
+        pts: dict[tuple[str, str], tuple] = dict(frame)
+        roots = {}
+        for k, name in enumerate(b.unknowns):
+            parent = self.parent[name]
+            if parent is None:
+                root = self.mechanism.fixed[(name, self.parts[name].root.name)]
+            else:
+                root = pts[parent]
+            roots[name] = root
+            pose = self._pose(name, root, a[:, k], lengths.get(name))
+            for pn, xy in self.parts[name].world_points(pose).items():
+                pts[(name, pn)] = xy
+        return pts, roots
+
+    def _residual(self, b: Block, a: np.ndarray, lengths, frame, jac: bool = True):
+        pts, roots = self._block_points(b, a, lengths, frame)
+        M, k = a.shape
+        r = np.empty((M, k))
+        J = np.zeros((M, k, k)) if jac else None
+        col = {u: i for i, u in enumerate(b.unknowns)}
+        for i, (pd, pr) in enumerate(b.hinges):
+            xa, ya = pts[(pd.part, pd.name)]
+            xb, yb = pts[(pr.part, pr.name)]
+            r[:, 2 * i] = xa - xb
+            r[:, 2 * i + 1] = ya - yb
+            if not jac:
+                continue
+            for hp, sign in ((pd, 1.0), (pr, -1.0)):
+                for q, exit_pt in self._chain(hp.part, hp.name):
+                    if q not in col:
+                        break
+                    ex, ey = pts[(q, exit_pt)]
+                    ox, oy = roots[q]
+                    J[:, 2 * i, col[q]] -= sign * (ey - oy)
+                    J[:, 2 * i + 1, col[q]] += sign * (ex - ox)
+        return r, J
+
+    def _newton(self, b: Block, a0: np.ndarray, lengths, frame, *, jump: float,
+                iters: int = 25, max_step: float = 0.5) -> np.ndarray:
+        """Batched Newton from ``a0`` (M × k); rows that fail are NaN."""
+        a = np.array(a0, dtype=float)
+        alive = np.all(np.isfinite(a), axis=1)
+        for _ in range(iters):
+            r, J = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame)
+            err = np.max(np.abs(r), axis=1)
+            todo = alive & ~(err < TOL)
+            if not todo.any():
+                break
+            Jt, rt = J[todo], r[todo]
+            det = np.linalg.det(Jt)
+            good = np.isfinite(det) & (np.abs(det) > 1e-14)
+            idx = np.flatnonzero(todo)
+            alive[idx[~good]] = False
+            if not good.any():
+                continue
+            da = np.linalg.solve(Jt[good], -rt[good][..., None])[..., 0]
+            step = np.max(np.abs(da), axis=1)
+            da *= np.minimum(1.0, max_step / np.maximum(step, 1e-300))[:, None]
+            a[idx[good]] += da
+        r, _ = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame, jac=False)
+        ok = alive & (np.max(np.abs(r), axis=1) < 1e-9) & (np.max(np.abs(a - a0), axis=1) <= jump)
+        a[~ok] = np.nan
+        return a
+
+    def _relative(self, b: Block, pose) -> np.ndarray:
+        base = 0.0 if b.base is None else pose.angle(b.base)
+        return np.array([pose.angle(u) - base for u in b.unknowns])
+
+    # ------------------------------------------------------------------ grids
+    def seed(self, targets: Mapping[str, float]):
+        """The start pose carried to ``targets`` (all cylinders) by continuation."""
+        s0 = {c: self.start.length(c) for c in self.cylinders}
+        path = {c: np.linspace(s0[c], float(targets[c]), 25) for c in self.cylinders}
+        return self.mechanism.track(path, self.start)[-1]
+
+    def solve_grid(self, axes: Mapping[str, Sequence[float]], *, jump: float = 0.6,
+                   limits: Mapping[str, tuple] | None = None, min_steps: int = 41) -> BoxGrid:
+        """Solve every pose of the grid ``axes`` (cylinder → increasing lengths, m).
+
+        Parameters
+        ----------
+        axes : dict
+            One entry per cylinder (all of them), in any order.
+        jump : float
+            Largest change of any angle (rad) between a grid point and its prediction from
+            its neighbours: beyond it the point is taken as another branch and refused.
+        limits : dict, optional
+            ``name → (low, high, (part, reference part or None))``: joint ranges; poses
+            outside are not ``ok``.
+        min_steps : int
+            The continuation marches on at least this many lengths per axis (a coarser
+            grid is sampled from them).
+
+        Raises
+        ------
+        ParameterError
+            Missing or unknown cylinders, lengths not increasing or outside the strokes.
+        AssemblyError
+            The seed pose cannot be reached from the start pose.
+        """
+        ax = self._check_axes(axes)
+        shape = tuple(len(v) for v in ax.values())
+        # march on axes at least `min_steps` fine (a coarse grid is sampled from them)
+        fine = {c: np.union1d(v, np.linspace(v[0], v[-1], min_steps)) if 1 < len(v) < min_steps else v
+                for c, v in ax.items()}
+        pick = {c: np.searchsorted(fine[c], v) for c, v in ax.items()}
+        i0 = {c: int(np.argmin(np.abs(v - self.start.length(c)))) for c, v in fine.items()}
+        seed = self.seed({c: fine[c][i0[c]] for c in self.cylinders})
+        full_len = BoxGrid(self, fine, {}, np.ones(1, bool)).lengths()
+        rel_fine: dict[str, np.ndarray] = {}
+        for b in self.blocks:
+            shp = tuple(len(fine[c]) if c in b.inputs else 1 for c in self.cylinders)
+            sol = self._march(b, shp, i0, seed, full_len, rel_fine, jump)
+            for k, u in enumerate(b.unknowns):
+                rel_fine[u] = sol[..., k]
+        rel = {}
+        for u, v in rel_fine.items():
+            for i, c in enumerate(self.cylinders):
+                if v.shape[i] > 1:
+                    v = np.take(v, pick[c], axis=i)
+            rel[u] = v
+        abs_angles = {u: np.asarray(self._angle(u, None, rel)) for u in self.order}
+        ok = np.ones(shape, bool)
+        for v in abs_angles.values():
+            ok &= np.isfinite(np.broadcast_to(v, shape))
+        for name, (lo, hi, (part, ref)) in (limits or {}).items():
+            ang = abs_angles[part] - (abs_angles[ref] if ref else 0.0)
+            ok &= np.broadcast_to((ang >= lo - 1e-12) & (ang <= hi + 1e-12), shape)
+        grid = BoxGrid(self, ax, abs_angles, ok)
+        grid.relative = rel
+        return grid
+
+    def _check_axes(self, axes) -> dict[str, np.ndarray]:
+        problems = []
+        unknown = [c for c in axes if c not in self.cylinders]
+        missing = [c for c in self.cylinders if c not in axes]
+        if unknown:
+            problems.append(f"grid axes {', '.join(map(repr, unknown))}: not cylinders of "
+                            f"{self.mechanism.name!r} ({', '.join(self.cylinders)})")
+        if missing:
+            problems.append(f"grid axes: missing {', '.join(map(repr, missing))} (one axis per cylinder)")
+        out = {}
+        for c in self.cylinders:
+            if c not in axes:
+                continue
+            v = np.asarray(axes[c], dtype=float).ravel()
+            if v.size < 1 or not np.all(np.isfinite(v)) or (v.size > 1 and not np.all(np.diff(v) > 0)):
+                problems.append(f"grid axis {c!r}: expected finite, increasing lengths (m), found "
+                                f"{np.array2string(v[:6], precision=4)}")
+                continue
+            lo, hi = self.parts[c].length_limits
+            if v[0] < lo - 1e-9 or v[-1] > hi + 1e-9:
+                problems.append(f"grid axis {c!r}: {v[0]:.4g} … {v[-1]:.4g} m leaves the stroke "
+                                f"{lo:.4g} … {hi:.4g} m")
+            out[c] = v
+        if problems:
+            raise ParameterError(problems, subject="stroke grid")
+        return out
+
+    def _march(self, b, shp, i0, seed, full_len, rel, jump) -> np.ndarray:
+        """A block's relative angles on its grid ``shp``, by continuation from the seed."""
+        k = len(b.unknowns)
+        sol = np.full(shp + (k,), np.nan)
+        own = {c: np.broadcast_to(full_len[c], shp) for c in b.cylinders}
+        lens = {c: np.broadcast_to(full_len[c], shp) for c in b.inputs}
+        frame_all = {key: (np.broadcast_to(x, shp), np.broadcast_to(y, shp))
+                     for key, (x, y) in self._frame_points(b, rel, lens).items()}
+
+        def take(idx):
+            ln = {c: np.asarray(v[idx], dtype=float).reshape(-1) for c, v in own.items()}
+            return ln, {key: (np.asarray(x[idx]).reshape(-1), np.asarray(y[idx]).reshape(-1))
+                        for key, (x, y) in frame_all.items()}
+
+        dims = [i for i in range(len(shp)) if shp[i] > 1]
+        start = tuple(i0[c] if shp[i] > 1 else 0 for i, c in enumerate(self.cylinders))
+        here = tuple(slice(i, i + 1) for i in start)
+        ln, frame = take(here)
+        # polish the seed (an exact pose, but in another solver's numbers)
+        sol[here] = self._newton(b, self._relative(b, seed)[None, :], ln, frame,
+                                 jump=jump).reshape(sol[here].shape)
+        for d_pos, d in enumerate(dims):
+            for step in (1, -1):
+                stop = shp[d] if step > 0 else -1
+                for j in range(start[d] + step, stop, step):
+                    idx = [slice(None) if i in dims[:d_pos] else slice(start[i], start[i] + 1)
+                           for i in range(len(shp))]
+                    idx[d] = slice(j, j + 1)
+                    prev = list(idx)
+                    prev[d] = slice(j - step, j - step + 1)
+                    pred = sol[tuple(prev)]
+                    if 0 <= j - 2 * step < shp[d]:
+                        prev[d] = slice(j - 2 * step, j - 2 * step + 1)
+                        lin = 2 * pred - sol[tuple(prev)]
+                        pred = np.where(np.isfinite(lin), lin, pred)
+                    ln, frame = take(tuple(idx))
+                    res = self._newton(b, pred.reshape(-1, k), ln, frame, jump=jump)
+                    if self.cylinders[d] in own:
+                        prev[d] = slice(j - step, j - step + 1)
+                        res = self._substeps(b, res, sol[tuple(prev)].reshape(-1, k), take(tuple(prev))[0],
+                                             ln, frame, jump)
+                    sol[tuple(idx)] = res.reshape(sol[tuple(idx)].shape)
+        return sol
+
+    def _substeps(self, b, res, a_prev, ln_prev, ln, frame, jump, n: int = 8) -> np.ndarray:
+        """Retry the points a grid step lost in ``n`` smaller steps of the block's own lengths."""
+        redo = ~np.all(np.isfinite(res), axis=1) & np.all(np.isfinite(a_prev), axis=1)
+        if not redo.any():
+            return res
+        a = a_prev[redo]
+        sub_frame = {key: (x[redo], y[redo]) for key, (x, y) in frame.items()}
+        for t in np.linspace(0.0, 1.0, n + 1)[1:]:
+            lt = {c: (1 - t) * ln_prev[c][redo] + t * ln[c][redo] for c in ln}
+            a = self._newton(b, a, lt, sub_frame, jump=jump / 2)
+        res = res.copy()
+        res[redo] = a
+        return res
+
+    # ------------------------------------------------------------------ scattered points
+    def solve(self, lengths: Mapping[str, np.ndarray], near: BoxGrid | None = None, *,
+              jump: float = 0.6) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Absolute part angles at scattered cylinder lengths (M points).
+
+        Each block is solved by Newton from the nearest point of ``near`` (a solved grid)
+        or, without one, from the start pose (no branch guard). Returns ``(angles, ok)``.
+        """
+        L = {c: np.atleast_1d(np.asarray(lengths[c], dtype=float)) for c in self.cylinders}
+        M = max(len(v) for v in L.values())
+        L = {c: np.broadcast_to(v, (M,)).copy() for c, v in L.items()}
+        if near is not None:
+            idx = tuple(np.argmin(np.abs(near.axes[c][:, None] - L[c][None, :]), axis=0)
+                        for c in near.cylinders)
+        rel: dict[str, np.ndarray] = {}
+        ok = np.ones(M, bool)
+        for b in self.blocks:
+            if near is not None:
+                a0 = np.stack([np.broadcast_to(near.relative[u], near.shape)[idx] for u in b.unknowns],
+                              axis=1)
+            else:
+                a0 = np.tile(self._relative(b, self.start), (M, 1))
+            frame = self._frame_points(b, rel, L)
+            sol = self._newton(b, a0, L, frame, jump=jump if near is not None else math.pi)
+            for k, u in enumerate(b.unknowns):
+                rel[u] = sol[:, k]
+            ok &= np.all(np.isfinite(sol), axis=1)
+        return {u: np.broadcast_to(np.asarray(self._angle(u, None, rel), dtype=float), (M,))
+                for u in self.order}, ok
+
+    # ------------------------------------------------------------------ model states
+    def states(self, model, angles: Mapping[str, np.ndarray], lengths: Mapping[str, np.ndarray],
+               shape: tuple | None = None) -> np.ndarray:
+        """Rows of the model's state vector (displacement states; others at their initial
+        values) for poses given by absolute angles and lengths, flattened."""
+        names = model.state_names
+        x0 = model.initial_state()
+        shape = shape or np.broadcast_shapes(*(np.shape(v) for v in angles.values()))
+        N = int(np.prod(shape))
+        X = np.tile(x0, (N, 1))
+        root = self.mechanism.name
+        for name in self.order:
+            part = self.parts[name]
+            for coord, local in part.coordinate_states.items():
+                key = f"{root}/{name}/{local}"
+                if key not in names:
+                    continue
+                val = lengths[name] if coord == "s" else angles[name]
+                X[:, names.index(key)] = np.broadcast_to(val, shape).ravel()
+        return X

@@ -1,0 +1,336 @@
+"""A machine under study: its description and what the analyses build from it, rebuilt
+only as far as a change reaches.
+
+A :class:`Study` holds a :class:`~mechanisms.machine.MachineDescription` and, built on
+first use and kept:
+
+* the **kinematics** (:class:`~.kinematics.BoxKinematics` on the assembled mechanism
+  and its start pose) and its solved stroke grids — they depend on the geometry only
+  (points, strokes, retracted lengths, hinges, chassis pins, start pose, limits);
+* the **statics machine** (mode ``extensions``) whose bond graph gives holding forces,
+  chassis reactions and velocity ratios (:mod:`.statics`);
+* the **valves machine** (mode ``valves``) for cycle runs;
+* the circuit's relief and tank pressures.
+
+:meth:`Study.update` moves the study to the base description with other overrides
+(each sweep point is relative to the base, never to the previous point) and keeps
+whatever the change does not reach: a mass or a bore reuses the compiled models with
+new run-time parameter values (:meth:`Machine.set <mechanisms.machine.Machine.set>`);
+keys a mode's model does not contain (a bore for the statics machine, the ``[base]``
+masses for every model) touch no model at all; a geometry change re-assembles (and
+the compile cache makes a geometry seen before cheap). :attr:`Study.log` says what
+each update did.
+
+Examples
+--------
+>>> from mechanisms.machine import DATA
+>>> s = Study(DATA / "excavator.toml")
+>>> s.statics.machine.mode, len(s.kinematics.blocks)
+('extensions', 4)
+>>> s.update({"boom_cylinder.bore": "150 mm"})
+{'kinematics': 'kept', 'extensions': 'kept'}
+>>> s.update({"bucket.mass": "900 kg"})
+{'kinematics': 'kept', 'extensions': 'parameters'}
+>>> s.update({"arm.points.G": ["Li", "0.52 m", "0.96 m"]})["kinematics"]
+'rebuilt'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from bondgraph.errors import ParameterError
+
+from ..machine.description import MachineDescription
+from .kinematics import BoxGrid, BoxKinematics
+
+__all__ = ["Study", "inert_key"]
+
+
+def inert_key(desc: MachineDescription, key: str, mode: str) -> bool:
+    """Whether a dotted key does not enter the model a machine builds for ``mode``.
+
+    ``[base]``, the ground level and the cycle files enter no model; in modes
+    ``extensions`` and ``forces`` the circuit and the cylinders' hydraulic data (bore,
+    rod, dead volumes, leakage, friction) do not either, nor, in mode ``extensions``,
+    the end stops.
+    """
+    head, _, rest = key.partition(".")
+    if head in ("base", "cycles") or key == "machine.ground":
+        return True
+    if mode == "valves":
+        return False
+    if head == "circuit":
+        return True
+    part = desc.parts.get(head)
+    if part is None or part.type != "cylinder":
+        return False
+    leaf = rest.split(".")[0]
+    hydraulic = {"bore", "rod", "dead_volume_cap", "dead_volume_rod", "leakage_internal",
+                 "leakage_external", "friction"}
+    return leaf in hydraulic or (mode == "extensions" and leaf == "end_stop")
+
+
+def _geometry(desc: MachineDescription) -> str:
+    """Everything the position analysis depends on, as one comparable text."""
+    parts = {}
+    for name, p in desc.parts.items():
+        v = p.values
+        keys = {"lever": ("length", "root", "tip"), "cylinder": ("retracted", "stroke", "root", "tip")}
+        parts[name] = (p.type, sorted(p.points.items()), [v.get(k) for k in keys.get(p.type, ())])
+    return repr((sorted(parts.items()), sorted(desc.chassis.items()), desc.hinges, sorted(desc.start.items()),
+                 sorted(desc.guess.items()), sorted(desc.limits.items()), sorted(desc.angles.items())))
+
+
+class Study:
+    """A machine description and the models, kinematics and pressures analyses need.
+
+    Parameters
+    ----------
+    source : str, Path, MachineDescription, Machine or Study
+        A machine file (or a shipped machine's name), a description, or a built machine
+        (its description is taken, and the machine itself is reused for its mode — and
+        changed by :meth:`update`).
+    overrides : dict, optional
+        Dotted keys with units on top of ``source``.
+    """
+
+    def __init__(self, source: Any, overrides: Mapping[str, Any] | None = None):
+        from ..machine.machine import Machine
+
+        machine = None
+        if isinstance(source, Study):
+            desc = source.base
+        elif isinstance(source, Machine):
+            desc, machine = source.description, source
+        elif isinstance(source, MachineDescription):
+            desc = source
+        elif isinstance(source, (str, Path)):
+            from ..machine.cli import resolve_machine
+
+            desc = MachineDescription.load(resolve_machine(str(source)))
+        else:
+            raise ParameterError(f"a study of {type(source).__name__}: expected a machine file, a "
+                                 "MachineDescription or a Machine")
+        #: the description sweeps are relative to
+        self.base = desc
+        self.description = desc if not overrides else desc.with_overrides(overrides)
+        self.overrides: dict[str, Any] = dict(overrides or {})
+        self._machines: dict[str, Any] = {}
+        if machine is not None and not overrides and machine.formulation == "causal":
+            self._machines[machine.mode] = machine
+        self._kin: BoxKinematics | None = None
+        self._grids: dict[tuple, BoxGrid] = {}
+        self._statics = None
+        self._pressures: dict[str, Any] = {}
+        #: what the last :meth:`update` did with each built thing
+        self.log: dict[str, str] = {}
+
+    @classmethod
+    def of(cls, source: Any) -> "Study":
+        """``source`` itself if it is a study, else a new study of it."""
+        return source if isinstance(source, Study) else cls(source)
+
+    # ------------------------------------------------------------------ changes
+    def update(self, overrides: Mapping[str, Any]) -> dict[str, str]:
+        """Move to the base description with ``overrides`` (dotted keys with units).
+
+        Returns what happened to each built thing: ``"kept"``, ``"parameters"`` (a
+        compiled model took new run-time parameter values) or ``"rebuilt"``.
+
+        Raises
+        ------
+        ParameterError
+            Unknown keys, wrong units, bad values (every problem at once).
+        """
+        new = self.base.with_overrides(overrides)
+        old = self.description
+        log: dict[str, str] = {}
+        if self._kin is not None:
+            if _geometry(new) != _geometry(old):
+                self._kin = None
+                self._grids = {}
+                log["kinematics"] = "rebuilt"
+            else:
+                log["kinematics"] = "kept"
+        if new.circuit != old.circuit:
+            self._pressures = {}
+        for mode, machine in list(self._machines.items()):
+            log[mode] = self._update_machine(mode, machine, new, overrides)
+        if "extensions" in self._machines and log.get("extensions") == "rebuilt":
+            self._statics = None
+        self.description = new
+        self.overrides = dict(overrides)
+        self.log = log
+        return log
+
+    def _update_machine(self, mode, machine, new, overrides) -> str:
+        from ..machine.machine import Machine
+
+        cur = machine.description
+        changed = {k for k in set(new.values) | set(cur.values) if new.values.get(k) != cur.values.get(k)}
+        relevant = {k for k in changed if not inert_key(new, k, mode)}
+        structure = (new.hinges != cur.hinges or new.chassis != cur.chassis or
+                     set(new.payloads) != set(cur.payloads) or (mode == "valves" and new.circuit != cur.circuit))
+        if not relevant and not structure:
+            return "kept"
+        target = self.base.with_overrides({k: v for k, v in overrides.items() if not inert_key(new, k, mode)})
+        runtime = set(machine._symbols)
+        if not structure and relevant <= runtime:
+            machine.set({k: overrides[k] if k in overrides else _raw(self.base, k) for k in relevant})
+            return "parameters"
+        self._machines[mode] = Machine(target, mode)
+        return "rebuilt"
+
+    # ------------------------------------------------------------------ built things
+    def machine(self, mode: str):
+        """The machine of this description built for ``mode`` (built once, then updated)."""
+        from ..machine.machine import Machine
+
+        if mode not in self._machines:
+            self._machines[mode] = Machine(self.description, mode)
+        return self._machines[mode]
+
+    @property
+    def statics(self):
+        """:class:`~.statics.FrontStatics` on the machine built for mode ``extensions``."""
+        from .statics import FrontStatics
+
+        m = self.machine("extensions")
+        if self._statics is None or self._statics.machine is not m:
+            self._statics = FrontStatics(m)
+        return self._statics
+
+    @property
+    def kinematics(self) -> BoxKinematics:
+        """The batched position analysis of the current geometry."""
+        if self._kin is None:
+            m = self._machines.get("extensions")
+            if m is not None and _geometry(m.description) == _geometry(self.description):
+                mech, start = m.mechanism, m.start_pose
+            else:
+                mech, start = _mechanism(self.description)
+            self._kin = BoxKinematics(mech, start)
+        return self._kin
+
+    def axes(self, n: int | Mapping[str, int] = 50) -> dict[str, np.ndarray]:
+        """The stroke box sampled with ``n`` lengths per cylinder (or per function)."""
+        desc = self.description
+        counts = n if isinstance(n, Mapping) else {f: n for f in desc.functions}
+        problems = [f"points per stroke for {f!r}: not a function of {desc.name!r} "
+                    f"({', '.join(desc.functions)})" for f in counts if f not in desc.functions]
+        for f in desc.functions:
+            k = counts.get(f, 50)
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+                problems.append(f"points per stroke for {f!r}: {k!r}, expected a whole number ≥ 2")
+        if problems:
+            raise ParameterError(problems, subject="stroke grid")
+        return {desc.cylinder_of[f]: np.linspace(*desc.stroke_limits(f), int(counts.get(f, 50)))
+                for f in desc.functions}
+
+    def grid(self, n: int | Mapping[str, int] = 50) -> BoxGrid:
+        """Every pose of the stroke box on ``n`` lengths per stroke (cached per geometry)."""
+        ax = self.axes(n)
+        key = tuple(len(v) for v in ax.values())
+        if key not in self._grids:
+            desc = self.description
+            limits = {name: (lo, hi, desc.angles[name]) for name, (lo, hi) in desc.limits.items()}
+            self._grids[key] = self.kinematics.solve_grid(ax, limits=limits)
+        return self._grids[key]
+
+    def pressures(self, relief: Any = None, tank: Any = None) -> dict[str, Any]:
+        """Relief and tank pressure per function (Pa) and where they come from.
+
+        ``relief``/``tank``: a pressure with its unit (``"320 bar"``) or a dict function →
+        pressure; what is not given comes from the circuit of the file (the relief
+        valve's cracking pressure, the tank's gauge pressure).
+
+        Raises
+        ------
+        ParameterError
+            A pressure without a unit, an unknown function, no circuit and no ``relief``.
+        """
+        from ..machine.quantities import to_si
+
+        desc = self.description
+        out = {"relief": {}, "tank": {}, "source": {}}
+
+        def given(value, what):
+            if value is None:
+                return {}
+            if not isinstance(value, Mapping):  # one pressure for every function: read it once
+                return {f: to_si(value, "Pa", key=what) for f in desc.functions}
+            res, problems = {}, []
+            for f, v in value.items():
+                if f not in desc.functions:
+                    problems.append(f"{what} for {f!r}: not a function of {desc.name!r} "
+                                    f"({', '.join(desc.functions)})")
+                    continue
+                try:
+                    res[f] = to_si(v, "Pa", key=f"{what} ({f})")
+                except ParameterError as exc:
+                    problems += exc.problems
+            if problems:
+                raise ParameterError(problems)
+            return res
+
+        r, t = given(relief, "relief"), given(tank, "tank")
+        need = [f for f in desc.functions if f not in r]
+        circ = self._circuit_pressures() if need or len(t) < len(desc.functions) else {}
+        for f in desc.functions:
+            if f in r:
+                out["relief"][f], src = r[f], "given"
+            elif circ.get("relief") is not None:
+                out["relief"][f], src = circ["relief"], "circuit relief (cracking)"
+            else:
+                raise ParameterError(f"{desc.file.name}: no relief pressure for {f!r}: the file has no "
+                                     "[circuit] with a relief valve; give relief=\"300 bar\" "
+                                     "(or --relief on the command line)")
+            out["tank"][f] = t.get(f, circ.get("tank", 0.0))
+            out["source"][f] = src
+        return out
+
+    def _circuit_pressures(self) -> dict[str, Any]:
+        if "circuit" not in self._pressures:
+            desc = self.description
+            if desc.circuit is None:
+                self._pressures["circuit"] = {}
+            else:
+                from ..machine.assemble import assemble
+
+                circ = assemble(desc, "valves", symbolic=False).circuit
+                pu = getattr(getattr(circ, "hydraulic", None), "power_unit", None)
+                self._pressures["circuit"] = {"relief": circ.relief_pressure,
+                                              "tank": float(getattr(pu, "tank_pressure", 0.0) or 0.0)}
+        return self._pressures["circuit"]
+
+    def __repr__(self) -> str:
+        built = ", ".join(sorted(self._machines)) or "nothing"
+        return f"Study({self.description.name!r}, overrides {self.overrides}, built: {built})"
+
+
+def _raw(desc: MachineDescription, key: str) -> Any:
+    """A key's value as the file (or an override) gives it, with its unit."""
+    if key in desc.overrides:
+        return desc.overrides[key]
+    node: Any = desc.file.data
+    parts = key.split(".")
+    if parts[0] in ("chassis", "hinges") and len(parts) > 2:   # their keys are "part.point"
+        parts = [parts[0], ".".join(parts[1:])]
+    for part in parts:
+        node = node[part]
+    return node
+
+
+def _mechanism(desc: MachineDescription):
+    """The mechanism and its checked start pose, without building a model."""
+    from ..machine.assemble import assemble
+    from ..machine.machine import check_pose, start_pose_of
+
+    mech = assemble(desc, "extensions", symbolic=False).mechanism
+    pose = start_pose_of(desc, mech)
+    check_pose(desc, pose, f"start pose of {desc.file.name} ({desc.where('start')})")
+    return mech, pose

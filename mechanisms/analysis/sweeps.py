@@ -1,0 +1,503 @@
+"""Parameter sweeps of an analysis: a grid or a sample of values, local processes or Dask.
+
+:func:`sweep` runs an analysis (``"working-range"``, ``"tool-forces"``,
+``"lift-capacity"``, ``"cycle-energy"`` or your own function of a
+:class:`~.study.Study`) at every point of a grid (the product of each parameter's
+values) or of a Latin-hypercube sample over their ranges, and returns a
+:class:`pandas.DataFrame`: one row per point, the parameters' values (SI, units in
+``df.attrs["units"]``), the analysis's headline numbers, what each point rebuilt, and
+the named error of a point that failed (the others go on).
+
+Parameters are dotted keys of the machine file with values carrying units, given as
+
+* a range ``"120..160 mm:5"`` (five values from 120 to 160 mm), a list
+  ``"120, 140, 160 mm"``, a Python list of values with units (``["120 mm", "0.14 m"]``),
+  or ``(numbers, "mm")``;
+* a point's coordinate with ``.x``/``.y`` (``"arm.points.G.x"``): the rest of the point
+  (its port class, the other coordinate) is the file's.
+
+Each worker keeps one :class:`~.study.Study` and moves it from point to point, so a
+point rebuilds only what its change reaches (a bore or a mass: parameter values of
+the compiled models; a pin: the kinematics and the models, which the compile cache
+makes cheap for a geometry seen before); points are ordered with the keys that
+rebuild outermost. Results do not depend on that history (every point starts from
+the base description and the start pose).
+
+Work runs in local processes by default (``processes``, default all cores), serially
+with ``processes=1``, or on a Dask cluster when ``client`` is a
+``distributed.Client`` (``hydrobond sweep --scheduler ADDRESS``); a progress bar
+counts the points.
+
+Examples
+--------
+>>> from mechanisms.machine import DATA
+>>> df = sweep(DATA / "excavator.toml", {"bucket_cylinder.bore": "90..100 mm:2"}, "tool-forces",
+...            options={"n": 12, "functions": ["bucket"]}, processes=1, progress=False)
+>>> df["bucket_cylinder.bore"].tolist(), (df["bucket_tool_force"] / 1e3).round(1).tolist()
+([0.09, 0.1], [70.3, 86.8])
+>>> df["rebuilt"].tolist(), df.attrs["units"]["bucket_tool_force"]          # bores: no model touched
+(['', ''], 'N')
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import re
+import threading
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from bondgraph.errors import BondGraphError, ParameterError
+
+__all__ = ["sweep", "ANALYSES", "parse_values", "run_analysis"]
+
+
+def _analyses() -> dict[str, Callable]:
+    from .energy import cycle_energy
+    from .lifting import lift_capacity
+    from .digging import tool_forces
+    from .reach import working_range
+
+    return {"working-range": working_range, "tool-forces": tool_forces, "lift-capacity": lift_capacity,
+            "cycle-energy": cycle_energy}
+
+
+#: analysis name → function(study, **options) returning an AnalysisResult
+ANALYSES = ("working-range", "tool-forces", "lift-capacity", "cycle-energy")
+
+_RANGE = re.compile(r"^\s*([+-]?[\d.eE+-]+)\s*\.\.\s*([+-]?[\d.eE+-]+)\s*([^:]*?)\s*:\s*(\d+)\s*$")
+
+
+class Combined:
+    """Several analyses of one point: their summaries side by side (see :func:`run_analysis`)."""
+
+    def __init__(self, results: Mapping[str, Any]):
+        self.results = dict(results)
+
+    def summary(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for r in self.results.values():
+            out.update(r.summary())
+        return out
+
+    @property
+    def summary_units(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for r in self.results.values():
+            out.update(r.summary_units)
+        return out
+
+
+def run_analysis(study, analysis: str | Callable | Sequence, options: Mapping[str, Any] | None = None):
+    """Run an analysis by name (or a callable of the study) with its options; a list of
+    names runs each (``options`` then maps each name to its options) into a :class:`Combined`."""
+    options = dict(options or {})
+    if isinstance(analysis, (list, tuple)):
+        bad = [k for k in options if k not in analysis]
+        if bad:
+            raise ParameterError([f"options for {k!r}: not one of the analyses run ({', '.join(analysis)}); "
+                                  "with several analyses, options are given per analysis name" for k in bad])
+        return Combined({a: run_analysis(study, a, options.get(a)) for a in analysis})
+    if callable(analysis):
+        return analysis(study, **options)
+    table = _analyses()
+    if analysis not in table:
+        import difflib
+
+        close = difflib.get_close_matches(str(analysis), list(table), n=1)
+        raise ParameterError(f"analysis {analysis!r}: expected one of {', '.join(table)}"
+                             + (f"; did you mean {close[0]!r}?" if close else ""))
+    return table[analysis](study, **options)
+
+
+# --------------------------------------------------------------------------- values
+def parse_values(key: str, spec: Any) -> list[Any]:
+    """The values of one swept parameter (each with its unit) from its specification.
+
+    Examples
+    --------
+    >>> parse_values("boom_cylinder.bore", "120..160 mm:3")
+    ['120 mm', '140 mm', '160 mm']
+    >>> parse_values("bucket.mass", "700, 900 kg")
+    ['700 kg', '900 kg']
+    >>> parse_values("bucket.mass", ([700, 900], "kg"))
+    ['700 kg', '900 kg']
+    """
+    if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[1], str):
+        nums, unit = spec
+        vals = np.atleast_1d(np.asarray(nums, dtype=float))
+        return [_fmt(v, unit) for v in vals]
+    if isinstance(spec, str):
+        m = _RANGE.match(spec)
+        if m:
+            lo, hi, unit, count = float(m.group(1)), float(m.group(2)), m.group(3), int(m.group(4))
+            if count < 1 or not (math.isfinite(lo) and math.isfinite(hi)):
+                raise ParameterError(f"sweep {key!r}: {spec!r}: expected LOW..HIGH UNIT:COUNT with COUNT ≥ 1")
+            if count == 1 and lo != hi:
+                raise ParameterError(f"sweep {key!r}: {spec!r}: one value cannot span {lo:g}..{hi:g}; "
+                                     "give COUNT ≥ 2")
+            return [_fmt(v, unit) for v in np.linspace(lo, hi, count)]
+        if ".." in spec:
+            raise ParameterError(f"sweep {key!r}: {spec!r}: a range is LOW..HIGH UNIT:COUNT, "
+                                 "e.g. \"120..160 mm:5\"")
+        parts = [p.strip() for p in spec.split(",") if p.strip()]
+        if not parts:
+            raise ParameterError(f"sweep {key!r}: no values in {spec!r}")
+        unit = ""
+        last = re.match(r"^[+-]?[\d.eE+-]+\s*(.*)$", parts[-1])
+        if last:
+            unit = last.group(1)
+        out = []
+        for p in parts:
+            if re.fullmatch(r"[+-]?[\d.]+(?:[eE][+-]?\d+)?", p) and unit:
+                out.append(f"{p} {unit}")
+            else:
+                out.append(p)
+        return out
+    if isinstance(spec, (list, tuple, np.ndarray)):
+        if len(spec) == 0:
+            raise ParameterError(f"sweep {key!r}: an empty list of values")
+        return list(spec)
+    raise ParameterError(f"sweep {key!r}: {spec!r}: expected a range \"LOW..HIGH UNIT:COUNT\", a list "
+                         "of values with units, or (numbers, unit)")
+
+
+def _fmt(v: float, unit: str) -> str:
+    return f"{float(v):.12g} {unit}".strip()
+
+
+def _number_unit(text: Any) -> tuple[float, str] | None:
+    if not isinstance(text, str):
+        return None
+    m = re.match(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*?)\s*$", text)
+    return (float(m.group(1)), m.group(2)) if m else None
+
+
+def _coordinate_override(desc, key: str, value: Any) -> tuple[str, Any] | None:
+    """``arm.points.G.x = "0.5 m"`` → ``("arm.points.G", ["Li", "0.5 m", <file's y>])``."""
+    if not key.endswith((".x", ".y")):
+        return None
+    from .study import _raw
+
+    head = key[:-2]
+    try:
+        raw = _raw(desc, head)
+    except (KeyError, TypeError):
+        return None
+    if not isinstance(raw, list) or len(raw) not in (2, 3):
+        return None
+    new = list(raw)
+    i = (len(raw) - 2) + (0 if key.endswith(".x") else 1)
+    new[i] = value
+    return head, new
+
+
+def _si(desc, key: str, value: Any) -> float:
+    """The SI number of a swept value (as the description reads it)."""
+    from ..machine.quantities import to_si
+
+    ov = _coordinate_override(desc, key, value)
+    if ov is not None:
+        return float(to_si(value, "m", key=key))
+    d = desc.with_overrides({key: value})
+    v = d.values.get(key)
+    if isinstance(v, (int, float)):
+        return float(v)
+    return float("nan")
+
+
+def _points(desc, parameters, sample: int | None, seed: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """Keys and the list of points (key → value with unit)."""
+    if isinstance(parameters, Mapping):
+        keys = list(parameters)
+        values = {k: parse_values(k, v) for k, v in parameters.items()}
+        if sample is not None:
+            if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
+                raise ParameterError(f"sample = {sample!r}: expected a number of points ≥ 1")
+            from scipy.stats import qmc
+
+            lims = {}
+            problems = []
+            for k in keys:
+                nums = [_number_unit(v) for v in values[k]]
+                if any(n is None for n in nums) or len({u for _, u in nums}) != 1:
+                    problems.append(f"sweep {k!r}: a sample needs numbers in one unit (a range "
+                                    f"\"LOW..HIGH UNIT:COUNT\"), found {values[k]!r}")
+                    continue
+                lims[k] = (min(n for n, _ in nums), max(n for n, _ in nums), nums[0][1])
+            if problems:
+                raise ParameterError(problems)
+            u = qmc.LatinHypercube(d=len(keys), seed=seed).random(sample)
+            points = [{k: _fmt(lims[k][0] + u[i, j] * (lims[k][1] - lims[k][0]), lims[k][2])
+                       for j, k in enumerate(keys)} for i in range(sample)]
+        else:
+            order = sorted(keys, key=lambda k: _rebuild_rank(desc, k))   # rebuilding keys outermost
+            points = [dict(zip(order, combo)) for combo in itertools.product(*(values[k] for k in order))]
+            points = [{k: p[k] for k in keys} for p in points]
+        return keys, points
+    if hasattr(parameters, "to_dict") and hasattr(parameters, "columns"):
+        parameters = parameters.to_dict("records")
+    if isinstance(parameters, Sequence) and not isinstance(parameters, str) and \
+            all(isinstance(p, Mapping) for p in parameters):
+        keys = list(dict.fromkeys(k for p in parameters for k in p))
+        return keys, [dict(p) for p in parameters]
+    raise ParameterError(f"sweep parameters {type(parameters).__name__}: expected a dict key → values "
+                         "(a grid or a sample) or a list of points (dicts key → value with unit)")
+
+
+def _rebuild_rank(desc, key: str) -> int:
+    """0 for keys that change the geometry, 1 for other model keys, 2 for run-time ones."""
+    head = key.split(".")[0]
+    if key.endswith((".x", ".y")) or ".points." in key or head in ("chassis", "hinges", "start") \
+            or key.endswith((".retracted", ".stroke", ".length")):
+        return 0
+    if key in desc.runtime_keys():
+        return 2
+    return 1
+
+
+def _overrides(desc, point: Mapping[str, Any]) -> dict[str, Any]:
+    """A point's values as description overrides (coordinates folded into their points)."""
+    out: dict[str, Any] = {}
+    for k, v in point.items():
+        ov = _coordinate_override(desc, k, v)
+        if ov is None:
+            out[k] = v
+            continue
+        head, new = ov
+        if head in out:  # both coordinates of one point swept
+            cur = list(out[head])
+            cur[len(cur) - 2 + (0 if k.endswith(".x") else 1)] = v
+            out[head] = cur
+        else:
+            out[head] = new
+    return out
+
+
+# --------------------------------------------------------------------------- workers
+_STUDIES: dict[Any, Any] = {}
+_LOCK = threading.Lock()
+
+
+def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
+    """Run points ``items`` = [(index, point)] on this process's study of ``base``."""
+    from .study import Study
+
+    from .threads import single_blas_thread
+
+    out = []
+    with _LOCK, single_blas_thread():  # one point at a time per process: compiled models keep buffers
+        key = (base.file.path, repr(sorted(base.overrides.items())), repr(base.file.data))
+        study = _STUDIES.get(key)
+        if study is None:
+            while len(_STUDIES) >= 4:      # a long-lived worker keeps the last few bases
+                _STUDIES.pop(next(iter(_STUDIES)))
+            study = _STUDIES[key] = Study(base)
+        for index, point in items:
+            row: dict[str, Any] = {"_index": index}
+            try:
+                log = study.update(_overrides(base, point))
+                res = run_analysis(study, analysis, options)
+                row.update(res.summary())
+                row["_units"] = dict(res.summary_units)
+                row["rebuilt"] = ", ".join(f"{k} {v}" for k, v in log.items() if v != "kept")
+                row["error"] = ""
+            except BondGraphError as exc:
+                row["error"] = str(exc)
+                row["rebuilt"] = ""
+            out.append(row)
+    return out
+
+
+def _collect(finished, rows: list, bar) -> None:
+    """Rows of the chunks as their futures finish (Dask's or concurrent.futures')."""
+    for fut in finished:
+        got = fut.result()
+        rows += got
+        if bar is not None:
+            bar.update(len(got))
+
+
+def _chunks(items: list, n_chunks: int) -> list[list]:
+    n_chunks = max(1, min(n_chunks, len(items)))
+    size = math.ceil(len(items) / n_chunks)
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces", *,
+          options: Mapping[str, Any] | None = None, sample: int | None = None, seed: int = 0,
+          client: Any = None, processes: int | None = None, progress: bool = True,
+          chunks_per_worker: int = 4):
+    """Run ``analysis`` over a grid or a sample of parameter values.
+
+    Parameters
+    ----------
+    machine : path, MachineDescription, Machine or Study
+        The base every point is relative to.
+    parameters : dict or list of dicts
+        Dotted key → values (see the module docstring): their product is the grid, or
+        ``sample`` points are drawn over their ranges; or an explicit list of points.
+    analysis : str, callable or list
+        ``"working-range"``, ``"tool-forces"``, ``"lift-capacity"``, ``"cycle-energy"``,
+        or ``f(study, **options)`` returning an :class:`~.result.AnalysisResult`
+        (a top-level function, so that processes can receive it); or a list of them,
+        whose headline numbers go side by side in the table.
+    options : dict, optional
+        Keyword options of the analysis (``{"n": 30}``, ``{"relief": "320 bar"}``); with a
+        list of analyses, analysis name → its options.
+    sample : int, optional
+        A Latin-hypercube sample of this many points instead of the grid.
+    seed : int
+        Seed of the sample.
+    client : distributed.Client, optional
+        Run on this Dask cluster.
+    processes : int, optional
+        Local worker processes (default: the CPU count; 1 runs in this process).
+    progress : bool
+        A progress bar over the points.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns: the parameters (SI values), the analysis's summary, ``rebuilt``
+        (what each point rebuilt beyond parameter values), ``error`` (empty, or the
+        point's named error). Units in ``df.attrs["units"]``.
+
+    Raises
+    ------
+    ParameterError
+        Unknown keys, values without units or out of range, an unknown analysis, bad
+        options — all checked before any work starts.
+    """
+    import pandas as pd
+
+    from .study import Study
+
+    study = Study.of(machine)
+    base = study.base
+    names = list(analysis) if isinstance(analysis, (list, tuple)) else [analysis]
+    for a in names:
+        if not callable(a) and a not in ANALYSES:
+            run_analysis(study, a)  # the named error
+    keys, points = _points(base, parameters, sample, seed)
+    if not points:
+        raise ParameterError("sweep: no points")
+    problems = []
+    for k in keys:
+        if k.endswith((".x", ".y")) and _coordinate_override(base, k, "0 m") is None:
+            problems.append(f"sweep {k!r}: {k[:-2]!r} is not a point of {base.file.name} (a coordinate is "
+                            "swept as part.points.NAME.x, chassis.\"part.point\".y or part.cog.x)")
+    if problems:
+        raise ParameterError(problems, subject="sweep")
+    for p in points:  # every point is read before any work (units, ranges, keys)
+        try:
+            base.with_overrides(_overrides(base, p))
+        except BondGraphError as exc:
+            problems += [q for q in exc.problems if q not in problems]
+    if problems:
+        raise ParameterError(problems, subject="sweep")
+    if isinstance(analysis, (list, tuple)):
+        bad = [k for k in (options or {}) if k not in analysis]
+        if bad:
+            raise ParameterError([f"options for {k!r}: not one of the analyses run ({', '.join(analysis)}); "
+                                  "with several analyses, options are given per analysis name" for k in bad])
+        for a in analysis:
+            _check_options(a, (options or {}).get(a))
+    else:
+        _check_options(analysis, options)
+    items = list(enumerate(points))
+    rows: list[dict] = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), desc=f"sweep {_label(analysis)}", unit="point")
+    try:
+        if client is not None:
+            from distributed import as_completed
+
+            workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
+            parts = _chunks(items, workers * chunks_per_worker)
+            futures = [client.submit(_run_chunk, base, analysis, dict(options or {}), part, pure=False)
+                       for part in parts]
+            _collect(as_completed(futures), rows, bar)
+        else:
+            procs = processes if processes is not None else (os.cpu_count() or 1)
+            if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
+                raise ParameterError(f"processes = {processes!r}: expected a whole number ≥ 1")
+            if procs == 1 or len(items) == 1:
+                for it in items:
+                    rows += _run_chunk(base, analysis, dict(options or {}), [it])
+                    if bar is not None:
+                        bar.update(1)
+            else:
+                import multiprocessing as mp
+                from concurrent.futures import ProcessPoolExecutor, as_completed as done
+
+                parts = _chunks(items, procs * chunks_per_worker)
+                with ProcessPoolExecutor(max_workers=procs, mp_context=mp.get_context("fork")) as ex:
+                    futures = [ex.submit(_run_chunk, base, analysis, dict(options or {}), part)
+                               for part in parts]
+                    _collect(done(futures), rows, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    rows.sort(key=lambda r: r["_index"])
+    units: dict[str, str] = {}
+    for r in rows:
+        units.update(r.pop("_units", {}))
+    records = []
+    for (i, p), r in zip(items, rows):
+        rec = {k: _si(base, k, p[k]) if k in p else np.nan for k in keys}
+        rec.update({k: v for k, v in r.items() if k != "_index"})
+        records.append(rec)
+    df = pd.DataFrame(records)
+    front = keys + [c for c in df.columns if c not in keys and c not in ("rebuilt", "error")]
+    df = df[front + ["rebuilt", "error"]]
+    df.attrs["units"] = {**{k: _unit_of(base, k) for k in keys}, **units}
+    df.attrs["analysis"] = _label(analysis)
+    return df
+
+
+def _label(analysis) -> str:
+    if isinstance(analysis, (list, tuple)):
+        return " + ".join(_label(a) for a in analysis)
+    return analysis if isinstance(analysis, str) else getattr(analysis, "__name__", "analysis")
+
+
+def _unit_of(desc, key: str) -> str:
+    if key.endswith((".x", ".y")) or ".points." in key:
+        return "m"
+    from ..machine.description import _BASE, _BASE_MASS, _BODY, _CYLINDER, _LEVER, _MACHINE, _PAYLOAD
+
+    head, _, leaf = key.partition(".")
+    specs = {"machine": _MACHINE}.get(head)
+    if specs is None and head in desc.parts:
+        specs = {"body": _BODY, "lever": _LEVER, "cylinder": _CYLINDER}[desc.parts[head].type]
+    if head == "payloads":
+        specs, leaf = _PAYLOAD, leaf.split(".")[-1]
+    if head == "base":
+        specs, leaf = (_BASE_MASS, leaf.split(".")[-1]) if leaf.startswith("masses.") else (_BASE, leaf)
+    for s in specs or []:
+        if s.name == leaf:
+            return s.unit
+    return ""
+
+
+def _check_options(analysis, options) -> None:
+    """Options must be keywords of the analysis (checked before the workers start)."""
+    if callable(analysis) or not options:
+        return
+    import inspect
+
+    fn = _analyses()[analysis]
+    params = inspect.signature(fn).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    bad = [k for k in options if k not in params or k == "machine"]
+    if bad:
+        raise ParameterError([f"option {k!r} of analysis {analysis!r}: unknown (options: "
+                              f"{', '.join(p for p in params if p != 'machine')})" for k in bad])
