@@ -355,7 +355,13 @@ class _Probe:
             k = outs.index(name)
 
             def out(t, x):
-                return float(self.rhs.outputs(t, x)[k])
+                try:
+                    return float(self.rhs.outputs(t, x)[k])
+                except FloatingPointError as exc:  # a singular block met by the guard alone
+                    raise UserCallableError(
+                        f"guard quantity {name!r} at t = {t:.9g} s: the model's outputs cannot "
+                        f"be computed there ({exc})", time=t,
+                        state={n: float(v) for n, v in zip(m.state_names, x)}) from None
             return out
         import difflib
 
