@@ -1079,6 +1079,10 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     ParameterError
         Bad method, tolerances, times, inputs, modes, controller outputs (all listed).
     """
+    if not isinstance(hm, HybridModel):
+        hint = " (wrap it: HybridModel(model, variables, transitions))" if hasattr(hm, "system") \
+            else ""
+        raise ParameterError(f"simulate_hybrid: got {type(hm).__name__}, expected a HybridModel{hint}")
     model = hm.model
     extra = []
     if not (isinstance(max_events, (int, np.integer)) and not isinstance(max_events, bool)

@@ -1015,6 +1015,25 @@ def _crossings(events: EventSet, i: int, drv, t_old: float, t: float, ga: float,
 
 
 # ---------------------------------------------------------------------------- options
+def require_model(model: Any, what: str) -> None:
+    """A built :class:`~bondgraph.model.Model`, or a named :class:`ParameterError`.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph
+    >>> require_model(BondGraph("m"), "simulate")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: simulate: got BondGraph as the model, expected a built Model (build it first: bondgraph.build(...))
+    """
+    if hasattr(model, "state_names") and hasattr(model, "system") and hasattr(model, "equations"):
+        return
+    hint = (" (build it first: bondgraph.build(...))" if hasattr(model, "children")
+            or hasattr(model, "nodes") else "")
+    raise ParameterError(f"{what}: got {type(model).__name__} as the model, expected a built "
+                         f"Model{hint}")
+
+
 def check_options(model, *, t_span, method: str, rtol, atol, max_step, first_step=None,
                   t_eval=None, x0=None, timeout=DEFAULT_TIMEOUT, blowup=DEFAULT_BLOWUP,
                   singular: str = "error", max_steps=500_000, what: str = "simulate",
@@ -1024,6 +1043,7 @@ def check_options(model, *, t_span, method: str, rtol, atol, max_step, first_ste
     Returns ``(t0, t1)``.
     """
     problems = list(extra)
+    require_model(model, what)
     t0 = t1 = math.nan
     try:
         span = [float(v) for v in t_span]
@@ -1068,6 +1088,9 @@ def check_options(model, *, t_span, method: str, rtol, atol, max_step, first_ste
                 problems.append(f"t_eval: shape {tev.shape}, expected a 1-D array of times")
             elif not np.all(np.isfinite(tev)):
                 problems.append("t_eval: contains non-finite times")
+            elif tev.size == 0:
+                problems.append("t_eval: empty, expected at least one output time (None: the "
+                                "solver's own steps)")
             else:
                 if np.any(np.diff(tev) <= 0):
                     problems.append("t_eval: times must increase strictly")
