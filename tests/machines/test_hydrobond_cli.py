@@ -19,7 +19,7 @@ def test_help_states_the_defaults_and_the_units():
     out = subprocess.run([sys.executable, "-m", "mechanisms.machine", "run", "--help"],
                          capture_output=True, text=True, check=True).stdout
     for word in ("--set", "--rtol", "--method", "--dt", "(default: 0.01)", "(default: CVODE)",
-                 "SI units", "`boom_cap_pressure [Pa]`", "wheel_loader"):
+                 "SI units", "`boom_cap_pressure [Pa]`", "hydrobond list"):
         assert word in out, word
 
 
