@@ -155,6 +155,9 @@ CASES = [
     Case("valve-flow-bare-litres-per-minute", valve(q_nominal=600), P,
          ["'q_nominal'", "600", '"600 L/min"']),
     Case("valve-drop-bare-bar", valve(dp_nominal=3), P, ["'dp_nominal'", "bare number 3", '"3 bar"']),
+    Case("oil-bulk-modulus-bare-gigapascal", lambda: Oil(bulk_modulus=1.4), P,
+         ["oil", "bulk_modulus", "1.4 Pa", '"1.4 GPa"']),
+    Case("oil-viscosity-in-centistokes", lambda: Oil(viscosity=46.0), P, ["oil", "viscosity", "46"]),
     Case("power-unit-pressure-bare-bar", lambda: PowerUnit("pu", oil=Oil(), pressure=200), P,
          ["'pressure'", "bare number 200", '"200 bar"']),
 ]
