@@ -24,6 +24,7 @@ from .equations import Equations, derive
 from .errors import (AssemblyError, BondGraphError, CausalityConflict, ConnectionRuleError,
                      CosimulationError, EquationError, ModelStructureError, ParameterError,
                      SimulationError, UnknownNameError)
+from .events import Flag, StateEvent
 from .graph import Bond, BondGraph, Causality, Port, assemble, validate
 from .laws import Law
 from .hybrid import (Above, At, Below, Controller, Discrete, HybridModel, Transition, When,
@@ -46,7 +47,7 @@ __all__ = [
     # equations and code
     "derive", "Equations", "compile_equations", "CompiledSystem",
     # model and simulation
-    "build", "Model", "simulate", "Results", "power_balance", "PowerBalance",
+    "build", "Model", "simulate", "Results", "power_balance", "PowerBalance", "StateEvent", "Flag",
     "Signal", "Constant", "Table", "Spline", "draw_bond_graph", "plot_series",
     # hybrid models, linearisation
     "Discrete", "Transition", "Above", "Below", "At", "When", "Controller", "HybridModel",

@@ -12,11 +12,11 @@ lower-triangular order. This module emits C for:
 * ``bg_out`` — every bond effort and flow, stored energies and powers;
 * ``bg_mon`` — the divisors of :attr:`Equations.divisors <bondgraph.equations.Equations>`
   (``bg_nmon()`` of them), same signature, ``out[k]`` the k-th divisor: moduli first
-  (expressions of states, inputs, ``t``), then the primal with each monitored block's
-  coefficient (one unknown) or normalised determinant ``det(E)/Π‖E_i‖`` (``bg_detnorm``:
-  LU with partial pivoting, the row norms taken before factorising) written before the
-  block's singularity test, so a singular block reports 0 and returns its status.
-  :mod:`bondgraph.stepping` evaluates it after every accepted step.
+  (expressions of states, inputs, ``t``), then the shared primal, then each monitored
+  block's coefficient (one unknown) or normalised determinant ``det(E)/Π‖E_i‖``
+  (``bg_detlu``: from the LU factors the primal left in the work array, the row norms
+  kept before factorising); a singular block reports 0 and the call its status, the
+  blocks after it NaN. :mod:`bondgraph.stepping` evaluates it after every accepted step.
 
 Common subexpressions are eliminated once per function with symengine, and a
 temporary is emitted as soon as the unknowns it reads are solved. LAPACK is
@@ -47,6 +47,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,21 +59,50 @@ from .errors import EquationError
 
 __all__ = ["CompiledSystem", "compile_equations", "cache_dir", "find_compiler"]
 
-_PRELUDE = r"""
+#: what every translation unit of a model starts with
+_HEADER = r"""
 #include <math.h>
 #include <string.h>
+#define BG_HIDDEN __attribute__((visibility("hidden")))
 typedef void (*dgetrf_t)(int*, int*, double*, int*, int*, int*);
 typedef void (*dgetrs_t)(char*, int*, int*, double*, int*, int*, double*, int*, int*);
-static dgetrf_t dgetrf_p = 0;
-static dgetrs_t dgetrs_p = 0;
-void bg_set_lapack(void* f, void* s) { dgetrf_p = (dgetrf_t)f; dgetrs_p = (dgetrs_t)s; }
-static double Heaviside(double x, double h0) { return x > 0 ? 1.0 : (x < 0 ? 0.0 : h0); }
+extern BG_HIDDEN dgetrf_t bg_dgetrf_p;
+extern BG_HIDDEN dgetrs_t bg_dgetrs_p;
+static inline double Heaviside(double x, double h0) { return x > 0 ? 1.0 : (x < 0 ? 0.0 : h0); }
+/* LU-factorise the n x n column-major A in place. */
+static inline int bg_lu(int n, double* A, int* piv) { int info = 0; bg_dgetrf_p(&n, &n, A, &n, piv, &info); return info; }
+/* Solve with a factorisation; B is n x nrhs column-major. */
+static inline void bg_lus(int n, double* A, int* piv, double* B, int nrhs) {
+    char tr = 'N'; int info = 0; bg_dgetrs_p(&tr, &n, &nrhs, A, &n, piv, B, &n, &info);
+}
+/* The product of the row norms of the n x n column-major A (before factorising it). */
+static inline double bg_rowscale(int n, const double* A) {
+    double scale = 1.0; int i, j;
+    for (i = 0; i < n; ++i) { double s = 0.0; for (j = 0; j < n; ++j) s += A[j * n + i] * A[j * n + i];
+        scale *= sqrt(s); }
+    return scale;
+}
+/* det(A)/scale from bg_lu's factors: the normalised determinant, in [-1, 1] (0: singular,
+   or a factorisation that failed: scale 0). */
+static inline double bg_detlu(int n, const double* LU, const int* piv, double scale) {
+    double det = 1.0; int i;
+    if (scale == 0.0) return 0.0;
+    for (i = 0; i < n; ++i) { det *= LU[i * n + i]; if (piv[i] != i + 1) det = -det; }
+    return det / scale;
+}
+"""
+
+#: what only the main translation unit has: LAPACK pointers, native input tables
+_MAIN = r"""
+BG_HIDDEN dgetrf_t bg_dgetrf_p = 0;
+BG_HIDDEN dgetrs_t bg_dgetrs_p = 0;
+void bg_set_lapack(void* f, void* s) { bg_dgetrf_p = (dgetrf_t)f; bg_dgetrs_p = (dgetrs_t)s; }
 /* Inputs as piecewise polynomials (scipy PPoly layout), evaluated here when enabled:
-   per input [n, k, linear, x0..xn, c(k+1, n) row-major]; dslot[j] >= 0 also writes the derivative. */
-static const double* bg_tab = 0; static const long* bg_off = 0; static const int* bg_dslot = 0;
-static int bg_nin = 0;
-void bg_set_native_inputs(const double* tab, const long* off, const int* dslot, int nin) {
-    bg_tab = tab; bg_off = off; bg_dslot = dslot; bg_nin = nin; }
+   per input [n, k, linear, x0..xn, c(k+1, n) row-major]; dslot[j] >= 0 also writes the
+   derivative. The tables of a run are found through the first slot of the caller's work
+   array (a pointer to bg_inputs_t, or NULL), so each caller has its own: two models
+   loaded from one cached library never share them. */
+typedef struct { const double* tab; const long* off; const int* dslot; long nin; } bg_inputs_t;
 static void bg_ppval(const double* p, double t, double* v, double* d) {
     int n = (int)p[0], k = (int)p[1], lin = (int)p[2];
     const double* x = p + 3; const double* c = x + n + 1;
@@ -86,30 +116,18 @@ static void bg_ppval(const double* p, double t, double* v, double* d) {
     if (edge != 0) { if (lin) { extra = der * (t - tc); } else { der = 0.0; } }
     *v = val + extra; *d = der;
 }
-static void bg_eval_inputs(double t, double* us, double* dus) {
+static void bg_eval_inputs(const bg_inputs_t* in, double t, double* us, double* dus) {
     int j; double v, d;
-    for (j = 0; j < bg_nin; ++j) {
-        bg_ppval(bg_tab + bg_off[j], t, &v, &d);
+    for (j = 0; j < in->nin; ++j) {
+        bg_ppval(in->tab + in->off[j], t, &v, &d);
         us[j] = v;
-        if (bg_dslot[j] >= 0) dus[bg_dslot[j]] = d;
+        if (in->dslot[j] >= 0) dus[in->dslot[j]] = d;
     }
 }
-/* LU-factorise the n x n column-major A in place. */
-static int bg_lu(int n, double* A, int* piv) { int info = 0; dgetrf_p(&n, &n, A, &n, piv, &info); return info; }
-/* Factorise like bg_lu and return det(A)/prod(row norms of A), in [-1, 1]: 0 when singular. */
-static double bg_detnorm(int n, double* A, int* piv) {
-    double scale = 1.0, det = 1.0; int i, j;
-    for (i = 0; i < n; ++i) { double s = 0.0; for (j = 0; j < n; ++j) s += A[j * n + i] * A[j * n + i];
-        scale *= sqrt(s); }
-    if (bg_lu(n, A, piv) != 0 || scale == 0.0) return 0.0;
-    for (i = 0; i < n; ++i) { det *= A[i * n + i]; if (piv[i] != i + 1) det = -det; }
-    return det / scale;
-}
-/* Solve with a factorisation; B is n x nrhs column-major. */
-static void bg_lus(int n, double* A, int* piv, double* B, int nrhs) {
-    char tr = 'N'; int info = 0; dgetrs_p(&tr, &n, &nrhs, A, &n, piv, B, &n, &info);
-}
 """
+
+#: separates the translation units of one generated source (compiled in parallel)
+UNIT_MARK = "/* ==== bondgraph: next translation unit ==== */\n"
 
 _MAXIT = 60
 
@@ -235,7 +253,9 @@ class _Writer:
         """``template`` has one ``{}`` for the expression."""
         self.stmts.append(("expr", (template, expr)))
 
-    def render(self) -> list[str]:
+    def render(self) -> tuple[list[str], list[str]]:
+        """``(hoisted, body)``: assignments of the common subexpressions of base symbols
+        (``x0``, ``x1``… — states, parameters, inputs, time), then the statements."""
         exprs = [v[1] for k, v in self.stmts if k == "expr"]
         repl, red = se.cse(exprs) if exprs else ([], [])
         base_ok: dict = {}
@@ -257,7 +277,10 @@ class _Writer:
                 keep.append((sym, ex2))
             else:
                 back[sym] = ex2
-        lines = [f"    const double {sym} = {_c(ex)};" for sym, ex in keep]
+        hoisted = [f"    {sym} = {_c(ex)};" for sym, ex in keep]
+        # the temporaries' numbers (x<j>) are not contiguous: the work array needs the largest
+        self.ntemps = 1 + max((int(str(sym)[1:]) for sym, _ in keep), default=-1)
+        lines = []
         it = iter(red)
         for kind, val in self.stmts:
             if kind == "raw":
@@ -265,7 +288,7 @@ class _Writer:
             else:
                 e = unback(next(it))
                 lines.append(val[0].format(_c(e)))
-        return lines
+        return hoisted, lines
 
 
 def _tangent_expr(partials, tan: dict) -> se.Basic:
@@ -279,14 +302,12 @@ def _tangent_expr(partials, tan: dict) -> se.Basic:
     return acc
 
 
-def _emit_primal(prog: _Program, w: _Writer, store_lu: bool, mon: dict[int, int] | None = None) -> None:
-    """All intermediates and blocks in order; ``store_lu`` keeps factors for the Jacobian.
-
-    ``mon`` (block index → slot of ``out``): also write each listed block's measure, its
-    coefficient (one unknown) or its normalised determinant ``det(E)/Π‖E_i‖`` (coupled),
-    before the singularity check, so a singular block still reports 0.
-    """
-    mon = mon or {}
+def _emit_primal(prog: _Program, w: _Writer, scaled: frozenset[int] = frozenset()) -> None:
+    """All intermediates and blocks in order; the factors of every block stay in the work
+    array for the Jacobian (and the divisor monitor). Affine blocks are emitted as
+    straight-line statements (so the chunker may cut between them); a Newton block is one
+    unit. For the coupled blocks in ``scaled`` the product of the matrix's row norms is
+    kept (``MS<b>``, 0 when the factorisation fails) when ``mode & 2`` (the monitor)."""
     by_stage: dict[int, list[int]] = {}
     for k, st in enumerate(prog.stage):
         by_stage.setdefault(st, []).append(k)
@@ -296,17 +317,19 @@ def _emit_primal(prog: _Program, w: _Writer, store_lu: bool, mon: dict[int, int]
     for bi, b in enumerate(prog.blocks):
         n = len(b.unknowns)
         mem = b.unknowns
-        w.raw(f"    {{ /* block {bi}: {', '.join(prog.eqs.unknowns[i] for i in mem)} */")
+        w.raw(f"    /* block {bi}: {', '.join(prog.eqs.unknowns[i] for i in mem)} */")
+        ind = "    " if b.affine else "        "
         if b.affine:
             for i in mem:
-                w.raw(f"      Us[{i}] = 0.0;")
-        w.raw(f"      int it; for (it = 0; it < {1 if b.affine else _MAXIT}; ++it) {{")
+                w.raw(f"    Us[{i}] = 0.0;")
+        else:
+            w.raw(f"    {{ int it; for (it = 0; it < {_MAXIT}; ++it) {{")
         for k in prog.internal[bi]:
             nm, ex = prog.inter[k]
-            w.expr(f"        {nm} = {{}};", ex)
+            w.expr(f"{ind}{nm} = {{}};", ex)
         # tangents wrt each block unknown (seed sU), one column of E per pass
-        w.raw(f"        {{ double sU[{n}]; int jj; for (jj = 0; jj < {n}; ++jj) {{")
-        w.raw(f"          memset(sU, 0, sizeof(sU)); sU[jj] = 1.0;")
+        w.raw(f"{ind}{{ double sU[{n}]; int jj; for (jj = 0; jj < {n}; ++jj) {{")
+        w.raw(f"{ind}  memset(sU, 0, sizeof(sU)); sU[jj] = 1.0;")
         tan = {f"Us[{u}]": se.Symbol(f"sU[{li}]") for li, u in enumerate(mem)}
         for k in prog.internal[bi]:
             nm = prog.inter[k][0]
@@ -315,79 +338,201 @@ def _emit_primal(prog: _Program, w: _Writer, store_lu: bool, mon: dict[int, int]
                 tan[nm] = se.Integer(0)
                 continue
             tn = f"tE{bi}_{k}"
-            w.expr(f"          const double {tn} = {{}};", te)
+            w.expr(f"{ind}  const double {tn} = {{}};", te)
             tan[nm] = se.Symbol(tn)
         for li, i in enumerate(mem):
             te = _tangent_expr(prog.partials(prog.rows[i]), tan)
-            w.expr(f"          LU{bi}[jj * {n} + {li}] = {{}};", te)
-        w.raw("        } }")
+            w.expr(f"{ind}  LU{bi}[jj * {n} + {li}] = {{}};", te)
+        w.raw(f"{ind}}} }}")
         for li, i in enumerate(mem):
-            w.expr(f"        B{bi}[{li}] = -({{}});", prog.rows[i])
+            w.expr(f"{ind}B{bi}[{li}] = -({{}});", prog.rows[i])
         if n == 1:
-            if bi in mon:
-                w.raw(f"        out[{mon[bi]}] = LU{bi}[0];")
-            w.raw(f"        if (LU{bi}[0] == 0.0 || !isfinite(LU{bi}[0])) return {bi + 1};")
-            w.raw(f"        B{bi}[0] /= LU{bi}[0];")
-        elif bi in mon:
-            w.raw(f"        out[{mon[bi]}] = bg_detnorm({n}, LU{bi}, P{bi});")
-            w.raw(f"        if (out[{mon[bi]}] == 0.0 || !isfinite(out[{mon[bi]}])) return {bi + 1};")
-            w.raw(f"        bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
+            w.raw(f"{ind}if (LU{bi}[0] == 0.0 || !isfinite(LU{bi}[0])) return {bi + 1};")
+            w.raw(f"{ind}B{bi}[0] /= LU{bi}[0];")
+        elif bi in scaled:
+            w.raw(f"{ind}if (mode & 2) MS{bi} = bg_rowscale({n}, LU{bi});")
+            w.raw(f"{ind}if (bg_lu({n}, LU{bi}, P{bi}) != 0) {{ if (mode & 2) MS{bi} = 0.0; return {bi + 1}; }}")
+            w.raw(f"{ind}bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
         else:
-            w.raw(f"        if (bg_lu({n}, LU{bi}, P{bi}) != 0) return {bi + 1};")
-            w.raw(f"        bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
-        w.raw("        double nrm = 0.0;")
-        for li, i in enumerate(mem):
-            w.raw(f"        Us[{i}] += B{bi}[{li}]; nrm += fabs(B{bi}[{li}]) / (1e-10 + fabs(Us[{i}]));")
-        w.raw(f"        if (!isfinite(nrm)) return {-(bi + 1)};")
-        if not b.affine:
+            w.raw(f"{ind}if (bg_lu({n}, LU{bi}, P{bi}) != 0) return {bi + 1};")
+            w.raw(f"{ind}bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
+        upd = " ".join(f"Us[{i}] += B{bi}[{li}]; nrm += fabs(B{bi}[{li}]) / (1e-10 + fabs(Us[{i}]));"
+                       for li, i in enumerate(mem))
+        if b.affine:
+            w.raw(f"    {{ double nrm = 0.0; {upd} if (!isfinite(nrm)) return {-(bi + 1)}; }}")
+        else:
+            w.raw(f"        double nrm = 0.0; {upd}")
+            w.raw(f"        if (!isfinite(nrm)) return {-(bi + 1)};")
             w.raw(f"        if (nrm < {1e-12 * n}) break;")
-        w.raw("      }")
-        if not b.affine:
+            w.raw("      }")
             w.raw(f"      if (it == {_MAXIT}) return {-(bi + 1)};")
-        w.raw("    }")
+            w.raw("    }")
         for k in by_stage.get(bi + 1, []):
             nm, ex = prog.inter[k]
             w.expr(f"    {nm} = {{}};", ex)
 
 
-def _decls(prog: _Program) -> list[str]:
-    lines = []
-    if prog.inter:
-        names = [nm for nm, _ in prog.inter]
-        for i in range(0, len(names), 20):
-            lines.append("    double " + ", ".join(names[i:i + 20]) + ";")
-    for bi, b in enumerate(prog.blocks):
-        n = len(b.unknowns)
-        lines.append(f"    double LU{bi}[{n * n}], B{bi}[{n}]; int P{bi}[{n}];"
-                     f" (void)P{bi};")
-    return lines
+#: C arguments of every generated function and of its chunks
+_ARGS = ("double t, const double* restrict xs, const double* restrict us, "
+         "const double* restrict dus, const double* restrict ps, double* restrict Us, "
+         "double* restrict out, double* restrict W, int mode")
+_CALL = "t, xs, us, dus, ps, Us, out, W, mode"
+#: characters of C per chunk function: small functions keep gcc's -O2 fast on any model
+CHUNK_CHARS = 6000
+#: characters of chunk code per translation unit (units compile in parallel), at most MAX_UNITS
+UNIT_CHARS = 60_000
+MAX_UNITS = 4
 
 
-def _function(name: str, body: list[str]) -> str:
-    sig = (f"int {name}(double t, const double* xs, const double* us, const double* dus, "
-           "const double* ps, double* Us, double* out, double* work, int mode)")
-    return (sig + " {\n    (void)t; (void)xs; (void)us; (void)dus; (void)ps; (void)work; (void)mode;\n"
-            + "    if (bg_nin > 0) bg_eval_inputs(t, (double*)us, (double*)dus);\n"
+class _Layout:
+    """Where every named value lives in the work array ``W`` (one ``#define`` each).
+
+    Intermediates ``m<k>``, their tangents ``dm<k>``, the hoisted common
+    subexpressions ``x<j>`` (shared by the functions: each uses them only while it
+    runs), the block factors ``LU<b>``/``B<b>``/``P<b>`` and the Jacobian's seeds.
+    Keeping them out of local variables lets one large function be cut into many
+    small ones, which is what keeps optimised compilation fast.
+    """
+
+    def __init__(self, prog: _Program, scaled: frozenset[int] = frozenset()):
+        self.prog = prog
+        self.lines: list[str] = []
+        off = 1  # W[0]: the pointer to the run's input tables (bg_inputs_t*, or NULL)
+        for nm, _ in prog.inter:
+            self.lines.append(f"#define {nm} W[{off}]")
+            self.lines.append(f"#define d{nm} W[{off + 1}]")
+            off += 2
+        for bi, b in enumerate(prog.blocks):
+            n = len(b.unknowns)
+            self.lines.append(f"#define LU{bi} (W + {off})")
+            self.lines.append(f"#define B{bi} (W + {off + n * n})")
+            self.lines.append(f"#define P{bi} ((int*)(W + {off + n * n + n}))")
+            off += n * n + n + (n + 1) // 2
+            if bi in scaled:  # the row-norm product of a monitored coupled block
+                self.lines.append(f"#define MS{bi} W[{off}]")
+                off += 1
+        self.lines.append(f"#define dxs (W + {off})")
+        off += max(prog.nx, 1)
+        self.lines.append(f"#define dUs (W + {off})")
+        off += max(prog.nU, 1)
+        self.temps = off
+        self.ntemps = 0
+
+    def need_temps(self, n: int) -> None:
+        self.ntemps = max(self.ntemps, n)
+
+    def defines(self) -> str:
+        temps = [f"#define x{j} W[{self.temps + j}]" for j in range(self.ntemps)]
+        return "\n".join(self.lines + temps) + "\n"
+
+    @property
+    def size(self) -> int:
+        return self.temps + self.ntemps
+
+
+def _units(lines: list[str]) -> list[str]:
+    """Group statements into units that are whole at brace depth 0 (a loop, a block)."""
+    units, cur, depth = [], [], 0
+    for ln in lines:
+        cur.append(ln)
+        depth += ln.count("{") - ln.count("}")
+        if depth == 0:
+            units.append("\n".join(cur))
+            cur = []
+    if cur:
+        units.append("\n".join(cur))
+    return units
+
+
+class _Source:
+    """The C file being written: chunk functions first, public functions calling them."""
+
+    def __init__(self):
+        self.chunks: list[str] = []
+        self.n = 0
+
+    def section(self, lines: list[str], indent: str = "    ") -> list[str]:
+        """Cut ``lines`` into chunk functions; the calls that run them in order."""
+        calls: list[str] = []
+        cur: list[str] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal cur, size
+            if not cur:
+                return
+            name = f"bg_c{self.n}"
+            self.n += 1
+            self.chunks.append(f"BG_HIDDEN __attribute__((noinline)) int {name}({_ARGS}) {{\n"
+                               "    (void)t; (void)xs; (void)us; (void)dus; (void)ps; (void)Us; "
+                               "(void)out; (void)W; (void)mode;\n"
+                               + "\n".join(cur) + "\n    return 0;\n}\n")
+            calls.append(f"{indent}if ((st = {name}({_CALL})) != 0) return st;")
+            cur, size = [], 0
+
+        for u in _units(lines):
+            if size and size + len(u) > CHUNK_CHARS:
+                flush()
+            cur.append(u)
+            size += len(u)
+        flush()
+        return calls
+
+    def units(self) -> list[str]:
+        """The chunks in groups of about :data:`UNIT_CHARS` characters (one file each)."""
+        total = sum(len(c) for c in self.chunks)
+        n = max(1, min(MAX_UNITS, round(total / UNIT_CHARS)))
+        out: list[list[str]] = [[] for _ in range(n)]
+        acc, target = 0, total / n
+        for c in self.chunks:
+            out[min(n - 1, int(acc / target))].append(c)
+            acc += len(c)
+        return ["".join(u) for u in out]
+
+
+def _public(name: str, body: list[str]) -> str:
+    return (f"int {name}(double t, const double* xs, const double* us, const double* dus, "
+            "const double* ps, double* Us, double* out, double* work, int mode) {\n"
+            "    int st = 0; double* W = work; const bg_inputs_t* bin; (void)st; (void)W;\n"
+            "    memcpy(&bin, work, sizeof bin);\n"
+            "    if (bin && bin->nin > 0) bg_eval_inputs(bin, t, (double*)us, (double*)dus);\n"
             + "\n".join(body) + "\n    return 0;\n}\n")
 
 
 def generate_c(eqs: Equations) -> tuple[str, list[str]]:
-    """C source of ``bg_rhs``, ``bg_out``, ``bg_jac``; and the names of the outputs."""
+    """C source of ``bg_rhs``, ``bg_out``, ``bg_jac``; and the names of the outputs.
+
+    The primal computation (every intermediate and block, in order) is written once
+    and shared by the three; every function is cut into chunks of about
+    :data:`CHUNK_CHARS` characters whose values live in a work array of
+    ``bg_sizes()[6]`` doubles.
+    """
     prog = _Program(eqs)
+    divisors = list(getattr(eqs, "divisors", []))
+    scaled = frozenset(d.block for d in divisors
+                       if d.kind == "block" and len(prog.blocks[d.block].unknowns) > 1)
+    lay = _Layout(prog, scaled)
+    out_src = _Source()
     nx = prog.nx
-    src = [_PRELUDE]
     rn = prog.rename
     outputs = [(nm, _rn(ex, rn)) for nm, ex in eqs.bond_exprs.items()]
     outputs += [(f"energy[{nm}]", _rn(ex, rn)) for nm, ex in eqs.energy.items()]
     outputs += [(f"source_power[{nm}]", _rn(ex, rn)) for nm, ex in eqs.source_power.items()]
     outputs += [(f"dissipation[{nm}]", _rn(ex, rn)) for nm, ex in eqs.dissipation.items()]
     outputs += [(f"parametric[{nm}]", _rn(ex, rn)) for nm, ex in eqs.parametric.items()]
-    src.append(f"int bg_sizes(int* s) {{ s[0]={nx}; s[1]={prog.nU}; s[2]={prog.nu}; "
-               f"s[3]={prog.ndu}; s[4]={prog.np}; s[5]={len(outputs)}; return 0; }}\n")
+
+    def section(w: _Writer) -> tuple[list[str], list[str]]:
+        hoisted, body = w.render()
+        lay.need_temps(w.ntemps)
+        return out_src.section(hoisted), out_src.section(body)
+
+    # the primal, shared
+    w = _Writer()
+    _emit_primal(prog, w, scaled)
+    primal = sum(section(w), [])
 
     # rhs (+ power sums when mode & 1)
     w = _Writer()
-    _emit_primal(prog, w, False)
     for r, i in enumerate(eqs.xdot):
         w.raw(f"    out[{r}] = Us[{i}];")
     w.raw(f"    {{ int k_; for (k_ = 0; k_ < {nx}; ++k_) if (!isfinite(out[k_])) return -1000 - k_; }}")
@@ -399,33 +544,17 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     w.expr(f"      out[{nx + 1}] = {{}};", pdis)
     w.expr(f"      out[{nx + 2}] = {{}};", ppar)
     w.raw("    }")
-    src.append(_function("bg_rhs", _decls(prog) + w.render()))
+    rhs_tail = sum(section(w), [])
 
     # outputs
     w = _Writer()
-    _emit_primal(prog, w, False)
     for k, (_, ex) in enumerate(outputs):
         w.expr(f"    out[{k}] = {{}};", ex)
-    src.append(_function("bg_out", _decls(prog) + w.render()))
-
-    # monitor: every divisor (moduli first, so a singular block still leaves them), then
-    # the primal with each monitored block's measure
-    w = _Writer()
-    slots = {d.block: k for k, d in enumerate(eqs.divisors) if d.kind == "block"}
-    for k, d in enumerate(eqs.divisors):
-        if d.kind != "block":
-            w.expr(f"    out[{k}] = {{}};", _rn(d.expr, rn))
-    _emit_primal(prog, w, False, slots)
-    src.append(f"int bg_nmon(void) {{ return {len(eqs.divisors)}; }}\n")
-    src.append(_function("bg_mon", _decls(prog) + w.render()))
+    out_tail = sum(section(w), [])
 
     # jacobian: primal, then one forward tangent per state column
     w = _Writer()
-    _emit_primal(prog, w, True)
     nU = prog.nU
-    w.raw(f"    double dxs[{max(nx, 1)}], dUs[{max(nU, 1)}]; int col;")
-    w.raw(f"    for (col = 0; col < {nx}; ++col) {{")
-    w.raw(f"      memset(dxs, 0, sizeof(dxs)); memset(dUs, 0, sizeof(dUs)); dxs[col] = 1.0;")
     tan: dict[str, se.Basic] = {f"xs[{i}]": se.Symbol(f"dxs[{i}]") for i in range(nx)}
     for i in range(nU):
         tan[f"Us[{i}]"] = se.Symbol(f"dUs[{i}]")
@@ -433,70 +562,172 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     for k, st in enumerate(prog.stage):
         by_stage.setdefault(st, []).append(k)
 
-    def tangent_of(k: int, indent: str) -> None:
+    def tangent_of(k: int) -> None:
         nm = prog.inter[k][0]
         te = _tangent_expr(prog.inter_partials(k), tan)
         if te == 0:
             tan[nm] = se.Integer(0)
             return
-        w.expr(f"{indent}d{nm} = {{}};", te)
+        w.expr(f"    d{nm} = {{}};", te)
         tan[nm] = se.Symbol(f"d{nm}")
 
     for k in by_stage.get(0, []):
-        tangent_of(k, "      ")
+        tangent_of(k)
     for bi, b in enumerate(prog.blocks):
         n = len(b.unknowns)
-        saved = {}
         for k in prog.internal[bi]:
-            tangent_of(k, "      ")
+            tangent_of(k)
         for li, i in enumerate(b.unknowns):
             # the row's tangent with this block's dU = 0 (they are still zero here)
             te = _tangent_expr(prog.partials(prog.rows[i]), tan)
-            w.expr(f"      B{bi}[{li}] = -({{}});", te)
+            w.expr(f"    B{bi}[{li}] = -({{}});", te)
         if n == 1:
-            w.raw(f"      dUs[{b.unknowns[0]}] = B{bi}[0] / LU{bi}[0];")
+            w.raw(f"    dUs[{b.unknowns[0]}] = B{bi}[0] / LU{bi}[0];")
         else:
-            w.raw(f"      bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
+            w.raw(f"    bg_lus({n}, LU{bi}, P{bi}, B{bi}, 1);")
             for li, i in enumerate(b.unknowns):
-                w.raw(f"      dUs[{i}] = B{bi}[{li}];")
-        del saved
+                w.raw(f"    dUs[{i}] = B{bi}[{li}];")
         for k in by_stage.get(bi + 1, []):
-            tangent_of(k, "      ")
-    for r, i in enumerate(eqs.xdot):
-        w.raw(f"      out[{r} * {nx} + col] = dUs[{i}];")
-    w.raw("    }")
-    decl = _decls(prog)
-    if prog.inter:
-        names = [f"d{nm}" for nm, _ in prog.inter]
-        for i in range(0, len(names), 20):
-            decl.append("    double " + ", ".join(names[i:i + 20]) + ";")
-    src.append(_function("bg_jac", decl + w.render()))
-    return "\n".join(src), [nm for nm, _ in outputs]
+            tangent_of(k)
+    jac_pre, jac_body = section(w)
+
+    # monitor: the moduli first (expressions: a singular block still leaves them), then
+    # the shared primal (mode & 2 keeps the row norms of monitored coupled blocks), then
+    # each monitored block's measure from the factors the primal left in the work array:
+    # a singular block reports its own (0), the blocks after it were not reached (NaN)
+    w = _Writer()
+    for k, d in enumerate(divisors):
+        if d.kind != "block":
+            w.expr(f"    out[{k}] = {{}};", _rn(d.expr, rn))
+    mon_body = ["    mode |= 2;"] + sum(section(w), [])
+    mon_body += [c.replace(") != 0) return st;", ") != 0) goto measures;") for c in primal]
+    mon_body.append("  measures:")
+    mon_body.append("    { int failed = st == 0 ? 0x7fffffff : (st < 0 ? -st : st) - 1; (void)failed;")
+    for k, d in enumerate(divisors):
+        if d.kind != "block":
+            continue
+        bi, n = d.block, len(prog.blocks[d.block].unknowns)
+        measure = f"LU{bi}[0]" if n == 1 else f"bg_detlu({n}, LU{bi}, P{bi}, MS{bi})"
+        mon_body.append(f"      out[{k}] = {bi} > failed ? NAN : {measure};")
+    mon_body.append("      return st; }")
+    jac_loop = ([f"    int col; for (col = 0; col < {nx}; ++col) {{",
+                 f"      memset(dxs, 0, {max(nx, 1)} * sizeof(double)); "
+                 f"memset(dUs, 0, {max(nU, 1)} * sizeof(double)); dxs[col] = 1.0;"]
+                + ["  " + c for c in jac_body]
+                + [f"      out[{r} * {nx} + col] = dUs[{i}];" for r, i in enumerate(eqs.xdot)]
+                + ["    }"])
+
+    head = _HEADER + lay.defines()
+    units = out_src.units()
+    protos = "".join(f"BG_HIDDEN int bg_c{k}({_ARGS});\n" for k in range(out_src.n))
+    main = [head, _MAIN, protos]
+    main.append(f"int bg_sizes(int* s) {{ s[0]={nx}; s[1]={prog.nU}; s[2]={prog.nu}; "
+                f"s[3]={prog.ndu}; s[4]={prog.np}; s[5]={len(outputs)}; s[6]={lay.size}; return 0; }}\n")
+    if len(units) == 1:
+        main.append(units.pop())
+    main.append(_public("bg_rhs", primal + rhs_tail))
+    main.append(_public("bg_out", primal + out_tail))
+    main.append(_public("bg_jac", primal + jac_pre + jac_loop))
+    main.append(f"int bg_nmon(void) {{ return {len(divisors)}; }}\n")
+    main.append(_public("bg_mon", mon_body))
+    source = UNIT_MARK.join(["\n".join(main)] + [head + u for u in units])
+    return source, [nm for nm, _ in outputs]
 
 
-def _build(source: str) -> Path:
-    digest = hashlib.sha256(source.encode()).hexdigest()[:20]
-    lib = cache_dir() / f"bg_{digest}.so"
-    if lib.exists():
-        return lib
+#: optimisation and floating-point flags of generated code (part of the cache key)
+CFLAGS = ("-O1", "-std=c99", "-fPIC", "-shared", "-fno-math-errno")
+
+
+def _compiler_id(cc: str) -> str:
+    """The compiler's version line (part of the cache key), cached per process."""
+    if cc not in _CC_ID:
+        try:
+            proc = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30)
+            _CC_ID[cc] = proc.stdout.splitlines()[0] if proc.stdout else cc
+        except (OSError, subprocess.SubprocessError):
+            _CC_ID[cc] = cc
+    return _CC_ID[cc]
+
+
+_CC_ID: dict[str, str] = {}
+
+
+def build_library(source: str, flags: tuple[str, ...] = CFLAGS, libs: tuple[str, ...] = ("-lm",),
+                  prefix: str = "bg", what: str = "the generated model") -> tuple[Path, float]:
+    """Compile ``source`` to a shared library in the cache (keyed by source, flags and
+    compiler); ``(path, seconds spent compiling)`` — 0 when it was cached.
+
+    A source of several translation units (separated by :data:`UNIT_MARK`) is
+    compiled unit by unit in parallel (as many at once as there are cores), then linked.
+
+    Raises
+    ------
+    EquationError
+        No C compiler, or the compilation failed (the compiler's message is shown).
+    """
     cc = find_compiler()
+    key = "\n".join([source, " ".join(flags), " ".join(libs), _compiler_id(cc) if cc else ""])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+    lib = cache_dir() / f"{prefix}_{digest}.so"
+    if lib.exists():
+        return lib, 0.0
     if cc is None:
-        raise EquationError("no C compiler found (set $CC or install gcc); the generated "
-                            "model is compiled to C for speed")
-    opt = "-O2" if len(source) < 60_000 else ("-O1" if len(source) < 250_000 else "-O0")
+        raise EquationError(f"no C compiler found (set $CC or install gcc); {what} is compiled "
+                            "to C for speed")
+    t0 = time.perf_counter()
+    units = source.split(UNIT_MARK)
     with tempfile.TemporaryDirectory() as tmp:
-        c_file = Path(tmp) / "model.c"
-        c_file.write_text(source)
         out = Path(tmp) / "model.so"
-        cmd = [cc, opt, "-std=c99", "-fPIC", "-shared", "-fno-math-errno", str(c_file), "-o", str(out), "-lm"]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise EquationError(f"C compilation of the generated model failed ({' '.join(cmd)}):\n"
-                                + proc.stderr[-3000:])
+        if len(units) == 1:
+            c_file = Path(tmp) / "model.c"
+            c_file.write_text(source)
+            _run_cc([[cc, *flags, str(c_file), "-o", str(out), *libs]], what)
+        else:
+            objs, cmds = [], []
+            cflags = [f for f in flags if f != "-shared"]
+            for k, text in enumerate(units):
+                c_file = Path(tmp) / f"unit{k}.c"
+                c_file.write_text(text)
+                objs.append(str(c_file.with_suffix(".o")))
+                cmds.append([cc, *cflags, "-c", str(c_file), "-o", objs[-1]])
+            _run_cc(cmds, what)
+            _run_cc([[cc, "-shared", *objs, "-o", str(out), *libs]], what)
         partial = lib.with_suffix(f".{os.getpid()}.tmp")
         shutil.copy(out, partial)
         os.replace(partial, lib)
-    return lib
+    return lib, time.perf_counter() - t0
+
+
+def _run_cc(cmds: list[list[str]], what: str) -> None:
+    """Run compiler commands, as many at once as there are cores; raise on the first error."""
+    jobs = max(1, min(len(cmds), os.cpu_count() or 1))
+    pending = list(cmds)
+    running: list[tuple[list[str], subprocess.Popen]] = []
+    failure = None
+    while pending or running:
+        while pending and len(running) < jobs and failure is None:
+            cmd = pending.pop(0)
+            running.append((cmd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                  text=True)))
+        cmd, proc = running.pop(0)
+        _, err = proc.communicate()
+        if proc.returncode != 0 and failure is None:
+            failure = (cmd, err)
+            pending.clear()
+    if failure is not None:
+        cmd, err = failure
+        raise EquationError(f"C compilation of {what} failed ({' '.join(cmd)}):\n" + err[-3000:])
+
+
+def _build(source: str) -> Path:
+    return build_library(source)[0]
+
+
+class _InputTables(ctypes.Structure):
+    """``bg_inputs_t`` of the generated C: a run's native input tables."""
+
+    _fields_ = [("tab", ctypes.c_void_p), ("off", ctypes.c_void_p), ("dslot", ctypes.c_void_p),
+                ("nin", ctypes.c_long)]
 
 
 class CompiledSystem:
@@ -507,6 +738,7 @@ class CompiledSystem:
     """
 
     def __init__(self, eqs: Equations, source: str, out_names: list[str], path: Path):
+        self.build_times: dict[str, float] = {"generate": 0.0, "compile": 0.0}
         self.equations = eqs
         self.source = source
         self.output_names = out_names
@@ -533,7 +765,10 @@ class CompiledSystem:
         self.nU = len(eqs.unknowns)
         self.params = np.array(list(eqs.params.values()), dtype=float)
         self._U = np.zeros(max(self.nU, 1))
-        self._work = np.zeros(1)
+        sizes = (ctypes.c_int * 8)()
+        self._lib.bg_sizes(sizes)
+        self.work_size = int(sizes[6])
+        self._work = np.zeros(max(self.work_size, 1))
         self._u = np.zeros(max(len(eqs.inputs), 1))
         self._du = np.zeros(max(len(eqs.input_derivatives), 1))
         self._xdot = np.zeros(self.nx + 3)
@@ -550,18 +785,27 @@ class CompiledSystem:
         self.params[:] = values
 
     def set_native_inputs(self, tables: list[np.ndarray] | None, dslot: list[int] | None = None) -> None:
-        """Let the compiled code evaluate the inputs itself (piecewise polynomials), or stop."""
-        fn = self._lib.bg_set_native_inputs
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        """Let the compiled code evaluate the inputs itself (piecewise polynomials), or stop.
+
+        The tables belong to this object (the first slot of its work array points at
+        them): another model loaded from the same library is not affected.
+        """
+        words = self._work.view(np.uint64)
         if not tables:
-            fn(None, None, None, 0)
+            words[0] = 0
             self._native = None
             return
         off = np.cumsum([0] + [len(t) for t in tables[:-1]]).astype(np.int64)
         tab = np.ascontiguousarray(np.concatenate(tables), dtype=float)
         slots = np.asarray(dslot if dslot is not None else [-1] * len(tables), dtype=np.int32)
-        self._native = (tab, off, slots)  # keep alive while the C side points at them
-        fn(tab.ctypes.data, off.ctypes.data, slots.ctypes.data, len(tables))
+        desc = _InputTables(tab.ctypes.data, off.ctypes.data, slots.ctypes.data, len(tables))
+        self._native = (tab, off, slots, desc)  # keep alive while the C side points at them
+        words[0] = ctypes.addressof(desc)
+
+    @property
+    def native_inputs_address(self) -> int:
+        """Address of the input tables the compiled code evaluates (0: none)."""
+        return int(self._work.view(np.uint64)[0])
 
     def set_inputs(self, u: np.ndarray, du: np.ndarray | None = None) -> None:
         """Set the input values (and derivatives) for the next calls."""
@@ -619,13 +863,7 @@ class CompiledSystem:
         p = self._ptr
         st = self._mon(t, self._xp, p["_u"], p["_du"], self._pp, p["_U"], self._mp,
                        p["_work"], 0)
-        out = self._m[:n].copy()
-        if st != 0:  # the blocks after the failing one were not reached
-            bi = abs(st) - 1 if st > -1000 else len(self.equations.blocks)
-            for k, d in enumerate(self.divisors):
-                if d.kind == "block" and d.block > bi:
-                    out[k] = np.nan
-        return out, int(st)
+        return self._m[:n].copy(), int(st)
 
     def unknowns(self) -> dict[str, float]:
         """Values of the unknowns ``U`` from the last call."""
@@ -676,6 +914,10 @@ def compile_equations(eqs: Equations) -> CompiledSystem:
     EquationError
         If no C compiler is available or compilation fails.
     """
+    t0 = time.perf_counter()
     source, names = generate_c(eqs)
-    path = _build(source)
-    return CompiledSystem(eqs, source, names, path)
+    t_gen = time.perf_counter() - t0
+    path, t_cc = build_library(source)
+    system = CompiledSystem(eqs, source, names, path)
+    system.build_times = {"generate": t_gen, "compile": t_cc}
+    return system

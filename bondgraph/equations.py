@@ -56,7 +56,7 @@ from .checks import FINITE, Check, number
 from .elements import Constitutive, InputSignal, PortVars, Role, StateSpec, _is_number
 from .errors import EquationError, ParameterError
 
-__all__ = ["StateInfo", "Block", "Divisor", "Equations", "derive"]
+__all__ = ["StateInfo", "Block", "Divisor", "Equations", "derive", "collect", "expr_digest"]
 
 _T = se.Symbol("t")
 
@@ -438,17 +438,25 @@ class Collected:
     roles: list
 
     def fingerprint(self) -> str:
-        """Hash of every relation, state, name and role that shapes the equations."""
+        """Hash of every relation, state, name and role that shapes the equations.
+
+        Expressions are hashed by their structure (:func:`expr_digest`), not printed:
+        stable across processes, exact for floats, and cheap on large models.
+        Parameter values and initial states are not part of it (they are read at
+        run time), so building the same model with other values reuses the cache.
+        """
         import hashlib
 
+        memo: dict = {}
         h = hashlib.sha256()
         h.update(f"v{_FORMAT}|{_generator_hash()}|{self.name}\n".encode())
         for var in sorted(self.assigned):
-            h.update(f"{var}={self.assigned[var]}\n".encode())
+            h.update(f"{var}=".encode() + expr_digest(self.assigned[var], memo))
         for s_ in self.states:
-            h.update(f"S {s_.symbol}|{s_.coeff}|{s_.rhs}|{s_.kind}|{self.d.state_initial.get(s_.symbol.name)}\n".encode())
+            h.update(f"S {s_.symbol.name}|{s_.kind}|".encode())
+            h.update(expr_digest(s_.coeff, memo) + expr_digest(s_.rhs, memo))
         for n in sorted(self.energy):
-            h.update(f"E {n}={self.energy[n]}\n".encode())
+            h.update(f"E {n}=".encode() + expr_digest(self.energy[n], memo))
         h.update(("P " + ",".join(self.d.params) + "\n").encode())
         h.update(("U " + ",".join(sorted(self.d.inputs)) + "\n").encode())
         h.update(("D " + ",".join(sorted(self.d.dsyms)) + "\n").encode())
@@ -456,8 +464,56 @@ class Collected:
         return h.hexdigest()[:32]
 
 
+def expr_digest(expr: Any, memo: dict | None = None) -> bytes:
+    """A 16-byte digest of a sympy expression's structure.
+
+    Each node contributes its class name and, for atoms, its exact content (a
+    symbol's name, an integer, a rational, a float's binary mantissa and
+    exponent); a compound node hashes its arguments' digests in sympy's canonical
+    argument order. Subtrees shared between expressions are hashed once (``memo``,
+    by object identity). Unlike ``str``/``srepr`` this prints nothing, and it does
+    not depend on Python's per-process string hashing.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> expr_digest(2 * x + 1) == expr_digest(1 + x * 2)
+    True
+    >>> a, b = 0.1, 0.1 + 2.0**-56              # neighbouring doubles: equal when printed
+    >>> str(sp.Float(a)) == str(sp.Float(b)), expr_digest(sp.Float(a)) == expr_digest(sp.Float(b))
+    (True, False)
+    """
+    import hashlib
+
+    if memo is None:
+        memo = {}
+    key = id(expr)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit[0]
+    if not isinstance(expr, sp.Basic):
+        expr = sp.sympify(expr)
+    kind = type(expr).__name__.encode()
+    if expr.is_Symbol:
+        data = kind + b":" + expr.name.encode()
+    elif expr.is_Integer:
+        data = kind + b":" + str(int(expr.p)).encode()
+    elif expr.is_Rational:
+        data = kind + f":{expr.p}/{expr.q}".encode()
+    elif expr.is_Float:
+        data = kind + f":{expr._mpf_!r}".encode()
+    elif expr.args:
+        data = kind + b"(" + b"".join(expr_digest(a, memo) for a in expr.args)
+    else:  # other atoms: pi, E, oo, zoo, nan, I, true, false
+        data = kind
+    dig = hashlib.blake2b(data, digest_size=16).digest()
+    memo[key] = (dig, expr)  # keep the object alive: its id stays unique
+    return dig
+
+
 #: bump when the derivation or code generation changes what a fingerprint stands for
-_FORMAT = 3
+_FORMAT = 5
 _GEN_HASH: list[str] = []
 
 

@@ -74,6 +74,7 @@ from .errors import ParameterError, SimulationError, UserCallableError
 from .model import Model, build
 from .results import Results
 from .signals import Constant, InputSet, call_user, describe_callable
+from .native.cvode import BACKENDS, native_session
 from .stepping import DEFAULT_BLOWUP, DEFAULT_TIMEOUT, EventSet, Failure, Watch, check_options, run_segment
 
 __all__ = [
@@ -354,7 +355,13 @@ class _Probe:
             k = outs.index(name)
 
             def out(t, x):
-                return float(self.rhs.outputs(t, x)[k])
+                try:
+                    return float(self.rhs.outputs(t, x)[k])
+                except FloatingPointError as exc:  # a singular block met by the guard alone
+                    raise UserCallableError(
+                        f"guard quantity {name!r} at t = {t:.9g} s: the model's outputs cannot "
+                        f"be computed there ({exc})", time=t,
+                        state={n: float(v) for n, v in zip(m.state_names, x)}) from None
             return out
         import difflib
 
@@ -935,6 +942,55 @@ def _guard_set(hm: HybridModel, shifted, active: list[int]) -> EventSet:
     return EventSet(values, [1] * len(fns), [True] * len(fns), labels)
 
 
+def _guard_spec(tr: Transition, hm: HybridModel) -> tuple | None:
+    """A guard the native driver evaluates in C — ``(kind, index, sign, threshold,
+    tolerance, constant, direction)`` on a state, model output, input or discrete value, as
+    :meth:`_Probe.reader` reads it — or ``None`` if it needs Python."""
+    g = tr.guard
+    if not isinstance(g, (Above, Below)):
+        return None
+    m, q, c = hm.model, g.quantity, 0.0
+    if q in m.state_names:
+        kind, idx = "state", m.state_names.index(q)
+    elif q in hm.variables:
+        kind, idx, c = "const", 0, hm.variables[q].value(hm._modes[q])
+    elif q in hm.signals:
+        return None
+    elif q in m.input_names:
+        kind, idx = "input", m.input_names.index(q)
+    elif q in m.system.output_names:
+        kind, idx = "output", m.system.output_names.index(q)
+    else:
+        return None
+    return (kind, idx, 1.0 if isinstance(g, Above) else -1.0, float(g.threshold), g.tolerance(), c, 1)
+
+
+def _native_setup(hm: HybridModel, rhs: _Rhs, backend: str, method: str, jacobian: bool):
+    """The native session of this run (its inputs as tables evaluated in C; a sampled
+    controller's held values in constant tables), or ``None`` for the Python path."""
+    model = hm.model
+    python_guards = any(not tr.guard.timed and _guard_spec(tr, hm) is None for tr in hm.transitions)
+    native = native_session(model, backend, method, subject=f"hybrid model {model.name!r}",
+                            jacobian=jacobian and not rhs.continuous, inputs=rhs.inputs,
+                            controller_continuous=rhs.continuous, python_guards=python_guards)
+    if native is not None and rhs.inputs.names:
+        ins = rhs.inputs
+        model.system.set_native_inputs(ins.native(), [ins.deriv_names.index(n) if n in ins.deriv_names
+                                                      else -1 for n in ins.names])
+        off = model.system._native[1]
+        rhs.held_slots = [int(off[j]) + 5 for j in rhs.ctrl_idx]  # the value of [1, 0, 0, 0, 1, v]
+    return native
+
+
+def _native_guards(hm: HybridModel, native, active: list[int]) -> EventSet | None:
+    """The active guards, evaluated in C by the native session."""
+    native.set_guards([_guard_spec(hm.transitions[i], hm) for i in active])
+    if not active:
+        return None
+    return EventSet(native.guard_values, [1] * len(active), [True] * len(active),
+                    [hm.transitions[i].label for i in active])
+
+
 def _wrap_guard(tr: Transition, fn: Callable[[float, np.ndarray], float]) -> Callable:
     """A bound guard whose user function is named when it raises or returns a non-number."""
     if not isinstance(tr.guard, When):
@@ -966,7 +1022,7 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                     jacobian: bool = True, max_events: int = 100_000, max_burst: int = 50,
                     burst_window: float | None = None, max_steps: int = 500_000,
                     singular: str = "error", timeout: float | None = DEFAULT_TIMEOUT,
-                    blowup: float | None = DEFAULT_BLOWUP) -> HybridResults:
+                    blowup: float | None = DEFAULT_BLOWUP, backend: str = "auto") -> HybridResults:
     """Event-driven integration of a hybrid model.
 
     Parameters
@@ -998,6 +1054,12 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     max_steps, singular, timeout, blowup
         As in :func:`~bondgraph.simulate.simulate` (steps per run, divisors crossing
         zero, the wall-clock guard, the blow-up bound).
+    backend : {"auto", "native", "python"}
+        As in :func:`~bondgraph.simulate.simulate`: ``"auto"`` steps CVODE natively in C
+        (guards on states, outputs, inputs and discrete values checked in C; a mode
+        switch is a parameter change and a restart) unless a guard is a Python function
+        (``When``) or reads an external signal, the controller is continuous, or an
+        input is a Python callable. ``stats["backend"]`` says which ran.
 
     Guards are located on the integrator's interpolant, including a guard that becomes
     true and false again within one step (an extremum of the guard inside the step; see
@@ -1017,6 +1079,10 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     ParameterError
         Bad method, tolerances, times, inputs, modes, controller outputs (all listed).
     """
+    if not isinstance(hm, HybridModel):
+        hint = " (wrap it: HybridModel(model, variables, transitions))" if hasattr(hm, "system") \
+            else ""
+        raise ParameterError(f"simulate_hybrid: got {type(hm).__name__}, expected a HybridModel{hint}")
     model = hm.model
     extra = []
     if not (isinstance(max_events, (int, np.integer)) and not isinstance(max_events, bool)
@@ -1040,6 +1106,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
             elif lab not in hm.variables[n].labels:
                 extra.append(f"modes: {n!r} has no mode {lab!r} (modes: "
                              f"{', '.join(hm.variables[n].labels)})")
+    if backend not in BACKENDS:
+        extra.append(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
     t0, t1 = check_options(model, t_span=t_span, method=method, rtol=rtol, atol=atol,
                            max_step=max_step, t_eval=t_eval, x0=x0, timeout=timeout,
                            blowup=blowup, singular=singular, max_steps=max_steps,
@@ -1053,13 +1121,17 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     try:
         rhs = _Rhs(hm, inputs, controller, signals)
         y = model.initial_state(x0)
+        native = _native_setup(hm, rhs, backend, method, jacobian)
     except BaseException:
         model.system.params[:] = saved_params
         hm._modes.update(saved_modes)
+        model.system.set_native_inputs(None)
         raise
     watch = Watch(model, t0, t1, y, method=method, timeout=timeout, blowup=blowup,
                   singular=singular, max_steps=max_steps, monitor=rhs.monitor, rate=rhs.rate)
     rhs.watch = watch
+    if native is not None:
+        native.attach(watch)
     te_all = None if t_eval is None else np.asarray(t_eval, dtype=float)
     jac = rhs.jac if jacobian and not rhs.continuous else None
 
@@ -1178,7 +1250,7 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
             mv[n] = np.array([mode_rows[k][n] for k in midx], dtype=object)
         stats = {"nfev": watch.nfev, "njev": watch.njev, "steps": watch.steps,
                  "wall_time": _time.perf_counter() - watch.start, "events": len(log),
-                 "segments": n_seg}
+                 "segments": n_seg, "backend": "native" if native is not None else "python"}
         return HybridResults(model, t_arr, y_arr, rec, stats=stats, message=message,
                              events=(np.array(ev_t), np.array(ev_i, dtype=int),
                                      np.array(ev_y) if ev_y else np.zeros((0, model.system.nx))),
@@ -1208,6 +1280,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                 raise ParameterError(f"controller output {k!r}: not one of its inputs "
                                      f"({', '.join(controller.inputs) or 'none'}) or a discrete "
                                      f"variable ({', '.join(hm.variables) or 'none'})")
+        if native is not None and rhs.ctrl_idx:  # the held values, in their tables
+            model.system._native[0][rhs.held_slots] = rhs.held
         external(t, yv, changes)
 
     t = t0
@@ -1273,9 +1347,13 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
             else:
                 record(np.array([t]), y[None, :])
             n_seg += 1
+            if native is None:
+                events = _guard_set(hm, shifted, active) if active else None
+            else:
+                events = _native_guards(hm, native, active)
             seg = run_segment(method, rhs, jac, t, t_next, y, watch, rtol=rtol, atol=atol,
                               max_step=max_step, first_step=None, t_eval=seg_eval,
-                              events=_guard_set(hm, shifted, active) if active else None)
+                              events=events, native=native)
             record(seg.t, seg.y)
             if seg.failure is not None:
                 raise watch.error(f"hybrid model {model.name!r}", seg.failure,
@@ -1303,4 +1381,5 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     finally:  # leave the model as it was (the run's modes are in the results)
         model.system.params[:] = saved_params
         hm._modes.update(saved_modes)
+        model.system.set_native_inputs(None)
     return res

@@ -225,6 +225,9 @@ def linearize(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     SimulationError
         The model cannot be evaluated at that point (singular block...).
     """
+    from .stepping import require_model
+
+    require_model(model, "linearize")
     problems: list[str] = []
     t = _time(t, problems)
     from .stepping import _real
@@ -291,8 +294,9 @@ def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     """
     from scipy.optimize import least_squares
 
-    from .stepping import _real
+    from .stepping import _real, require_model
 
+    require_model(model, "equilibrium")
     problems: list[str] = []
     t = _time(t, problems)
     if not _real(tol) or not 0 < float(tol) < 1:

@@ -166,6 +166,11 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     again — in another run, or with other parameter values — skips derivation and
     compilation (``build_times["cached"] == 1``).
 
+    ``Model.build_times`` has the seconds of each stage: ``assemble``,
+    ``causality``, ``collect`` (element laws and the fingerprint), ``derive``,
+    ``generate`` (C source), ``compile`` (the C compiler alone; 0 from the cache)
+    and ``load``.
+
     Parameters
     ----------
     model : BondGraph or networkx.MultiDiGraph
@@ -196,18 +201,24 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     t0 = time.perf_counter()
     col = collect(g, params)
     key = col.fingerprint()
+    times["collect"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
     cached = _load_cached(key, col, report)
     if cached is not None:
         eqs, system = cached
-        times["derive"] = time.perf_counter() - t0
-        times["compile"] = 0.0
+        times["derive"] = 0.0
+        times["generate"] = 0.0
+        times["compile"] = system.build_times["compile"]  # 0 unless the library was evicted
+        times["load"] = time.perf_counter() - t0 - times["compile"]
         times["cached"] = 1.0
         return Model(g, report, eqs, system, times)
     eqs = derive(g, params, col)
     times["derive"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     system = compile_equations(eqs)
-    times["compile"] = time.perf_counter() - t0
+    times["generate"] = system.build_times["generate"]
+    times["compile"] = system.build_times["compile"]
+    times["load"] = time.perf_counter() - t0 - times["generate"] - times["compile"]
     _save_cached(key, eqs, system)
     return Model(g, report, eqs, system, times)
 
@@ -222,7 +233,7 @@ def _load_cached(key: str, col, report):
     """Equations and code of an identical model built before (``None`` if not cached)."""
     import pickle
 
-    from .codegen import CompiledSystem, _build
+    from .codegen import CompiledSystem, build_library
 
     path = _cache_file(key)
     if not path.exists():
@@ -236,8 +247,10 @@ def _load_cached(key: str, col, report):
         fields["states"] = [type(s)(s.name, s.element, s.kind, col.d.state_initial.get(s.name, s.initial))
                             for s in fields["states"]]
         eqs = Equations(report=report, **fields)
-        lib = _build(data["source"])
-        return eqs, CompiledSystem(eqs, data["source"], data["outputs"], lib)
+        lib, t_cc = build_library(data["source"])
+        system = CompiledSystem(eqs, data["source"], data["outputs"], lib)
+        system.build_times["compile"] = t_cc
+        return eqs, system
     except Exception:  # noqa: BLE001 - a stale or foreign cache entry: rebuild
         return None
 

@@ -30,6 +30,8 @@ from typing import Sequence
 import networkx as nx
 import numpy as np
 
+from .errors import ParameterError
+
 __all__ = ["draw_bond_graph", "plot_series", "layout_grouped"]
 
 _COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -72,14 +74,15 @@ def _label(g: nx.MultiDiGraph, n: str) -> str:
     return f"{el.kind}:{n.rsplit('/', 1)[-1]}" if el.kind not in ("0", "1") else f"{el.kind}\n{n.rsplit('/', 1)[-1]}"
 
 
-def draw_bond_graph(g: nx.MultiDiGraph, ax=None, *, depth: int = 1, pos: dict | None = None,
+def draw_bond_graph(g, ax=None, *, depth: int = 1, pos: dict | None = None,
                     font_size: float = 6.0, figsize: tuple[float, float] = (12, 9), title: str | None = None):
     """Draw a global bond graph; returns the matplotlib axes.
 
     Parameters
     ----------
-    g : networkx.MultiDiGraph
-        From :func:`~bondgraph.graph.assemble` (causality optional).
+    g : networkx.MultiDiGraph, BondGraph or Model
+        A global graph from :func:`~bondgraph.graph.assemble` (causality optional), a
+        model to assemble, or a built model (its causal graph).
     depth : int
         Path levels that define a group (1: ``model/part``).
     pos : dict, optional
@@ -87,6 +90,15 @@ def draw_bond_graph(g: nx.MultiDiGraph, ax=None, *, depth: int = 1, pos: dict | 
     """
     import matplotlib.pyplot as plt
 
+    from .graph import BondGraph, assemble
+
+    if isinstance(g, BondGraph):
+        g = assemble(g)
+    elif hasattr(g, "graph") and isinstance(getattr(g, "graph"), nx.MultiDiGraph):
+        g = g.graph  # a built Model
+    elif not isinstance(g, nx.MultiDiGraph):
+        raise ParameterError(f"draw_bond_graph: got {type(g).__name__}, expected a BondGraph, "
+                             "an assembled graph or a built Model")
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
     pos = pos or layout_grouped(g, depth)
@@ -127,17 +139,31 @@ def draw_bond_graph(g: nx.MultiDiGraph, ax=None, *, depth: int = 1, pos: dict | 
     return ax
 
 
-def plot_series(results, names: Sequence[str], ax=None, *, ylabel: str | None = None,
+def plot_series(results, names: str | Sequence[str], ax=None, *, ylabel: str | None = None,
                 scale: float = 1.0, labels: Sequence[str] | None = None):
     """Plot named series of one or several :class:`~bondgraph.results.Results` against time.
 
+    ``names`` is one name or a list; ``labels`` one legend label per name.
+
     Examples
     --------
-    >>> plot_series.__name__
-    'plot_series'
+    >>> from bondgraph import BondGraph, Se, One, I, R, build, simulate
+    >>> m = BondGraph("drag")
+    >>> _ = m.add(Se("F", 1.0), One("v"), I("m", 1.0), R("b", 1.0))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = m.connect(a, b)
+    >>> ax = plot_series(simulate(build(m), (0, 3), progress=False), "drag/m.f", ylabel="v [m/s]")
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['drag/m.f']
     """
     import matplotlib.pyplot as plt
 
+    if isinstance(names, str):
+        names = [names]
+    names = list(names)
+    if labels is not None and len(labels) != len(names):
+        raise ParameterError(f"plot_series: {len(labels)} labels for {len(names)} names; expected "
+                             "one label per name")
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 3.5))
     runs = results if isinstance(results, (list, tuple)) else [results]

@@ -5,7 +5,10 @@ right-hand side and analytic Jacobian. The default method is ``"LSODA"``
 (scipy; stiff/non-stiff switching), any ``solve_ivp`` method can be named, and
 ``"CVODE"`` uses SUNDIALS through scikit-sundae (fastest on stiff hydraulics).
 Known slope breaks of input tables are integration restarts, so the solver
-never steps over a corner.
+never steps over a corner. With ``"CVODE"`` the steps are taken natively in C
+(:mod:`bondgraph.native`: SUNDIALS driven on the compiled functions, inputs
+evaluated in C) whenever the run needs no Python per step; ``backend=`` forces
+either path, ``Results.stats["backend"]`` says which ran.
 
 Every method is stepped by :mod:`bondgraph.stepping`, which holds the rules of a
 failed or stopped run in one place: a failed integration raises
@@ -40,10 +43,11 @@ from .errors import UserCallableError
 from .model import Model
 from .results import Results
 from .signals import InputSet, describe_callable
+from .native.cvode import BACKENDS, native_session
 from .stepping import (DEFAULT_BLOWUP, DEFAULT_TIMEOUT, SOLVE_IVP_METHODS, EventSet,
                        Watch, check_options, run_segment)
 
-__all__ = ["simulate", "SOLVE_IVP_METHODS"]
+__all__ = ["simulate", "SOLVE_IVP_METHODS", "BACKENDS"]
 
 
 class _Rhs:
@@ -126,7 +130,7 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
              energy: bool = False, jacobian: bool = True, progress: bool = True,
              max_steps: int = 500_000, singular: str = "error",
              timeout: float | None = DEFAULT_TIMEOUT,
-             blowup: float | None = DEFAULT_BLOWUP) -> Results:
+             blowup: float | None = DEFAULT_BLOWUP, backend: str = "auto") -> Results:
     """Integrate a model over ``t_span``.
 
     Parameters
@@ -172,6 +176,14 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
     blowup : float or None
         A state whose magnitude exceeds ``blowup·max(1, |x(t0)|)`` (default 1e12) is a
         blow-up: the run stops at the located crossing time. ``None``: no bound.
+    backend : {"auto", "native", "python"}
+        Who drives CVODE. ``"native"``: SUNDIALS CVODE stepped from C on the compiled
+        model (:mod:`bondgraph.native`), no Python per step, the same rules, steps,
+        messages and results as the Python path, several times faster. ``"python"``:
+        scikit-sundae calling the model from Python. ``"auto"`` (default) runs natively
+        with ``method="CVODE"`` whenever it can (inputs that are tables, splines or
+        numbers; no Python event functions; a C compiler and SUNDIALS 7).
+        ``Results.stats["backend"]`` says which ran.
 
     Returns
     -------
@@ -184,12 +196,16 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
         and the partial ``results``. :class:`~bondgraph.errors.UserCallableError` (a
         ``SimulationError``) when an input function or event raised.
     ParameterError
-        Bad method, tolerances, times, inputs or initial values (all listed at once).
+        Bad method, tolerances, times, inputs or initial values (all listed at once);
+        ``backend="native"`` where the native path cannot run (the message says why).
     """
+    extra = _event_problems(events)
+    if backend not in BACKENDS:
+        extra.append(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
     t0, t1 = check_options(model, t_span=t_span, method=method, rtol=rtol, atol=atol,
                            max_step=max_step, first_step=first_step, t_eval=t_eval, x0=x0,
                            timeout=timeout, blowup=blowup, singular=singular,
-                           max_steps=max_steps, extra=_event_problems(events))
+                           max_steps=max_steps, extra=extra)
     inp = InputSet(model.input_names, model.equations.input_derivatives, inputs)
     x_init = model.initial_state(x0)
     bar = None
@@ -200,11 +216,17 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
                    leave=False, bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     try:
         rhs = _Rhs(model, inp, energy)
+        native = native_session(model, backend, method, subject=f"model {model.name!r}",
+                                energy=energy, jacobian=jacobian, inputs=inp,
+                                events=[e for e in events or () if not _native_event(e)])
         watch = Watch(model, t0, t1, x_init, method=method, timeout=timeout, blowup=blowup,
                       singular=singular, max_steps=max_steps, monitor=rhs.monitor, rate=rhs.rate)
         rhs.watch = watch
+        if native is not None:
+            polled = any(getattr(e, "polled", False) for e in events or ())
+            native.attach(watch, yield_every=0.1 if polled else 0.25 if bar is not None else 0.0)
         return _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_step,
-                    first_step, events, energy, jacobian, watch)
+                    first_step, events, energy, jacobian, watch, native)
     finally:
         if bar is not None:
             bar.close()
@@ -223,13 +245,13 @@ def _event_problems(events) -> list[str]:
 
 
 def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_step,
-         first_step, events, energy, jacobian, watch):
+         first_step, events, energy, jacobian, watch, native=None):
     y = np.concatenate([x_init, np.zeros(3)]) if energy else x_init.copy()
     nx = model.system.nx
 
     def partial(t, yy, message):
         return Results(model, np.asarray(t), np.asarray(yy).reshape(len(t), -1), inp,
-                       energy=energy, stats=_stats(watch), message=message)
+                       energy=energy, stats=_stats(watch, native), message=message)
 
     # check the initial point before integrating
     fail = watch.check_start(t0, y, rhs)
@@ -241,7 +263,10 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
     te_all = None if t_eval is None else np.asarray(t_eval, dtype=float)
     ts, ys = ([np.array([t0])], [y[None, :]]) if te_all is None else ([], [])
     ev_t, ev_i, ev_y = [], [], []
-    evset = _event_set(events, nx) if events else None
+    evset = None
+    if events:
+        evset = _event_set(events, nx) if native is None else _native_event_set(events, nx, native)
+    order = getattr(evset, "order", None)  # the user's index of each event of evset
     message, stop = "ok", False
     state = {"bar_t": t0}
 
@@ -261,12 +286,12 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
             seg_eval = te_all[lo & (te_all <= b)]
         seg = run_segment(method, fun, jac, a, b, y, watch, rtol=rtol, atol=atol,
                           max_step=max_step, first_step=first_step, t_eval=seg_eval,
-                          events=evset, on_step=on_step)
+                          events=evset, on_step=on_step, native=native)
         ts.append(seg.t)
         ys.append(seg.y)
         for te_, ie_, ye_ in seg.events:
             ev_t.append(te_)
-            ev_i.append(ie_)
+            ev_i.append(ie_ if order is None else order[ie_])
             ev_y.append(ye_)
         if seg.failure is not None:
             t_all, y_all = np.concatenate(ts), np.vstack(ys)
@@ -274,22 +299,45 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
             raise watch.error(f"model {model.name!r}", seg.failure, res)
         y = seg.y_end
         if seg.hit is not None:
-            message = f"terminal event {seg.hit[1]} at t = {seg.hit[0]:.9g}"
+            k = seg.hit[1] if order is None else order[seg.hit[1]]
+            message = f"terminal event {k} at t = {seg.hit[0]:.9g}"
             stop = True
             break
     if bar is not None:
         bar.update(max(0.0, (t1 - t0) - bar.n))
     res = Results(model, np.concatenate(ts), np.vstack(ys), inp, energy=energy,
-                  stats=_stats(watch), message=message,
+                  stats=_stats(watch, native), message=message,
                   events=(np.array(ev_t), np.array(ev_i, dtype=int),
                           np.array(ev_y) if ev_y else np.zeros((0, y.size))))
     res.stopped = stop
     return res
 
 
-def _event_set(events, nx: int) -> EventSet:
+def _native_event(e) -> bool:
+    """An event the native path runs without Python per step (:mod:`bondgraph.events`)."""
+    return hasattr(e, "native_spec") or bool(getattr(e, "polled", False))
+
+
+def _native_event_set(events, nx: int, native) -> EventSet:
+    """The events of a native run: those with a ``native_spec`` evaluated in C (in this
+    order), the polled ones (:class:`~bondgraph.events.Flag`) after them; ``order`` maps
+    back to the user's indices."""
     evs = list(events)
-    names = [f"event {i} ({describe_callable(e)})" for i, e in enumerate(evs)]
+    in_c = [i for i, e in enumerate(evs) if hasattr(e, "native_spec")]
+    polled = [i for i, e in enumerate(evs) if i not in in_c]
+    native.set_guards([evs[i].native_spec() for i in in_c])
+    es = EventSet(native.guard_values, [int(evs[i].direction) for i in in_c],
+                  [bool(evs[i].terminal) for i in in_c],
+                  [f"event {i} ({describe_callable(evs[i])})" for i in in_c])
+    es.polled = _event_set([evs[i] for i in polled], nx, numbers=polled) if polled else None
+    es.order = in_c + polled
+    return es
+
+
+def _event_set(events, nx: int, numbers: Sequence[int] | None = None) -> EventSet:
+    evs = list(events)
+    numbers = range(len(evs)) if numbers is None else numbers
+    names = [f"event {n} ({describe_callable(e)})" for n, e in zip(numbers, evs)]
 
     def values(t, y):
         x = y[:nx]
@@ -314,8 +362,9 @@ def _named(model: Model, x: np.ndarray) -> dict[str, float]:
     return {n: float(v) for n, v in zip(model.state_names, x)}
 
 
-def _stats(watch: Watch) -> dict[str, float]:
+def _stats(watch: Watch, native=None) -> dict[str, Any]:
     import time
 
     return {"nfev": watch.nfev, "njev": watch.njev, "steps": watch.steps,
-            "wall_time": time.perf_counter() - watch.start}
+            "wall_time": time.perf_counter() - watch.start,
+            "backend": "native" if native is not None else "python"}

@@ -4,8 +4,12 @@
 ``OdeSolver`` classes (``LSODA``, ``BDF``, ``Radau``, ``RK45``…) or SUNDIALS CVODE
 through scikit-sundae in one-step mode — and checks every step. Both
 :func:`~bondgraph.simulate.simulate` and :func:`~bondgraph.hybrid.simulate_hybrid`
-integrate through it, so the rules below hold for every method. They are the
-specification another backend (a native CVODE driver) follows to give the same answers.
+integrate through it, so the rules below hold for every method. They are also what the
+native CVODE driver (:mod:`bondgraph.native`, ``run_segment(..., native=session)``)
+applies in C: it takes the steps and checks R1–R4, R9, R10 itself and hands back each
+step where R5–R7 may find something, which :func:`_examine` finishes exactly as for
+the Python path (roots, their order, the outputs, messages and warnings are this
+module's code for both).
 
 Rules
 -----
@@ -173,7 +177,14 @@ class EventSet:
     names : sequence of str
     extrema : bool
         Also look for crossings between step ends (an extremum inside the step).
+
+    On a native run, ``values`` are the native driver's (evaluated in C) and ``polled``
+    may hold Python events checked only when the driver hands back control (a
+    :class:`~bondgraph.events.Flag`), numbered after these.
     """
+
+    polled: "EventSet | None" = None
+    order: list[int] | None = None
 
     def __init__(self, values: Callable[[float, np.ndarray], np.ndarray], direction: Sequence[int],
                  terminal: Sequence[bool], names: Sequence[str], extrema: bool = True):
@@ -243,8 +254,7 @@ class Watch:
         self.nfev += 1
         self.calls += 1
         if self.calls > STALL_CALLS:
-            raise _Abort(self.failure("stall", self.t_good, self.stall_cause(
-                f"{STALL_CALLS} right-hand-side calls without an accepted step")))
+            raise _Abort(self.calls_failure())
         if _time.perf_counter() > self.deadline:
             raise _Abort(self.timeout_failure())
 
@@ -254,7 +264,42 @@ class Watch:
         if self.first_fail is None or t < self.first_fail[0]:
             self.first_fail = (float(t), np.array(y, dtype=float), why)
         if jacobian or self.fails > FAIL_LIMIT:
-            raise _Abort(self.failure("rhs", self.first_fail[0], self.failed_cause()))
+            raise _Abort(self.fails_failure())
+
+    # the failures of the rules, worded once for every integrator (and the native driver)
+    def fails_failure(self) -> Failure:
+        """R1: too many failed evaluations since the last good step, or a failed Jacobian."""
+        return self.failure("rhs", self.first_fail[0], self.failed_cause())
+
+    def calls_failure(self) -> Failure:
+        """R2: too many right-hand-side calls without an accepted step."""
+        return self.failure("stall", self.t_good, self.stall_cause(
+            f"{STALL_CALLS} right-hand-side calls without an accepted step"))
+
+    def tiny_failure(self, t_old: float) -> Failure:
+        """R2: too many consecutive tiny steps."""
+        return self.failure("stall", t_old, self.stall_cause(
+            f"{STALL_STEPS} accepted steps each shorter than {TINY_ULPS} ulps of t"))
+
+    def steps_failure(self, t_old: float, h: float) -> Failure:
+        """R10: more than max_steps accepted steps."""
+        return self.failure("steps", t_old, f"more than max_steps = {self.max_steps} steps "
+                            f"(the last {h:.3g} s long): raise max_steps or look for what "
+                            "makes the steps small")
+
+    def solver_failure(self, msg: str) -> Failure:
+        """R3: the integrator gave up (its own message)."""
+        return self.failure("solver", self.t_good, self.stall_cause("the integrator gave up"),
+                            solver=msg)
+
+    def nonfinite_failure(self, t_old: float, t: float, y: np.ndarray) -> Failure:
+        """R4: a non-finite accepted state at ``t``."""
+        bad = tuple(i for i in range(self.nx) if not np.isfinite(y[i]))
+        cause = (self.failed_cause() if self.first_fail else
+                 (f"the state became non-finite "
+                  f"({', '.join(self.names[i] for i in bad) or 'energy integrals'}) in "
+                  f"the step from t = {t_old:.9g} s", bad))
+        return self.failure("nonfinite", t, cause)
 
     def timeout_failure(self) -> Failure:
         spent = _time.perf_counter() - self.start
@@ -275,14 +320,11 @@ class Watch:
         if h <= TINY_ULPS * _EPS * max(abs(t), abs(t_old), 1e-300):
             self.tiny += 1
             if self.tiny > STALL_STEPS:
-                return self.failure("stall", t_old, self.stall_cause(
-                    f"{STALL_STEPS} accepted steps each shorter than {TINY_ULPS} ulps of t"))
+                return self.tiny_failure(t_old)
         else:
             self.tiny = 0
         if self.steps > self.max_steps:
-            return self.failure("steps", t_old, f"more than max_steps = {self.max_steps} steps "
-                                f"(the last {h:.3g} s long): raise max_steps or look for what "
-                                "makes the steps small")
+            return self.steps_failure(t_old, h)
         if _time.perf_counter() > self.deadline:
             return self.timeout_failure()
         return None
@@ -568,6 +610,11 @@ class _Cvode:
 
     def step(self) -> tuple[bool, str]:
         r = self.s.step(self.b, method="onestep", tstop=self.b)
+        if r.success and float(r.t) == self.t and self.t > self.t_old:
+            # an interpolated output (CVode in normal mode, behind tn) made CVODE's last
+            # returned time earlier than tn: its next one-step call hands tn back without
+            # stepping (not a step of zero length: ask again)
+            r = self.s.step(self.b, method="onestep", tstop=self.b)
         if not r.success:
             return False, str(r.message)
         self.t_old, self.t, self.y = self.t, float(r.t), r.y
@@ -608,28 +655,29 @@ def _extremum(f: Callable[[float], float], a: float, b: float, sign: int) -> tup
 def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch: Watch, *,
                 rtol, atol, max_step: float, first_step: float | None,
                 t_eval: np.ndarray | None = None, events: EventSet | None = None,
-                on_step: Callable[[float], None] | None = None) -> Segment:
+                on_step: Callable[[float], None] | None = None, native=None) -> Segment:
     """Integrate ``[a, b]`` from ``y0``, one accepted step at a time, with the module rules.
 
     ``fun(t, y)`` returns ``ẏ`` (``fun.into(t, y, out)`` for CVODE) and reports failed
     evaluations to ``watch``; ``jac(t, y)`` likewise. ``t_eval``: output times in
     ``[a, b]`` (default: every accepted step; ``a`` itself is the caller's). Returns the
     outputs up to the end, the first terminal event (``hit``) or the failure.
+
+    ``native``: a :class:`bondgraph.native.driver.Session` stepping CVODE in C (``fun``
+    and ``jac`` are then not called); it applies R1–R4, R9, R10 itself and hands back
+    every step where R5–R7 may find something, which is finished here by the same code
+    as the Python path's steps.
     """
-    ts: list[float] = []
-    ys: list[np.ndarray] = []
-    found: list[tuple[float, int, np.ndarray]] = []
     te = None if t_eval is None else np.asarray(t_eval, dtype=float)
-    ie = 0
+    out = _Out(te, len(y0))
     if te is not None:
-        while ie < te.size and te[ie] <= a:
-            ts.append(float(te[ie]))
-            ys.append(np.array(y0, dtype=float))
-            ie += 1
+        while out.ie < te.size and te[out.ie] <= a:
+            out.add(float(te[out.ie]), np.array(y0, dtype=float))
+            out.ie += 1
+    found: list[tuple[float, int, np.ndarray]] = []
 
     def seg(failure=None, hit=None, t_end=None, y_end=None):
-        arr_t = np.array(ts, dtype=float)
-        arr_y = np.array(ys, dtype=float).reshape(len(ts), len(y0))
+        arr_t, arr_y = out.arrays()
         return Segment(arr_t, arr_y, found, hit, t_end if t_end is not None else watch.t_good,
                        y_end if y_end is not None else watch.y_good.copy(), failure,
                        watch.t_good, watch.y_good.copy())
@@ -637,8 +685,11 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
     watch.good(a, y0)
     with np.errstate(invalid="ignore", over="ignore"):  # NaN monitors compare False
         try:
-            return _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, te,
-                         ie, ts, ys, found, events, on_step, seg)
+            if native is not None:
+                return _native_loop(native, a, b, y0, watch, rtol, atol, max_step, first_step,
+                                    out, found, events, on_step, seg)
+            return _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step,
+                         out, found, events, on_step, seg)
         except _Abort as ab:
             return seg(ab.failure)
         except UserCallableError as err:  # R11 (an event function, an input read by a guard)
@@ -646,9 +697,32 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
                                str(err), error=err))
 
 
-def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, te, ie, ts, ys,
-          found, events, on_step, seg):
-    nx = watch.nx
+class _Out:
+    """A segment's output rows: requested times ``te`` (next one ``ie``), or every step;
+    rows come one at a time (Python steps) or in blocks (the native driver's)."""
+
+    def __init__(self, te: np.ndarray | None, n: int):
+        self.te, self.ie, self.n = te, 0, n
+        self.t: list = []
+        self.y: list = []
+
+    def add(self, t: float, y: np.ndarray) -> None:
+        self.t.append(np.array([t]))
+        self.y.append(np.asarray(y, dtype=float).reshape(1, self.n))
+
+    def block(self, t: np.ndarray, y: np.ndarray) -> None:
+        if len(t):
+            self.t.append(t)
+            self.y.append(y)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if not self.t:
+            return np.zeros(0), np.zeros((0, self.n))
+        return np.concatenate(self.t), np.concatenate(self.y, axis=0)
+
+
+def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, out, found,
+          events, on_step, seg):
     if first_step is not None:  # a segment between restarts may be shorter
         first_step = min(float(first_step), b - a)
     try:
@@ -670,127 +744,211 @@ def _loop(method, fun, jac, a, b, y0, watch, rtol, atol, max_step, first_step, t
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
             ok, msg = False, f"{type(exc).__name__}: {exc}"
         if not ok:
-            cause = watch.stall_cause("the integrator gave up")
-            return seg(watch.failure("solver", watch.t_good, cause, solver=msg))
+            return seg(watch.solver_failure(msg))
         t_old, t, y = drv.t_old, drv.t, drv.y
         if on_step is not None:
             on_step(t)
-        cands: list[tuple[float, str, Any]] = []
-        mag = np.abs(y[:nx])
-        ok_all = (mag <= watch.bound).all() if watch.bound is not None else np.isfinite(mag).all()
-        if not ok_all or (len(y) > nx and not np.isfinite(y[nx:]).all()):
-            if not np.isfinite(y).all():  # R4: a non-finite accepted state
-                bad = tuple(i for i in range(nx) if not np.isfinite(y[i]))
-                cause = (watch.failed_cause() if watch.first_fail else
-                         (f"the state became non-finite "
-                          f"({', '.join(watch.names[i] for i in bad) or 'energy integrals'}) in "
-                          f"the step from t = {t_old:.9g} s", bad))
-                return seg(watch.failure("nonfinite", t, cause))
-            for i in np.flatnonzero(mag > watch.bound):  # R5: blow-up bound
-                tc = _root(lambda s, i=i: abs(drv(s)[i]) - watch.bound[i], t_old, t)
-                cands.append((tc, "blowup", int(i)))
+        if not np.isfinite(y).all():  # R4: a non-finite accepted state
+            return seg(watch.nonfinite_failure(t_old, t, y))
         fail = watch.accept(t_old, t, y)
         if fail is not None:
             return seg(fail)
-        # R6: divisors
-        m_new = None
-        if watch.monitor is not None:
-            m_new = watch.monitor(t, y[:nx])[0]
-            mag_m = np.abs(m_new)
-            low = (mag_m < watch._low).any()  # near a coupled block's BLOCK_EPS or ILL_RATIO
-            hits = ()
-            if low or (m_old * m_new).min() <= 0:
-                flip = (m_old * m_new < 0) | ((m_new == 0) & (m_old != 0))
-                tiny = watch._coupled & (mag_m < BLOCK_EPS) & (np.abs(m_old) >= BLOCK_EPS)
-                hits = np.flatnonzero(flip | tiny)
-            for k in hits:
-                k = int(k)
-                if flip[k]:
-                    tc = _root(lambda s, k=k: _monitor_values(watch, s, drv(s))[k], t_old, t)
-                    cands.append((tc, "singular", k))
-                else:
-                    tc = _root(lambda s, k=k: abs(_monitor_values(watch, s, drv(s))[k]) - BLOCK_EPS,
-                               t_old, t)
-                    cands.append((tc, "singular", ~k))  # ~k: fell below BLOCK_EPS
-        # R7: events
-        g_new = dg_new = None
-        if events is not None and len(events):
-            g_new = _event_values(events, t, y)
-            if events.extrema:
-                h = t - t_old
-                dlt = max(1e-4 * h, TINY_ULPS * np.spacing(abs(t)))
-                if dg_old is None:
-                    dg_old = (_event_values(events, t_old + dlt, drv(t_old + dlt)) - g_old) / dlt
-                dg_new = (g_new - _event_values(events, t - dlt, drv(t - dlt))) / dlt
-            for i in range(len(events)):
-                for tc in _crossings(events, i, drv, t_old, t, g_old[i], g_new[i],
-                                     None if dg_new is None else dg_old[i],
-                                     None if dg_new is None else dg_new[i]):
-                    cands.append((tc, "event", i))
-        if len(cands) > 1:
-            cands.sort(key=lambda c: c[0])
-        stop = None
-        for tc, kind, k in cands:
-            if kind == "event":
-                yc = drv(tc)
-                found.append((tc, k, yc))
-                if events.terminal[k]:
-                    stop = (tc, kind, k, yc)
-                    break
-                continue
-            if kind == "singular" and watch.singular == "warn":
-                if (k if k >= 0 else ~k) not in watch.crossed:
-                    d = watch.divisors[k if k >= 0 else ~k]
-                    watch.crossed.add(k if k >= 0 else ~k)
-                    yc = drv(tc)
-                    warnings.warn(SingularityWarning(
-                        f"model {watch.model.name!r}: {d.label} {_event_word(k)} at t = {tc:.9g} s"
-                        f"{watch._pose(yc, watch._states_of(d))}; the equations divide by it "
-                        "there: results after this time are unreliable"), stacklevel=_user_level())
-                continue
-            stop = (tc, kind, k, drv(tc))
-            break
-        t_stop = t if stop is None else stop[0]
-        # outputs up to t_stop
-        if te is None:
-            if stop is None:
-                ts.append(t)
-                ys.append(y)
-            elif stop[0] > t_old:
-                ts.append(stop[0])
-                ys.append(stop[3])
-        else:
-            while ie < te.size and te[ie] <= t_stop:
-                ts.append(float(te[ie]))
-                ys.append(drv(float(te[ie])))
-                ie += 1
-        if stop is not None:
-            tc, kind, k, yc = stop
-            if kind == "event":
-                watch.good(tc, yc)
-                return seg(hit=(tc, k, yc), t_end=tc, y_end=yc)
-            watch.good(t_old, drv(t_old) if t_old != t else y)
-            if kind == "blowup":
-                near, inv = watch._near_zero(tc, yc)
-                return seg(watch.failure("blowup", tc, (
-                    f"a blow-up: {watch.names[k]} passed the bound {watch.bound[k]:.3g} "
-                    f"(blowup = {watch.blowup:g} × max(1, |its start value|)) at t = {tc:.9g} s, "
-                    f"growing at {_rate(watch, drv, tc, yc, k):.3g}/s"
-                    + (f"; probable cause: {near}" if near else ""),
-                    tuple(dict.fromkeys((k,) + inv))), state=yc))
-            d = watch.divisors[k if k >= 0 else ~k]
-            inv = watch._states_of(d)
-            return seg(watch.failure("singular", tc, (
-                f"{d.label} {_event_word(k)} at t = {tc:.9g} s: the equations divide by it, "
-                f"{_what(d)}{watch._pose(yc, inv)}; {_advice(d)}", inv), state=yc))
-        if m_new is not None:
-            if low:
-                watch.ill_conditioning(t, m_new, y)
-            m_old = m_new
-        g_old, dg_old = g_new, dg_new
+        done, m_old, g_old, dg_old = _examine(watch, drv, events, t_old, t, y, m_old, g_old, dg_old,
+                                              out, found, seg)
+        if done is not None:
+            return done
         watch.good(t, y)
         if drv.done or t >= b:
             return seg(t_end=t, y_end=np.array(y, dtype=float))
+
+
+def _examine(watch: Watch, drv, events: EventSet | None, t_old: float, t: float, y: np.ndarray,
+             m_old, g_old, dg_old, out: _Out, found: list, seg):
+    """An accepted step past R4 and :meth:`Watch.accept`: blow-up (R5), divisors (R6),
+    events (R7), their order (R8), the outputs up to where the step ends, the stop.
+
+    Returns ``(segment, m, g, dg)``: the segment if the run stops in this step (else
+    ``None``), and the monitor values, event values and slopes the next step compares with.
+    """
+    nx = watch.nx
+    cands: list[tuple[float, str, Any]] = []
+    if watch.bound is not None:
+        mag = np.abs(y[:nx])
+        for i in np.flatnonzero(mag > watch.bound):  # R5: blow-up bound
+            tc = _root(lambda s, i=i: abs(drv(s)[i]) - watch.bound[i], t_old, t)
+            cands.append((tc, "blowup", int(i)))
+    # R6: divisors
+    m_new = None
+    low = False
+    if watch.monitor is not None:
+        m_new = watch.monitor(t, y[:nx])[0]
+        mag_m = np.abs(m_new)
+        low = (mag_m < watch._low).any()  # near a coupled block's BLOCK_EPS or ILL_RATIO
+        hits = ()
+        if low or (m_old * m_new).min() <= 0:
+            flip = (m_old * m_new < 0) | ((m_new == 0) & (m_old != 0))
+            tiny = watch._coupled & (mag_m < BLOCK_EPS) & (np.abs(m_old) >= BLOCK_EPS)
+            hits = np.flatnonzero(flip | tiny)
+        for k in hits:
+            k = int(k)
+            if flip[k]:
+                tc = _root(lambda s, k=k: _monitor_values(watch, s, drv(s))[k], t_old, t)
+                cands.append((tc, "singular", k))
+            else:
+                tc = _root(lambda s, k=k: abs(_monitor_values(watch, s, drv(s))[k]) - BLOCK_EPS,
+                           t_old, t)
+                cands.append((tc, "singular", ~k))  # ~k: fell below BLOCK_EPS
+    # R7: events
+    g_new = dg_new = None
+    if events is not None and len(events):
+        g_new = _event_values(events, t, y)
+        if events.extrema:
+            h = t - t_old
+            dlt = max(1e-4 * h, TINY_ULPS * np.spacing(abs(t)))
+            if dg_old is None:
+                dg_old = (_event_values(events, t_old + dlt, drv(t_old + dlt)) - g_old) / dlt
+            dg_new = (g_new - _event_values(events, t - dlt, drv(t - dlt))) / dlt
+        for i in range(len(events)):
+            for tc in _crossings(events, i, drv, t_old, t, g_old[i], g_new[i],
+                                 None if dg_new is None else dg_old[i],
+                                 None if dg_new is None else dg_new[i]):
+                cands.append((tc, "event", i))
+    if len(cands) > 1:
+        cands.sort(key=lambda c: c[0])
+    stop = None
+    for tc, kind, k in cands:
+        if kind == "event":
+            yc = drv(tc)
+            found.append((tc, k, yc))
+            if events.terminal[k]:
+                stop = (tc, kind, k, yc)
+                break
+            continue
+        if kind == "singular" and watch.singular == "warn":
+            if (k if k >= 0 else ~k) not in watch.crossed:
+                d = watch.divisors[k if k >= 0 else ~k]
+                watch.crossed.add(k if k >= 0 else ~k)
+                yc = drv(tc)
+                warnings.warn(SingularityWarning(
+                    f"model {watch.model.name!r}: {d.label} {_event_word(k)} at t = {tc:.9g} s"
+                    f"{watch._pose(yc, watch._states_of(d))}; the equations divide by it "
+                    "there: results after this time are unreliable"), stacklevel=_user_level())
+            continue
+        stop = (tc, kind, k, drv(tc))
+        break
+    t_stop = t if stop is None else stop[0]
+    # outputs up to t_stop
+    te = out.te
+    if te is None:
+        if stop is None:
+            out.add(t, y)
+        elif stop[0] > t_old:
+            out.add(stop[0], stop[3])
+    else:
+        while out.ie < te.size and te[out.ie] <= t_stop:
+            out.add(float(te[out.ie]), drv(float(te[out.ie])))
+            out.ie += 1
+    if stop is not None:
+        tc, kind, k, yc = stop
+        if kind == "event":
+            watch.good(tc, yc)
+            return seg(hit=(tc, k, yc), t_end=tc, y_end=yc), m_old, g_old, dg_old
+        watch.good(t_old, drv(t_old) if t_old != t else y)
+        if kind == "blowup":
+            near, inv = watch._near_zero(tc, yc)
+            return seg(watch.failure("blowup", tc, (
+                f"a blow-up: {watch.names[k]} passed the bound {watch.bound[k]:.3g} "
+                f"(blowup = {watch.blowup:g} × max(1, |its start value|)) at t = {tc:.9g} s, "
+                f"growing at {_rate(watch, drv, tc, yc, k):.3g}/s"
+                + (f"; probable cause: {near}" if near else ""),
+                tuple(dict.fromkeys((k,) + inv))), state=yc)), m_old, g_old, dg_old
+        d = watch.divisors[k if k >= 0 else ~k]
+        inv = watch._states_of(d)
+        return seg(watch.failure("singular", tc, (
+            f"{d.label} {_event_word(k)} at t = {tc:.9g} s: the equations divide by it, "
+            f"{_what(d)}{watch._pose(yc, inv)}; {_advice(d)}", inv), state=yc)), m_old, g_old, dg_old
+    if m_new is not None:
+        if low:
+            watch.ill_conditioning(t, m_new, y)
+        m_old = m_new
+    return None, m_old, g_new, dg_new
+
+
+def _native_loop(nat, a, b, y0, watch, rtol, atol, max_step, first_step, out, found, events,
+                 on_step, seg):
+    """:func:`_loop` with the native driver stepping (see :func:`run_segment`)."""
+    if first_step is not None:
+        first_step = min(float(first_step), b - a)
+    m_old = _monitor_values(watch, a, y0)
+    g_old = _event_values(events, a, y0) if events is not None else None
+    msg = nat.begin(watch, a, b, y0, rtol=rtol, atol=atol, max_step=max_step,
+                    first_step=first_step, te=out.te, ie=out.ie, m_old=m_old, g_old=g_old)
+    if msg:
+        return seg(watch.solver_failure(msg))
+    polled = events.polled if events is not None else None
+    p_old = _event_values(polled, a, y0) if polled is not None else None
+
+    def poll(t: float, y: np.ndarray):
+        """The polled events at the end of the last finished step: a crossing since the last
+        poll is recorded at ``t``; a terminal one ends the segment there."""
+        nonlocal p_old
+        p_new = _event_values(polled, t, y)
+        hit = None
+        for j in range(len(polled)):
+            ga, gb, d = p_old[j], p_new[j], polled.direction[j]
+            up = ga <= 0 <= gb and not (ga == 0 and gb == 0)
+            down = ga >= 0 >= gb and not (ga == 0 and gb == 0)
+            if (up and d >= 0) or (down and d <= 0):
+                k = len(events) + j
+                found.append((t, k, y.copy()))
+                if polled.terminal[j] and hit is None:
+                    hit = (t, k, y.copy())
+        p_old = p_new
+        return hit
+
+    resume = False
+    while True:
+        code = nat.run(watch, resume)
+        out.block(*nat.rows())
+        out.ie = nat.ie
+        resume = False
+        if on_step is not None:
+            on_step(nat.t)
+        if code in ("end", "yield"):
+            hit = poll(nat.t, nat.y) if polled is not None else None
+            if hit is not None:
+                return seg(hit=hit, t_end=hit[0], y_end=hit[2])
+            if code == "end":
+                return seg(t_end=nat.t, y_end=nat.y.copy())
+            continue
+        if code == "look":
+            t_old, t, y = nat.t_old, nat.t, nat.y.copy()
+            done, m, g, dg = _examine(watch, nat, events, t_old, t, y, nat.old_monitor(),
+                                      nat.old_events(), nat.old_slopes(), out, found, seg)
+            if done is not None:
+                return done
+            watch.good(t, y)
+            hit = poll(t, y) if polled is not None else None
+            if hit is not None:
+                return seg(hit=hit, t_end=t, y_end=y)
+            if t >= b:
+                return seg(t_end=t, y_end=y)
+            nat.after_look(watch, m, g, dg, out.ie)
+            resume = True
+            continue
+        if code == "fails":
+            return seg(watch.fails_failure())
+        if code == "calls":
+            return seg(watch.calls_failure())
+        if code == "tiny":
+            return seg(watch.tiny_failure(nat.t_old))
+        if code == "steps":
+            return seg(watch.steps_failure(nat.t_old, nat.h_last))
+        if code == "timeout":
+            return seg(watch.timeout_failure())
+        if code == "nonfinite":
+            return seg(watch.nonfinite_failure(nat.t_old, nat.t, nat.y))
+        return seg(watch.solver_failure(nat.message()))
 
 
 def _event_word(k: int) -> str:
@@ -857,6 +1015,25 @@ def _crossings(events: EventSet, i: int, drv, t_old: float, t: float, ga: float,
 
 
 # ---------------------------------------------------------------------------- options
+def require_model(model: Any, what: str) -> None:
+    """A built :class:`~bondgraph.model.Model`, or a named :class:`ParameterError`.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph
+    >>> require_model(BondGraph("m"), "simulate")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: simulate: got BondGraph as the model, expected a built Model (build it first: bondgraph.build(...))
+    """
+    if hasattr(model, "state_names") and hasattr(model, "system") and hasattr(model, "equations"):
+        return
+    hint = (" (build it first: bondgraph.build(...))" if hasattr(model, "children")
+            or hasattr(model, "nodes") else "")
+    raise ParameterError(f"{what}: got {type(model).__name__} as the model, expected a built "
+                         f"Model{hint}")
+
+
 def check_options(model, *, t_span, method: str, rtol, atol, max_step, first_step=None,
                   t_eval=None, x0=None, timeout=DEFAULT_TIMEOUT, blowup=DEFAULT_BLOWUP,
                   singular: str = "error", max_steps=500_000, what: str = "simulate",
@@ -866,6 +1043,7 @@ def check_options(model, *, t_span, method: str, rtol, atol, max_step, first_ste
     Returns ``(t0, t1)``.
     """
     problems = list(extra)
+    require_model(model, what)
     t0 = t1 = math.nan
     try:
         span = [float(v) for v in t_span]
@@ -910,6 +1088,9 @@ def check_options(model, *, t_span, method: str, rtol, atol, max_step, first_ste
                 problems.append(f"t_eval: shape {tev.shape}, expected a 1-D array of times")
             elif not np.all(np.isfinite(tev)):
                 problems.append("t_eval: contains non-finite times")
+            elif tev.size == 0:
+                problems.append("t_eval: empty, expected at least one output time (None: the "
+                                "solver's own steps)")
             else:
                 if np.any(np.diff(tev) <= 0):
                     problems.append("t_eval: times must increase strictly")

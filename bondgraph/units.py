@@ -43,7 +43,7 @@ from typing import Any, Iterable, Mapping
 from .errors import ParameterError
 
 __all__ = ["ureg", "to_si", "ParamSpec", "ParamSchema", "load_toml", "describe_unit", "plausible_unit",
-           "PLAUSIBLE_UNITS"]
+           "implausible", "PLAUSIBLE_UNITS"]
 
 
 @lru_cache(maxsize=1)
@@ -112,6 +112,12 @@ PLAUSIBLE_UNITS: dict[str, tuple[tuple[tuple[str, float], ...], tuple[float, flo
 }
 
 
+#: the SI unit each kind of :data:`PLAUSIBLE_UNITS` is stored in
+_SI_KINDS = {"m": "a length", "kg": "a mass", "Pa": "a pressure", "m^3": "a volume",
+             "m**3": "a volume", "m^3/s": "a volume flow", "m**3/s": "a volume flow",
+             "N": "a force", "rad": "an angle", "rad/s": "an angular velocity"}
+
+
 def plausible_unit(value: float, unit: str) -> str:
     """``value`` with a unit its size suggests for the kind of ``unit`` (``150, "m"`` →
     ``"150 mm"``); the target unit itself when nothing better is known.
@@ -127,6 +133,26 @@ def plausible_unit(value: float, unit: str) -> str:
         if lo <= abs(float(value)) * f <= hi:
             return f"{value:g} {name}"
     return f"{value:g} {cands[0][0]}"
+
+
+def implausible(value: float, unit: str) -> str | None:
+    """Why a bare SI ``value`` in ``unit`` is implausible for its kind (None if it is not,
+    or if nothing is known of the kind), with the unit its size suggests.
+
+    Examples
+    --------
+    >>> implausible(150, "m")
+    'implausible for a length; give its unit, e.g. "150 mm"'
+    >>> implausible(0.15, "m") is None, implausible(2e9, "N/m") is None
+    (True, True)
+    """
+    what = _SI_KINDS.get(unit.replace(" ", ""))  # no unit registry: keeps pint out of builds
+    if what is None:
+        return None
+    _, (lo, hi) = PLAUSIBLE_UNITS[what]
+    if lo <= abs(float(value)) <= hi:
+        return None
+    return f'implausible for {what}; give its unit, e.g. "{plausible_unit(value, unit)}"'
 
 
 def _quantity(value: Any):

@@ -387,3 +387,31 @@ def test_a_reset_that_returns_the_wrong_shape_is_named():
     msg = str(exc.value)
     assert "reset of transition 'bounce'" in msg and "expected 2 finite state values" in msg
     assert exc.value.time == pytest.approx(math.sqrt(2 / 9.81), abs=1e-8)
+
+
+def test_a_guard_whose_outputs_cannot_be_computed_is_named(monkeypatch):
+    """A guard reading a model output where the outputs fail (a singular block met at an
+    interpolated time): a named error with the time and partial results, not a raw
+    FloatingPointError."""
+    import bondgraph as bg
+    from bondgraph.errors import UserCallableError
+
+    sw = Discrete("sw", {"a": 0.0, "b": 1.0}, initial="a")
+    M = bg.BondGraph("pushed")
+    M.add(bg.MSe("F", 1.0 + 0 * sw.symbol), bg.One("v"), bg.I("m", 1.0), bg.R("r", 1.0))
+    for a_, b_ in [("F", "v"), ("v", "m"), ("v", "r")]:
+        M.connect(a_, b_)
+    effort = next(n for n in bg.build(M).system.output_names if n.startswith("e["))
+    hm = HybridModel.build(M, [sw], [Transition("sw", "a", "b", Above(effort, 1e9))])
+    real = hm.model.system.outputs
+
+    def failing(t, x):
+        if t > 0.5:
+            raise FloatingPointError("singular equations for der(pushed/m.f)")
+        return real(t, x)
+    monkeypatch.setattr(hm.model.system, "outputs", failing)
+    with pytest.raises(UserCallableError) as exc:
+        simulate_hybrid(hm, (0.0, 1.0), backend="python")
+    err = exc.value
+    assert effort in str(err) and "cannot be computed" in str(err)
+    assert 0.5 < err.time <= 1.0 and err.results is not None and err.results.t[-1] <= err.time

@@ -7,7 +7,10 @@ the model's named inputs (``Input("...")`` in laws — e.g. the force of an
 derivative (a prescribed motion moving dependent inertias) it is taken from the
 glue's input polynomial. Outputs are states, bond efforts/flows (``e[bond]``,
 ``f[bond]``) or any name the model's outputs know. Steps use the stiff
-``LSODA`` with the analytic Jacobian by default.
+``LSODA`` with the analytic Jacobian by default; ``method="CVODE"`` steps with
+SUNDIALS CVODE, natively from C (:mod:`bondgraph.native`: the glue's input
+polynomials and the signal tables are evaluated in C) unless ``backend="python"``
+or a signal is a Python callable.
 
 Examples
 --------
@@ -31,10 +34,34 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, SimulationError
 from .ode import OdeSubsystem
 
 __all__ = ["ModelSubsystem"]
+
+
+class _CvodeRhs:
+    """The Python path's right-hand side and Jacobian of a CVODE step, reporting to the
+    step's :class:`~bondgraph.stepping.Watch` (failed calls, counts)."""
+
+    def __init__(self, sub: "ModelSubsystem", watch):
+        self.sub, self.watch = sub, watch
+
+    def into(self, t: float, y: np.ndarray, out: np.ndarray) -> None:
+        self.watch.call(t)
+        try:
+            out[:] = self.sub.rhs(t, y, self.sub._input(t))
+        except FloatingPointError as exc:
+            out[:] = np.nan
+            self.watch.failed(t, y, str(exc))
+
+    def jac(self, t: float, y: np.ndarray) -> np.ndarray:
+        self.watch.njev += 1
+        try:
+            return self.sub.jacobian(t, y)
+        except FloatingPointError as exc:
+            self.watch.failed(t, y, f"{exc} (in the Jacobian)", jacobian=True)
+            raise  # not reached: a failed Jacobian stops the step
 
 
 class ModelSubsystem(OdeSubsystem):
@@ -51,16 +78,19 @@ class ModelSubsystem(OdeSubsystem):
     x0 : dict or array, optional
         Initial state (named overrides, as in :func:`bondgraph.simulate`).
     method : str
-        ``solve_ivp`` method for the steps (default ``"LSODA"`` with the analytic Jacobian).
+        ``solve_ivp`` method for the steps (default ``"LSODA"`` with the analytic Jacobian),
+        or ``"CVODE"``.
     signals : dict, optional
         Model inputs that are signals of time (valve commands...): name → number,
         Table, Spline or callable.
+    backend : {"auto", "native", "python"}
+        Who drives CVODE (``method="CVODE"``), as in :func:`bondgraph.simulate`.
     """
 
     def __init__(self, model, name: str, inputs: Mapping[str, tuple[str, str]],
                  outputs: Mapping[str, tuple[str, str]], x0: Any = None, *, method: str = "LSODA",
                  rtol: float = 1e-9, atol: float = 1e-11, max_step: float | None = None,
-                 signals: Mapping[str, Any] | None = None):
+                 signals: Mapping[str, Any] | None = None, backend: str = "auto"):
         from ..signals import as_signal
 
         signals = dict(signals or {})
@@ -87,6 +117,8 @@ class ModelSubsystem(OdeSubsystem):
             else:
                 problems.append(f"output {cname!r}: {quantity!r} is neither a state nor an output "
                                 f"of model {model.name!r}")
+        if backend not in ("auto", "native", "python"):
+            problems.append(f"backend {backend!r}: expected one of auto, native, python")
         if problems:
             raise ParameterError(problems, subject=f"subsystem {name!r}")
         self.model = model
@@ -97,8 +129,12 @@ class ModelSubsystem(OdeSubsystem):
         self._dnames = [model.input_names.index(m) for m in model.equations.input_derivatives]
         super().__init__(name, [(c, u) for c, (_, u) in inputs.items()],
                          [(c, u) for c, (_, u) in outputs.items()], model.initial_state(x0),
-                         direct_feedthrough=self._needs_y, method=method, rtol=rtol, atol=atol,
+                         direct_feedthrough=self._needs_y,
+                         method="LSODA" if method == "CVODE" else method, rtol=rtol, atol=atol,
                          max_step=max_step)
+        self.method = method
+        self.backend = backend
+        self._native = None
         self._uvec = np.zeros(len(model.input_names))
         self._duvec = np.zeros(len(model.input_names))
         self._signals = [(model.input_names.index(m), as_signal(v, m)) for m, v in signals.items()]
@@ -116,6 +152,75 @@ class ModelSubsystem(OdeSubsystem):
     def rhs(self, t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
         self._set(t, u)
         return self.model.system.rhs(t, x)
+
+    def setup(self, t0: float, t_end: float, step: float) -> None:
+        super().setup(t0, t_end, step)
+        self._native = None  # made again for this run's step cap
+
+    def do_step(self, t: float, h: float) -> float | None:
+        """One communication step; with ``method="CVODE"`` by SUNDIALS CVODE, stepped by
+        :func:`bondgraph.stepping.run_segment` (its failure rules; natively in C unless
+        ``backend="python"`` or a signal is a Python callable)."""
+        if self.method != "CVODE":
+            return super().do_step(t, h)
+        from ..stepping import Watch, run_segment
+
+        model, sysm, b = self.model, self.model.system, t + h
+        native = self._native_session()
+        watch = Watch(model, t, b, self.x, method="CVODE", timeout=None, blowup=None,
+                      singular="ignore", max_steps=500_000)
+        fun = _CvodeRhs(self, watch)
+        cap = self._step_cap if np.isfinite(self._step_cap) else np.inf
+        try:
+            if native is not None:
+                sysm.set_native_inputs(self._tables(t), self._slots)
+                native.attach(watch)
+            seg = run_segment("CVODE", fun, fun.jac, t, b, self.x, watch, rtol=self.rtol,
+                              atol=self.atol, max_step=cap, first_step=None,
+                              t_eval=np.array([b]), native=native)
+        finally:
+            if native is not None:
+                sysm.set_native_inputs(None)
+        f = seg.failure
+        if f is not None:
+            x = f.state if f.state is not None else seg.y_good
+            raise SimulationError(f"CVODE failed between t={t:.9g} s and t={b:.9g} s, at "
+                                  f"t = {f.time:.9g} s: {f.cause}"
+                                  + (f". Solver: {f.solver}" if f.solver else ""),
+                                  subject=f"subsystem {self.name!r}", time=f.time,
+                                  state=dict(zip(self.state_labels, map(float, x))))
+        self.x = np.array(seg.y[-1], dtype=float)
+        self.t = float(seg.t_end)  # the solver's own time (CVODE stops exactly at t + h)
+        return None
+
+    def _native_session(self):
+        """The native CVODE of this run (made at the first step), or None for Python."""
+        from ..native.cvode import native_session
+
+        if self._native is None:
+            callables = [self.model.input_names[j] for j, sig in self._signals
+                         if not hasattr(sig, "pack") and not hasattr(sig, "constant")]
+            extra = (["signals given as Python callables (" + ", ".join(callables) + ")"]
+                     if callables else [])
+            self._native = native_session(self.model, self.backend, "CVODE", extra=extra,
+                                          subject=f"subsystem {self.name!r}") or False
+            names = self.model.input_names
+            dn = self.model.equations.input_derivatives
+            self._slots = [dn.index(n) if n in dn else -1 for n in names]
+        return self._native or None
+
+    def _tables(self, t: float) -> list[np.ndarray]:
+        """Every model input as a piecewise polynomial for the C evaluator: the glue's
+        quadratic ``u₀ + u₁τ + u₂τ²/2`` (τ = t − t_u) for coupling inputs, the signals' own."""
+        names = self.model.input_names
+        tabs: list[np.ndarray | None] = [None] * len(names)
+        tu, span = self._tu, max(1.0, abs(self._tu)) * 1e6
+        for k, j in enumerate(self._perm):
+            u0, u1, u2 = self._u[0, k], self._u[1, k], self._u[2, k]
+            tabs[j] = np.array([1, 2, 1.0, tu, tu + span, 0.5 * u2, u1, u0])
+        for j, sig in self._signals:
+            tabs[j] = sig.pack() if hasattr(sig, "pack") else np.array([1, 0, 0.0, 0.0, 1.0, sig.constant])
+        return tabs
 
     @property
     def state_labels(self) -> list[str]:

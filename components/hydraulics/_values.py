@@ -16,22 +16,44 @@ from typing import Any
 
 from bondgraph.checks import FINITE, NONNEGATIVE, POSITIVE, Check
 from bondgraph.errors import ParameterError
-from bondgraph.units import to_si
+from bondgraph.units import implausible, to_si
 
 __all__ = ["si", "FINITE", "NONNEGATIVE", "POSITIVE", "raise_all", "convert_units"]
 
 
-def si(value: Any, unit: str, name: str, problems: list[str], check: Check = FINITE) -> float:
+def si(value: Any, unit: str, name: str, problems: list[str], check: Check = FINITE, *,
+       plausible: bool = True) -> float:
     """``value`` (text with units, a quantity, or a bare SI number) in ``unit``, checked.
 
     A problem is appended to ``problems`` (and NaN returned) instead of raising, so a
-    constructor can report all its bad values in one error.
+    constructor can report all its bad values in one error. A *bare* number is taken in
+    SI, but only if its size is plausible for its kind (:data:`bondgraph.units.PLAUSIBLE_UNITS`:
+    a bore of ``135`` is refused with the suggestion ``"135 mm"``); a value given with
+    its unit is taken as written. ``plausible=False`` for quantities outside those
+    ranges by nature (a hose wall's stiffness).
+
+    Examples
+    --------
+    >>> problems = []
+    >>> si(135, "m", "bore", problems, POSITIVE)
+    nan
+    >>> print(problems[0])
+    'bore': found the bare number 135, read in SI as 135 m: implausible for a length; give its unit, e.g. "135 mm"
+    >>> si("1.5 km", "m", "hose", [], POSITIVE)
+    1500.0
     """
     try:
         v = to_si(value, unit, bare_si=True, name=name)
     except ParameterError as exc:
         problems += exc.problems
         return math.nan
+    bare = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if plausible and bare and math.isfinite(v) and v != 0:
+        why = implausible(v, unit)
+        if why:
+            problems.append(f"{name!r}: found the bare number {value!r}, read in SI as {v:g} {unit}: "
+                            f"{why}")
+            return math.nan
     msg = check.with_meaning(unit if not check.meaning else check.meaning).problem(f"{name!r}", v)
     if msg is not None:
         problems.append(msg if v == value else msg.replace(f"found {v!r}", f"found {value!r}"))

@@ -72,7 +72,7 @@ class Hose(Chamber):
         if not isinstance(oil, Oil):
             problems.append(f"'oil': found {oil!r}, expected an Oil")
         elif wall_stiffness is not None:
-            kw = si(wall_stiffness, "Pa", "wall_stiffness", problems, POSITIVE)
+            kw = si(wall_stiffness, "Pa", "wall_stiffness", problems, POSITIVE, plausible=False)
             if oil.has_air:
                 problems.append("'wall_stiffness': with entrained air it is not supported; fold "
                                 "the wall into the air fraction")

@@ -101,6 +101,14 @@ class Oil:
             x = number(v)
             if x is None or not lo <= x <= hi:
                 problems.append(f"oil: {name}: found {v!r}, expected a number {lo:g} … {hi:g}")
+        # a hydraulic fluid, in SI: a bare 1.4 meant as GPa, 870 g/cm³... named, not taken
+        for name, lo, hi, unit, hint in (("density", 500.0, 2000.0, "kg/m^3", "870 kg/m^3"),
+                                         ("bulk_modulus", 1e7, 1e10, "Pa", "1.4 GPa"),
+                                         ("viscosity", 1e-4, 10.0, "Pa*s", "0.036 Pa*s")):
+            x = number(getattr(self, name))
+            if x is not None and x > 0 and not lo <= x <= hi:
+                problems.append(f"oil: {name}: found {x:g} {unit}, outside {lo:g} … {hi:g} {unit} "
+                                f"of hydraulic fluids; give it with its unit, e.g. \"{hint}\"")
         if problems:
             raise ParameterError(problems)
 

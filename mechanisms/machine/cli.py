@@ -27,8 +27,8 @@ _RUN_HELP = """\
 Simulate a work cycle of a machine and write results.csv, plots and a report.
 
 MACHINE is a machine description file (TOML with units; see the README) or the
-name of a shipped machine in mechanisms/data/ (excavator, wheel_loader,
-knuckle_crane, backhoe_loader). Choose how the cylinders are driven:
+name of a shipped machine in mechanisms/data/ (`hydrobond list` shows them).
+Choose how the cylinders are driven:
 
   extensions  you give pin-to-pin cylinder lengths (m) against time; the run
               computes the motion and the forces and pressures it needs

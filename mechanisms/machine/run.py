@@ -34,6 +34,7 @@ import numpy as np
 
 from bondgraph import Results, simulate
 from bondgraph.errors import ParameterError, SimulationError
+from bondgraph.events import Flag
 
 from .cycle import Cycle
 from .working_range import Contact, contact_events, contacts, diagnose
@@ -49,17 +50,10 @@ __all__ = ["run_machine", "MachineRun", "Interrupt", "PRESSURE_ATOL_SCALE", "exa
 PRESSURE_ATOL_SCALE = 1e8
 
 
-class Interrupt:
+class Interrupt(Flag):
     """A terminal event that ends a run cleanly when :attr:`requested` becomes true
-    (the CLI sets it from Ctrl-C): the run stops at the next step with its results."""
-
-    def __init__(self):
-        self.requested = False
-        self.terminal = True
-        self.direction = 0
-
-    def __call__(self, t, x) -> float:
-        return -1.0 if self.requested else 1.0
+    (the CLI sets it from Ctrl-C): the run stops at the next step Python sees (every step
+    on the Python path, at least every 0.1 s natively) with its results."""
 
 
 def _t_eval(t0: float, t_end: float, dt: float) -> np.ndarray:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from bondgraph.errors import AssemblyError
+from bondgraph.events import StateEvent
 
 __all__ = ["check_cycle", "check_strokes", "contact_events", "contact_transitions", "crossings", "contacts",
            "Contact", "replay_contacts", "replay_windows", "diagnose", "sample_times"]
@@ -138,21 +139,13 @@ def check_strokes(desc, cycle, t_end: float | None = None) -> None:
 def contact_events(machine) -> list:
     """Root functions of the stroke ends of every cylinder (non-terminal)."""
     mm = machine.model
-    names = mm.model.state_names
     events = []
     for f in machine.functions:
         c = machine.cylinder_of[f]
         lo, hi = machine.description.stroke_limits(f)
-        i = names.index(mm.state(c, "s"))
-
-        def g_hi(t, x, i=i, hi=hi):
-            return x[i] - hi
-
-        def g_lo(t, x, i=i, lo=lo):
-            return lo - x[i]
-        for g, end in ((g_hi, "outer"), (g_lo, "inner")):
-            g.terminal = False
-            g.direction = 0
+        s = mm.state(c, "s")
+        # x − hi and lo − x: state events, checked in C when the run is native
+        for g, end in ((StateEvent(mm.model, s, hi), "outer"), (StateEvent(mm.model, s, lo, sign=-1), "inner")):
             g.function = f
             g.end = end
             events.append(g)

@@ -118,6 +118,22 @@ CASES = [
          ParameterError, ["tol = 0"]),
     Case("equilibrium-none", lambda: bg.equilibrium(cart(), free=["cart/v.x"], inputs={"force": 1.0}),
          SimulationError, ["no equilibrium for cart/v.x"]),
+    # the model itself, and the plotting helpers
+    Case("simulate-an-unbuilt-graph", lambda: bg.simulate(bg.BondGraph("g"), (0, 1)),
+         ParameterError, ["simulate", "BondGraph", "bondgraph.build"]),
+    Case("simulate-a-number", lambda: bg.simulate(42, (0, 1)), ParameterError, ["int", "built Model"]),
+    Case("linearize-an-unbuilt-graph", lambda: bg.linearize(bg.BondGraph("g")), ParameterError,
+         ["linearize", "BondGraph", "bondgraph.build"]),
+    Case("equilibrium-an-unbuilt-graph", lambda: bg.equilibrium(bg.BondGraph("g"), free=["x"]),
+         ParameterError, ["equilibrium", "BondGraph"]),
+    Case("simulate-hybrid-a-plain-model", lambda: bg.simulate_hybrid(cart(), (0, 1)), ParameterError,
+         ["simulate_hybrid", "Model", "HybridModel"]),
+    Case("t-eval-empty", sim(t_eval=[]), ParameterError, ["t_eval", "empty"]),
+    Case("draw-a-number", lambda: bg.draw_bond_graph(42), ParameterError, ["draw_bond_graph", "int"]),
+    Case("plot-labels-mismatch", lambda: bg.plot_series(sim()(), ["cart/m.f", "cart/v.x"], labels=["v"]),
+         ParameterError, ["1 labels for 2 names"]),
+    Case("plot-unknown-name", lambda: bg.plot_series(sim()(), "cart/m.q"), bg.UnknownNameError,
+         ["'cart/m.q'"]),
 ]
 
 

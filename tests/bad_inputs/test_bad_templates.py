@@ -149,6 +149,17 @@ CASES = [
     Case("power-unit-initial-text", lambda: PowerUnit("pu", oil=Oil(), pump=FixedPump(1e-4, 25.0),
                                                       initial_pressure="low"), P,
          ["power unit 'pu'", "'initial_pressure'", "'low'"]),
+    # bare numbers are SI, but only when their size is plausible for their kind
+    Case("bore-bare-millimetres", cyl(bore=135), P, ["'bore'", "bare number 135", '"135 mm"']),
+    Case("stroke-bare-millimetres", cyl(stroke=1250), P, ["'stroke'", "1250", '"1250 mm"']),
+    Case("valve-flow-bare-litres-per-minute", valve(q_nominal=600), P,
+         ["'q_nominal'", "600", '"600 L/min"']),
+    Case("valve-drop-bare-bar", valve(dp_nominal=3), P, ["'dp_nominal'", "bare number 3", '"3 bar"']),
+    Case("oil-bulk-modulus-bare-gigapascal", lambda: Oil(bulk_modulus=1.4), P,
+         ["oil", "bulk_modulus", "1.4 Pa", '"1.4 GPa"']),
+    Case("oil-viscosity-in-centistokes", lambda: Oil(viscosity=46.0), P, ["oil", "viscosity", "46"]),
+    Case("power-unit-pressure-bare-bar", lambda: PowerUnit("pu", oil=Oil(), pressure=200), P,
+         ["'pressure'", "bare number 200", '"200 bar"']),
 ]
 
 

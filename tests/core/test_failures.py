@@ -33,13 +33,18 @@ def blowup_model():
     return bg.build(M)
 
 
-@pytest.fixture(scope="module")
-def growth_model():
+def growth():
+    """A mass on an active resistance R = −1e3: m·v̇ = 1e3·v."""
     M = bg.BondGraph("grow")
     M.add(bg.One("v"), bg.I("m", 1.0, initial=1.0), bg.R("r", -1e3, passive=False))
     M.connect("v", "m")
     M.connect("v", "r")
     return bg.build(M)
+
+
+@pytest.fixture(scope="module")
+def growth_model():
+    return growth()
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -1,0 +1,112 @@
+"""Event functions of :func:`~bondgraph.simulate.simulate` that need no Python per step.
+
+``simulate(..., events=[...])`` takes any callable ``g(t, x)`` (solve_ivp convention:
+``terminal``, ``direction``); a Python function is called at every step, so such a run
+stays on the Python path. These two kinds run natively as well (:mod:`bondgraph.native`):
+
+* :class:`StateEvent` — a state crossing a level, ``g = sign·(x[state] − threshold)``:
+  evaluated and checked in C after every step (sign changes and extrema inside a step,
+  rule R7 of :mod:`bondgraph.stepping`), located by the same Python code on both paths;
+* :class:`Flag` — a terminal event that ends a run cleanly once ``requested`` is set
+  (from a signal handler, a GUI): checked after every step on the Python path, and each
+  time the native driver hands control back (at least every 0.1 s of wall clock) — a
+  request made while C code runs can only be seen then; the run stops at the end of the
+  step where it is seen, with its results.
+
+Examples
+--------
+>>> from bondgraph import BondGraph, MSe, One, I, build, simulate
+>>> bg = BondGraph("cart")
+>>> _ = bg.add(MSe("F", 2.0), One("v", displacement="x"), I("m", 1.0))
+>>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+>>> model = build(bg)
+>>> wall = StateEvent(model, "cart/v.x", 1.0, terminal=True)      # x = t² reaches 1 at t = 1
+>>> res = simulate(model, (0, 5), events=[wall], method="CVODE", rtol=1e-10, atol=1e-12,
+...                progress=False)
+>>> round(float(res.events[0][0]), 9), res.stats["backend"]
+(1.0, 'native')
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+
+import numpy as np
+
+from .errors import ParameterError
+
+__all__ = ["StateEvent", "Flag"]
+
+
+class StateEvent:
+    """``g(t, x) = sign·(x[state] − threshold)``: a state crossing a level.
+
+    Parameters
+    ----------
+    model : Model
+    state : str
+        One of ``model.state_names``.
+    threshold : float
+    sign : {+1, −1}
+        −1 for ``threshold − x`` (positive below the level).
+    direction : {−1, 0, +1}
+        Crossings of ``g`` counted: upwards, both, downwards (solve_ivp convention).
+    terminal : bool
+        Stop the run at the first counted crossing.
+
+    Other attributes may be set on an instance (e.g. what the crossing means to the caller).
+    """
+
+    def __init__(self, model, state: str, threshold: float, *, sign: int = 1, direction: int = 0,
+                 terminal: bool = False):
+        problems = []
+        names = list(model.state_names)
+        if state not in names:
+            close = difflib.get_close_matches(str(state), names, n=3)
+            problems.append(f"state {state!r}: not a state of model {model.name!r}"
+                            + (f"; did you mean {', '.join(map(repr, close))}?" if close else ""))
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(float(threshold)):
+            problems.append(f"threshold = {threshold!r}: expected a finite number")
+        if sign not in (1, -1):
+            problems.append(f"sign = {sign!r}: expected +1 or -1")
+        if direction not in (-1, 0, 1):
+            problems.append(f"direction = {direction!r}: expected -1, 0 or +1")
+        if problems:
+            raise ParameterError(problems, subject=f"StateEvent on {state!r}")
+        self.state = state
+        self.index = names.index(state)
+        self.threshold = float(threshold)
+        self.sign = int(sign)
+        self.direction = int(direction)
+        self.terminal = bool(terminal)
+
+    def __call__(self, t: float, x: np.ndarray) -> float:
+        return self.sign * (x[self.index] - self.threshold)
+
+    def native_spec(self) -> tuple:
+        """What the native driver evaluates: ``(kind, index, sign, threshold, tolerance,
+        constant, direction)``."""
+        return ("state", self.index, float(self.sign), self.threshold, 0.0, 0.0, self.direction)
+
+    def __repr__(self) -> str:
+        return f"StateEvent({self.state} {'>' if self.sign > 0 else '<'} {self.threshold:g})"
+
+
+class Flag:
+    """A terminal event that ends a run cleanly once :attr:`requested` is true (see the
+    module: seen after a step, natively whenever the driver returns to Python)."""
+
+    terminal = True
+    direction = 0
+    polled = True
+
+    def __init__(self):
+        self.requested = False
+
+    def __call__(self, t: float, x: np.ndarray) -> float:
+        return -1.0 if self.requested else 1.0
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(requested={self.requested})"

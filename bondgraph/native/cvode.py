@@ -1,0 +1,100 @@
+"""When a run can go native, and the session it then uses.
+
+:func:`native_session` decides for :func:`bondgraph.simulate`,
+:func:`bondgraph.simulate_hybrid` and the co-simulation adapter whether CVODE is
+driven from C (:class:`~bondgraph.native.driver.Session`) or from Python
+(scikit-sundae), by ``backend`` and by what the run needs: a run that calls Python
+per step — event functions, continuous controllers, guards that are Python functions
+or read external signals, inputs given as callables (rule R11 of
+:mod:`bondgraph.stepping`: they must be named when they fail) — stays on the Python
+path, with the reason (:func:`native_reasons`); ``backend="native"`` then refuses with
+that reason.
+
+Examples
+--------
+>>> from bondgraph import BondGraph, Se, One, I, build
+>>> bg = BondGraph("m")
+>>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0))
+>>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+>>> native_reasons(build(bg), method="LSODA")
+["method 'LSODA': the native path integrates with CVODE only (pass method='CVODE')"]
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..errors import ParameterError
+from .driver import Session, load_driver
+
+__all__ = ["native_reasons", "native_session", "cvode_message", "BACKENDS"]
+
+#: who drives CVODE (``backend=`` of simulate, simulate_hybrid, ModelSubsystem)
+BACKENDS = ("auto", "native", "python")
+
+
+def native_reasons(model, *, method: str = "CVODE", inputs=None, events=None,
+                   controller_continuous: bool = False, python_guards: bool = False,
+                   extra: Sequence[str] = ()) -> list[str]:
+    """Why the native path cannot run this simulation (empty: it can); ``extra``: the
+    caller's own reasons."""
+    why = list(extra)
+    if method != "CVODE":
+        why.append(f"method {method!r}: the native path integrates with CVODE only "
+                   "(pass method='CVODE')")
+    if events:
+        why.append(f"{len(events)} event function(s) in Python (events=...): they are called "
+                   "per step, which the native path does not do")
+    if controller_continuous:
+        why.append("a continuous controller (Python, called at every right-hand side)")
+    if python_guards:
+        why.append("a guard that needs Python (When(fn) or an external signal)")
+    if inputs is not None and inputs.names and not inputs.constant and inputs.native() is None:
+        bad = [s.name for s in inputs.signals
+               if not hasattr(s, "pack") and not hasattr(s, "constant")]
+        why.append("inputs given as Python callables (" + ", ".join(bad) + "): give a Table, "
+                   "a Spline, a PiecewisePolynomial or a number to run natively")
+    drv = load_driver()
+    if not drv.ok:
+        why.append(drv.reason)
+    return why
+
+
+def native_session(model, backend: str, method: str, *, subject: str, energy: bool = False,
+                   jacobian: bool = True, **needs) -> Session | None:
+    """The session of a native run, or ``None`` for the Python path.
+
+    ``backend="auto"`` goes native with ``method="CVODE"`` whenever
+    :func:`native_reasons` (given ``needs``) finds nothing against it (and
+    :func:`~bondgraph.native.auto_backend` does not say ``"python"``); else it warns once
+    if the driver is missing. ``backend="native"`` where it is impossible is a
+    :class:`~bondgraph.errors.ParameterError` listing why.
+    """
+    from . import auto_choice, warn_fallback
+
+    if backend == "python" or (backend == "auto" and (method != "CVODE" or auto_choice() == "python")):
+        return None
+    why = native_reasons(model, method=method, **needs)
+    if why:
+        warn_fallback()
+        if backend == "native":
+            raise ParameterError([f"backend 'native' cannot run this simulation: {w}" for w in why],
+                                 subject=subject)
+        return None
+    return Session(load_driver(), model.system, energy=energy, jacobian=jacobian)
+
+
+_MESSAGES: dict[int, str] = {}
+
+
+def cvode_message(flag: int) -> str:
+    """scikit-sundae's wording of a CVODE flag (the same text as the Python path); its
+    table is imported only for a failure (importing scikit-sundae takes ~0.5 s)."""
+    if flag not in _MESSAGES:
+        try:
+            from sksundae._cy_cvode import CVMESSAGES
+
+            _MESSAGES.update(CVMESSAGES)
+        except ImportError:  # pragma: no cover - scikit-sundae brings the libraries we use
+            pass
+    return _MESSAGES.get(flag, f"CVODE flag {flag}")

@@ -1,0 +1,405 @@
+"""The C driver of CVODE: compiled at first use into the model cache, loaded by ctypes.
+
+:func:`load_driver` compiles ``driver.c`` (next to this file) with the system C
+compiler into ``$BONDGRAPH_CACHE`` — keyed by its source, the flags, the compiler
+and the SUNDIALS libraries found — after those libraries are loaded globally
+(:mod:`bondgraph.native.sundials`), then checks the library's index width on a
+live matrix. :class:`Session` is one CVODE integrator on one compiled model: the
+model's ``bg_rhs``/``bg_jac``/``bg_out``/``bg_mon`` are passed by pointer and the
+steps are taken and checked in C; :func:`bondgraph.stepping.run_segment` drives it
+(``native=``) and finishes in Python only the steps where a root must be located.
+
+Examples
+--------
+>>> drv = load_driver()
+>>> drv.ok or bool(drv.reason)
+True
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..codegen import build_library, find_compiler
+from ..errors import EquationError
+from .sundials import sundials_info
+
+__all__ = ["Driver", "load_driver", "Session", "RUN_CODES", "GUARD_KIND"]
+
+#: return codes of ``bgn_run``
+RUN_CODES = {0: "end", 1: "look", 2: "yield", 3: "fails", 4: "calls", 5: "tiny", 6: "solver",
+             7: "nonfinite", 8: "steps", 9: "timeout", 10: "init"}
+#: what a guard reads
+GUARD_KIND = {"state": 0, "output": 1, "input": 2, "const": 3}
+
+_SOURCE = Path(__file__).with_name("driver.c")
+_FLAGS = ("-O2", "-std=c99", "-D_POSIX_C_SOURCE=200112L", "-fPIC", "-shared", "-fno-math-errno")
+
+_D = ctypes.c_double
+_I = ctypes.c_int
+_L = ctypes.c_long
+_P = ctypes.c_void_p
+_DP = ctypes.POINTER(_D)
+
+
+@dataclass
+class Driver:
+    """The loaded driver library, or why there is none (``ok``, ``reason``)."""
+
+    ok: bool
+    reason: str = ""
+    lib: object = field(default=None, repr=False)
+    path: Path | None = None
+    compile_time: float = 0.0
+
+
+_DRIVER: list[Driver] = []
+
+
+def load_driver() -> Driver:
+    """Compile (once per cache) and load the driver; never raises (see ``reason``)."""
+    if _DRIVER:
+        return _DRIVER[0]
+    _DRIVER.append(_load())
+    return _DRIVER[0]
+
+
+def _load() -> Driver:
+    if find_compiler() is None:
+        return Driver(False, "no C compiler found (set $CC or install gcc)")
+    info = sundials_info()
+    if not info.ok:
+        return Driver(False, info.reason)
+    try:
+        source = _SOURCE.read_text()
+    except OSError as exc:
+        return Driver(False, f"the driver source {_SOURCE} cannot be read: {exc}")
+    source += f"\n/* SUNDIALS libraries: {info.key()} */\n"
+    try:
+        path, t_cc = build_library(source, _FLAGS, ("-lm",), prefix="bgn",
+                                   what="the native CVODE driver")
+    except EquationError as exc:
+        return Driver(False, str(exc))
+    try:
+        lib = ctypes.CDLL(str(path))
+    except OSError as exc:
+        return Driver(False, f"the native CVODE driver {path} cannot be loaded: {exc}")
+    _declare(lib)
+    abi = lib.bgn_abi_check()
+    if abi != 0:
+        why = {1: "the libraries use a 64-bit sunindextype; the driver declares 32-bit int"}
+        return Driver(False, f"SUNDIALS {info.version} ABI mismatch: "
+                             + why.get(abi, f"check failed with code {abi}"))
+    return Driver(True, lib=lib, path=path, compile_time=t_cc)
+
+
+class _Watch(ctypes.Structure):
+    """``bgn_watch`` of driver.c: the counters of :class:`bondgraph.stepping.Watch`."""
+
+    _fields_ = [(n, _L) for n in ("nfev", "njev", "steps", "calls", "fails", "tiny", "max_steps",
+                                  "fail_limit", "stall_calls", "stall_steps")]
+    _fields_ += [(n, _D) for n in ("tiny_ulps", "block_eps", "deadline")]
+    _fields_ += [(n, _I) for n in ("ff_has", "ff_status", "ff_jac", "abort")]
+    _fields_ += [(n, _D) for n in ("ff_t", "t_good", "t_old", "t", "h")]
+
+
+def _declare(lib) -> None:
+    sig = {
+        "bgn_abi_check": ([], _I),
+        "bgn_new": ([_P, _P, _P, _P, _I, _P, _I, _P], _P),
+        "bgn_free": ([_P], None),
+        "bgn_set_params": ([_P, _P], None),
+        "bgn_set_input_tables": ([_P, _P], None),
+        "bgn_set_checks": ([_P, _P, _I, _P, _P], None),
+        "bgn_set_yield": ([_P, _D], None),
+        "bgn_set_guards": ([_P, _I, _P, _P, _P, _P, _P, _P, _P], _I),
+        "bgn_begin": ([_P, _D, _D, _P, _D, _P, _I, _D, _D, _I, _P, _I, _I], _I),
+        "bgn_run": ([_P, _I], _I),
+        "bgn_dky": ([_P, _D, _P], _I),
+        "bgn_guards": ([_P, _D, _P, _P], _I),
+        "bgn_monitor": ([_P, _D, _P, _P], _I),
+        "bgn_rows": ([_P, ctypes.POINTER(_DP), ctypes.POINTER(_DP)], _I),
+        "bgn_drain": ([_P], None),
+        "bgn_ie": ([_P], _I),
+        "bgn_set_ie": ([_P, _I], None),
+        "bgn_dg_valid": ([_P], _I),
+        "bgn_set_dg_valid": ([_P, _I], None),
+        "bgn_message": ([_P], ctypes.c_char_p),
+        "bgn_flag": ([_P], _I),
+    }
+    for name in ("bgn_us", "bgn_dus", "bgn_ff_y", "bgn_y_good", "bgn_m_old",
+                 "bgn_g_old", "bgn_dg_old", "bgn_y"):
+        sig[name] = ([_P], _DP)
+    for name, (args, res) in sig.items():
+        f = getattr(lib, name)
+        f.argtypes = args
+        f.restype = res
+
+
+def _ptr(a: np.ndarray | None) -> int | None:
+    return None if a is None else a.ctypes.data
+
+
+def _view(p, n: int) -> np.ndarray:
+    """The ``n`` doubles at ``p`` as an array sharing their memory (empty when none)."""
+    if n == 0 or not p:
+        return np.zeros(0)
+    return np.ctypeslib.as_array(p, shape=(n,))
+
+
+class Session:
+    """One CVODE integrator on one compiled model (:class:`~bondgraph.codegen.CompiledSystem`),
+    stepped in C by :func:`bondgraph.stepping.run_segment` (``native=session``).
+
+    Parameters
+    ----------
+    driver : Driver
+    system : CompiledSystem
+        Its parameter vector is read at every call (a mode switch shows at once); its
+        input tables, if set, are evaluated in C.
+    energy : bool
+        Integrate the three power sums as extra states (``bg_rhs`` mode 1).
+    jacobian : bool
+        Give CVODE the analytic Jacobian (else it differences the right-hand side).
+
+    The session has its own model buffers: :meth:`monitor` and :meth:`guard_values`
+    evaluate with them, so Python sees what the C loop sees.
+    """
+
+    def __init__(self, driver: Driver, system, energy: bool = False, jacobian: bool = True):
+        self.lib = lib = driver.lib
+        self.system = system
+        self.jacobian = jacobian
+        slib = system._lib
+        sizes = np.zeros(8, dtype=np.int32)
+        slib.bg_sizes(sizes.ctypes.data_as(ctypes.POINTER(ctypes.c_int)))
+        self.sizes = sizes
+        addr = {n: ctypes.cast(getattr(slib, n), ctypes.c_void_p).value
+                for n in ("bg_rhs", "bg_jac", "bg_out")}
+        nmon = len(system.divisors) if system._mon is not None else 0
+        mon = ctypes.cast(system._mon, ctypes.c_void_p).value if nmon else None
+        self.nx = int(sizes[0])
+        self.n = self.nx + (3 if energy else 0)
+        self.nmon = nmon
+        self.w = _Watch()
+        self.h = lib.bgn_new(addr["bg_rhs"], addr["bg_jac"], addr["bg_out"], mon, nmon,
+                             _ptr(sizes), 1 if energy else 0, ctypes.addressof(self.w))
+        if not self.h:
+            raise MemoryError("the native CVODE driver could not allocate its session")
+        lib.bgn_set_params(self.h, _ptr(system.params))
+        self.us = _view(lib.bgn_us(self.h), int(sizes[2]))
+        self.dus = _view(lib.bgn_dus(self.h), int(sizes[3]))
+        self._ff_y = _view(lib.bgn_ff_y(self.h), self.n)
+        self._y_good = _view(lib.bgn_y_good(self.h), self.n)
+        self._m_old = _view(lib.bgn_m_old(self.h), nmon)
+        self._y = _view(lib.bgn_y(self.h), self.n)
+        self.ng = 0
+        self._g_old = self._dg_old = np.zeros(0)
+        self._keep: dict = {}
+        self._mbuf = np.zeros(max(nmon, 1))
+        self._gbuf = np.zeros(1)
+        self._dky = np.zeros(self.n)
+        self._rt, self._ry = _DP(), _DP()
+        self.b = math.inf
+        self.watch = None
+
+    def __del__(self):
+        h = getattr(self, "h", None)
+        if h:
+            self.lib.bgn_free(h)
+            self.h = None
+
+    # ------------------------------------------------------------ set-up
+    def attach(self, watch, yield_every: float = 0.0) -> None:
+        """Take the run's rules from ``watch`` (:class:`bondgraph.stepping.Watch`): its
+        blow-up bound, divisors, deadline, step limit; give it this session's monitor (so
+        Python and C see the same values). ``yield_every``: seconds between returns for
+        a progress bar (0: none)."""
+        from .. import stepping as st
+
+        self.watch = watch
+        w = self.w
+        w.fail_limit, w.stall_calls, w.stall_steps = st.FAIL_LIMIT, st.STALL_CALLS, st.STALL_STEPS
+        w.tiny_ulps, w.block_eps = float(st.TINY_ULPS), st.BLOCK_EPS
+        w.deadline, w.max_steps = float(watch.deadline), int(watch.max_steps)
+        bound = None if watch.bound is None else np.ascontiguousarray(watch.bound, dtype=float)
+        coupled = np.ascontiguousarray(watch._coupled, dtype=np.int32)
+        self._low = np.zeros(max(len(watch.divisors), 1))
+        self._keep.update(bound=bound, coupled=coupled)
+        mon_on = watch.monitor is not None and self.nmon > 0
+        if mon_on:
+            watch.monitor = self.monitor
+        self.lib.bgn_set_checks(self.h, _ptr(bound), 1 if mon_on else 0, _ptr(self._low),
+                                _ptr(coupled))
+        self.lib.bgn_set_yield(self.h, float(yield_every))
+        self.inputs_from_system()
+
+    def inputs_from_system(self) -> None:
+        """The model's input tables (evaluated in C) and its current constant inputs."""
+        self.lib.bgn_set_input_tables(self.h, self.system.native_inputs_address or None)
+        self.set_inputs(self.system._u, self.system._du)
+
+    def set_guards(self, specs) -> None:
+        """Guards ``(kind, index, sign, threshold, tolerance, constant, direction)``: the
+        function ``sign·(q − threshold) − tolerance`` of a state, output, input or constant."""
+        ng = len(specs)
+        kind = np.array([GUARD_KIND[g[0]] for g in specs] or [0], dtype=np.int32)
+        idx = np.array([g[1] for g in specs] or [0], dtype=np.int32)
+        cols = [np.array([float(g[k]) for g in specs] or [0.0]) for k in (2, 3, 4, 5)]
+        dirs = np.array([int(g[6]) for g in specs] or [0], dtype=np.int32)
+        if self.lib.bgn_set_guards(self.h, ng, _ptr(kind), _ptr(idx), *map(_ptr, cols),
+                                   _ptr(dirs)) != 0:
+            raise MemoryError("the native CVODE driver could not allocate its guards")
+        self.ng = ng
+        self._g_old = _view(self.lib.bgn_g_old(self.h), ng)
+        self._dg_old = _view(self.lib.bgn_dg_old(self.h), ng)
+        self._gbuf = np.zeros(max(ng, 1))
+
+    def set_inputs(self, u: np.ndarray, du: np.ndarray | None = None) -> None:
+        """Constant input values (tables, when set on the model, overwrite them per call)."""
+        self.us[:] = np.asarray(u, dtype=float)[: self.us.size]
+        if du is not None:
+            self.dus[:] = np.asarray(du, dtype=float)[: self.dus.size]
+
+    # ------------------------------------------------------------ evaluations
+    def monitor(self, t: float, x: np.ndarray) -> tuple[np.ndarray, int]:
+        """The divisors at ``(t, x)`` with this session's buffers (as ``CompiledSystem.monitors``)."""
+        y = np.ascontiguousarray(x, dtype=float)
+        st = self.lib.bgn_monitor(self.h, float(t), _ptr(y), _ptr(self._mbuf))
+        return self._mbuf[: self.nmon].copy(), int(st)
+
+    def guard_values(self, t: float, y: np.ndarray) -> np.ndarray:
+        """The guards at ``(t, y)``; a failed output call raises :class:`FloatingPointError`
+        (as ``CompiledSystem.outputs`` does)."""
+        yy = np.ascontiguousarray(y, dtype=float)
+        st = self.lib.bgn_guards(self.h, float(t), _ptr(yy), _ptr(self._gbuf))
+        if st != 0:
+            raise FloatingPointError(self.system.describe_status(st))
+        return self._gbuf[: self.ng].copy()
+
+    # ------------------------------------------------------------ a segment
+    def begin(self, watch, a: float, b: float, y0: np.ndarray, *, rtol: float, atol,
+              max_step: float, first_step: float | None, te: np.ndarray | None, ie: int,
+              m_old: np.ndarray | None, g_old: np.ndarray | None) -> str:
+        """Start ``[a, b]`` at ``y0`` (``CVodeReInit``); "" or the solver's message."""
+        self.b = float(b)
+        self.inputs_from_system()
+        y = np.ascontiguousarray(y0, dtype=float)
+        at = np.ascontiguousarray(np.atleast_1d(np.asarray(atol, dtype=float)))
+        te_c = None if te is None else np.ascontiguousarray(te, dtype=float)
+        self._keep.update(y0=y, atol=at, te=te_c)
+        self._push(watch)
+        if m_old is not None and self.nmon:
+            self._m_old[:] = m_old
+        if g_old is not None and self.ng:
+            self._g_old[:] = g_old
+        ms = float(max_step) if max_step is not None and np.isfinite(max_step) else 0.0
+        code = self.lib.bgn_begin(self.h, float(a), float(b), _ptr(y), float(rtol), _ptr(at),
+                                  int(at.size), float(first_step or 0.0), ms,
+                                  1 if self.jacobian else 0, _ptr(te_c),
+                                  0 if te_c is None else int(te_c.size), int(ie))
+        return self.message() if code else ""
+
+    def run(self, watch, resume: bool) -> str:
+        """Step until the segment ends, a step needs Python, or a rule stops the run;
+        ``watch`` gets the counters. Returns a :data:`RUN_CODES` name."""
+        self._low[: len(watch._low)] = watch._low  # ill-conditioning levels, as Python left them
+        code = self.lib.bgn_run(self.h, 1 if resume else 0)
+        self._pull(watch)
+        return RUN_CODES[code]
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The output rows written in C since the last call (copies)."""
+        k = self.lib.bgn_rows(self.h, ctypes.byref(self._rt), ctypes.byref(self._ry))
+        if k == 0:
+            return np.zeros(0), np.zeros((0, self.n))
+        t = np.ctypeslib.as_array(self._rt, shape=(k,)).copy()
+        y = np.ctypeslib.as_array(self._ry, shape=(k * self.n,)).reshape(k, self.n).copy()
+        self.lib.bgn_drain(self.h)
+        return t, y
+
+    @property
+    def ie(self) -> int:
+        return int(self.lib.bgn_ie(self.h))
+
+    # the driver protocol of stepping._examine: t_old, t, y, done, interpolation
+    @property
+    def t_old(self) -> float:
+        return float(self.w.t_old)
+
+    @property
+    def t(self) -> float:
+        return float(self.w.t)
+
+    @property
+    def h_last(self) -> float:
+        return float(self.w.h)
+
+    @property
+    def y(self) -> np.ndarray:
+        return self._y.copy()
+
+    @property
+    def done(self) -> bool:
+        return self.t >= self.b
+
+    def __call__(self, tq: float) -> np.ndarray:
+        if tq == self.w.t:
+            return self._y.copy()
+        if self.lib.bgn_dky(self.h, float(tq), _ptr(self._dky)) != 0:
+            return np.full(self.n, np.nan)
+        return self._dky.copy()
+
+    def old_monitor(self) -> np.ndarray | None:
+        return self._m_old.copy() if self.watch is not None and self.watch.monitor is not None else None
+
+    def old_events(self) -> np.ndarray | None:
+        return self._g_old.copy() if self.ng else None
+
+    def old_slopes(self) -> np.ndarray | None:
+        return self._dg_old.copy() if self.ng and self.lib.bgn_dg_valid(self.h) else None
+
+    def after_look(self, watch, m, g, dg, ie: int) -> None:
+        """What Python's finished step leaves for the next: compared values, output index."""
+        if m is not None and self.nmon:
+            self._m_old[:] = m
+        if g is not None and self.ng:
+            self._g_old[:] = g
+        if dg is not None and self.ng:
+            self._dg_old[:] = dg
+            self.lib.bgn_set_dg_valid(self.h, 1)
+        self.lib.bgn_set_ie(self.h, int(ie))
+
+    def message(self) -> str:
+        """The solver's words for the last error flag (scikit-sundae's, as the Python path)."""
+        from .cvode import cvode_message
+
+        return cvode_message(int(self.lib.bgn_flag(self.h)))
+
+    # ------------------------------------------------------------ counters
+    def _push(self, watch) -> None:
+        w = self.w
+        w.nfev, w.njev, w.steps = watch.nfev, watch.njev, watch.steps
+        w.calls, w.fails, w.tiny = watch.calls, watch.fails, watch.tiny
+        w.ff_has = 0  # none pending at a segment's start: the start or a step was accepted
+        w.deadline, w.max_steps = float(watch.deadline), int(watch.max_steps)
+        self._low[: len(watch._low)] = watch._low
+
+    def _pull(self, watch) -> None:
+        w = self.w
+        watch.nfev, watch.njev, watch.steps = int(w.nfev), int(w.njev), int(w.steps)
+        watch.calls, watch.fails, watch.tiny = int(w.calls), int(w.fails), int(w.tiny)
+        if w.ff_has:
+            why = self.system.describe_status(int(w.ff_status))
+            if w.ff_jac:
+                why += " (in the Jacobian)"
+            watch.first_fail = (float(w.ff_t), self._ff_y.copy(), why)
+        else:
+            watch.first_fail = None
+        if w.t_good != watch.t_good:
+            watch.good(float(w.t_good), self._y_good.copy())
