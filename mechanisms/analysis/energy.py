@@ -176,7 +176,7 @@ def group(split) -> tuple[dict[str, float], dict[str, float]]:
         if k not in used and k not in spool:
             other[f"{k} (change)"] = other.get(f"{k} (change)", 0.0) + T[k]
     for k in supplied - used - spool:
-        other[f"{k} (supplied)"] = -T[k]
+        other[k if k.startswith(GAP) else f"{k} (supplied)"] = -T[k]
     # the spool model is a signal filter in bond-graph form: its own source, damping and store
     net = sum(_label_sum(split, k) for k in spool)
     if net:
