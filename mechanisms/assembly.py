@@ -115,6 +115,13 @@ class Mechanism:
     """
 
     def __init__(self, name: str, gravity: float | None = None):
+        if not (isinstance(name, str) and name):
+            raise ParameterError(f"Mechanism name: {name!r}, expected a non-empty string")
+        if gravity is not None and not (isinstance(gravity, (int, float, np.floating))
+                                        and not isinstance(gravity, bool) and math.isfinite(gravity)
+                                        and gravity >= 0):
+            raise ParameterError(f"mechanism {name!r}: gravity {gravity!r}, expected a finite number "
+                                 ">= 0 (m/s², acting along -y) or None")
         self.name = name
         self.gravity = gravity
         self.parts: dict[str, Part] = {}
@@ -216,6 +223,9 @@ class Mechanism:
     def check(self) -> None:
         """Check every rule on the whole machine; raise once listing every violation."""
         problems: list[str] = []
+        if not self.parts:
+            problems.append(f"mechanism {self.name!r}: no parts; add a MainBody, Lever or Cylinder "
+                            "with Mechanism.add before solving a pose or building")
         for part in self.parts.values():
             problems += part.check_rules()
         hinged: dict[HingePoint, list[HingePoint]] = {}

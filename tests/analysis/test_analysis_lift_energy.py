@@ -4,7 +4,6 @@ virtual-work hydraulic limit; the cycle's energy terms add up to the pump work."
 import numpy as np
 import pytest
 
-
 from mechanisms.analysis import Study, cycle_energy, lift_capacity
 from mechanisms.machine import DATA
 from mechanisms.machine.energy import GAP

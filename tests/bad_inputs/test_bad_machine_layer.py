@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bondgraph import AssemblyError, ParameterError
+from bondgraph import AssemblyError, ConnectionRuleError, ParameterError
 from components import Cylinder, MainBody
 from mechanisms import Mechanism
 from mechanisms.machine import DATA, Machine
@@ -101,6 +101,13 @@ CASES = [
     Case("evaluate-many-times-shape", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
         built().model.model.system, np.zeros((3, built().model.model.system.nx)), t=np.zeros(2)), P,
          ["t: shape (2,)", "one per row"]),
+    Case("mechanism-gravity-nan", lambda: Mechanism("m", gravity=float("nan")), P,
+         ["mechanism 'm'", "gravity nan", "finite number >= 0"]),
+    Case("mechanism-gravity-negative", lambda: Mechanism("m", gravity=-9.81), P,
+         ["gravity -9.81", "acting along -y"]),
+    Case("mechanism-name-empty", lambda: Mechanism(""), P, ["Mechanism name", "non-empty string"]),
+    Case("mechanism-no-parts-pose", lambda: Mechanism("m").solve_pose({}), ConnectionRuleError,
+         ["mechanism 'm'", "no parts", "Mechanism.add"]),
 ]
 
 
