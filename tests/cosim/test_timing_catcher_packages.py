@@ -130,24 +130,46 @@ def _energy_reports(watch, T, Y, created, carried, window=20):
 
 def test_energy_bound_flags_a_coupling_that_creates_energy_and_only_that():
     T, Y, carried = _oscillation(2000, 0.0)
+    W = dict(budget=1e6)                      # the window bound alone (budget bound: below)
     # 10 % of the carried energy created in every window: over the 5 % bound
-    bad = _energy_reports(_watch(), T, Y, 0.1 * carried, carried)
+    bad = _energy_reports(_watch(**W), T, Y, 0.1 * carried, carried)
     assert len(bad) == 1                      # reported once per bond
     n, (subject, msg) = bad[0]
     assert n == 80 and subject == "bond a.F*b.v"
     assert "10 % of the" in msg and "bound 2 %" in msg
     # 1 % created, or 10 % destroyed (numerical damping), or created in bursts: not flagged
-    assert _energy_reports(_watch(), T, Y, 0.01 * carried, carried) == []
-    assert _energy_reports(_watch(), T, Y, -0.1 * carried, carried) == []
+    assert _energy_reports(_watch(**W), T, Y, 0.01 * carried, carried) == []
+    assert _energy_reports(_watch(**W), T, Y, -0.1 * carried, carried) == []
     # created at 10 % during 40 of every 320 steps (start-up transients): not sustained
     burst = (np.arange(len(T)) % 320 < 40)[:, None]
     created = np.cumsum(0.1 * np.diff(carried, axis=0, prepend=0.0) * burst, axis=0)
-    assert _energy_reports(_watch(), T, Y, created, carried) == []
+    assert _energy_reports(_watch(**W), T, Y, created, carried) == []
     longer = (np.arange(len(T)) % 320 < 100)[:, None]          # sustained over 5 windows
     created = np.cumsum(0.1 * np.diff(carried, axis=0, prepend=0.0) * longer, axis=0)
-    assert _energy_reports(_watch(), T, Y, created, carried) != []
+    assert _energy_reports(_watch(**W), T, Y, created, carried) != []
     # a tighter bound catches the 1 % coupling
-    assert _energy_reports(_watch(threshold=0.005), T, Y, 0.01 * carried, carried)
+    assert _energy_reports(_watch(threshold=0.005, **W), T, Y, 0.01 * carried, carried)
+
+
+def test_budget_bound_counts_what_the_coupling_created_since_the_start():
+    """A bounded oscillation through the bond (its net transfer swings by 1/600 J) with a
+    coupling that creates 1 % of the carried energy in every window: under the window
+    bound, but after 0.14 s the coupling has created more than 10 % of what the bond moves.
+    The same trickle on a bond that moves energy one way (its net transfer grows with the
+    carried energy) stays inside the budget; energy destroyed is never reported."""
+    T, Y, carried = _oscillation(2000, 0.0)
+    bad = _energy_reports(_watch(), T, Y, 0.01 * carried, carried)
+    assert len(bad) == 1
+    n, (subject, msg) = bad[0]
+    moved = 1 / 600                                        # range of sin(300 t)^2 / 600
+    first = next(k for k in range(20, 2001, 20) if 0.01 * carried[k, 0] > 0.1 * moved)
+    # counted from patience x window steps (80) on, reported at the 4th check in a row
+    assert n == max(first, 80) + 3 * 20
+    assert subject == "bond a.F*b.v" and "since the start" in msg and "budget 10 %" in msg
+    assert _energy_reports(_watch(), T, Y, -0.1 * carried, carried) == []
+    one_way = np.abs(Y)                                    # e f >= 0: the net transfer grows
+    assert _energy_reports(_watch(), T, one_way, 0.01 * carried, carried) == []
+    assert _energy_reports(_watch(budget=0.005), T, one_way, 0.01 * carried, carried)
 
 
 def test_growth_bound_flags_faster_than_one_efold_per_step_not_growth_from_rest():
