@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import csv
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
-from .errors import ParameterError, UnknownNameError
+from .errors import BondGraphWarning, ParameterError, UnknownNameError
 from .files import atomic_path
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,7 +90,29 @@ class Results:
             data = evaluate_many(sysm, self.x, U, DU, t=self.t) if len(self.t) else \
                 np.zeros((0, len(sysm.output_names)))
             self._out = {n: data[:, j] for j, n in enumerate(sysm.output_names)}
+            self._warn_non_finite(data, sysm.output_names)
         return self._out
+
+    def _warn_non_finite(self, data: np.ndarray, names: Sequence[str]) -> None:
+        """Outputs that are not finite at some output time are named (once per run):
+        which, from when, and the state there; never passed on silently."""
+        bad = ~np.isfinite(data)
+        if not bad.any():
+            return
+        cols = np.flatnonzero(bad.any(axis=0))
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        listed = ", ".join(names[j] for j in cols[:5]) + (f" and {len(cols) - 5} more" if len(cols) > 5 else "")
+        state = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.state_names, self.x[row])) or "no states"
+        inputs = ""
+        if self.inputs.names:
+            U, _ = self.inputs.at(self.t[row:row + 1])
+            inputs = "; inputs " + ", ".join(f"{n}={v:.6g}" for n, v in zip(self.inputs.names, U[0]))
+        warnings.warn(BondGraphWarning(
+            f"{self.model.name if hasattr(self.model, 'name') else 'model'}: {len(cols)} output(s) not finite "
+            f"at {int(bad.any(axis=1).sum())} of {len(self.t)} output times, from t = {self.t[row]:.6g} s: "
+            f"{listed} (state there: {state}{inputs}). A law or input is evaluated outside its domain "
+            "(a square root or logarithm of a negative value, a division by zero) or a block is "
+            "singular there"), stacklevel=3)
 
     def __getitem__(self, key: str) -> np.ndarray:
         if key == "t" or key == "time":

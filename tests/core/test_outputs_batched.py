@@ -6,6 +6,7 @@ slope, their derivatives (a prescribed velocity drives an inertia in derivative
 causality), sympy expressions of t and plain Python callables."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import sympy as sp
 
 from bondgraph import BondGraph, C, I, Input, MSe, MSf, One, R, Spline, Table, build, simulate, t
 from bondgraph.batch import evaluate_many
+from bondgraph.errors import BondGraphWarning
 
 
 def _one_by_one(res):
@@ -78,3 +80,26 @@ def test_per_row_times_reach_the_compiled_code():
     assert np.array_equal(e[:, 0], 2.0 * times)
     assert np.array_equal(evaluate_many(model.system, np.zeros((3, 1)), t=0.5, select=[f"e[{bond}]"])[:, 0],
                           np.full(3, 1.0))
+
+
+def test_outputs_that_are_not_finite_are_named():
+    """A model without states whose source is sqrt(t - 1): its outputs are NaN before
+    t = 1 s (the square root of a negative number) and the run itself has nothing to
+    integrate, so it ends 'ok'; reading the outputs names them, the first time and the
+    share of output times, instead of handing the NaNs on silently."""
+    g = BondGraph("z")
+    src = g.add(MSe("src", sp.sqrt(sp.Symbol("t") - 1)))
+    j = g.add(One("j"))
+    r = g.add(R("r", 2.0))
+    g.connect(src, j)
+    g.connect(j, r)
+    res = simulate(build(g), (0, 2), t_eval=[0, 0.5, 1, 1.5, 2])
+    with pytest.warns(BondGraphWarning, match=r"not finite at 2 of 5 output times, from t = 0 s") as rec:
+        out = res.outputs()
+    assert "e[z/b1]" in str(rec[0].message) and "outside its domain" in str(rec[0].message)
+    # the finite rows are right: e = sqrt(t - 1), f = e / 2
+    assert out["e[z/b1]"][3:] == pytest.approx(np.sqrt([0.5, 1.0]))
+    assert out["f[z/b2]"][3:] == pytest.approx(np.sqrt([0.5, 1.0]) / 2)
+    with warnings.catch_warnings():                          # once per run: cached
+        warnings.simplefilter("error")
+        res.outputs()
