@@ -1,7 +1,8 @@
 """Lift capacity over the front (ISO 10567 style) of any machine with a ``[base]``.
 
 At each load-point height × radius of a table the front is placed with the load
-point (default: the tool's pin, the arm nose of an excavator) there — the two
+point (default: the tool's pin, the arm nose of an excavator; the tool point itself
+when one function alone moves that pin, as a crane's hook) there — the two
 functions that move that point are solved for, the others held (default: at the end
 of their digging stroke, the bucket curled) — and two loads are computed:
 
@@ -195,6 +196,32 @@ def _moving_functions(study, part: str, point: str) -> list[str]:
     return [f for f in desc.functions if desc.cylinder_of[f] in cyls]
 
 
+def _default_load_point(study) -> tuple[str, str]:
+    """The pin of the part carrying the tool point (an excavator's bucket pin, moved by the
+    boom and the arm) when two functions or more move it, else the tool point itself (a
+    crane's hook, whose pin moves with the inner boom alone)."""
+    desc = study.description
+    name, tpart, tpt = tool_point(desc, None)
+    parent = study.kinematics.parent[tpart]
+    candidates = ([parent] if parent is not None else []) + [(tpart, tpt)]
+    for part, pt in candidates:
+        if len(_moving_functions(study, part, pt)) >= 2:
+            return part, pt
+    moved = "; ".join(f"{p}.{q} by {', '.join(_moving_functions(study, p, q)) or 'none'}" for p, q in candidates)
+    raise ParameterError(f"lift capacity of {desc.name!r}: no default load point is moved by two functions "
+                         f"({moved}); give the load point, point=\"part.point\"" + _two_function_points(study))
+
+
+def _two_function_points(study) -> str:
+    """``" (e.g. outer.T: lift, fold)"``: the points that two or more functions move, or ``""``."""
+    kin = study.kinematics
+    found = [(f"{p}.{q}", m) for p, P in kin.parts.items() for q in P.points
+             if len(m := _moving_functions(study, p, q)) >= 2]
+    if not found:
+        return f" ({study.description.name!r} has none)"
+    return " (e.g. " + "; ".join(f"{n}: {', '.join(m)}" for n, m in found[:4]) + ")"
+
+
 @one_blas_thread
 def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: Sequence[Any] | None = None,
                   point: str | None = None, held: Any = "extend", relief: Any = None, tank: Any = None,
@@ -210,7 +237,8 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
         1.5 m steps over the load point's reach.
     point : str, optional
         The load point as ``"part.point"`` (default: the pin of the part carrying the
-        first ``[outputs.points]`` entry — the bucket pin).
+        first ``[outputs.points]`` entry — the bucket pin — when two functions move it,
+        else that output point itself — a crane's hook).
     held : "extend", "retract", length, or dict
         Where the functions that do not move the load point stay (default: fully
         extended — a backhoe's bucket curled); a dict gives them per function.
@@ -231,12 +259,7 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
     g = desc.ground
     kin = study.kinematics
     if point is None:
-        _, tpart, _ = tool_point(desc, None)
-        parent = kin.parent[tpart]
-        if parent is None:
-            raise ParameterError(f"lift capacity: the tool part {tpart!r} is pinned to the chassis; "
-                                 "give the load point, point=\"part.point\"")
-        part, pt = parent
+        part, pt = _default_load_point(study)
     else:
         bits = str(point).split(".")
         if len(bits) != 2 or bits[0] not in kin.parts or bits[1] not in kin.parts[bits[0]].points:
@@ -256,9 +279,15 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
             if f in moving and len(moving) > 2:
                 moving.remove(f)
                 held_len[f] = _held(desc, [f], held)[f]
+    if len(moving) < 2:
+        raise ParameterError(f"lift capacity: the load point {part}.{pt} is moved by "
+                             f"{len(moving)} function(s) ({', '.join(moving) or 'none'}): it follows at most a "
+                             "curve, and placing it at a height and a radius needs two; choose a load point "
+                             "moved by two functions, point=\"part.point\""
+                             + _two_function_points(study))
     if len(moving) != 2:
         raise ParameterError(f"lift capacity: the load point {part}.{pt} is moved by "
-                             f"{len(moving)} function(s) ({', '.join(moving) or 'none'}); placing it at a "
+                             f"{len(moving)} function(s) ({', '.join(moving)}); placing it at a "
                              "height and a radius needs exactly two: hold the others with held={...}")
     if not (isinstance(n, int) and n >= 4):
         raise ParameterError(f"lift capacity: n = {n!r}, expected a whole number ≥ 4")

@@ -1,10 +1,11 @@
-"""One machine on different circuits: tip paths, pump work and the energy split side by side.
+"""One machine on different circuits: tool-point paths, pump work and the energy split side by side.
 
 :func:`compare_circuits` runs the same cycle (the same spool commands) on circuit
 variants of one machine file — ``{"fixed": {}, "load sensing": {"circuit.type":
 "load-sensing"}}``, each a set of overrides — and :func:`compare_runs` compares
 runs already made. A :class:`CircuitComparison` prints the energy split of every
-run side by side (kJ and share of the pump work), the tip paths' largest gap, the
+run side by side (kJ and share of the pump work), the largest gap between the paths
+of the first output point (the excavator's tip, the loader's edge, the crane's hook), the
 pump pressure against the highest load, and explains the difference in words
 computed from the runs (:meth:`CircuitComparison.explain`); it draws the tip
 paths, pressures, displacement, pump power and the energy per cycle as stacked
@@ -197,6 +198,13 @@ class RunSummary:
         c = self.columns
         return sorted(k[:-2] for k in c if k.endswith("_x") and f"{k[:-2]}_y" in c and "_" not in k[:-2])
 
+    def tool_point(self) -> str | None:
+        """The run's first output point (``tip`` of the excavator, ``edge`` of the wheel loader,
+        ``hook`` of the crane): the first ``NAME_x``/``NAME_y`` pair of its table, whose
+        ``[outputs]`` points come before the parts' hinge points; None without one."""
+        c = self.columns
+        return next((k[:-2] for k in c if k.endswith("_x") and f"{k[:-2]}_y" in c), None)
+
 
 def _circuit_of(cols: Mapping[str, Any]) -> str:
     if "ls_pressure" in cols:
@@ -227,9 +235,16 @@ class CircuitComparison:
         raise KeyError(label)
 
     # ------------------------------------------------------------------ numbers
-    def tip_gap(self, point: str = "tip") -> dict[str, tuple[float, float]]:
-        """Per run after the first: largest distance of ``point`` to the first run's path at the
-        same time (m) and when (s), over the common time span."""
+    @property
+    def point(self) -> str | None:
+        """The output point whose paths are compared: the first run's first output point
+        (:meth:`RunSummary.tool_point`)."""
+        return self.summaries[0].tool_point()
+
+    def tip_gap(self, point: str | None = None) -> dict[str, tuple[float, float]]:
+        """Per run after the first: largest distance of ``point`` (default :attr:`point`) to the
+        first run's path at the same time (m) and when (s), over the common time span."""
+        point = point or self.point
         ref = self.summaries[0].columns
         out = {}
         for s in self.summaries[1:]:
@@ -296,7 +311,7 @@ class CircuitComparison:
         out = []
         gaps = self.tip_gap()
         for b in self.summaries[1:]:
-            out += _explain_pair(a, b, gaps.get(b.label))
+            out += _explain_pair(a, b, gaps.get(b.label), self.point)
         return out
 
     def text(self) -> str:
@@ -331,11 +346,13 @@ class CircuitComparison:
         return self.text()
 
     # ------------------------------------------------------------------ plots
-    def plot(self, path: str | Path | None = None, *, point: str = "tip"):
-        """Tip paths, pump and LS pressures, displacement or pump flow, pump power, and the
-        energy per run as stacked bars (dissipation by kind above zero; stored energy that
-        was given back below)."""
+    def plot(self, path: str | Path | None = None, *, point: str | None = None):
+        """Paths of ``point`` (default :attr:`point`, the first output point), pump and LS
+        pressures, displacement or pump flow, pump power, and the energy per run as stacked
+        bars (dissipation by kind above zero; stored energy that was given back below)."""
         import matplotlib.pyplot as plt
+
+        point = point or self.point
 
         fig = plt.figure(figsize=(13, 9))
         gs = fig.add_gridspec(3, 2)
@@ -416,7 +433,7 @@ class CircuitComparison:
         return ax
 
 
-def _explain_pair(a: RunSummary, b: RunSummary, gap) -> list[str]:
+def _explain_pair(a: RunSummary, b: RunSummary, gap, point: str | None = "tip") -> list[str]:
     out = []
     ea, eb = a.energy, b.energy
     if ea is not None and eb is not None and a.pump_work and b.pump_work:
@@ -463,7 +480,7 @@ def _explain_pair(a: RunSummary, b: RunSummary, gap) -> list[str]:
                        "mind (the same motion on both needs commands of its own for each circuit)")
     if gap is not None:
         d, t = gap
-        row = f"tip paths: up to {d:.2f} m apart (at t = {t:.2f} s)"
+        row = f"{point} paths: up to {d:.2f} m apart (at t = {t:.2f} s)"
         if d > 0.05 and {a.circuit, b.circuit} == {"fixed", "load-sensing"} and _same_commands(a, b):
             row += (": with the same spool commands a fixed-pump valve meters more flow the higher its "
                     "supply stands above the load (Q ∝ x·√Δp), a pressure-compensated valve meters the "

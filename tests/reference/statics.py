@@ -49,3 +49,30 @@ def holding_forces(machine, lengths, near=None, h: float = 1e-6) -> dict[str, fl
         out[f] = (potential(machine, machine.pose_at_lengths(up, near=near))
                   - potential(machine, machine.pose_at_lengths(dn, near=near))) / (2 * h)
     return out
+
+
+def weight_moment(machine, pose, x0: float = 0.0) -> float:
+    """``Σ m·g·(x − x0)`` (N·m) of every mass of the front at a pose: the moment of its weights
+    about a vertical line at ``x0`` (positive: the weights stand beyond it in +x), from the
+    file's values and the pose vectors, as :func:`potential` takes heights."""
+    d = machine.description
+    g = d.gravity
+    M = 0.0
+    for name, part in d.parts.items():
+        v = part.values
+        q = pose.values[name]
+        if part.type == "body":
+            ox, oy, th = q
+            for m, (cx, cy) in [(v["mass"], v["cog"])] + [(pl["mass"], pl["at"]) for pl in d.payloads.values()
+                                                          if pl["part"] == name]:
+                M += m * g * (ox + math.cos(th) * cx - math.sin(th) * cy - x0)
+        elif part.type == "lever":
+            rx, ry, phi = q
+            cx, cy = v.get("cog", (v["length"] / 2, 0.0))
+            M += v["mass"] * g * (rx + math.cos(phi) * cx - math.sin(phi) * cy - x0)
+        else:
+            rx, ry, phi, s = q
+            n = v["count"]
+            M += n * v["barrel_mass"] * g * (rx + v["barrel_cog"] * math.cos(phi) - x0)
+            M += n * v["rod_mass"] * g * (rx + (s - v["rod_cog"]) * math.cos(phi) - x0)
+    return M

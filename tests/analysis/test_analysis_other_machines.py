@@ -1,0 +1,78 @@
+"""The analyses on the shipped machines that are not the excavator, against independent
+references: the crane's lift capacity at its hook (the default load point when one
+function alone moves the tool's pin) equals a moment balance about the tipping line and a
+virtual-work hydraulic limit written here from the file's values."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from mechanisms.analysis import lift_capacity
+from mechanisms.machine import DATA, Machine
+from reference.statics import potential, weight_moment
+
+#: a base machine under the crane (test values: a light truck)
+CRANE_BASE = """
+[base]
+note = "test values: a light truck under the crane"
+tipping_line = "1.2 m"
+rear_tipping_line = "-1.2 m"
+
+[base.masses.truck]
+mass = "6000 kg"
+cog = ["-1.0 m", "1.0 m"]
+"""
+
+
+def with_base(tmp_path_factory, name: str, base: str):
+    """A copy of a shipped machine (its cycle files beside it) with a ``[base]`` appended."""
+    d = tmp_path_factory.mktemp(name)
+    for p in DATA.glob(f"{name}*"):
+        shutil.copy(p, d)
+    f = d / f"{name}.toml"
+    f.write_text(f.read_text() + base)
+    return f
+
+
+@pytest.fixture(scope="module")
+def crane_file(tmp_path_factory):
+    return with_base(tmp_path_factory, "knuckle_crane", CRANE_BASE)
+
+
+@pytest.fixture(scope="module")
+def crane_lc(crane_file):
+    return lift_capacity(crane_file, heights=["0 m", "1.5 m", "3 m"], radii=["3 m", "4.5 m"], n=30)
+
+
+def test_crane_lift_capacity_at_its_hook_equals_a_moment_balance(crane_file, crane_lc):
+    """The hook (outer.T) is the load point: the knuckle, the outer boom's pin, moves with
+    the lift cylinder alone and could not be placed at a height and a radius."""
+    assert crane_lc.point == ("outer", "T") and crane_lc.moving == ["lift", "fold"]
+    m = Machine.from_file(crane_file, mode="extensions")
+    d = m.description
+    grav, xt, p_relief, h = d.gravity, 1.2, 250e5, 1e-6
+    rows = [r for r in crane_lc.rows if np.isfinite(r["rated"])]
+    assert len(rows) >= 3
+    for row in rows:
+        L = {f: row[f"{f}_length"] for f in m.functions}
+        pose = m.pose_at_lengths(L)
+        T = pose.points()["outer/T"]
+        assert T == pytest.approx([row["radius"], row["height"] + d.ground], abs=1e-8)
+        # tipping load: the front's weights, the truck and the load about the front tipping line
+        M = weight_moment(m, pose, xt) + 6000.0 * grav * (-1.0 - xt)
+        W_tip = -M / (T[0] - xt)
+        assert row["tipping"] == pytest.approx(W_tip / grav, rel=1e-6)
+        # hydraulic limit: each cylinder's force W·∂y_T/∂s + ∂V/∂s within its relief force
+        caps = []
+        for f in m.functions:
+            up, dn = dict(L), dict(L)
+            up[f] += h
+            dn[f] -= h
+            pu, pd = m.pose_at_lengths(up, near=pose), m.pose_at_lengths(dn, near=pose)
+            dy = (pu.points()["outer/T"][1] - pd.points()["outer/T"][1]) / (2 * h)
+            hold = (potential(m, pu) - potential(m, pd)) / (2 * h)
+            a_cap, a_rod = d.areas(f)
+            caps.append((p_relief * a_cap - hold) / dy if dy > 0 else (-p_relief * a_rod - hold) / dy)
+        assert row["hydraulic"] == pytest.approx(min(caps) / grav, rel=1e-6)
+        assert row["rated"] == pytest.approx(min(0.87 * min(caps), 0.75 * W_tip) / grav, rel=1e-6)

@@ -1,0 +1,48 @@
+"""The machine layer on the shipped machines that are not the excavator, as a user meets it:
+features that must not assume an excavator's names (``tip``, ``boom``, three functions)."""
+
+import numpy as np
+import pytest
+
+from mechanisms.machine import DATA, Machine
+from mechanisms.machine.cli import main
+from mechanisms.machine.compare import compare_runs
+
+
+@pytest.fixture(scope="module")
+def crane_runs():
+    """Two valve runs of the crane, the second with a heavier hook load."""
+    runs = {}
+    for label, load in (("light", "300 kg"), ("heavy", "700 kg")):
+        m = Machine.from_file(DATA / "knuckle_crane.toml", {"payloads.hook_load.mass": load}, mode="valves")
+        runs[label] = m.run(t_end=6.0, progress=False)
+    return runs
+
+
+def test_compare_follows_the_first_output_point_of_any_machine(crane_runs):
+    """The crane has no ``tip``: the paths compared are its hook's (the first [outputs] point)."""
+    cmp = compare_runs(crane_runs)
+    assert cmp.point == "hook"
+    a, b = (crane_runs[k].table() for k in ("light", "heavy"))
+    d = np.hypot(np.interp(a["time"], b["time"], b["hook_x"]) - a["hook_x"],
+                 np.interp(a["time"], b["time"], b["hook_y"]) - a["hook_y"])
+    assert d.max() > 1e-3                                   # the heavier load moves otherwise
+    gap, when = cmp.tip_gap()["heavy"]
+    assert gap == pytest.approx(d.max(), rel=1e-12) and when == pytest.approx(a["time"][np.argmax(d)])
+    assert f"hook paths: up to {d.max():.2f} m apart" in cmp.text()
+    fig = cmp.plot()
+    ax = fig.axes[0]
+    assert len(ax.lines) >= 2 and "hook" in ax.get_title()
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_cli_compare_of_two_loader_folders_names_the_edge_paths(tmp_path, capsys):
+    for label, mass in (("a", "1600 kg"), ("b", "2400 kg")):
+        assert main(["run", "wheel_loader", "--t-end", "4", "--set", f"bucket.mass={mass}", "--out",
+                     str(tmp_path / label), "--no-animation", "--no-bond-graph", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "c")]) == 0
+    out = capsys.readouterr().out
+    assert "edge paths: up to" in out
