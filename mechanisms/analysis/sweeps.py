@@ -406,8 +406,10 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
                                   "with several analyses, options are given per analysis name" for k in bad])
         for a in analysis:
             _check_options(a, (options or {}).get(a))
+            _check_requirements(a, base, (options or {}).get(a))
     else:
         _check_options(analysis, options)
+        _check_requirements(analysis, base, options)
     items = list(enumerate(points))
     rows: list[dict] = []
     bar = None
@@ -485,6 +487,21 @@ def _unit_of(desc, key: str) -> str:
         if s.name == leaf:
             return s.unit
     return ""
+
+
+def _check_requirements(analysis, desc, options) -> None:
+    """What the machine file must provide for a named analysis, checked once before any
+    point (a swept value cannot add a section): a wheel loader without ``[base]`` swept for
+    its lift capacity is refused with the analysis's own error, not failed point by point."""
+    if callable(analysis):
+        return
+    from .base import BaseMachine
+    from .reach import tool_point
+
+    if analysis in ("working-range", "tool-forces"):
+        tool_point(desc, (options or {}).get("point"))
+    elif analysis == "lift-capacity":
+        BaseMachine.of(desc)
 
 
 def _check_options(analysis, options) -> None:

@@ -76,3 +76,62 @@ def test_crane_lift_capacity_at_its_hook_equals_a_moment_balance(crane_file, cra
             caps.append((p_relief * a_cap - hold) / dy if dy > 0 else (-p_relief * a_rod - hold) / dy)
         assert row["hydraulic"] == pytest.approx(min(caps) / grav, rel=1e-6)
         assert row["rated"] == pytest.approx(min(0.87 * min(caps), 0.75 * W_tip) / grav, rel=1e-6)
+
+
+OTHERS = ["wheel_loader", "knuckle_crane", "excavator_mini"]
+#: the relief cracking pressures of their files (Pa)
+RELIEF = {"wheel_loader": 250e5, "knuckle_crane": 250e5, "excavator_mini": 300e5}
+
+
+@pytest.fixture(scope="module", params=OTHERS)
+def machine_study(request):
+    from mechanisms.analysis import Study
+
+    return request.param, Study(DATA / f"{request.param}.toml")
+
+
+def test_working_range_contains_every_cycle_point(machine_study):
+    """The envelope of the tool point (the loader's edge, the crane's hook, the mini's tip)
+    holds every point of the default cycle, run with the prescribed lengths and with valves."""
+    from mechanisms.analysis import working_range
+
+    name, study = machine_study
+    wr = working_range(study, n=30)
+    assert wr.point == next(iter(study.description.output_points))
+    for mode in ("extensions", "valves"):
+        tab = Machine.from_file(DATA / f"{name}.toml", mode=mode).run(progress=False).table()
+        x, y = tab[f"{wr.point}_x"], tab[f"{wr.point}_y"]
+        assert wr.contains(x, y).all(), (name, mode)
+        # and the dimensions bound them
+        assert x.max() <= wr.dimensions["max_reach"].value + 1e-9
+        assert y.min() >= study.description.ground - wr.dimensions["max_digging_depth"].value - 1e-9
+        assert y.max() <= study.description.ground + wr.dimensions["max_cutting_height"].value + 1e-9
+
+
+def test_tool_forces_at_the_optimum_equal_virtual_work(machine_study):
+    """Each function's hydraulic tool force at its optimum pose: the relief force over the
+    tool point's speed per unit extension, by central differences of the assembly solver's
+    poses; the direction is that of the point's path."""
+    from mechanisms.analysis import tool_forces
+
+    name, study = machine_study
+    tf = tool_forces(study, n=10)
+    m = Machine.from_file(DATA / f"{name}.toml", mode="extensions")
+    d = m.description
+    part, pt = d.output_points[tf.point]
+    p_relief = RELIEF[name]
+    for f in m.functions:
+        o = tf.optimum[f]["hydraulic"]
+        L = dict(o.lengths)
+        pose = m.pose_at_lengths(L)
+        h = 1e-6
+
+        def at(ds, f=f, L=L, pose=pose):   # the linkage's geometry only: a stroke end does not stop the position analysis
+            tg = {m.cylinder_of[g]: np.array([v + (ds if g == f else 0.0)]) for g, v in L.items()}
+            return np.array(m.mechanism.track(tg, pose)[-1].points()[f"{part}/{pt}"])
+
+        v = (at(h) - at(-h)) / (2 * h)
+        a_cap, a_rod = d.areas(f)
+        F = (p_relief * a_cap if tf.direction[f] > 0 else p_relief * a_rod) / np.hypot(*v)
+        assert o.force == pytest.approx(F, rel=1e-6), (name, f)
+        assert np.array(o.direction) == pytest.approx(tf.direction[f] * v / np.hypot(*v), abs=1e-5)
