@@ -309,7 +309,8 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
     e = best(x, True, lambda p: p[tip][0])
     make("max_reach", e, e.value, name, tip)
     e = best(y, False, lambda p: p[tip][1])
-    make("max_digging_depth", e, g - e.value, name, tip)
+    make("max_digging_depth", e, g - e.value, name, tip,
+         f"negative: the {name} never goes below ground" if e.value > g else "")
     e = best(y, True, lambda p: p[tip][1])
     make("max_cutting_height", e, e.value - g, name, tip)
     # reach at ground level: the grid's crossings of the ground, then a constrained refinement
@@ -326,23 +327,30 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
             e = refine(probe, lambda p: p[tip][0], s0, vary=[])
         make("max_reach_ground", e, e.value, name, tip)
     # dump height: the pin at its highest, then the tool turned to its lowest tip
-    pin_cyls = sorted(kin._deps(kin.parent[part][0], None)) if kin.parent[part] else []
-    tool = [c for c in kin.cylinders if c not in pin_cyls]
-    e = best(py, True, lambda p: p[pinkey][1], vary=pin_cyls or None)
-    make("max_pin_height", e, e.value - g, f"{part} pin {pin}", pinkey)
-    if tool:
-        idx = tuple(int(np.argmin(np.abs(grid.axes[c] - e.lengths[c]))) if c in pin_cyls else slice(None)
-                    for c in grid.cylinders)
-        sub = np.where(np.isfinite(y[idx]), y[idx], np.inf)
-        k = np.unravel_index(np.argmin(sub), sub.shape)
-        s0 = dict(e.lengths)
-        for c, kk in zip(tool, k):
-            s0[c] = float(grid.axes[c][kk])
-        e2 = refine(probe, lambda p: p[tip][1], s0, vary=tool if refine_extremes else [])
-        make("max_dump_height", e2, e2.value - g, name, tip,
-             f"{name} lowest ({', '.join(fn_of[c] for c in tool)} turned) with the {part} pin highest")
+    if kin.parent[part] is None:   # the point's part turns about a chassis pivot: no tool on a pin
+        note = (f"the {part} turns about its chassis pivot {pin}: no tool pin to raise (measure a point "
+                "on a part carried by another, e.g. a bucket's)")
+        for key, what in (("max_pin_height", f"{part} pin {pin}"), ("max_dump_height", name)):
+            dims[key] = Dimension(key, _DIMENSIONS[key], np.nan, what, (np.nan, np.nan), {}, False, note)
     else:
-        make("max_dump_height", e, e.points[tip][1] - g, name, tip, "no tool function: at the highest pin")
+        pin_cyls = sorted(kin._deps(kin.parent[part][0], None))
+        moving = set().union(*(kin._deps(q, None) for q, _ in kin._chain(part, pt)))
+        tool = [c for c in kin.cylinders if c in moving and c not in pin_cyls]
+        e = best(py, True, lambda p: p[pinkey][1], vary=pin_cyls or None)
+        make("max_pin_height", e, e.value - g, f"{part} pin {pin}", pinkey)
+        if tool:
+            idx = tuple(int(np.argmin(np.abs(grid.axes[c] - e.lengths[c]))) if c in pin_cyls else slice(None)
+                        for c in grid.cylinders)
+            sub = np.where(np.isfinite(y[idx]), y[idx], np.inf)
+            k = np.unravel_index(np.argmin(sub), sub.shape)
+            s0 = dict(e.lengths)
+            for c, kk in zip([c for c in grid.cylinders if c not in pin_cyls], k):
+                s0[c] = float(grid.axes[c][kk])
+            e2 = refine(probe, lambda p: p[tip][1], s0, vary=tool if refine_extremes else [])
+            make("max_dump_height", e2, e2.value - g, name, tip,
+                 f"{name} lowest ({', '.join(fn_of[c] for c in tool)} turned) with the {part} pin highest")
+        else:
+            make("max_dump_height", e, e.points[tip][1] - g, name, tip, "no tool function: at the highest pin")
     timings["dimensions"] = time.perf_counter() - T
     T = time.perf_counter()
     env = envelope(grid, x, y, resolution)

@@ -135,3 +135,53 @@ def test_tool_forces_at_the_optimum_equal_virtual_work(machine_study):
         F = (p_relief * a_cap if tf.direction[f] > 0 else p_relief * a_rod) / np.hypot(*v)
         assert o.force == pytest.approx(F, rel=1e-6), (name, f)
         assert np.array(o.direction) == pytest.approx(tf.direction[f] * v / np.hypot(*v), abs=1e-5)
+
+
+@pytest.fixture(scope="module")
+def loader_range():
+    from mechanisms.analysis import working_range
+
+    return working_range(DATA / "wheel_loader.toml", n=30)
+
+
+def test_loader_pin_and_dump_heights_equal_a_direct_search(loader_range):
+    """The bucket pin's highest point (the lift alone moves it) and the edge's lowest point
+    with the pin there (the tilt turned), by a bounded scalar search over the assembly
+    solver's poses."""
+    from scipy.optimize import minimize_scalar
+
+    m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
+    d = m.description
+    tilt0 = m.start_pose.length(d.cylinder_of["tilt"])
+
+    def y(part_point, lift, tilt):
+        return m.pose_at_lengths({"lift": lift, "tilt": tilt}).points()[part_point][1]
+
+    lo, hi = d.stroke_limits("lift")
+    pin = minimize_scalar(lambda s: -y("boom/D", s, tilt0), bounds=(lo, hi), method="bounded",
+                          options={"xatol": 1e-9})
+    dim = loader_range.dimensions
+    assert dim["max_pin_height"].value == pytest.approx(-pin.fun - d.ground, abs=1e-6)
+    lo_t, hi_t = d.stroke_limits("tilt")
+    dump = minimize_scalar(lambda s: y("bucket/Q", pin.x, s), bounds=(lo_t, hi_t), method="bounded",
+                           options={"xatol": 1e-9})
+    assert dim["max_dump_height"].value == pytest.approx(dump.fun - d.ground, abs=1e-6)
+
+
+def test_a_point_on_a_part_pivoted_on_the_chassis_has_no_pin_or_dump_height():
+    """The loader's ``pin`` output (boom.D) is on the boom, which turns about its chassis pivot:
+    a pin height would be that pivot's constant height and a dump height meaningless; both
+    are NaN with the reason, the other dimensions measured."""
+    from mechanisms.analysis import working_range
+
+    wr = working_range(DATA / "wheel_loader.toml", n=20, point="pin")
+    for key in ("max_pin_height", "max_dump_height"):
+        d = wr.dimensions[key]
+        assert np.isnan(d.value) and "chassis pivot A" in d.note, key
+    m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
+    d = m.description
+    full = m.pose_at_lengths({"lift": d.stroke_limits("lift")[1], "tilt": d.stroke_limits("tilt")[0]})
+    assert wr.dimensions["max_cutting_height"].value == pytest.approx(full.points()["boom/D"][1] - d.ground,
+                                                                     abs=1e-9)    # D at full lift
+    depth = wr.dimensions["max_digging_depth"]
+    assert depth.value < 0 and "never goes below ground" in depth.note
