@@ -45,7 +45,7 @@ import numpy as np
 
 from bondgraph.errors import ParameterError
 
-from ..machine.description import MachineDescription
+from ..machine.description import MachineDescription, split_key
 from .kinematics import BoxGrid, BoxKinematics
 
 __all__ = ["Study"]
@@ -288,12 +288,10 @@ _MISSING = object()
 
 def _raw(desc: MachineDescription, key: str) -> Any:
     """A key's value as the file (or an override) gives it, with its unit."""
-    if key in desc.overrides:
-        return desc.overrides[key]
+    parts = split_key(key)
+    if ".".join(parts) in desc.overrides:
+        return desc.overrides[".".join(parts)]
     node: Any = desc.file.data
-    parts = key.split(".")
-    if parts[0] in ("chassis", "hinges") and len(parts) > 2:   # their keys are "part.point"
-        parts = [parts[0], ".".join(parts[1:])]
     for part in parts:
         node = node[part]
     return node

@@ -359,10 +359,36 @@ class MachineDescription:
 
 
 # --------------------------------------------------------------------------- reader
+def split_key(key: str) -> list[str]:
+    """The path of a dotted key: a segment may be TOML-quoted, and the keys of ``[chassis]``
+    and ``[hinges]`` are ``"part.point"`` quoted or not.
+
+    Examples
+    --------
+    >>> split_key('chassis."boom.C"'), split_key("chassis.boom.C"), split_key("boom.points.B")
+    (['chassis', 'boom.C'], ['chassis', 'boom.C'], ['boom', 'points', 'B'])
+    """
+    key = str(key)
+    parts, buf, quoted = [], "", False
+    for ch in key:
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "." and not quoted:
+            parts.append(buf)
+            buf = ""
+        else:
+            buf += ch
+    parts.append(buf)
+    if parts[0] in ("chassis", "hinges") and len(parts) > 2 and '"' not in key:
+        parts = [parts[0], ".".join(parts[1:])]
+    return parts
+
+
 class _Reader:
     def __init__(self, f: TomlFile, overrides: dict[str, Any]):
         self.f = f
-        self.overrides = overrides
+        # one spelling per key: chassis."boom.C" and chassis.boom.C are the same override
+        self.overrides = {".".join(split_key(k)) if isinstance(k, str) else k: v for k, v in overrides.items()}
         self.problems: list[str] = []
         self.values: dict[str, Any] = {}
 
@@ -465,9 +491,7 @@ class _Reader:
     def apply_overrides(self, data: dict[str, Any]) -> dict[str, Any]:
         data = copy.deepcopy(data)
         for key, val in self.overrides.items():
-            parts = str(key).split(".")
-            if parts[0] in ("chassis", "hinges") and len(parts) > 2:  # keys are "part.point"
-                parts = [parts[0], ".".join(parts[1:])]
+            parts = split_key(key)
             node = data
             ok = True
             for p in parts[:-1]:

@@ -185,3 +185,20 @@ def test_a_point_on_a_part_pivoted_on_the_chassis_has_no_pin_or_dump_height():
                                                                      abs=1e-9)    # D at full lift
     depth = wr.dimensions["max_digging_depth"]
     assert depth.value < 0 and "never goes below ground" in depth.note
+
+
+def test_a_chassis_coordinate_swept_with_its_toml_quotes():
+    """``chassis."lift_cylinder.A".y`` (the spelling the sweep's help gives) is the same key as
+    ``chassis.lift_cylinder.A.y``; the override reaches the file's point."""
+    from mechanisms.analysis import sweep
+
+    runs = [sweep(DATA / "knuckle_crane.toml", {key: "1.25, 1.35 m"}, "working-range",
+                  options={"n": 8}, processes=1, progress=False)
+            for key in ('chassis."lift_cylinder.A".y', "chassis.lift_cylinder.A.y")]
+    a, b = (r.drop(columns=[r.columns[0], "rebuilt"]) for r in runs)
+    assert (runs[0]["error"] == "").all() and a.equals(b)
+    assert a["max_cutting_height"].iloc[0] != a["max_cutting_height"].iloc[1]    # the base moved
+    m = Machine.from_file(DATA / "knuckle_crane.toml", {'chassis."lift_cylinder.A"': ["0.25 m", "1.35 m"]},
+                          mode="extensions")
+    assert m.start_pose.points()["lift_cylinder/A"] == pytest.approx([0.25, 1.35], abs=1e-12)
+    assert runs[0].iloc[:, 0].tolist() == pytest.approx([1.25, 1.35])
