@@ -10,6 +10,7 @@ from bondgraph import AssemblyError, ParameterError
 from mechanisms.analysis import Study, lift_capacity, sweep, tool_forces, working_range
 from mechanisms.machine import DATA, Machine
 from mechanisms.machine.description import MachineDescription
+from mechanisms.machine.split import MachineSplit
 
 from .catalogue import Case, check, ids
 
@@ -63,6 +64,9 @@ CASES = [
     Case("crane-pose-of-an-excavator-function",
          lambda: machine(CRANE).pose_at_lengths({"boom": 3.0, "lift": 1.4, "fold": 1.3}), P,
          ["'boom'", "knuckle_crane", "lift, fold"]),
+    Case("crane-split-of-a-machine-without-hydraulics", lambda: MachineSplit(machine(CRANE)), P,
+         ["split", "mode 'valves'", "mode 'extensions'"]),
+    Case("loader-split-of-a-path", lambda: MachineSplit(str(LOADER)), P, ["Machine", "str"]),
 ]
 
 
