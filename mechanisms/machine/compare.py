@@ -194,16 +194,18 @@ class RunSummary:
         return None if self.energy is None else self.energy.terms.get("pump work")
 
     def points(self) -> list[str]:
-        """Output points with both coordinates (``tip``), hinge points left out."""
-        c = self.columns
-        return sorted(k[:-2] for k in c if k.endswith("_x") and f"{k[:-2]}_y" in c and "_" not in k[:-2])
+        """Output points with both coordinates (``tip``, ``hook_tip``), hinge points left out,
+        in the file's order (:func:`~.table.output_point_names`)."""
+        from .table import output_point_names
+
+        return output_point_names(self.columns)
 
     def tool_point(self) -> str | None:
         """The run's first output point (``tip`` of the excavator, ``edge`` of the wheel loader,
-        ``hook`` of the crane): the first ``NAME_x``/``NAME_y`` pair of its table, whose
-        ``[outputs]`` points come before the parts' hinge points; None without one."""
-        c = self.columns
-        return next((k[:-2] for k in c if k.endswith("_x") and f"{k[:-2]}_y" in c), None)
+        ``hook`` of the crane; :func:`~.table.output_point_names`), None without one."""
+        from .table import output_point_names
+
+        return next(iter(output_point_names(self.columns)), None)
 
 
 def _circuit_of(cols: Mapping[str, Any]) -> str:

@@ -225,11 +225,11 @@ def plot_compare(runs: dict, path: str | Path | None = None):
     """Overlay runs read from CSV (``name → (columns, units)``): output paths and lengths."""
     import matplotlib.pyplot as plt
 
+    from .table import output_point_names
+
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 5))
     for (name, (cols, _units)), ls in zip(runs.items(), ("-", "--", ":", "-.")):
-        pts = sorted({k[:-2] for k in cols if k.endswith("_x") and f"{k[:-2]}_y" in cols
-                      and not k.count("_") > 1})
-        for p in pts[:3]:
+        for p in output_point_names(cols)[:3]:
             a1.plot(cols[f"{p}_x"], cols[f"{p}_y"], ls, label=f"{name}: {p}")
         for k in [k for k in cols if k.endswith("_length")]:
             a2.plot(cols["time"], cols[k], ls, label=f"{name}: {k[:-7]}")

@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-__all__ = ["run_table", "write_csv", "header", "read_csv"]
+__all__ = ["run_table", "write_csv", "header", "read_csv", "output_point_names"]
 
 
 def run_table(run) -> tuple[dict[str, np.ndarray], dict[str, str]]:
@@ -99,6 +99,25 @@ def run_table(run) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         put("source_work", res.source_work(), "J")
         put("dissipated", res.dissipated(), "J")
     return out, units
+
+
+def output_point_names(columns) -> list[str]:
+    """The ``[outputs.points]`` of a table (a run's or a results.csv's columns, in order):
+    the ``NAME_x``/``NAME_y`` pairs that open it after ``time``, before the first read-out
+    of another kind (the parts' hinge points, later, are not outputs).
+
+    Examples
+    --------
+    >>> output_point_names(["time", "hook_tip_x", "hook_tip_y", "lift_length", "inner_O_x", "inner_O_y"])
+    ['hook_tip']
+    """
+    cols = [c for c in columns if c != "time"]
+    out = []
+    for a, b in zip(cols[::2], cols[1::2]):
+        if not (a.endswith("_x") and b == f"{a[:-2]}_y"):
+            break
+        out.append(a[:-2])
+    return out
 
 
 def _angle(mm, res, part, cache):

@@ -75,3 +75,30 @@ def test_the_crane_split_at_its_cylinders_follows_the_monolithic_run():
     moved = np.hypot(mono["hook_x"] - mono["hook_x"][0], mono["hook_y"] - mono["hook_y"][0]).max()
     assert moved > 0.05                                        # the hook travels...
     assert np.max(np.hypot(x - mono["hook_x"], y - mono["hook_y"])) < 1e-4   # ...on the same path
+
+
+def test_output_points_with_underscores_are_compared_and_plotted(tmp_path):
+    """An output point may be named ``cutting_edge``: the comparison plot and the summaries
+    take the table's leading point columns, not names without an underscore (which dropped
+    it, and would have taken a hinge point such as ``boom_A`` for an output)."""
+    from mechanisms.machine.description import MachineDescription
+    from mechanisms.machine.plots import plot_compare
+    from mechanisms.machine.table import read_csv
+
+    text = (DATA / "wheel_loader.toml").read_text().replace('points.edge = "bucket.Q"',
+                                                             'points.cutting_edge = "bucket.Q"')
+    desc = MachineDescription.from_text(text, name="loader.toml", base=DATA)
+    cols = {}
+    for label, mass in (("A", "1600 kg"), ("B", "2400 kg")):
+        run = Machine(desc.with_overrides({"bucket.mass": mass}), mode="valves").run(t_end=2.0, progress=False)
+        run.to_csv(tmp_path / f"{label}.csv")
+        cols[label] = read_csv(tmp_path / f"{label}.csv")
+    cmp = compare_runs({k: tmp_path / f"{k}.csv" for k in cols})
+    assert cmp.point == "cutting_edge" and cmp["A"].points() == ["cutting_edge", "pin"]
+    assert "B" in cmp.tip_gap()
+    fig = plot_compare(cols)
+    labels = [line.get_label() for line in fig.axes[0].lines]
+    assert labels == ["A: cutting_edge", "A: pin", "B: cutting_edge", "B: pin"]
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
