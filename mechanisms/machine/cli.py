@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import signal
 import sys
 import time
@@ -200,6 +201,12 @@ def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = No
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:   # the reader left (`hydrobond list | head -1`): stop quietly, as Unix tools do
+        try:   # and spare the interpreter a second error when it flushes stdout at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 141
 
 
 def _shortcut_parser(prog: str, machine_file: str) -> argparse.ArgumentParser:
@@ -268,13 +275,19 @@ def _compare(args) -> int:
         i = int(np.argmax(d))
         rows.append((k, a_units.get(k, ""), float(d[i]), float(t[i]), float(np.sqrt(np.mean(d ** 2))),
                      float(np.max(np.abs(da)))))
-    pts = sorted({k[:-2] for k in common if k.endswith("_x") and f"{k[:-2]}_y" in common})
+    from .table import output_point_names
+
+    outputs = [p for p in output_point_names(a_cols) if f"{p}_x" in common and f"{p}_y" in common]
+    pts = outputs + sorted({k[:-2] for k in common if k.endswith("_x") and f"{k[:-2]}_y" in common}
+                           - set(outputs))        # the [outputs] points first, then the hinge points
+    dist = []
     for p in pts:
         d = np.hypot(np.interp(t, tb, b_cols[f"{p}_x"]) - a_cols[f"{p}_x"][sel],
                      np.interp(t, tb, b_cols[f"{p}_y"]) - a_cols[f"{p}_y"][sel])
         i = int(np.argmax(d))
-        rows.insert(0, (f"{p} (distance)", "m", float(d[i]), float(t[i]), float(np.sqrt(np.mean(d ** 2))),
-                        float("nan")))
+        dist.append((f"{p} (distance)", "m", float(d[i]), float(t[i]), float(np.sqrt(np.mean(d ** 2))),
+                     float("nan")))
+    rows = dist + rows
     for r in rows:
         print(f"{r[0]:<34} {r[1]:<8} {r[2]:>12.4g} {r[3]:>9.3f} {r[4]:>12.4g} {r[5]:>12.4g}")
     import matplotlib

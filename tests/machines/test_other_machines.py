@@ -46,6 +46,21 @@ def test_cli_compare_of_two_loader_folders_names_the_edge_paths(tmp_path, capsys
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "c")]) == 0
     out = capsys.readouterr().out
     assert "edge paths: up to" in out
+    rows = out.splitlines()[2:4]       # the [outputs] points head the table, hinge points after
+    assert rows[0].startswith("edge (distance)") and rows[1].startswith("pin (distance)")
+
+
+def test_a_reader_that_leaves_ends_the_command_quietly(monkeypatch, capsys):
+    """``hydrobond list | head -1``: the closed pipe ends the command with 141, no traceback."""
+    class Closed:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr("sys.stdout", Closed())
+    assert main(["list"]) == 141
 
 
 class _Every:
