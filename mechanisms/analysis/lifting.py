@@ -208,8 +208,12 @@ def _default_load_point(study) -> tuple[str, str]:
         if len(_moving_functions(study, part, pt)) >= 2:
             return part, pt
     moved = "; ".join(f"{p}.{q} by {', '.join(_moving_functions(study, p, q)) or 'none'}" for p, q in candidates)
-    raise ParameterError(f"lift capacity of {desc.name!r}: no default load point is moved by two functions "
-                         f"({moved}); give the load point, point=\"part.point\"" + _two_function_points(study))
+    others = _two_function_points(study)
+    raise ParameterError(f"lift capacity of {desc.name!r}: a height × radius table needs a load point that two "
+                         f"functions move, and the default ones are not ({moved})"
+                         + (f"; give one, point=\"part.point\"{others}" if others else
+                            f": no point of {desc.name!r} is ({len(desc.functions)} function(s): "
+                            f"{', '.join(desc.functions)})"))
 
 
 def _two_function_points(study) -> str:
@@ -218,7 +222,7 @@ def _two_function_points(study) -> str:
     found = [(f"{p}.{q}", m) for p, P in kin.parts.items() for q in P.points
              if len(m := _moving_functions(study, p, q)) >= 2]
     if not found:
-        return f" ({study.description.name!r} has none)"
+        return ""
     return " (e.g. " + "; ".join(f"{n}: {', '.join(m)}" for n, m in found[:4]) + ")"
 
 
@@ -284,7 +288,7 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
                              f"{len(moving)} function(s) ({', '.join(moving) or 'none'}): it follows at most a "
                              "curve, and placing it at a height and a radius needs two; choose a load point "
                              "moved by two functions, point=\"part.point\""
-                             + _two_function_points(study))
+                             + (_two_function_points(study) or f" ({desc.name!r} has none)"))
     if len(moving) != 2:
         raise ParameterError(f"lift capacity: the load point {part}.{pt} is moved by "
                              f"{len(moving)} function(s) ({', '.join(moving)}); placing it at a "

@@ -27,6 +27,23 @@ cog = ["-1.0 m", "1.0 m"]
 """
 
 
+def one_boom_text() -> str:
+    """The crane without its outer boom: one function (lift), a base, an output point on the boom."""
+    import re
+
+    out, skip = [], False
+    for line in CRANE.read_text().splitlines():
+        m = re.match(r"^\[([^\]]+)\]", line.strip())
+        if m:
+            skip = m.group(1) in ("outer", "fold_cylinder", "circuit.valves.fold", "payloads.hook_load") \
+                or m.group(1).startswith("cycles")
+        if skip or line.strip().startswith(('"outer.', '"fold_cylinder.', "angles.outer", "angles.knuckle",
+                                            "outer =", "default_cycle")):
+            continue
+        out.append(line.replace('points.hook = "outer.T"', 'points.end = "inner.K"'))
+    return "\n".join(out) + "\n" + CRANE_BASE
+
+
 @functools.lru_cache(maxsize=None)
 def machine(path, mode="extensions") -> Machine:
     return Machine.from_file(path, mode=mode)
@@ -64,6 +81,9 @@ CASES = [
     Case("crane-pose-of-an-excavator-function",
          lambda: machine(CRANE).pose_at_lengths({"boom": 3.0, "lift": 1.4, "fold": 1.3}), P,
          ["'boom'", "knuckle_crane", "lift, fold"]),
+    Case("one-function-machine-lift-capacity",
+         lambda: lift_capacity(MachineDescription.from_text(one_boom_text(), name="boom.toml", base=DATA)), P,
+         ["knuckle_crane", "two functions", "inner.K by lift", "1 function(s): lift"]),
     Case("crane-split-of-a-machine-without-hydraulics", lambda: MachineSplit(machine(CRANE)), P,
          ["split", "mode 'valves'", "mode 'extensions'"]),
     Case("loader-split-of-a-path", lambda: MachineSplit(str(LOADER)), P, ["Machine", "str"]),
