@@ -202,3 +202,21 @@ def test_a_chassis_coordinate_swept_with_its_toml_quotes():
                           mode="extensions")
     assert m.start_pose.points()["lift_cylinder/A"] == pytest.approx([0.25, 1.35], abs=1e-12)
     assert runs[0].iloc[:, 0].tolist() == pytest.approx([1.25, 1.35])
+
+
+def test_cycle_energy_adds_up_and_its_potential_equals_the_weights_lifted(machine_study):
+    """The pump work of the valves cycle is the sum of its terms (≤ 1e-4), and the potential
+    energy gained is Σ m·g·Δy of every mass between the first and the last pose, written here
+    from the file's values (reference.statics)."""
+    from mechanisms.analysis import cycle_energy
+
+    name, study = machine_study
+    ce = cycle_energy(study)
+    t = ce.terms
+    parts = ("relief_loss", "throttling_loss", "friction", "other", "potential_energy", "kinetic_energy")
+    assert abs(sum(t[k] for k in parts) - t["pump_work"]) <= 1e-4 * t["pump_work"]
+    tab = ce.run.table()
+    m = Machine.from_file(DATA / f"{name}.toml", mode="extensions")
+    first = m.pose_at_lengths({f: tab[f"{f}_length"][0] for f in m.functions})
+    last = m.pose_at_lengths({f: tab[f"{f}_length"][-1] for f in m.functions})
+    assert t["potential_energy"] == pytest.approx(potential(m, last) - potential(m, first), rel=1e-6)
