@@ -45,7 +45,7 @@ import numpy as np
 from bondgraph.errors import ParameterError
 
 from .base import BaseMachine
-from .optimise import refine
+from .optimise import limit_values, refine
 from .result import AnalysisResult, save_figure
 from .statics import cylinder_force_limits
 from .study import Study
@@ -297,9 +297,9 @@ class _Probe:
         study, grid, _, direction, pressures, weights, base, point = self.args
         functions = (self.only,)
         L = {c: np.atleast_1d(np.asarray(v, dtype=float)) for c, v in lengths.items()}
-        angles, ok = self.kin.solve(L, near=grid)
+        angles, ok = self.kin.solve(L, near=grid, limits=False)   # joint ranges: refine's constraints
         ev = _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles)
-        vals: dict[str, Any] = {"tip": ev["tip"]}
+        vals: dict[str, Any] = {"tip": ev["tip"], **limit_values(angles, grid)}
         for f in functions:
             for k in ("hydraulic", "force", "tipping", "limit"):
                 vals[f"{f}/{k}"] = np.where(ok, ev[f][k], np.nan) if k != "limit" else ev[f][k]

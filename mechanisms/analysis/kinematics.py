@@ -82,6 +82,16 @@ class Block:
     cylinders: list[str] = field(default_factory=list)  # own cylinders
 
 
+def limit_margins(angles: Mapping[str, np.ndarray], limits: Mapping[str, tuple]) -> dict[str, tuple]:
+    """``name → (angle − low, high − angle)`` (rad) of each joint range ``name → (low, high,
+    (part, reference part or None))`` at absolute part angles: both ≥ 0 inside the range."""
+    out = {}
+    for name, (lo, hi, (part, ref)) in limits.items():
+        a = angles[part] - (angles[ref] if ref else 0.0)
+        out[name] = (a - lo, hi - a)
+    return out
+
+
 class BoxGrid:
     """Solved poses on a grid of cylinder lengths (see :meth:`BoxKinematics.solve_grid`).
 
@@ -105,6 +115,7 @@ class BoxGrid:
         self.axes = axes
         self.angles = angles
         self.ok = ok
+        self.limits: dict[str, tuple] = {}     # the joint ranges the grid was solved with
         self._points: dict | None = None
 
     @property
@@ -493,6 +504,7 @@ class BoxKinematics:
             ok &= np.broadcast_to((ang >= lo - 1e-12) & (ang <= hi + 1e-12), shape)
         grid = BoxGrid(self, ax, abs_angles, ok)
         grid.relative = rel
+        grid.limits = dict(limits or {})
         return grid
 
     def _check_axes(self, axes) -> dict[str, np.ndarray]:
@@ -582,11 +594,13 @@ class BoxKinematics:
 
     # ------------------------------------------------------------------ scattered points
     def solve(self, lengths: Mapping[str, np.ndarray], near: BoxGrid | None = None, *,
-              jump: float = 0.6) -> tuple[dict[str, np.ndarray], np.ndarray]:
+              jump: float = 0.6, limits: bool = True) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """Absolute part angles at scattered cylinder lengths (M points).
 
         Each block is solved by Newton from the nearest point of ``near`` (a solved grid)
-        or, without one, from the start pose (no branch guard). Returns ``(angles, ok)``.
+        or, without one, from the start pose (no branch guard). Returns ``(angles, ok)``;
+        a pose outside the joint ranges ``near`` was solved with is not ``ok`` unless
+        ``limits=False`` (an optimiser that keeps them as constraints, :func:`limit_margins`).
         """
         L = {c: np.atleast_1d(np.asarray(lengths[c], dtype=float)) for c in self.cylinders}
         M = max(len(v) for v in L.values())
@@ -607,8 +621,11 @@ class BoxKinematics:
             for k, u in enumerate(b.unknowns):
                 rel[u] = sol[:, k]
             ok &= np.all(np.isfinite(sol), axis=1)
-        return {u: np.broadcast_to(np.asarray(self._angle(u, None, rel), dtype=float), (M,))
-                for u in self.order}, ok
+        ang = {u: np.broadcast_to(np.asarray(self._angle(u, None, rel), dtype=float), (M,)) for u in self.order}
+        if limits and near is not None:
+            for below, above in limit_margins(ang, near.limits).values():
+                ok &= (below >= -1e-12) & (above >= -1e-12)
+        return ang, ok
 
     # ------------------------------------------------------------------ model states
     def states(self, model, angles: Mapping[str, np.ndarray], lengths: Mapping[str, np.ndarray],

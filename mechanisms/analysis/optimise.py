@@ -4,7 +4,8 @@ A grid finds where an extreme is to within a grid step; :func:`refine` then move
 lengths continuously (scipy's L-BFGS-B, or SLSQP with an equality constraint) with
 gradients by central differences, all evaluated in one batched solve of
 :meth:`BoxKinematics.solve <.kinematics.BoxKinematics.solve>` per iteration. Lengths
-stay inside the strokes (bounds); an interior extreme (reach is largest with the
+stay inside the strokes (bounds) and the poses inside the joint ranges the grid was solved
+with (``[limits]``: inequality constraints, SLSQP); an interior extreme (reach is largest with the
 bucket cylinder part-way out) is found like a corner one.
 
 Examples
@@ -31,7 +32,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from scipy.optimize import minimize
 
-__all__ = ["Probe", "Extreme", "refine"]
+__all__ = ["Probe", "Extreme", "refine", "limit_values", "LIMIT"]
 
 
 class Probe:
@@ -48,11 +49,26 @@ class Probe:
         self.parts = sorted({p for p, _ in self.points})
 
     def at(self, lengths: Mapping[str, np.ndarray]) -> tuple[dict[str, tuple], np.ndarray]:
-        """``({"part/point": (x, y)}, ok)`` at ``lengths`` (cylinder → array)."""
-        ang, ok = self.kin.solve(lengths, near=self.grid)
+        """``({"part/point": (x, y)}, ok)`` at ``lengths`` (cylinder → array), with the grid's
+        joint ranges as ``"limit:NAME": (angle − low, high − angle)`` (:func:`limit_values`)."""
+        ang, ok = self.kin.solve(lengths, near=self.grid, limits=False)
         L = {c: np.atleast_1d(np.asarray(v, dtype=float)) for c, v in lengths.items()}
         _, pts = self.kin.forward(ang, L, parts=self.parts)
-        return {f"{p}/{q}": pts[f"{p}/{q}"] for p, q in self.points}, ok
+        out = {f"{p}/{q}": pts[f"{p}/{q}"] for p, q in self.points}
+        out.update(limit_values(ang, self.grid))
+        return out, ok
+
+
+def limit_values(angles: Mapping[str, np.ndarray], grid) -> dict[str, tuple]:
+    """A probe's entries for the joint ranges ``grid`` was solved with:
+    ``"limit:NAME" → (angle − low, high − angle)``, which :func:`refine` keeps ≥ 0."""
+    from .kinematics import limit_margins
+
+    return {f"{LIMIT}{k}": v for k, v in limit_margins(angles, getattr(grid, "limits", {}) or {}).items()}
+
+
+#: prefix of a probe's joint-range entries
+LIMIT = "limit:"
 
 
 @dataclass
@@ -108,12 +124,16 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
         pts, ok = probe.at(lengths_of(U))
         f = np.asarray(objective(pts), dtype=float)
         g = np.asarray(constraint(pts), dtype=float) if constraint is not None else None
+        lim = [np.asarray(m, dtype=float) for k, v in pts.items() if k.startswith(LIMIT) for m in v]
+        q = np.vstack(lim) if lim else np.zeros((0, len(U)))      # joint-range margins, kept ≥ 0
         if not np.all(ok):
-            out = (np.inf, np.zeros(n), np.inf if g is not None else None, np.zeros(n))
+            out = (np.inf, np.zeros(n), np.inf if g is not None else None, np.zeros(n),
+                   np.full(len(q), -np.inf), np.zeros((len(q), n)))
         else:
             df = (f[1:n + 1] - f[n + 1:]) / (2 * h)
             dg = (g[1:n + 1] - g[n + 1:]) / (2 * h) if g is not None else None
-            out = (float(f[0]), df, float(g[0]) if g is not None else None, dg)
+            dq = ((q[:, 1:n + 1] - q[:, n + 1:]) / (2 * h)).reshape(len(q), n)
+            out = (float(f[0]), df, float(g[0]) if g is not None else None, dg, q[:, 0], dq)
         cache.clear()
         cache[key] = out
         return out
@@ -126,16 +146,21 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
         return _extreme(probe, objective, base, False)
     fun = lambda u: (sign * evaluate(u)[0], sign * evaluate(u)[1])  # noqa: E731
     bounds = [(0.0, 1.0)] * n
-    if constraint is None:
+    limited = len(evaluate(u0)[4]) > 0
+    if constraint is None and not limited:
         res = minimize(fun, u0, jac=True, method="L-BFGS-B", bounds=bounds,
                        options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 200})
     else:
-        cons = {"type": "eq", "fun": lambda u: evaluate(u)[2], "jac": lambda u: evaluate(u)[3]}
-        res = minimize(fun, u0, jac=True, method="SLSQP", bounds=bounds, constraints=[cons],
+        cons = []
+        if constraint is not None:
+            cons.append({"type": "eq", "fun": lambda u: evaluate(u)[2], "jac": lambda u: evaluate(u)[3]})
+        if limited:
+            cons.append({"type": "ineq", "fun": lambda u: evaluate(u)[4], "jac": lambda u: evaluate(u)[5]})
+        res = minimize(fun, u0, jac=True, method="SLSQP", bounds=bounds, constraints=cons,
                        options={"ftol": 1e-14, "maxiter": 200})
     u = np.clip(res.x, 0.0, 1.0)
-    val, _, gval, _ = evaluate(u)
-    feasible = constraint is None or (gval is not None and abs(gval) < 1e-7)
+    val, _, gval, _, qval, _ = evaluate(u)
+    feasible = (constraint is None or (gval is not None and abs(gval) < 1e-7)) and bool(np.all(qval >= -1e-9))
     better = np.isfinite(val) and (constraint is not None or sign * val <= sign * f0 + 1e-12)
     if not (feasible and better):
         return _extreme(probe, objective, base, False)

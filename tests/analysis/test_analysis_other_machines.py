@@ -220,3 +220,40 @@ def test_cycle_energy_adds_up_and_its_potential_equals_the_weights_lifted(machin
     first = m.pose_at_lengths({f: tab[f"{f}_length"][0] for f in m.functions})
     last = m.pose_at_lengths({f: tab[f"{f}_length"][-1] for f in m.functions})
     assert t["potential_energy"] == pytest.approx(potential(m, last) - potential(m, first), rel=1e-6)
+
+
+def test_joint_ranges_bound_the_refined_extremes():
+    """A ``[limits]`` range on the loader's bucket (tilt = bucket − boom ≥ −60°): the grid
+    leaves out the poses beyond it and the continuous refinement keeps to it (it went on to
+    −88°, reporting the unconstrained dump height): the dump height is the edge's lowest point
+    with the pin highest and the bucket at most 60° down, found here by root finding on the
+    range and a bounded search over the assembly solver's poses."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    from mechanisms.analysis import tool_forces, working_range
+    from mechanisms.machine.description import MachineDescription
+
+    text = (DATA / "wheel_loader.toml").read_text() + '\n[limits]\ntilt = ["-60 deg", "40 deg"]\n'
+    desc = MachineDescription.from_text(text, name="loader.toml", base=DATA)
+    wr = working_range(desc, n=20)
+    m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")      # no limits: the reference
+
+    def tilt_angle(L):
+        p = m.pose_at_lengths(L)
+        return np.degrees(p.angle("bucket") - p.angle("boom"))
+
+    for key, dim in wr.dimensions.items():
+        if dim.lengths:
+            assert -60 - 1e-6 <= tilt_angle(dim.lengths) <= 40 + 1e-6, key
+    lift = wr.dimensions["max_pin_height"].lengths["lift"]
+    lo, hi = m.description.stroke_limits("tilt")
+    s_lim = brentq(lambda s: tilt_angle({"lift": lift, "tilt": s}) + 60.0, lo, hi, xtol=1e-12)
+    edge = minimize_scalar(lambda s: m.pose_at_lengths({"lift": lift, "tilt": s}).points()["bucket/Q"][1],
+                           bounds=(s_lim, hi), method="bounded", options={"xatol": 1e-10})
+    assert wr.dimensions["max_dump_height"].value == pytest.approx(edge.fun - m.description.ground, abs=1e-6)
+    unlimited = working_range(DATA / "wheel_loader.toml", n=20).dimensions["max_dump_height"].value
+    assert unlimited < wr.dimensions["max_dump_height"].value - 0.1      # the range matters here
+    tf = tool_forces(desc, n=10)
+    for f in ("lift", "tilt"):
+        for kind in ("hydraulic", "governing"):
+            assert -60 - 1e-6 <= tilt_angle(tf.optimum[f][kind].lengths) <= 40 + 1e-6, (f, kind)
