@@ -102,6 +102,17 @@ def flags(run) -> list[str]:
                 out.append(f"CAVITATION  {name}: {p[k] / 1e5:.2f} bar gauge at t = {t[k]:.3g} s, below the "
                            f"cavitation floor {circ.cavitation_floor / 1e5:.1f} bar gauge ({_when(t, below)}); "
                            "the oil would cavitate there, which the lumped oil model does not represent")
+    if desc.limits and machine.formulation != "cartesian":
+        from .table import _angle
+        from .working_range import range_problems
+
+        cache: dict = {}
+
+        def angle(part, ref):
+            a = _angle(machine.model, run.results, part, cache)
+            return a - _angle(machine.model, run.results, ref, cache) if ref else a
+
+        out += [f"JOINT RANGE  {p}" for p in range_problems(desc, t, angle)]
     if desc.ground is not None:
         for name in desc.output_points:
             y = tab[f"{name}_y"]

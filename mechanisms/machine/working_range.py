@@ -5,7 +5,8 @@ during it, the physical cause of a failure after it.
   spline between the table's rows too) and checked against every stroke, then followed
   pose by pose from the start pose's assembly branch; the first time a value leaves its
   stroke or the loops cannot close is a named error
-  (``boom: 3.918 m at t = 2.0 s exceeds the stroke end 3.730 m``).
+  (``boom: 3.918 m at t = 2.0 s exceeds the stroke end 3.730 m``), and so is a pose
+  outside a ``[limits]`` joint range (:func:`range_problems`; a run's report flags one).
 * :func:`contact_events` — root functions ``s − s_max`` and ``s_min − s`` per cylinder,
   located by the integrator (:func:`contact_transitions`: the same as hybrid transitions,
   for a run a controller drives); :func:`contacts` turns them into contact intervals with
@@ -32,14 +33,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from bondgraph.errors import AssemblyError
 from bondgraph.events import StateEvent
 
-__all__ = ["check_cycle", "check_strokes", "contact_events", "contact_transitions", "crossings", "contacts",
+__all__ = ["check_cycle", "check_strokes", "range_problems", "contact_events", "contact_transitions", "crossings", "contacts",
            "Contact", "replay_contacts", "replay_windows", "diagnose", "sample_times"]
 
 
@@ -73,7 +74,7 @@ def check_cycle(machine, cycle, t_end: float | None = None) -> None:
     targets = {desc.cylinder_of[f]: vals[f] for f in desc.functions}
     start = machine.pose_at_lengths({f: vals[f][0] for f in desc.functions})
     try:
-        machine.mechanism.track(targets, start)
+        poses = machine.mechanism.track(targets, start)
     except AssemblyError as exc:
         i = getattr(exc, "index", 0)
         lo = ts[i - 1] if i > 0 else ts[0]
@@ -100,6 +101,30 @@ def check_cycle(machine, cycle, t_end: float | None = None) -> None:
         raise AssemblyError([f"unreachable at t = {b:.4g} s (last assembled at t = {a:.4g} s; "
                              f"lengths at t = {ts[i]:.4g} s: {at})"] + exc.problems,
                             subject=f"cycle {cycle.source} ({cycle.mode}) leaves the working range") from None
+    problems = range_problems(desc, ts, lambda part, ref: [p.angle(part) - (p.angle(ref) if ref else 0.0)
+                                                          for p in poses])
+    if problems:
+        raise AssemblyError(problems, subject=f"cycle {cycle.source} ({cycle.mode}) leaves the joint ranges")
+
+
+def range_problems(desc, t: np.ndarray, angle: Callable[[str, str | None], np.ndarray]) -> list[str]:
+    """Each ``[limits]`` joint range left over the times ``t``: the angle, its worst value and
+    when, the range and its key. ``angle(part, reference or None)`` gives the angle's series
+    (rad)."""
+    problems = []
+    for name, (lo, hi) in desc.limits.items():
+        part, ref = desc.angles.get(name, (name, None))
+        a = np.asarray(angle(part, ref), dtype=float)
+        for bad, word in ((a > hi + 1e-9, "above"), (a < lo - 1e-9, "below")):
+            if not bad.any():
+                continue
+            k = int(np.argmax(np.where(bad, a if word == "above" else -a, -np.inf)))
+            i0, i1 = int(np.argmax(bad)), len(bad) - 1 - int(np.argmax(bad[::-1]))
+            span = f" (outside from t = {t[i0]:.3g} s to {t[i1]:.3g} s)" if i1 > i0 else ""
+            problems.append(f"angle {name}: {math.degrees(a[k]):.2f}° at t = {t[k]:.3g} s, {word} its range "
+                            f"{math.degrees(lo):.2f}° … {math.degrees(hi):.2f}° ('limits.{name}', "
+                            f"{desc.where(f'limits.{name}')}){span}")
+    return problems
 
 
 def check_strokes(desc, cycle, t_end: float | None = None) -> None:

@@ -133,3 +133,37 @@ def test_mini_excavator_runs_its_load_sensing_circuit():
     pump = {k: s.terms["pump work"] for k, s in split.items()}
     assert split["fixed"].terms["relief"] > 0.2 * pump["fixed"]
     assert split["LS"].terms["relief"] < 1e-3 * pump["LS"]
+
+
+def test_a_cycle_beyond_a_joint_range_is_refused_and_a_run_beyond_one_flagged():
+    """``[limits]`` on the loader's bucket (tilt = bucket − boom within −60° … 40°): the
+    lengths cycle rolls the bucket back to 71° at t = 2.25 s: refused before the run with
+    the angle, the time and the key; a valves run that goes beyond is flagged in its report.
+    The angles are checked on the assembly solver's poses of a machine without the limits."""
+    import re
+
+    from bondgraph import AssemblyError
+    from mechanisms.machine.description import MachineDescription
+
+    text = (DATA / "wheel_loader.toml").read_text() + '\n[limits]\ntilt = ["-60 deg", "40 deg"]\n'
+    desc = MachineDescription.from_text(text, name="loader.toml", base=DATA)
+    free = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
+
+    def tilt_at(lengths):
+        p = free.pose_at_lengths(lengths)
+        return np.degrees(p.angle("bucket") - p.angle("boom"))
+
+    with pytest.raises(AssemblyError) as err:
+        Machine(desc, mode="extensions").run(progress=False)
+    msg = str(err.value)
+    assert "leaves the joint ranges" in msg and "'limits.tilt', loader.toml, line" in msg
+    worst = re.search(r"angle tilt: ([\d.]+)° at t = ([\d.]+) s, above its range", msg)
+    at = float(worst.group(2))
+    cyc = free.cycle(mode="extensions").sample(np.array([at]))
+    assert tilt_at({f: float(cyc[f][0]) for f in free.functions}) == pytest.approx(float(worst.group(1)), abs=0.01)
+    run = Machine(desc, mode="valves").run(progress=False)
+    flagged = [f for f in run.report().splitlines() if "JOINT RANGE  angle tilt" in f]
+    assert len(flagged) == 2
+    tab = run.table()
+    k = int(np.argmax(tab["tilt_length"]))          # the bucket rolled back furthest
+    assert tilt_at({f: float(tab[f"{f}_length"][k]) for f in free.functions}) > 40.0
