@@ -91,8 +91,8 @@ def _options(sub: argparse.ArgumentParser) -> None:
                      "circuit's relief cracking pressure)")
     sub.add_argument("--functions", metavar="F,G", help="tool forces: the functions (default all)")
     sub.add_argument("--point", metavar="NAME", help="tool point ([outputs] points; default the first); "
-                     "lift capacity: the load point \"part.point\" (default the tool's pin, or the tool "
-                     "point when one function alone moves that pin)")
+                     "lift capacity: the load point, an [outputs] point or \"part.point\" (default the "
+                     "tool's pin, or the tool point when one function alone moves that pin)")
     sub.add_argument("--cycle", metavar="NAME", help="cycle energy: a cycle of the file (default its default)")
     sub.add_argument("--out", metavar="DIR", required=True, help="output folder")
     sub.add_argument("--quiet", action="store_true", help="print only errors")

@@ -240,9 +240,9 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
         Load-point heights above ground and radii from the swing axis (``x = 0``); default
         1.5 m steps over the load point's reach.
     point : str, optional
-        The load point as ``"part.point"`` (default: the pin of the part carrying the
-        first ``[outputs.points]`` entry — the bucket pin — when two functions move it,
-        else that output point itself — a crane's hook).
+        The load point as ``"part.point"`` or an ``[outputs]`` point's name (default: the
+        pin of the part carrying the first ``[outputs.points]`` entry — the bucket pin —
+        when two functions move it, else that output point itself — a crane's hook).
     held : "extend", "retract", length, or dict
         Where the functions that do not move the load point stay (default: fully
         extended — a backhoe's bucket curled); a dict gives them per function.
@@ -264,11 +264,14 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
     kin = study.kinematics
     if point is None:
         part, pt = _default_load_point(study)
+    elif point in desc.output_points:      # an [outputs] point by its name ("hook")
+        part, pt = desc.output_points[point]
     else:
         bits = str(point).split(".")
         if len(bits) != 2 or bits[0] not in kin.parts or bits[1] not in kin.parts[bits[0]].points:
             known = ", ".join(f"{p}.{q}" for p, P in kin.parts.items() for q in P.points)
-            raise ParameterError(f"lift capacity: load point {point!r}: expected \"part.point\" of "
+            raise ParameterError(f"lift capacity: load point {point!r}: expected an [outputs] point "
+                                 f"({', '.join(desc.output_points) or 'none'}) or \"part.point\" of "
                                  f"{desc.name!r} ({known})")
         part, pt = bits
     moving = _moving_functions(study, part, pt)

@@ -257,3 +257,11 @@ def test_joint_ranges_bound_the_refined_extremes():
     for f in ("lift", "tilt"):
         for kind in ("hydraulic", "governing"):
             assert -60 - 1e-6 <= tilt_angle(tf.optimum[f][kind].lengths) <= 40 + 1e-6, (f, kind)
+
+
+def test_lift_capacity_takes_an_output_point_by_its_name(crane_file, crane_lc):
+    """``point="hook"`` (the name ``--point`` takes for the other analyses) is outer.T."""
+    by_name = lift_capacity(crane_file, heights=["0 m", "1.5 m", "3 m"], radii=["3 m", "4.5 m"], n=30,
+                            point="hook")
+    assert by_name.point == ("outer", "T")
+    assert [r["rated"] for r in by_name.rows] == pytest.approx([r["rated"] for r in crane_lc.rows], nan_ok=True)
