@@ -138,14 +138,17 @@ class MachineSplit:
         return Cosimulation([self.mechanical, self.hydraulic], self.relations,
                             TimeManager(step=step, end=end, scheme=scheme), Glue(glue))
 
-    def tip_path(self, cres) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def tip_path(self, cres, every: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Path of :attr:`point` (the excavator's bucket tip, the crane's hook) in a
         co-simulation, from the mechanical side's recorded lengths (position analysis along
-        the samples, on the start pose's assembly branch): ``(t, x, y)``."""
+        every ``every``-th sample, on the start pose's assembly branch): ``(t, x, y)``."""
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            raise ParameterError(f"tip_path: every = {every!r}, expected a whole number ≥ 1")
         mech = self.mech_model.mechanism
         desc = self.monolithic.description
-        targets = {desc.cylinder_of[f]: np.asarray(cres[f"mech.{f}_s"], dtype=float) for f in desc.functions}
+        targets = {desc.cylinder_of[f]: np.asarray(cres[f"mech.{f}_s"], dtype=float)[::every]
+                   for f in desc.functions}
         poses = mech.track(targets, self.start_pose)
         part, point = desc.output_points[self.point]
         xy = np.array([p.points()[f"{part}/{point}"] for p in poses])
-        return np.asarray(cres.time), xy[:, 0], xy[:, 1]
+        return np.asarray(cres.time)[::every], xy[:, 0], xy[:, 1]

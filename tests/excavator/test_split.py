@@ -6,25 +6,13 @@ import pytest
 from mechanisms.excavator.split import ExcavatorSplit
 
 
-class _Every:
-    """Every n-th sample of co-simulation results (position analysis is per sample)."""
-
-    def __init__(self, res, n):
-        self.res, self.n = res, n
-        self.time = res.time[::n]
-
-    def __getitem__(self, key):
-        return self.res[key][:: self.n]
-
-
 @pytest.fixture(scope="module")
 def split():
     return ExcavatorSplit()
 
 
 def tip_gap(split, cres, every=50):
-    sub = _Every(cres, every)
-    t, x, y = split.tip_path(sub)
+    t, x, y = split.tip_path(cres, every=every)   # position analysis is per sample
     mono = split.monolithic.run(split.cycle, t_end=float(t[-1]), t_eval=t, rtol=1e-9, atol=1e-11,
                                 progress=False).table()
     return float(np.max(np.hypot(x - mono["tip_x"], y - mono["tip_y"])))

@@ -63,17 +63,6 @@ def test_a_reader_that_leaves_ends_the_command_quietly(monkeypatch, capsys):
     assert main(["list"]) == 141
 
 
-class _Every:
-    """Every n-th sample of co-simulation results (position analysis is per sample)."""
-
-    def __init__(self, res, n):
-        self.res, self.n = res, n
-        self.time = res.time[::n]
-
-    def __getitem__(self, key):
-        return self.res[key][:: self.n]
-
-
 def test_the_crane_split_at_its_cylinders_follows_the_monolithic_run():
     """The co-simulation split is any machine's (it was the excavator's alone): the crane's
     mechanical and hydraulic sides, quadratic glue at 1 ms, keep the hook on the monolithic
@@ -84,7 +73,7 @@ def test_the_crane_split_at_its_cylinders_follows_the_monolithic_run():
     assert split.point == "hook"
     cres = split.cosimulation(1e-3, 2.0, glue="quadratic").run()
     assert cres.time[-1] == pytest.approx(2.0)
-    t, x, y = split.tip_path(_Every(cres, 20))
+    t, x, y = split.tip_path(cres, every=20)
     mono = split.monolithic.run(split.cycle, t_end=float(t[-1]), t_eval=t, rtol=1e-9, atol=1e-11,
                                 progress=False).table()
     moved = np.hypot(mono["hook_x"] - mono["hook_x"][0], mono["hook_y"] - mono["hook_y"][0]).max()

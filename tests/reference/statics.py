@@ -12,11 +12,10 @@ from __future__ import annotations
 import math
 
 
-def potential(machine, pose) -> float:
-    """``Σ m·g·y`` (J) of every mass at a pose, from the file's values and the pose vectors."""
+def masses(machine, pose):
+    """``(m, x, y)`` of every mass of the front at a pose (world frame), from the file's values
+    (masses, centres of gravity, payloads) and the pose vectors."""
     d = machine.description
-    g = d.gravity
-    V = 0.0
     for name, part in d.parts.items():
         v = part.values
         q = pose.values[name]
@@ -24,17 +23,23 @@ def potential(machine, pose) -> float:
             ox, oy, th = q
             for m, (cx, cy) in [(v["mass"], v["cog"])] + [(pl["mass"], pl["at"]) for pl in d.payloads.values()
                                                           if pl["part"] == name]:
-                V += m * g * (oy + math.sin(th) * cx + math.cos(th) * cy)
+                yield m, ox + math.cos(th) * cx - math.sin(th) * cy, oy + math.sin(th) * cx + math.cos(th) * cy
         elif part.type == "lever":
             rx, ry, phi = q
             cx, cy = v.get("cog", (v["length"] / 2, 0.0))
-            V += v["mass"] * g * (ry + math.sin(phi) * cx + math.cos(phi) * cy)
+            yield v["mass"], rx + math.cos(phi) * cx - math.sin(phi) * cy, ry + math.sin(phi) * cx + math.cos(phi) * cy
         else:
             rx, ry, phi, s = q
             n = v["count"]
-            V += n * v["barrel_mass"] * g * (ry + v["barrel_cog"] * math.sin(phi))
-            V += n * v["rod_mass"] * g * (ry + (s - v["rod_cog"]) * math.sin(phi))
-    return V
+            yield n * v["barrel_mass"], rx + v["barrel_cog"] * math.cos(phi), ry + v["barrel_cog"] * math.sin(phi)
+            yield (n * v["rod_mass"], rx + (s - v["rod_cog"]) * math.cos(phi),
+                   ry + (s - v["rod_cog"]) * math.sin(phi))
+
+
+def potential(machine, pose) -> float:
+    """``Σ m·g·y`` (J) of every mass at a pose, from the file's values and the pose vectors."""
+    g = machine.description.gravity
+    return sum(m * g * y for m, _, y in masses(machine, pose))
 
 
 def holding_forces(machine, lengths, near=None, h: float = 1e-6) -> dict[str, float]:
@@ -53,26 +58,6 @@ def holding_forces(machine, lengths, near=None, h: float = 1e-6) -> dict[str, fl
 
 def weight_moment(machine, pose, x0: float = 0.0) -> float:
     """``Σ m·g·(x − x0)`` (N·m) of every mass of the front at a pose: the moment of its weights
-    about a vertical line at ``x0`` (positive: the weights stand beyond it in +x), from the
-    file's values and the pose vectors, as :func:`potential` takes heights."""
-    d = machine.description
-    g = d.gravity
-    M = 0.0
-    for name, part in d.parts.items():
-        v = part.values
-        q = pose.values[name]
-        if part.type == "body":
-            ox, oy, th = q
-            for m, (cx, cy) in [(v["mass"], v["cog"])] + [(pl["mass"], pl["at"]) for pl in d.payloads.values()
-                                                          if pl["part"] == name]:
-                M += m * g * (ox + math.cos(th) * cx - math.sin(th) * cy - x0)
-        elif part.type == "lever":
-            rx, ry, phi = q
-            cx, cy = v.get("cog", (v["length"] / 2, 0.0))
-            M += v["mass"] * g * (rx + math.cos(phi) * cx - math.sin(phi) * cy - x0)
-        else:
-            rx, ry, phi, s = q
-            n = v["count"]
-            M += n * v["barrel_mass"] * g * (rx + v["barrel_cog"] * math.cos(phi) - x0)
-            M += n * v["rod_mass"] * g * (rx + (s - v["rod_cog"]) * math.cos(phi) - x0)
-    return M
+    about a vertical line at ``x0`` (positive: the weights stand beyond it in +x)."""
+    g = machine.description.gravity
+    return sum(m * g * (x - x0) for m, x, _ in masses(machine, pose))
