@@ -883,6 +883,30 @@ class _Rhs:
         self._du = du
         return u
 
+    def inputs_many(self, t: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``u`` and ``du`` at the output times ``t`` of one segment (states ``X``): the
+        signals in one call each, a sampled controller's held values as they are; a
+        continuous controller, or a signal that fails, one time at a time. A row whose
+        inputs cannot be computed is NaN (the output read-outs name it)."""
+        n_u, n_du = len(self.hm.model.input_names), len(self.hm.model.equations.input_derivatives)
+        if not self.continuous:
+            try:
+                U, DU = self.inputs.at(t)
+            except UserCallableError:
+                pass
+            else:
+                if self.ctrl_idx:
+                    U[:, self.ctrl_idx] = self.held
+                return U, DU
+        U, DU = np.empty((len(t), n_u)), np.empty((len(t), n_du))
+        for k, (ti, yi) in enumerate(zip(t, X)):
+            try:
+                U[k] = self.inputs_at(float(ti), yi)
+                DU[k] = self._du
+            except UserCallableError:
+                U[k], DU[k] = np.nan, np.nan
+        return U, DU
+
     def set(self, t: float, x: np.ndarray) -> None:
         u = self.inputs_at(t, x)
         self.sys.set_inputs(u, self._du)
@@ -1169,16 +1193,13 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
             return
         k = current_param_index()
         midx.extend([current_mode_index()] * len(tt))
-        for ti, yi in zip(tt, yy):
-            try:
-                u = rhs.inputs_at(float(ti), yi)
-            except UserCallableError:
-                u = np.full(len(model.input_names), np.nan)
-                rhs._du = np.full(len(model.equations.input_derivatives), np.nan)
-            U_rows.append(u)
-            du_rows.append(np.array(rhs._du, dtype=float).copy())
-        ts.append(np.asarray(tt, dtype=float))
-        ys.append(np.asarray(yy, dtype=float).reshape(len(tt), -1))
+        T = np.asarray(tt, dtype=float).ravel()
+        Y = np.asarray(yy, dtype=float).reshape(len(T), -1)
+        U, DU = rhs.inputs_many(T, Y)
+        U_rows.extend(U)
+        du_rows.extend(DU)
+        ts.append(T)
+        ys.append(Y)
         pidx.extend([k] * len(tt))
 
     def enabled(i: int, t: float) -> bool:
