@@ -27,7 +27,7 @@ from .errors import (AssemblyError, BondGraphError, CausalityConflict, Connectio
 from .events import Flag, StateEvent
 from .graph import Bond, BondGraph, Causality, Port, assemble, validate
 from .laws import Law
-from .hybrid import (Above, At, Below, Controller, Discrete, HybridModel, Transition, When,
+from .hybrid import (Above, At, Below, Controller, Discrete, Exceeds, HybridModel, Transition, When,
                      simulate_hybrid)
 from .linearize import LinearModel, equilibrium, linearize
 from .model import Model, build
@@ -50,7 +50,7 @@ __all__ = [
     "build", "Model", "simulate", "Results", "power_balance", "PowerBalance", "StateEvent", "Flag",
     "Signal", "Constant", "Table", "Spline", "draw_bond_graph", "plot_series",
     # hybrid models, linearisation
-    "Discrete", "Transition", "Above", "Below", "At", "When", "Controller", "HybridModel",
+    "Discrete", "Transition", "Above", "Below", "Exceeds", "At", "When", "Controller", "HybridModel",
     "simulate_hybrid", "linearize", "equilibrium", "LinearModel",
     # errors
     "BondGraphError", "ModelStructureError", "CausalityConflict", "ConnectionRuleError",

@@ -78,7 +78,7 @@ from .native.cvode import BACKENDS, native_session
 from .stepping import DEFAULT_BLOWUP, DEFAULT_TIMEOUT, EventSet, Failure, Watch, check_options, run_segment
 
 __all__ = [
-    "Discrete", "Guard", "Above", "Below", "At", "When", "Transition", "hysteresis",
+    "Discrete", "Guard", "Above", "Below", "Exceeds", "At", "When", "Transition", "hysteresis",
     "ModeTable", "HybridModel", "Controller", "Measurements", "TransitionRecord",
     "HybridResults", "simulate_hybrid",
 ]
@@ -239,6 +239,38 @@ class Below(Guard):
 
     def quantities(self):
         return [self.quantity]
+
+
+@dataclass(frozen=True)
+class Exceeds(Guard):
+    """``quantity > other + margin``: one named quantity (state, model output, input or
+    discrete variable) exceeding another by a margin — a shuttle valve passing the higher
+    of two pressures, a relief set against a pilot. Evaluated in C by the native driver
+    like :class:`Above`.
+
+    Examples
+    --------
+    >>> g = Exceeds("b/C.e", "a/C.e", 5e4)
+    >>> g.describe(), g.quantities()
+    ('b/C.e > a/C.e + 50000', ['b/C.e', 'a/C.e'])
+    """
+
+    quantity: str
+    other: str
+    margin: float = 0.0
+
+    def describe(self) -> str:
+        return f"{self.quantity} > {self.other}" + (f" + {_fmt(self.margin)}" if self.margin else "")
+
+    def bind(self, probe):
+        q, o, m = probe.reader(self.quantity), probe.reader(self.other), float(self.margin)
+        return lambda t, x: q(t, x) - o(t, x) - m
+
+    def tolerance(self) -> float:
+        return 1e-12 * (1.0 + abs(self.margin))
+
+    def quantities(self):
+        return [self.quantity, self.other]
 
 
 @dataclass(frozen=True)
@@ -611,6 +643,12 @@ class HybridModel:
                     probe.reader(q)
                 except ParameterError as exc:
                     problems.append(f"transition {tr.label!r}: {exc}")
+            for attr in ("threshold", "margin"):
+                v = getattr(tr.guard, attr, None)
+                if v is not None and not (isinstance(v, (int, float, np.floating)) and not isinstance(v, bool)
+                                          and math.isfinite(v)):
+                    problems.append(f"transition {tr.label!r}: guard {attr} {v!r}, expected a finite "
+                                    "number")
             if tr.dwell < 0:
                 problems.append(f"transition {tr.label!r}: dwell {tr.dwell!r}, expected ≥ 0")
         if problems:
@@ -623,19 +661,22 @@ class HybridModel:
 
     @classmethod
     def build(cls, bg, variables: Sequence[Discrete], transitions: Sequence[Transition], *,
-              params: Mapping[str, Any] | None = None, **kw) -> "HybridModel":
-        """Build the bond graph with the discrete variables as parameters, then wrap it."""
+              params: Mapping[str, Any] | None = None, observe: Mapping[str, Any] | None = None,
+              **kw) -> "HybridModel":
+        """Build the bond graph with the discrete variables as parameters, then wrap it
+        (``observe``: observers, as :func:`~bondgraph.build` takes them — quantities a
+        guard can read in C)."""
         p = dict(params or {})
         for v in variables:
             p[v.name] = v.value(v.initial)
         try:
-            model = build(bg, p)
+            model = build(bg, p, observe=observe)
         except ParameterError as exc:
             unused = {v.name for v in variables
                       if f"parameter {v.name!r} given but no law uses it" in exc.problems}
             if not unused or len(unused) != len(exc.problems):
                 raise
-            model = build(bg, {k: val for k, val in p.items() if k not in unused})
+            model = build(bg, {k: val for k, val in p.items() if k not in unused}, observe=observe)
         return cls(model, variables, transitions, **kw)
 
     # -------------------------------------------------------------- modes
@@ -883,6 +924,30 @@ class _Rhs:
         self._du = du
         return u
 
+    def inputs_many(self, t: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``u`` and ``du`` at the output times ``t`` of one segment (states ``X``): the
+        signals in one call each, a sampled controller's held values as they are; a
+        continuous controller, or a signal that fails, one time at a time. A row whose
+        inputs cannot be computed is NaN (the output read-outs name it)."""
+        n_u, n_du = len(self.hm.model.input_names), len(self.hm.model.equations.input_derivatives)
+        if not self.continuous:
+            try:
+                U, DU = self.inputs.at(t)
+            except UserCallableError:
+                pass
+            else:
+                if self.ctrl_idx:
+                    U[:, self.ctrl_idx] = self.held
+                return U, DU
+        U, DU = np.empty((len(t), n_u)), np.empty((len(t), n_du))
+        for k, (ti, yi) in enumerate(zip(t, X)):
+            try:
+                U[k] = self.inputs_at(float(ti), yi)
+                DU[k] = self._du
+            except UserCallableError:
+                U[k], DU[k] = np.nan, np.nan
+        return U, DU
+
     def set(self, t: float, x: np.ndarray) -> None:
         u = self.inputs_at(t, x)
         self.sys.set_inputs(u, self._du)
@@ -942,27 +1007,40 @@ def _guard_set(hm: HybridModel, shifted, active: list[int]) -> EventSet:
     return EventSet(values, [1] * len(fns), [True] * len(fns), labels)
 
 
+def _quantity_spec(hm: HybridModel, q: str) -> tuple[str, int, float] | None:
+    """``(kind, index, constant)`` of a quantity the native driver reads, as
+    :meth:`_Probe.reader` reads it, or ``None`` if it needs Python (a signal)."""
+    m = hm.model
+    if q in m.state_names:
+        return "state", m.state_names.index(q), 0.0
+    if q in hm.variables:
+        return "const", 0, hm.variables[q].value(hm._modes[q])
+    if q in hm.signals:
+        return None
+    if q in m.input_names:
+        return "input", m.input_names.index(q), 0.0
+    if q in m.system.output_names:
+        return "output", m.system.output_names.index(q), 0.0
+    return None
+
+
 def _guard_spec(tr: Transition, hm: HybridModel) -> tuple | None:
     """A guard the native driver evaluates in C — ``(kind, index, sign, threshold,
-    tolerance, constant, direction)`` on a state, model output, input or discrete value, as
-    :meth:`_Probe.reader` reads it — or ``None`` if it needs Python."""
+    tolerance, constant, direction[, kind2, index2, constant2])`` on a state, model output,
+    input or discrete value (less a second one for :class:`Exceeds`) — or ``None`` if it
+    needs Python."""
     g = tr.guard
+    if isinstance(g, Exceeds):
+        a, b = _quantity_spec(hm, g.quantity), _quantity_spec(hm, g.other)
+        if a is None or b is None:
+            return None
+        return (a[0], a[1], 1.0, float(g.margin), g.tolerance(), a[2], 1) + b
     if not isinstance(g, (Above, Below)):
         return None
-    m, q, c = hm.model, g.quantity, 0.0
-    if q in m.state_names:
-        kind, idx = "state", m.state_names.index(q)
-    elif q in hm.variables:
-        kind, idx, c = "const", 0, hm.variables[q].value(hm._modes[q])
-    elif q in hm.signals:
+    a = _quantity_spec(hm, g.quantity)
+    if a is None:
         return None
-    elif q in m.input_names:
-        kind, idx = "input", m.input_names.index(q)
-    elif q in m.system.output_names:
-        kind, idx = "output", m.system.output_names.index(q)
-    else:
-        return None
-    return (kind, idx, 1.0 if isinstance(g, Above) else -1.0, float(g.threshold), g.tolerance(), c, 1)
+    return (a[0], a[1], 1.0 if isinstance(g, Above) else -1.0, float(g.threshold), g.tolerance(), a[2], 1)
 
 
 def _native_setup(hm: HybridModel, rhs: _Rhs, backend: str, method: str, jacobian: bool):
@@ -1169,16 +1247,13 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
             return
         k = current_param_index()
         midx.extend([current_mode_index()] * len(tt))
-        for ti, yi in zip(tt, yy):
-            try:
-                u = rhs.inputs_at(float(ti), yi)
-            except UserCallableError:
-                u = np.full(len(model.input_names), np.nan)
-                rhs._du = np.full(len(model.equations.input_derivatives), np.nan)
-            U_rows.append(u)
-            du_rows.append(np.array(rhs._du, dtype=float).copy())
-        ts.append(np.asarray(tt, dtype=float))
-        ys.append(np.asarray(yy, dtype=float).reshape(len(tt), -1))
+        T = np.asarray(tt, dtype=float).ravel()
+        Y = np.asarray(yy, dtype=float).reshape(len(T), -1)
+        U, DU = rhs.inputs_many(T, Y)
+        U_rows.extend(U)
+        du_rows.extend(DU)
+        ts.append(T)
+        ys.append(Y)
         pidx.extend([k] * len(tt))
 
     def enabled(i: int, t: float) -> bool:

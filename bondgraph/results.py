@@ -214,6 +214,18 @@ class Results:
         """Plot named series against time; returns the axes."""
         import matplotlib.pyplot as plt
 
+        if len(names) == 1 and isinstance(names[0], (list, tuple)):
+            names = tuple(names[0])                       # plot(["a", "b"]) as plot("a", "b")
+        bad = [n for n in names if not isinstance(n, str)]
+        if bad:
+            raise ParameterError(f"Results.plot: names {bad!r}, expected strings (states, bond "
+                                 "variables, inputs or outputs)")
+        missing = [n for n in names if n not in self.state_names and n not in self.extra
+                   and n not in self.inputs.names and n not in self.outputs()]
+        if missing:
+            raise UnknownNameError(f"Results.plot: {', '.join(map(repr, missing))}: not a state, bond "
+                                   f"variable, input or output of {self.model.name!r} (states: "
+                                   f"{', '.join(self.state_names)})")
         if ax is None:
             _, ax = plt.subplots(figsize=(7, 3.5))
         for n in names or self.state_names:
@@ -299,6 +311,9 @@ def power_balance(res: Results) -> PowerBalance:
     >>> print(pb)  # doctest: +ELLIPSIS
     ΔE_stored = ... J (... of the largest energy flow over the run, the stored energy (0.5 J held or moved))
     """
+    if not isinstance(res, Results):
+        raise ParameterError(f"power_balance: found {type(res).__name__}, expected the Results of "
+                             "simulate(..., energy=True)")
     E = res.stored_energy()
     W = res.source_work()
     D = res.dissipated()

@@ -43,7 +43,7 @@ from bondgraph import MTF, I, One, Se, Zero
 from bondgraph.checks import Check, number_problems
 
 from .geometry import polar_from_cog
-from .part import Part, as_amount, numeric_only, pair_problems, present, raise_problems
+from .part import Part, as_amount, in_si, numeric_only, pair_problems, present, raise_problems
 from .ports import PortClass
 
 __all__ = ["MainBody"]
@@ -97,7 +97,11 @@ class MainBody(Part):
                  points: Mapping[str, tuple], gravity=9.81, theta0: float = 0.0,
                  point_masses: Mapping[str, tuple] | None = None):
         super().__init__(name)
-        numeric = _scalar_problems(mass, inertia, gravity, theta0)
+        unit_problems: list[str] = []
+        v = in_si({"mass": (mass, "kg"), "inertia": (inertia, "kg*m^2"), "gravity": (gravity, "m/s^2"),
+                   "theta0": (theta0, "rad")}, unit_problems)
+        mass, inertia, gravity, theta0 = v["mass"], v["inertia"], v["gravity"], v["theta0"]
+        numeric = unit_problems + _scalar_problems(mass, inertia, gravity, theta0)
         numeric += pair_problems("cog", cog)
         self.point_masses: dict[str, tuple] = {}
         for pm, spec in (point_masses or {}).items():

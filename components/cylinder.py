@@ -37,7 +37,7 @@ from bondgraph import MTF, I, One, Se, Zero
 from bondgraph.checks import Check, number_problems
 
 from .geometry import Pathway
-from .part import Part, as_amount, numeric_only, present, raise_problems
+from .part import Part, as_amount, in_si, numeric_only, present, raise_problems
 
 __all__ = ["Cylinder"]
 
@@ -77,6 +77,14 @@ class Cylinder(Part):
                  J_barrel: float = 0.0, J_rod: float = 0.0, gravity: float = 9.81,
                  root: str = "A", tip: str = "B", phi0: float = 0.0, s0: float | None = None):
         super().__init__(name)
+        unit_problems: list[str] = []
+        v = in_si({"retracted": (retracted, "m"), "stroke": (stroke, "m"), "m_barrel": (m_barrel, "kg"),
+                   "m_rod": (m_rod, "kg"), "d_barrel": (d_barrel, "m"), "d_rod": (d_rod, "m"),
+                   "J_barrel": (J_barrel, "kg*m^2"), "J_rod": (J_rod, "kg*m^2"),
+                   "gravity": (gravity, "m/s^2"), "phi0": (phi0, "rad"), "s0": (s0, "m")}, unit_problems)
+        retracted, stroke, m_barrel, m_rod = v["retracted"], v["stroke"], v["m_barrel"], v["m_rod"]
+        d_barrel, d_rod, J_barrel, J_rod = v["d_barrel"], v["d_rod"], v["J_barrel"], v["J_rod"]
+        gravity, phi0, s0 = v["gravity"], v["phi0"], v["s0"]
         values = {"retracted": (retracted, Check(">0", "m")), "stroke": (stroke, Check(">0", "m")),
                   "m_barrel": (m_barrel, Check(">=0", "kg")), "m_rod": (m_rod, Check(">=0", "kg")),
                   "J_barrel": (J_barrel, Check(">=0", "kg·m²")), "J_rod": (J_rod, Check(">=0", "kg·m²")),
@@ -85,7 +93,7 @@ class Cylinder(Part):
         for pname, v in (("d_barrel", d_barrel), ("d_rod", d_rod), ("s0", s0)):
             if v is not None:
                 values[pname] = (v, Check("finite", "m"))
-        raise_problems(number_problems("", numeric_only(values)), [], f"cylinder {name!r}")
+        raise_problems(unit_problems + number_problems("", numeric_only(values)), [], f"cylinder {name!r}")
         self.retracted, self.stroke = float(retracted), float(stroke)
         self.m_barrel, self.m_rod = as_amount(m_barrel), as_amount(m_rod)
         self.d_barrel = float(retracted / 4 if d_barrel is None else d_barrel)

@@ -28,7 +28,7 @@ import sympy as sp
 from bondgraph import MTF, I, One, Se, Zero
 from bondgraph.checks import Check, number_problems
 
-from .part import Part, as_amount, numeric_only, pair_problems, present, raise_problems
+from .part import Part, as_amount, in_si, numeric_only, pair_problems, present, raise_problems
 
 __all__ = ["Lever"]
 
@@ -61,12 +61,16 @@ class Lever(Part):
                  cog: tuple[float, float] | None = None, gravity: float = 9.81,
                  root: str = "R", tip: str = "P", phi0: float = 0.0):
         super().__init__(name)
+        unit_problems: list[str] = []
+        v = in_si({"length": (length, "m"), "mass": (mass, "kg"), "inertia": (inertia, "kg*m^2"),
+                   "gravity": (gravity, "m/s^2"), "phi0": (phi0, "rad")}, unit_problems)
+        length, mass, inertia, gravity, phi0 = v["length"], v["mass"], v["inertia"], v["gravity"], v["phi0"]
         values = {"length": (length, Check(">0", "m")), "mass": (mass, Check(">=0", "kg")),
                   "gravity": (gravity, Check(">=0", "m/s², acting along −y")),
                   "phi0": (phi0, Check("finite", "rad"))}
         if inertia is not None:
             values["inertia"] = (inertia, Check(">=0", "kg·m²"))
-        problems = number_problems("", numeric_only(values))
+        problems = unit_problems + number_problems("", numeric_only(values))
         if cog is not None:
             problems += pair_problems("cog", cog)
         raise_problems(problems, [], f"lever {name!r}")

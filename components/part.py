@@ -35,7 +35,7 @@ from bondgraph.checks import FINITE, Check, number_problems
 
 from .ports import HingePoint, PortClass, check_part_ports
 
-__all__ = ["Part", "pair_problems", "raise_problems", "symbolic", "present", "numeric_only"]
+__all__ = ["Part", "pair_problems", "raise_problems", "symbolic", "present", "numeric_only", "in_si"]
 
 
 def symbolic(value: Any) -> bool:
@@ -59,6 +59,36 @@ def numeric_only(values: Mapping[str, tuple]) -> dict[str, tuple]:
 def as_amount(value: Any):
     """A checked number as a float, a symbol as it is."""
     return value if symbolic(value) else float(value)
+
+
+def in_si(values: Mapping[str, tuple[Any, str]], problems: list[str]) -> dict[str, Any]:
+    """Scalar template values given with their units (``"850 kg"``, a pint quantity) in SI;
+    numbers (taken as SI) and symbols as they are. A value that cannot be read, or has the
+    wrong dimension, adds a problem naming it and is replaced by 1.0, a placeholder every
+    later range check passes, so that it is reported once (the constructor raises).
+
+    Examples
+    --------
+    >>> problems = []
+    >>> in_si({"mass": ("1.2 t", "kg"), "stroke": (1.25, "m"), "J": ("3 kg*m^2", "kg*m^2")}, problems)
+    {'mass': 1200.0, 'stroke': 1.25, 'J': 3.0}
+    >>> in_si({"retracted": ("2 kg", "m")}, problems), problems  # doctest: +ELLIPSIS
+    ({'retracted': 1.0}, ["'retracted': ... expected a length ..."])
+    """
+    from bondgraph.errors import ParameterError
+    from bondgraph.units import to_si
+
+    out: dict[str, Any] = {}
+    for name, (value, unit) in values.items():
+        if isinstance(value, str) or hasattr(value, "magnitude") or isinstance(value, Mapping):
+            try:
+                out[name] = to_si(value, unit, name=name)
+            except ParameterError as exc:
+                problems += exc.problems
+                out[name] = 1.0
+        else:
+            out[name] = value
+    return out
 
 
 def pair_problems(name: str, value: Any, check: Check = FINITE) -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 from scipy.optimize import brentq
 
 from bondgraph import MSe, BondGraph, C, I, Input, One, R, SimulationError, ParameterError
-from bondgraph.hybrid import (Above, At, Below, Controller, Discrete, HybridModel, Transition,
+from bondgraph.hybrid import (Above, At, Below, Controller, Discrete, Exceeds, HybridModel, Transition,
                               When, hysteresis, simulate_hybrid)
 
 # air cylinder: 6 bar on a 32 mm piston, moving mass, return spring, damping
@@ -415,3 +415,42 @@ def test_a_guard_whose_outputs_cannot_be_computed_is_named(monkeypatch):
     err = exc.value
     assert effort in str(err) and "cannot be computed" in str(err)
     assert 0.5 < err.time <= 1.0 and err.results is not None and err.results.t[-1] <= err.time
+
+
+def _race():
+    """Two unit masses from rest: ``a`` pushed by 1 N, ``b`` by 3 N while behind and by
+    -1 N once ahead (mode ``ahead``). Hand solution: v_a = t; b gets 0.5 m/s ahead of a at
+    t = 0.25 s (3t = t + 0.5), then v_b = 1 - t, and a gets 0.5 m/s ahead of b at t = 0.75 s
+    (t = 1 - t + 0.5); after that v_b = 0.25 + 3 (t - 0.75), so v_b(1) = 1."""
+    s = Discrete("lead", {"behind": 0.0, "ahead": 1.0}, initial="behind")
+    bg = BondGraph("race")
+    bg.add(One("a"), I("ma", 1.0), MSe("Fa", 1.0), One("b"), I("mb", 1.0), MSe("Fb", 3.0 - 4.0 * s.symbol))
+    for u, v in (("Fa", "a"), ("a", "ma"), ("Fb", "b"), ("b", "mb")):
+        bg.connect(u, v)
+    return HybridModel.build(bg, [s], [
+        Transition("lead", "behind", "ahead", Exceeds("race/mb.f", "race/ma.f", 0.5)),
+        Transition("lead", "ahead", "behind", Exceeds("race/ma.f", "race/mb.f", 0.5))])
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_a_quantity_exceeding_another_switches_at_the_hand_times(backend):
+    """`Exceeds` compares two named quantities; the native driver evaluates it in C (a
+    hybrid model whose guards are all of this kind stays native)."""
+    res = simulate_hybrid(_race(), (0, 1.0), x0={"race/ma.f": 0.0, "race/mb.f": 0.0},
+                          method="CVODE", rtol=1e-10, atol=1e-12, backend=backend)
+    assert res.stats["backend"] == backend
+    assert [(r.source, r.target) for r in res.transitions] == [("behind", "ahead"), ("ahead", "behind")]
+    assert [r.time for r in res.transitions] == pytest.approx([0.25, 0.75], abs=1e-9)
+    assert res["race/mb.f"][-1] == pytest.approx(1.0, abs=1e-8)
+    assert res["race/ma.f"][-1] == pytest.approx(1.0, abs=1e-8)
+
+
+def test_exceeds_margin_must_be_a_number():
+    s = Discrete("lead", ["behind", "ahead"])
+    bg = BondGraph("race")
+    bg.add(One("a"), I("ma", 1.0), MSe("Fa", 1.0 + 0 * s.symbol))
+    bg.connect("Fa", "a")
+    bg.connect("a", "ma")
+    with pytest.raises(ParameterError, match=r"guard margin nan, expected a finite number"):
+        HybridModel.build(bg, [s], [Transition("lead", "behind", "ahead",
+                                               Exceeds("race/ma.f", "race/ma.f", float("nan")))])

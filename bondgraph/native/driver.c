@@ -111,6 +111,7 @@ typedef int (*bg_fn)(double t, const double* xs, const double* us, const double*
 #define G_OUTPUT 1
 #define G_INPUT 2
 #define G_CONST 3
+#define G_NONE -1   /* no second quantity */
 
 /* The counters of stepping.Watch, shared with Python (ctypes.Structure _Watch). */
 typedef struct {
@@ -141,8 +142,9 @@ typedef struct {
     /* monitor (R6): on, levels and coupled flags (caller's arrays), values */
     int mon_on; const double* low; const int* coupled;
     double *m_old, *m_new;
-    /* guards (R7): g = sign * (q - thr) - tol, direction dir */
-    int ng, gcap; int *gkind, *gidx, *gdir; double *gsign, *gthr, *gtol, *gconst;
+    /* guards (R7): g = sign * (q - q2 - thr) - tol, direction dir (q2: a second quantity
+       of kind gkind2, or 0 when G_NONE) */
+    int ng, gcap; int *gkind, *gidx, *gdir, *gkind2, *gidx2; double *gsign, *gthr, *gtol, *gconst, *gconst2;
     double *g_old, *g_new, *dg_old, *dg_new, *gtmp; int dg_valid;
     /* the segment */
     double b, t_prev;
@@ -245,9 +247,10 @@ int bgn_abi_check(void) {
 static void free_guards(bgn_session* s) {
     free(s->gkind); free(s->gidx); free(s->gdir); free(s->gsign); free(s->gthr);
     free(s->gtol); free(s->gconst); free(s->g_old); free(s->g_new); free(s->dg_old);
-    free(s->dg_new); free(s->gtmp);
-    s->gkind = s->gidx = s->gdir = 0;
+    free(s->dg_new); free(s->gtmp); free(s->gkind2); free(s->gidx2); free(s->gconst2);
+    s->gkind = s->gidx = s->gdir = s->gkind2 = s->gidx2 = 0;
     s->gsign = s->gthr = s->gtol = s->gconst = s->g_old = s->g_new = s->dg_old = s->dg_new = s->gtmp = 0;
+    s->gconst2 = 0;
     s->gcap = s->ng = 0;
 }
 
@@ -333,9 +336,11 @@ void bgn_set_yield(bgn_session* s, double every) {
     s->next_yield = every > 0 ? now() + every : INFINITY;
 }
 
-/* guards: kind (G_*), index, sign, threshold, tolerance, constant value, direction */
+/* guards: kind (G_*), index, sign, threshold, tolerance, constant value, direction, and
+   the second quantity subtracted from the first: kind (G_NONE: none), index, constant */
 int bgn_set_guards(bgn_session* s, int ng, const int* kind, const int* idx, const double* sign,
-                   const double* thr, const double* tol, const double* cval, const int* dir) {
+                   const double* thr, const double* tol, const double* cval, const int* dir,
+                   const int* kind2, const int* idx2, const double* cval2) {
     int i;
     if (ng > s->gcap) {
         free_guards(s);
@@ -345,12 +350,14 @@ int bgn_set_guards(bgn_session* s, int ng, const int* kind, const int* idx, cons
         ALLOC(s->gsign, double) ALLOC(s->gthr, double) ALLOC(s->gtol, double)
         ALLOC(s->gconst, double) ALLOC(s->g_old, double) ALLOC(s->g_new, double)
         ALLOC(s->dg_old, double) ALLOC(s->dg_new, double) ALLOC(s->gtmp, double)
+        ALLOC(s->gkind2, int) ALLOC(s->gidx2, int) ALLOC(s->gconst2, double)
 #undef ALLOC
     }
     s->ng = ng;
     for (i = 0; i < ng; ++i) {
         s->gkind[i] = kind[i]; s->gidx[i] = idx[i]; s->gsign[i] = sign[i];
         s->gthr[i] = thr[i]; s->gtol[i] = tol[i]; s->gconst[i] = cval[i]; s->gdir[i] = dir[i];
+        s->gkind2[i] = kind2[i]; s->gidx2[i] = idx2[i]; s->gconst2[i] = cval2[i];
     }
     return 0;
 }
@@ -369,23 +376,35 @@ int bgn_dky(bgn_session* s, double tq, double* out) {
     return 0;
 }
 
+/* one quantity a guard reads; the outputs are computed once per evaluation (*have_out) */
+static int guard_quantity(bgn_session* s, double t, const double* y, int kind, int idx,
+                          double cval, int* have_out, double* q) {
+    int st;
+    switch (kind) {
+    case G_NONE: *q = 0.0; return 0;
+    case G_STATE: *q = y[idx]; return 0;
+    case G_CONST: *q = cval; return 0;
+    default:
+        if (!*have_out) {
+            st = s->out(t, y, s->us, s->dus, s->ps, s->Us, s->outs, s->W, 0);
+            if (st != 0) return st;
+            *have_out = 1;
+        }
+        *q = kind == G_OUTPUT ? s->outs[idx] : s->us[idx];
+        return 0;
+    }
+}
+
 /* the guards' values at (t, y); a failed output call returns its status */
 int bgn_guards(bgn_session* s, double t, const double* y, double* g) {
     int i, have_out = 0, st;
     for (i = 0; i < s->ng; ++i) {
-        double q;
-        switch (s->gkind[i]) {
-        case G_STATE: q = y[s->gidx[i]]; break;
-        case G_CONST: q = s->gconst[i]; break;
-        default:
-            if (!have_out) {
-                st = s->out(t, y, s->us, s->dus, s->ps, s->Us, s->outs, s->W, 0);
-                if (st != 0) return st;
-                have_out = 1;
-            }
-            q = s->gkind[i] == G_OUTPUT ? s->outs[s->gidx[i]] : s->us[s->gidx[i]];
-        }
-        g[i] = s->gsign[i] * (q - s->gthr[i]) - s->gtol[i];
+        double q, q2;
+        st = guard_quantity(s, t, y, s->gkind[i], s->gidx[i], s->gconst[i], &have_out, &q);
+        if (st != 0) return st;
+        st = guard_quantity(s, t, y, s->gkind2[i], s->gidx2[i], s->gconst2[i], &have_out, &q2);
+        if (st != 0) return st;
+        g[i] = s->gsign[i] * (q - q2 - s->gthr[i]) - s->gtol[i];
     }
     return 0;
 }

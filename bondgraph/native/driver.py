@@ -35,7 +35,7 @@ __all__ = ["Driver", "load_driver", "Session", "RUN_CODES", "GUARD_KIND"]
 RUN_CODES = {0: "end", 1: "look", 2: "yield", 3: "fails", 4: "calls", 5: "tiny", 6: "solver",
              7: "nonfinite", 8: "steps", 9: "timeout", 10: "init"}
 #: what a guard reads
-GUARD_KIND = {"state": 0, "output": 1, "input": 2, "const": 3}
+GUARD_KIND = {"state": 0, "output": 1, "input": 2, "const": 3, "none": -1}
 
 _SOURCE = Path(__file__).with_name("driver.c")
 _FLAGS = ("-O2", "-std=c99", "-D_POSIX_C_SOURCE=200112L", "-fPIC", "-shared", "-fno-math-errno")
@@ -117,7 +117,7 @@ def _declare(lib) -> None:
         "bgn_set_input_tables": ([_P, _P], None),
         "bgn_set_checks": ([_P, _P, _I, _P, _P], None),
         "bgn_set_yield": ([_P, _D], None),
-        "bgn_set_guards": ([_P, _I, _P, _P, _P, _P, _P, _P, _P], _I),
+        "bgn_set_guards": ([_P, _I, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P], _I),
         "bgn_begin": ([_P, _D, _D, _P, _D, _P, _I, _D, _D, _I, _P, _I, _I], _I),
         "bgn_run": ([_P, _I], _I),
         "bgn_dky": ([_P, _D, _P], _I),
@@ -246,14 +246,20 @@ class Session:
 
     def set_guards(self, specs) -> None:
         """Guards ``(kind, index, sign, threshold, tolerance, constant, direction)``: the
-        function ``sign·(q − threshold) − tolerance`` of a state, output, input or constant."""
+        function ``sign·(q − threshold) − tolerance`` of a state, output, input or constant;
+        with three more entries ``(kind2, index2, constant2)``, ``sign·(q − q2 − threshold)
+        − tolerance`` (a quantity exceeding another)."""
         ng = len(specs)
+        specs = [tuple(g) + (("none", 0, 0.0) if len(g) == 7 else ()) for g in specs]
         kind = np.array([GUARD_KIND[g[0]] for g in specs] or [0], dtype=np.int32)
         idx = np.array([g[1] for g in specs] or [0], dtype=np.int32)
         cols = [np.array([float(g[k]) for g in specs] or [0.0]) for k in (2, 3, 4, 5)]
         dirs = np.array([int(g[6]) for g in specs] or [0], dtype=np.int32)
+        kind2 = np.array([GUARD_KIND[g[7]] for g in specs] or [-1], dtype=np.int32)
+        idx2 = np.array([g[8] for g in specs] or [0], dtype=np.int32)
+        c2 = np.array([float(g[9]) for g in specs] or [0.0])
         if self.lib.bgn_set_guards(self.h, ng, _ptr(kind), _ptr(idx), *map(_ptr, cols),
-                                   _ptr(dirs)) != 0:
+                                   _ptr(dirs), _ptr(kind2), _ptr(idx2), _ptr(c2)) != 0:
             raise MemoryError("the native CVODE driver could not allocate its guards")
         self.ng = ng
         self._g_old = _view(self.lib.bgn_g_old(self.h), ng)

@@ -45,7 +45,7 @@ import numpy as np
 import sympy as sp
 
 from bondgraph.errors import ParameterError
-from bondgraph.hybrid import Discrete, HybridModel, Transition, When
+from bondgraph.hybrid import Discrete, Exceeds, HybridModel, Transition, When
 
 from ._values import NONNEGATIVE, POSITIVE, si
 
@@ -184,13 +184,20 @@ class LoadSenseNetwork:
             h = self.shuttle.band
             return lambda t, x: float(fj(*np.asarray(x)[ij]) - fi(*np.asarray(x)[ii]) - h)
 
+        # a section pressure that is a state is compared by name (a guard the native
+        # driver evaluates in C); any other expression through a Python callable
+        state_of = {lab: (str(g) if isinstance(g, sp.Symbol) and str(g) in names else None)
+                    for lab, g in ((lab, e.xreplace(handles)) for lab, e in self.sections.items())}
         out = []
         for i in d.labels:
             for j in d.labels:
-                if i != j:
-                    out.append(Transition(d.name, i, j, When(diff(j, i), f"p_LS({j}) > p_LS({i}) + "
-                                                         f"{self.shuttle.band:g} Pa"),
-                                          dwell=self.shuttle.dwell))
+                if i == j:
+                    continue
+                if state_of[i] and state_of[j]:
+                    guard = Exceeds(state_of[j], state_of[i], self.shuttle.band)
+                else:
+                    guard = When(diff(j, i), f"p_LS({j}) > p_LS({i}) + {self.shuttle.band:g} Pa")
+                out.append(Transition(d.name, i, j, guard, dwell=self.shuttle.dwell))
         return out
 
     def hybrid_model(self, bg, *, params: dict | None = None) -> HybridModel:

@@ -134,6 +134,11 @@ CASES = [
          ParameterError, ["1 labels for 2 names"]),
     Case("plot-unknown-name", lambda: bg.plot_series(sim()(), "cart/m.q"), bg.UnknownNameError,
          ["'cart/m.q'"]),
+    Case("power-balance-of-none", lambda: bg.power_balance(None), ParameterError,
+         ["power_balance", "NoneType", "energy=True"]),
+    Case("results-plot-unknown-name", lambda: sim()().plot(["cart/m.q"]), bg.errors.UnknownNameError,
+         ["Results.plot", "'cart/m.q'", "cart/m.f"]),
+    Case("results-plot-not-a-name", lambda: sim()().plot(3), ParameterError, ["Results.plot", "[3]", "expected strings"]),
 ]
 
 

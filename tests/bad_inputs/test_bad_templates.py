@@ -49,7 +49,10 @@ def onoff(**kw):
 
 CASES = [
     # ---- main body: text masses gave a TypeError, NaN points a raw scipy error later
-    Case("body-mass-text", body(mass="heavy"), P, ["body 'boom'", "mass", "'heavy' (text)"]),
+    Case("body-mass-text", body(mass="heavy"), P, ["body 'boom'", "'mass'", "cannot read 'heavy'", "a mass in kg"]),
+    Case("body-mass-wrong-unit", body(mass="850 m"), P, ["body 'boom'", "'mass'", "'850 m'", "a mass in kg"]),
+    Case("cylinder-stroke-wrong-unit", lambda: Cylinder("c", retracted="2.48 m", stroke="1.25 kg"), P,
+         ["cylinder 'c'", "'stroke'", "'1.25 kg'", "a length in m"]),
     Case("body-mass-nan", body(mass=NAN), P, ["body 'boom'", "mass", "nan"]),
     Case("body-inertia-negative", body(inertia=-1.0), P, ["body 'boom'", "inertia", "-1.0", "≥ 0"]),
     Case("body-cog-nan", body(cog=(1.5, NAN)), P, ["body 'boom'", "cog y", "nan"]),
@@ -71,7 +74,7 @@ CASES = [
     Case("polar-bad-spec", polar(F=("Li", 3.0)), RULE, ["boom/F", "(class, L, alpha)"]),
     # ---- lever: a NaN mass was silently dropped
     Case("lever-mass-nan", lambda: Lever("link", length=0.7, mass=NAN), P, ["lever 'link'", "mass", "nan"]),
-    Case("lever-mass-text", lambda: Lever("link", length=0.7, mass="50 kg"), P, ["lever 'link'", "'50 kg'"]),
+    Case("lever-mass-text", lambda: Lever("link", length=0.7, mass="fifty"), P, ["lever 'link'", "'mass'", "'fifty'"]),
     Case("lever-inertia-negative", lambda: Lever("link", length=0.7, mass=1.0, inertia=-0.1), P,
          ["lever 'link'", "inertia", "-0.1"]),
     Case("lever-length-zero", lambda: Lever("link", length=0.0), P, ["lever 'link'", "length", "> 0"]),

@@ -150,3 +150,22 @@ def test_targets_must_match_degrees_of_freedom():
         mech.solve_pose({"boom_cyl": 3.0, "boom": 0.3})
     with pytest.raises(ParameterError, match=r"'arm': no such part"):
         mech.solve_pose({"boom_cyl": 3.0}, guess={"arm": 0.1})
+
+
+def test_templates_take_values_with_units_as_the_machine_files_do():
+    """A part given in other units (t, mm, cm, g, kg·cm²) is the same part as one given in
+    SI: the same masses, lengths and inertias (conversions by hand: 3e6 kg·cm² = 300 kg·m²;
+    a lever's default inertia m·L²/12)."""
+    si = dict(body=MainBody("boom", mass=1200.0, inertia=300.0, cog=(1.0, 0.0),
+                            points={"O": ("Rt", (0, 0)), "P": ("Pd", (1.5, 0.0))}),
+              cyl=Cylinder("cyl", retracted=1.2, stroke=0.8, m_rod=20.0, J_rod=0.5),
+              lever=Lever("link", length=0.6, mass=20.0))
+    units = dict(body=MainBody("boom", mass="1.2 t", inertia="3e6 kg*cm^2", cog=(1.0, 0.0),
+                               points={"O": ("Rt", (0, 0)), "P": ("Pd", (1.5, 0.0))}),
+                 cyl=Cylinder("cyl", retracted="1200 mm", stroke="80 cm", m_rod="20000 g", J_rod="0.5 kg*m^2"),
+                 lever=Lever("link", length="600 mm", mass="0.02 t"))
+    assert (units["body"].mass, units["body"].inertia) == pytest.approx((si["body"].mass, si["body"].inertia))
+    assert units["cyl"].length_limits == pytest.approx(si["cyl"].length_limits)
+    assert (units["cyl"].m_rod, units["cyl"].J_rod) == pytest.approx((si["cyl"].m_rod, si["cyl"].J_rod))
+    assert (units["lever"].length, units["lever"].mass, units["lever"].inertia) == pytest.approx(
+        (0.6, 20.0, 20.0 * 0.6**2 / 12))
