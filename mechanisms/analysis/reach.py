@@ -285,6 +285,10 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
     timings = {"grid": time.perf_counter() - T}
     T = time.perf_counter()
     x, y = grid.point(part, pt)
+    if not np.nanmax(x) > 0:
+        raise ParameterError(f"working range of {desc.name}: the {name} stays at x ≤ 0 ({np.nanmax(x):.3f} m at "
+                             "most): the dimensions are measured forward, in +x of the world frame; describe the "
+                             "machine facing +x (toward its tool)")
     px, py = grid.point(part, pin)
     g = desc.ground
     probe = Probe(kin, grid, [(part, pt), (part, pin)])

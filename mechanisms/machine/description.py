@@ -30,8 +30,8 @@ reported at once, each with its key and its line in the file. The format
     rod_mass = "10 kg"             # per cylinder; barrel_mass, rod_cog, barrel_cog optional
     end_stop.stiffness = "1e9 N/m" # end stops act in every mode (forces and valves)
 
-    [chassis]                      # parts' Rt points pinned to the chassis, world frame
-    "boom.C" = ["-0.164 m", "1.428 m"]
+    [chassis]                      # parts' Rt points pinned to the chassis, world frame:
+    "boom.C" = ["-0.164 m", "1.428 m"] # x forward (toward the tool: reach, radii), y up
 
     [hinges]                       # "part.point" = "part.point"
     "boom_cylinder.B" = "boom.B"
