@@ -496,8 +496,8 @@ class _Reader:
             ok = True
             for p in parts[:-1]:
                 nxt = node.get(p) if isinstance(node, dict) else None
-                if nxt is None:
-                    if isinstance(node, dict) and parts[0] in data:
+                if nxt is None:   # a table the file lacks: within its sections, or a section of the format
+                    if isinstance(node, dict) and (parts[0] in data or parts[0] in RESERVED):
                         nxt = node.setdefault(p, {})
                     else:
                         ok = False

@@ -265,3 +265,19 @@ def test_lift_capacity_takes_an_output_point_by_its_name(crane_file, crane_lc):
                             point="hook")
     assert by_name.point == ("outer", "T")
     assert [r["rated"] for r in by_name.rows] == pytest.approx([r["rated"] for r in crane_lc.rows], nan_ok=True)
+
+
+def test_a_base_given_by_overrides_is_the_base_of_the_file(crane_lc):
+    """``--set base.tipping_line=... --set base.masses.truck.mass=...`` on a file without
+    [base] (the crane, the loader): the section is added as if the file had it (the keys were
+    refused as unknown); an incomplete one is named."""
+    from bondgraph import ParameterError
+    from mechanisms.machine.description import MachineDescription
+
+    base = {"base.tipping_line": "1.2 m", "base.rear_tipping_line": "-1.2 m",
+            "base.masses.truck.mass": "6000 kg", "base.masses.truck.cog": ["-1.0 m", "1.0 m"]}
+    lc = lift_capacity(MachineDescription.load(DATA / "knuckle_crane.toml", base),
+                       heights=["0 m", "1.5 m", "3 m"], radii=["3 m", "4.5 m"], n=30)
+    assert [r["rated"] for r in lc.rows] == pytest.approx([r["rated"] for r in crane_lc.rows], nan_ok=True)
+    with pytest.raises(ParameterError, match="'base.masses'.*missing"):
+        MachineDescription.load(DATA / "wheel_loader.toml", {"base.tipping_line": "0.5 m"})
