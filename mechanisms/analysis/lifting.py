@@ -113,7 +113,7 @@ class LiftCapacity(AnalysisResult):
         """The table as text, in tonnes; ``*`` marks the cells limited by hydraulics."""
         df = self.table()
         lines = [f"rated lift capacity over the front [t] at {self.point[0]}.{self.point[1]} "
-                 f"(* hydraulic limit, else tipping); heights above ground, radii from the swing axis",
+                 f"(* hydraulic limit, else tipping); heights above ground, radii from x = 0 (the swing axis)",
                  f"{'height':>8} | " + " ".join(f"{r:>7.2f} m" for r in self.radii)]
         for h in sorted(self.heights, reverse=True):
             cells = []
@@ -176,7 +176,7 @@ class LiftCapacity(AnalysisResult):
         ax.plot([], [], "o", color="tab:blue", label=f"limited by hydraulics ({HYDRAULIC_FACTOR:.0%})")
         ax.plot([], [], "o", color="tab:red", label=f"limited by tipping ({TIPPING_FACTOR:.0%})")
         ax.set_aspect("equal")
-        ax.set_xlabel("load radius from the swing axis [m]")
+        ax.set_xlabel("load radius from x = 0 (the swing axis) [m]")
         ax.set_ylabel("load-point height above ground [m]")
         ax.grid(False)
         ax.legend(loc="upper right", fontsize="small")

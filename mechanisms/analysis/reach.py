@@ -186,7 +186,7 @@ class WorkingRange(AnalysisResult):
         xmax = float(env[:, 0].max())
         ax.axhline(g, color="saddlebrown", lw=1.2)
         ax.fill_between([xmin - 1, xmax + 1], g - 0.25, g, color="saddlebrown", alpha=0.15, lw=0)
-        ax.axvline(0.0, color="0.4", lw=0.8, ls="-.", label="x = 0 (an excavator's swing axis)")
+        ax.axvline(0.0, color="0.4", lw=0.8, ls="-.", label="x = 0: reach and radii are measured from it")
         colours = {"max_reach": "tab:red", "max_reach_ground": "tab:orange", "max_digging_depth": "tab:purple",
                    "max_cutting_height": "tab:green", "max_dump_height": "tab:brown"}
         kin = self.study.kinematics

@@ -40,7 +40,8 @@ import numpy as np
 from bondgraph.errors import AssemblyError
 from bondgraph.events import StateEvent
 
-__all__ = ["check_cycle", "check_strokes", "range_problems", "contact_events", "contact_transitions", "crossings", "contacts",
+__all__ = ["check_cycle", "check_strokes", "range_problems", "contact_events", "contact_transitions", "crossings",
+           "contacts",
            "Contact", "replay_contacts", "replay_windows", "diagnose", "sample_times"]
 
 

@@ -126,7 +126,7 @@ def test_tool_forces_at_the_optimum_equal_virtual_work(machine_study):
         pose = m.pose_at_lengths(L)
         h = 1e-6
 
-        def at(ds, f=f, L=L, pose=pose):   # the linkage's geometry only: a stroke end does not stop the position analysis
+        def at(ds, f=f, L=L, pose=pose):   # geometry only: a stroke end does not stop the position analysis
             tg = {m.cylinder_of[g]: np.array([v + (ds if g == f else 0.0)]) for g, v in L.items()}
             return np.array(m.mechanism.track(tg, pose)[-1].points()[f"{part}/{pt}"])
 
