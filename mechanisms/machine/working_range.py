@@ -41,8 +41,7 @@ from bondgraph.errors import AssemblyError
 from bondgraph.events import StateEvent
 
 __all__ = ["check_cycle", "check_strokes", "range_problems", "contact_events", "contact_transitions", "crossings",
-           "contacts",
-           "Contact", "replay_contacts", "replay_windows", "diagnose", "sample_times"]
+           "contacts", "Contact", "replay_contacts", "replay_windows", "diagnose", "sample_times"]
 
 
 def sample_times(times: np.ndarray, t_end: float, per_interval: int = 8) -> np.ndarray:
