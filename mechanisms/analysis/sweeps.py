@@ -490,9 +490,9 @@ def _unit_of(desc, key: str) -> str:
 
 
 def _check_requirements(analysis, desc, options) -> None:
-    """What the machine file must provide for a named analysis, checked once before any
-    point (a swept value cannot add a section): a wheel loader without ``[base]`` swept for
-    its lift capacity is refused with the analysis's own error, not failed point by point."""
+    """What the machine file (with its ``--set`` overrides) must provide for a named analysis,
+    checked once before any point: a wheel loader without ``[base]`` swept for its lift
+    capacity is refused with the analysis's own error, not failed point by point."""
     if callable(analysis):
         return
     from .base import BaseMachine

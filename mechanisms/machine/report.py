@@ -83,6 +83,12 @@ def flags(run) -> list[str]:
     out: list[str] = []
     for c in run.contacts:
         out.append(f"END STOP  {c}")
+    if machine.formulation != "causal" and machine.mode == "forces":   # no end stops in these formulations
+        from .working_range import stroke_problems
+
+        out += [f"STROKE  {p}: the {machine.formulation} formulation has no end stops, so the motion beyond "
+                "is not the machine's" for p in stroke_problems(desc, t, {f: tab[f"{f}_length"]
+                                                                          for f in desc.functions})]
     if machine.mode == "valves":
         circ = machine.circuit
         chambers = {f"{f} {side} side": tab[f"{f}_{side}_pressure"]
@@ -102,7 +108,7 @@ def flags(run) -> list[str]:
                 out.append(f"CAVITATION  {name}: {p[k] / 1e5:.2f} bar gauge at t = {t[k]:.3g} s, below the "
                            f"cavitation floor {circ.cavitation_floor / 1e5:.1f} bar gauge ({_when(t, below)}); "
                            "the oil would cavitate there, which the lumped oil model does not represent")
-    if desc.limits and machine.formulation != "cartesian":
+    if desc.limits:
         from .table import _angle
         from .working_range import range_problems
 

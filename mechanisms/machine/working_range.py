@@ -40,7 +40,7 @@ import numpy as np
 from bondgraph.errors import AssemblyError
 from bondgraph.events import StateEvent
 
-__all__ = ["check_cycle", "check_strokes", "range_problems", "contact_events", "contact_transitions", "crossings",
+__all__ = ["check_cycle", "check_strokes", "stroke_problems", "range_problems", "contact_events", "contact_transitions", "crossings",
            "contacts", "Contact", "replay_contacts", "replay_windows", "diagnose", "sample_times"]
 
 
@@ -140,11 +140,18 @@ def check_strokes(desc, cycle, t_end: float | None = None) -> None:
         return
     t_end = cycle.end if t_end is None else float(t_end)
     ts = sample_times(cycle.time, min(t_end, cycle.end), 16)
-    vals = cycle.sample(ts)
+    problems = stroke_problems(desc, ts, cycle.sample(ts))
+    if problems:
+        raise AssemblyError(problems, subject=f"cycle {cycle.source} ({cycle.mode}) leaves the working range")
+
+
+def stroke_problems(desc, t: np.ndarray, lengths) -> list[str]:
+    """Each function's first excursion beyond a stroke end over the times ``t`` (``lengths``:
+    function → its cylinder's lengths, m): its worst value and when, the limit."""
     problems = []
     for f in desc.functions:
         lo, hi = desc.stroke_limits(f)
-        v = vals[f]
+        v = np.asarray(lengths[f], dtype=float)
         for bad, limit, word in ((v > hi + 1e-9, hi, "exceeds the stroke end"),
                                  (v < lo - 1e-9, lo, "is below the retracted length")):
             if not bad.any():
@@ -153,11 +160,10 @@ def check_strokes(desc, cycle, t_end: float | None = None) -> None:
             i1 = i0 + int(np.argmax(~bad[i0:])) if (~bad[i0:]).any() else len(v)
             seg = v[i0:i1]
             k = i0 + int(np.argmax(seg) if word.startswith("exceeds") else np.argmin(seg))
-            span = (f" (outside from t = {ts[i0]:.3g} s to {ts[i1 - 1]:.3g} s)" if i1 - i0 > 1
+            span = (f" (outside from t = {t[i0]:.3g} s to {t[i1 - 1]:.3g} s)" if i1 - i0 > 1
                     else "")
-            problems.append(f"{f}: {v[k]:.3f} m at t = {ts[k]:.3g} s {word} {limit:.3f} m{span}")
-    if problems:
-        raise AssemblyError(problems, subject=f"cycle {cycle.source} ({cycle.mode}) leaves the working range")
+            problems.append(f"{f}: {v[k]:.3f} m at t = {t[k]:.3g} s {word} {limit:.3f} m{span}")
+    return problems
 
 
 # --------------------------------------------------------------------------- contacts
