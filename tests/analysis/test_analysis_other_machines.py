@@ -1,7 +1,16 @@
-"""The analyses on the shipped machines that are not the excavator, against independent
-references: the crane's lift capacity at its hook (the default load point when one
-function alone moves the tool's pin) equals a moment balance about the tipping line and a
-virtual-work hydraulic limit written here from the file's values."""
+"""The analyses on the shipped machines that are not the excavator (the wheel loader, the
+knuckle crane, the mini excavator), against references written here:
+
+* the crane's lift capacity at its hook (the default load point when one function alone
+  moves the tool's pin) against a moment balance about the tipping line and a
+  virtual-work hydraulic limit (``reference.statics``), its [base] from the file or
+  from overrides;
+* each machine's working-range envelope holds its default cycle's points (lengths and
+  valves), tool forces at the optimum equal virtual work on the assembly solver's poses,
+  cycle energy adds up and its potential energy equals the weights lifted;
+* the loader's pin and dump heights against bounded searches over poses; a point on a
+  part pivoted on the chassis has none; joint ranges bound the refined extremes;
+* a chassis coordinate swept with its TOML quotes."""
 
 import shutil
 

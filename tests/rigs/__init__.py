@@ -1,0 +1,2 @@
+"""Toolkit-built test rigs shared by several test modules (tests/reference stays free of the
+toolkit: it holds the independent references)."""
