@@ -89,7 +89,8 @@ def _options(sub: argparse.ArgumentParser) -> None:
                           "lift capacity: 60)")
     sub.add_argument("--relief", metavar="PRESSURE", help="relief pressure, e.g. \"320 bar\" (default: the "
                      "circuit's relief cracking pressure)")
-    sub.add_argument("--functions", metavar="F,G", help="tool forces: the functions (default all)")
+    sub.add_argument("--functions", metavar="F,G",
+                     help="tool forces: the functions (default all that move the tool point)")
     sub.add_argument("--point", metavar="NAME", help="tool point ([outputs] points; default the first); "
                      "lift capacity: the load point, an [outputs] point or \"part.point\" (default the "
                      "tool's pin, or the tool point when one function alone moves that pin)")

@@ -318,7 +318,7 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     ----------
     machine : path, MachineDescription, Machine or Study
     functions : sequence of str, optional
-        The cylinders whose tool forces are wanted (default every function).
+        The cylinders whose tool forces are wanted (default every function that moves the tool point).
     direction : "extend", "retract" or dict
         The digging stroke of each function (default: extending, as a backhoe's arm
         crowds and its bucket curls).
@@ -343,7 +343,10 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     """
     study = Study.of(machine)
     desc = study.description
-    functions = tuple(desc.functions if functions is None else functions)
+    name, part, pt = tool_point(desc, point)
+    if functions is None:   # those that move the tool point (the loader's bucket pin: the lift alone)
+        functions = study.moving_functions(part, pt)
+    functions = tuple(functions)
     problems = [f"tool force of {f!r}: not a function of {desc.name!r} ({', '.join(desc.functions)})"
                 for f in functions if f not in desc.functions]
     dirs = direction if isinstance(direction, Mapping) else {f: direction for f in functions}
@@ -353,7 +356,7 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         if f not in desc.functions and isinstance(direction, Mapping):
             problems.append(f"digging direction for {f!r}: not a function of {desc.name!r}")
     if not functions:
-        problems.append("tool forces: no functions given")
+        problems.append(f"tool forces: no functions given, or none moves the {name} ({part}.{pt})")
     if problems:
         raise ParameterError(problems, subject="tool forces")
     sigma = {f: (1.0 if dirs.get(f, "extend") == "extend" else -1.0) for f in functions}
@@ -361,7 +364,6 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         BaseMachine.of(desc)  # the named error
     base = BaseMachine.of(desc) if (desc.base is not None and tipping is not False) else None
     pressures = study.pressures(relief, tank)
-    name, part, pt = tool_point(desc, point)
     T = time.perf_counter()
     grid = study.grid(n)
     t_grid = time.perf_counter() - T

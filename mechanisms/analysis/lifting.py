@@ -187,15 +187,6 @@ class LiftCapacity(AnalysisResult):
         return save_figure(fig, path)
 
 
-def _moving_functions(study, part: str, point: str) -> list[str]:
-    kin = study.kinematics
-    desc = study.description
-    cyls = set()
-    for q, _ in kin._chain(part, point):
-        cyls |= kin._deps(q, None)
-    return [f for f in desc.functions if desc.cylinder_of[f] in cyls]
-
-
 def _default_load_point(study) -> tuple[str, str]:
     """The pin of the part carrying the tool point (an excavator's bucket pin, moved by the
     boom and the arm) when two functions or more move it, else the tool point itself (a
@@ -205,9 +196,9 @@ def _default_load_point(study) -> tuple[str, str]:
     parent = study.kinematics.parent[tpart]
     candidates = ([parent] if parent is not None else []) + [(tpart, tpt)]
     for part, pt in candidates:
-        if len(_moving_functions(study, part, pt)) >= 2:
+        if len(study.moving_functions(part, pt)) >= 2:
             return part, pt
-    moved = "; ".join(f"{p}.{q} by {', '.join(_moving_functions(study, p, q)) or 'none'}" for p, q in candidates)
+    moved = "; ".join(f"{p}.{q} by {', '.join(study.moving_functions(p, q)) or 'none'}" for p, q in candidates)
     others = _two_function_points(study)
     raise ParameterError(f"lift capacity of {desc.name!r}: a height × radius table needs a load point that two "
                          f"functions move, and the default ones are not ({moved})"
@@ -220,7 +211,7 @@ def _two_function_points(study) -> str:
     """``" (e.g. outer.T: lift, fold)"``: the points that two or more functions move, or ``""``."""
     kin = study.kinematics
     found = [(f"{p}.{q}", m) for p, P in kin.parts.items() for q in P.points
-             if len(m := _moving_functions(study, p, q)) >= 2]
+             if len(m := study.moving_functions(p, q)) >= 2]
     if not found:
         return ""
     return " (e.g. " + "; ".join(f"{n}: {', '.join(m)}" for n, m in found[:4]) + ")"
@@ -274,7 +265,7 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
                                  f"({', '.join(desc.output_points) or 'none'}) or \"part.point\" of "
                                  f"{desc.name!r} ({known})")
         part, pt = bits
-    moving = _moving_functions(study, part, pt)
+    moving = study.moving_functions(part, pt)
     others = [f for f in desc.functions if f not in moving]
     held_len = _held(desc, others, held)
     if isinstance(held, Mapping):

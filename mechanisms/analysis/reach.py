@@ -338,7 +338,7 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
             dims[key] = Dimension(key, _DIMENSIONS[key], np.nan, what, (np.nan, np.nan), {}, False, note)
     else:
         pin_cyls = sorted(kin._deps(kin.parent[part][0], None))
-        moving = set().union(*(kin._deps(q, None) for q, _ in kin._chain(part, pt)))
+        moving = {desc.cylinder_of[f] for f in study.moving_functions(part, pt)}
         tool = [c for c in kin.cylinders if c in moving and c not in pin_cyls]
         e = best(py, True, lambda p: p[pinkey][1], vary=pin_cyls or None)
         make("max_pin_height", e, e.value - g, f"{part} pin {pin}", pinkey)

@@ -212,6 +212,13 @@ class Study:
             self._grids[key] = self.kinematics.solve_grid(ax, limits=limits)
         return self._grids[key]
 
+    def moving_functions(self, part: str, point: str) -> list[str]:
+        """The functions whose cylinders move ``part``'s ``point`` (in the file's order): the
+        excavator's tip moves with all three, the loader's bucket pin with the lift alone."""
+        kin = self.kinematics
+        cyls = set().union(*(kin._deps(q, None) for q, _ in kin._chain(part, point)))
+        return [f for f in self.description.functions if self.description.cylinder_of[f] in cyls]
+
     def pressures(self, relief: Any = None, tank: Any = None) -> dict[str, Any]:
         """Relief and tank pressure per function (Pa) and where they come from.
 

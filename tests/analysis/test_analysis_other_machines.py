@@ -290,3 +290,23 @@ def test_a_base_given_by_overrides_is_the_base_of_the_file(crane_lc):
     assert [r["rated"] for r in lc.rows] == pytest.approx([r["rated"] for r in crane_lc.rows], nan_ok=True)
     with pytest.raises(ParameterError, match="'base.masses'.*missing"):
         MachineDescription.load(DATA / "wheel_loader.toml", {"base.tipping_line": "0.5 m"})
+
+
+def test_tool_forces_default_to_the_functions_that_move_the_point():
+    """At the loader's bucket pin (boom.D) the tilt cylinder does nothing: the default
+    functions are the lift alone (all of them failed with 'does not move'), its force the
+    relief force over the pin's speed per unit extension."""
+    from mechanisms.analysis import tool_forces
+
+    tf = tool_forces(DATA / "wheel_loader.toml", n=10, point="pin")
+    assert tf.functions == ("lift",)
+    o = tf.optimum["lift"]["hydraulic"]
+    m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
+    pose = m.pose_at_lengths(o.lengths)
+
+    def at(ds):
+        tg = {m.cylinder_of[g]: np.array([v + (ds if g == "lift" else 0.0)]) for g, v in o.lengths.items()}
+        return np.array(m.mechanism.track(tg, pose)[-1].points()["boom/D"])
+
+    v = (at(1e-6) - at(-1e-6)) / 2e-6
+    assert o.force == pytest.approx(250e5 * m.description.areas("lift")[0] / np.hypot(*v), rel=1e-6)
