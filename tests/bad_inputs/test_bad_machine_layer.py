@@ -12,7 +12,7 @@ from bondgraph import AssemblyError, ConnectionRuleError, ParameterError
 from mechanisms import Mechanism
 from mechanisms.machine import DATA, Machine
 from mechanisms.machine.check import check_file
-from reference.dead_centre_lever import dead_centre_lever
+from rigs.dead_centre_lever import dead_centre_lever
 
 from .catalogue import Case, check, ids
 

@@ -11,7 +11,7 @@ import pytest
 
 from bondgraph import AssemblyError
 from mechanisms.machine import DATA, Cycle, Machine
-from reference.dead_centre_lever import dead_centre_lever
+from rigs.dead_centre_lever import dead_centre_lever
 from reference.excavator_trig import load
 
 EXC = DATA / "excavator.toml"
