@@ -56,7 +56,7 @@ from .chamber import Chamber
 from .compensator import _what, check_sqrt
 from .drive import HydraulicCircuit, HydraulicDrive
 from .oil import Oil
-from .orifice import nominal_law, orifice_flow
+from .orifice import nominal_flow_inverse, nominal_law, orifice_flow, orifice_flow_inverse
 from .pressure_tap import SensedCapacitance
 from .pump_nfc import NFCPowerUnit
 from .supply import ReliefValve
@@ -154,6 +154,9 @@ class NegativeControl:
         for name, unit in (("diameter", "m"), ("volume", "m^3"), ("gallery_volume", "m^3"),
                            ("p_tr", "Pa")):
             object.__setattr__(self, name, si(getattr(self, name), unit, name, problems, POSITIVE))
+        if math.isfinite(self.diameter) and not self.diameter < 0.05:
+            problems.append(f"'diameter': found {self.diameter!r} (m), expected an orifice below 50 mm "
+                            "(negative-control orifices are a few millimetres: \"4 mm\")")
         cd = self.cd
         if not (isinstance(cd, (int, float)) and not isinstance(cd, bool) and 0 < cd <= 1):
             problems.append(f"'cd': found {cd!r}, expected a discharge coefficient 0 < cd ≤ 1")
@@ -291,14 +294,16 @@ class OpenCentreCircuit(HydraulicCircuit):
         """Stand-by start values of the states below the circuit (every spool centred, no
         flow to the work ports): the swash plate at ``d_min``, the gallery end at the
         orifice law of the stand-by flow, each volume upstream higher by the drop of the
-        fully open bypass after it, the pump outlet above the first (relief closed)."""
+        fully open bypass after it, the pump outlet above the first (relief closed; the
+        exact inverses of the regularised laws, laminar band included)."""
         pu, pump = self.power_unit, self.power_unit.pump
-        q = pump.min_flow
-        p = pu.tank_pressure + self.control.pressure(q, pu.oil.density)
+        q = sp.Float(pump.min_flow)
+        ctl = self.control
+        p = pu.tank_pressure + float(orifice_flow_inverse(q, ctl.area, ctl.cd, pu.oil.density, ctl.p_tr))
         out = {"neg/C_N.e": p}
         for k in reversed(range(len(self.order))):
             v = self.sections[self.order[k]]
-            p += v.bypass_dp * (q / v.bypass_flow) ** 2
+            p += float(nominal_flow_inverse(q, 1.0, v.bypass_flow, v.bypass_dp, v.p_tr))
             out[f"gallery_{self.order[k - 1]}/C.e" if k else f"{pu.name}/{pu.pressure_state}"] = p
         out[f"{pu.name}/swash/x.value"] = pump.min_displacement
         return out
