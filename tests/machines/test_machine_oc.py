@@ -76,3 +76,29 @@ def test_read_outs_report_and_override(run, machine):
 def test_check_reads_the_table_of_the_unselected_circuit():
     text = check_file(EXC)
     assert "[circuit.open_centre] (circuit type 'open-centre', not selected): read, builds" in text
+
+
+def test_three_circuits_side_by_side(run):
+    """The same spool commands on the fixed, load-sensing and open-centre circuits: the
+    open-centre pump neither blows its flow over the relief (the gallery takes it) nor works
+    more than the fixed pump; the comparison names the gallery loss with the split's figures."""
+    from mechanisms.machine.compare import compare_runs
+
+    runs = {"fixed": Machine.from_file(EXC, mode="valves").run(progress=False),
+            "LS": Machine.from_file(EXC, {"circuit.type": "load-sensing"}, mode="valves").run(progress=False),
+            "open centre": run}
+    cmp = compare_runs(runs)
+    assert [s.circuit for s in cmp.summaries] == ["fixed", "load-sensing", "open-centre"]
+    oc, fixed = cmp["open centre"].energy.terms, cmp["fixed"].energy.terms
+    assert oc.get("relief", 0.0) < 1e-3 * fixed["relief"]
+    assert oc["pump work"] < fixed["pump work"]
+    fuel = cmp.fuel()
+    assert set(fuel) == {"fixed", "LS", "open centre"} and fuel["open centre"] < fuel["fixed"]
+    text = cmp.text()
+    gallery = oc["centre bypass"] + oc["negative-control orifice"]
+    assert f"centre gallery (open centre): {gallery / 1e3:.1f} kJ" in text
+    assert "the centre gallery, not the relief, takes what the valves do not" in text
+    assert "an open-centre section sends its flow to the work port only once" in text
+    fig = cmp.plot()
+    labels = [t.get_text() for t in fig.axes[-1].get_xticklabels()]
+    assert labels == ["fixed", "LS", "open centre"]
