@@ -179,25 +179,8 @@ def open_centre_circuit(ctx: CircuitContext) -> OpenCentreMachineCircuit:
         ctx.bad(f"{path}.control_max", f"found {raw['control_max']!r}, expected above "
                 f"'{path}.control_min' ({raw['control_min']!r}): the displacement falls from full at "
                 "p_n,min to stand-by at p_n,max")
-    given = [k for k in ("negacon_relief_crack", "negacon_relief_full", "negacon_relief_flow")
-             if oc.get(k) is not None]
-    if given and len(given) != 3:
-        for k in ("negacon_relief_crack", "negacon_relief_full", "negacon_relief_flow"):
-            if k not in given and k in oc:
-                ctx.bad(f"{path}.{k}", "missing (a negacon relief needs negacon_relief_crack, "
-                                       "negacon_relief_full and negacon_relief_flow)")
-    elif given and not oc["negacon_relief_full"] > oc["negacon_relief_crack"]:
-        ctx.bad(f"{path}.negacon_relief_full", f"found {raw['negacon_relief_full']!r}, expected above "
-                f"'{path}.negacon_relief_crack' ({raw['negacon_relief_crack']!r})")
-    pu_given = [k for k in ("relief_crack", "relief_full", "relief_flow") if pu.get(k) is not None]
-    if pu_given and len(pu_given) != 3:
-        for k in ("relief_crack", "relief_full", "relief_flow"):
-            if k not in pu_given and k in pu:
-                ctx.bad(f"circuit.power_unit.{k}", "missing (a relief valve needs relief_crack, "
-                                                   "relief_full and relief_flow)")
-    elif pu_given and not pu["relief_full"] > pu["relief_crack"]:
-        ctx.bad("circuit.power_unit.relief_full", "must exceed 'circuit.power_unit.relief_crack': the "
-                                                  "valve opens fully above its cracking pressure")
+    given = _relief_given(ctx, path, oc, raw, "negacon_relief_")
+    pu_given = _relief_given(ctx, "circuit.power_unit", pu, pu_raw, "relief_")
     if ctx.problems:
         raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
     oil = make_oil(ctx, oil_p)
@@ -225,3 +208,23 @@ def open_centre_circuit(ctx: CircuitContext) -> OpenCentreMachineCircuit:
     return OpenCentreMachineCircuit(hc, supply=supply,
                                     relief_pressure=relief.crack_pressure if relief else None,
                                     cavitation_floor=floor, **parts)
+
+
+def _relief_given(ctx: CircuitContext, path: str, values: Mapping, raw: Mapping, prefix: str) -> bool:
+    """A relief valve of a table (keys ``<prefix>crack``, ``full``, ``flow``): all three or none,
+    opening fully above its cracking pressure. ``True`` when one is given and sound; problems
+    go to ``ctx``."""
+    keys = [f"{prefix}{k}" for k in ("crack", "full", "flow")]
+    given = [k for k in keys if values.get(k) is not None]
+    if not given:
+        return False
+    if len(given) != 3:
+        for k in keys:
+            if k not in given and k in values:   # (a key that failed to read is named already)
+                ctx.bad(f"{path}.{k}", f"missing (a relief valve needs {keys[0]}, {keys[1]} and {keys[2]})")
+        return False
+    if not values[keys[1]] > values[keys[0]]:
+        ctx.bad(f"{path}.{keys[1]}", f"found {raw[keys[1]]!r}, expected above '{path}.{keys[0]}' "
+                                     f"({raw[keys[0]]!r}): the valve opens fully above its cracking pressure")
+        return False
+    return True

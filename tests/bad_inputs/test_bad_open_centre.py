@@ -99,6 +99,8 @@ MACHINE = [
          [f"'{KEY}.negacon_relief_full'", "35 bar", "negacon_relief_crack"]),
     Case("oc-power-unit-ideal-source", _build(**{"circuit__power_unit__pressure": "200 bar"}),
          ParameterError, ["'circuit.power_unit.pressure'", "fixed circuit", KEY]),
+    Case("oc-main-relief-order", _build(**{"circuit__power_unit__relief_full": "250 bar"}), ParameterError,
+         ["'circuit.power_unit.relief_full'", "250 bar", "circuit.power_unit.relief_crack"]),
     Case("oc-type-misspelt", _build(**{"circuit__type": "open_centre"}), ParameterError,
          ["'circuit.type'", "'open_centre'", "did you mean 'open-centre'"]),
 ]
