@@ -520,6 +520,7 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     outputs += [(f"source_power[{nm}]", _rn(ex, rn)) for nm, ex in eqs.source_power.items()]
     outputs += [(f"dissipation[{nm}]", _rn(ex, rn)) for nm, ex in eqs.dissipation.items()]
     outputs += [(f"parametric[{nm}]", _rn(ex, rn)) for nm, ex in eqs.parametric.items()]
+    outputs += [(nm, _rn(ex, rn)) for nm, ex in getattr(eqs, "observed", {}).items()]
 
     def section(w: _Writer) -> tuple[list[str], list[str]]:
         hoisted, body = w.render()

@@ -152,6 +152,9 @@ class Equations:
     expr_checks : list
         ``(label, expression, check)`` for parameters given as expressions of other
         parameters only (``r = 2·k``): checked at build and after every ``set_params``.
+    observed : dict
+        Observer name → expression (:mod:`bondgraph.observers`), compiled after the
+        other outputs.
     """
 
     model: str
@@ -174,6 +177,7 @@ class Equations:
     deps: dict[str, frozenset] = field(default_factory=dict)
     parametric: dict[str, se.Basic] = field(default_factory=dict)
     divisors: list[Divisor] = field(default_factory=list)
+    observed: dict[str, se.Basic] = field(default_factory=dict)
     param_checks: dict[str, Check] = field(default_factory=dict)
     expr_checks: list[tuple[str, sp.Expr, Check]] = field(default_factory=list)
 

@@ -661,19 +661,22 @@ class HybridModel:
 
     @classmethod
     def build(cls, bg, variables: Sequence[Discrete], transitions: Sequence[Transition], *,
-              params: Mapping[str, Any] | None = None, **kw) -> "HybridModel":
-        """Build the bond graph with the discrete variables as parameters, then wrap it."""
+              params: Mapping[str, Any] | None = None, observe: Mapping[str, Any] | None = None,
+              **kw) -> "HybridModel":
+        """Build the bond graph with the discrete variables as parameters, then wrap it
+        (``observe``: observers, as :func:`~bondgraph.build` takes them — quantities a
+        guard can read in C)."""
         p = dict(params or {})
         for v in variables:
             p[v.name] = v.value(v.initial)
         try:
-            model = build(bg, p)
+            model = build(bg, p, observe=observe)
         except ParameterError as exc:
             unused = {v.name for v in variables
                       if f"parameter {v.name!r} given but no law uses it" in exc.problems}
             if not unused or len(unused) != len(exc.problems):
                 raise
-            model = build(bg, {k: val for k, val in p.items() if k not in unused})
+            model = build(bg, {k: val for k, val in p.items() if k not in unused}, observe=observe)
         return cls(model, variables, transitions, **kw)
 
     # -------------------------------------------------------------- modes

@@ -31,6 +31,7 @@ from .checks import FINITE, number
 from .equations import Equations, collect, derive, expression_problem
 from .errors import ModelStructureError, ParameterError
 from .graph import BondGraph, assemble
+from .observers import observer_key, resolve_observers
 
 __all__ = ["Model", "build"]
 
@@ -158,7 +159,8 @@ def _near(name: str, names: list[str]) -> str:
     return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
 
 
-def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None = None) -> Model:
+def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None = None, *,
+          observe: Mapping[str, Any] | None = None) -> Model:
     """Assemble, assign causality, derive and compile a model.
 
     The generated equations and C library are cached under the fingerprint of
@@ -177,6 +179,10 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
         A model, or an already assembled global graph.
     params : dict, optional
         Values of free symbols used in laws (see :func:`~bondgraph.equations.derive`).
+    observe : dict, optional
+        Observers: name → sympy expression of states, inputs, parameters, bond variables
+        and ``t``, compiled with the outputs (:mod:`bondgraph.observers`): columns of the
+        results, and quantities a hybrid guard reads in C.
 
     Returns
     -------
@@ -200,7 +206,7 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     times["causality"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     col = collect(g, params)
-    key = col.fingerprint()
+    key = observer_key(col.fingerprint(), observe)
     times["collect"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     cached = _load_cached(key, col, report)
@@ -213,6 +219,8 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
         times["cached"] = 1.0
         return Model(g, report, eqs, system, times)
     eqs = derive(g, params, col)
+    if observe:
+        eqs.observed = resolve_observers(eqs, observe, _output_names(eqs))
     times["derive"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     system = compile_equations(eqs)
@@ -221,6 +229,14 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     times["load"] = time.perf_counter() - t0 - times["generate"] - times["compile"]
     _save_cached(key, eqs, system)
     return Model(g, report, eqs, system, times)
+
+
+def _output_names(eqs: Equations) -> list[str]:
+    """The names of the compiled outputs other than observers (as codegen orders them)."""
+    return (list(eqs.bond_exprs) + [f"energy[{n}]" for n in eqs.energy]
+            + [f"source_power[{n}]" for n in eqs.source_power]
+            + [f"dissipation[{n}]" for n in eqs.dissipation]
+            + [f"parametric[{n}]" for n in eqs.parametric])
 
 
 def _cache_file(key: str):

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from bondgraph import AssemblyError, ConnectionRuleError, ParameterError
-from components import Cylinder, MainBody
 from mechanisms import Mechanism
 from mechanisms.machine import DATA, Machine
 from mechanisms.machine.check import check_file
+from reference.dead_centre_lever import dead_centre_lever
 
 from .catalogue import Case, check, ids
 
@@ -32,20 +32,8 @@ def fresh(mode="forces"):
     return Machine.from_file(DATA / "excavator.toml", mode=mode)
 
 
-def lever():
-    mech = Mechanism("lever", gravity=0.0)
-    mech.add(MainBody("arm", mass=10.0, inertia=1.0, cog=(0.5, 0.0), gravity=0.0,
-                      points={"O": ("Rt", (0, 0)), "P": ("Pd", (1.0, 0.0))}))
-    mech.add(Cylinder("cyl", retracted=0.9, stroke=2.0, gravity=0.0))
-    mech.fix("arm", "O", at=(0.0, 0.0))
-    mech.fix("cyl", "A", at=(2.0, 0.0))
-    mech.connect("arm", "P", "cyl", "B")
-    mech.drive_force("cyl")
-    return mech
-
-
 def through_dead_centre():
-    mech = lever()
+    mech = dead_centre_lever()
     start = mech.solve_pose({"arm": 0.5}, guess={"arm": 0.5})
     return mech.track({"arm": np.linspace(0.5, -0.5, 11)[1:]}, start)
 

@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 
 from bondgraph import AssemblyError
-from components import Cylinder, MainBody
-from mechanisms import Mechanism
 from mechanisms.machine import DATA, Cycle, Machine
+from reference.dead_centre_lever import dead_centre_lever
 from reference.excavator_trig import load
 
 EXC = DATA / "excavator.toml"
@@ -71,26 +70,12 @@ def test_dead_centre_measures_keep_their_sign_over_the_stroke_box(ex):
         assert all(m[k] * ref[k] > 0 for k in ref)
 
 
-def _lever():
-    """A body on a pivot at the origin, its Pd one metre out on x, pushed by a cylinder whose
-    base is at (2, 0): at the body angle 0 the cylinder's line passes through the pivot."""
-    mech = Mechanism("lever", gravity=0.0)
-    mech.add(MainBody("arm", mass=10.0, inertia=1.0, cog=(0.5, 0.0), gravity=0.0,
-                      points={"O": ("Rt", (0, 0)), "P": ("Pd", (1.0, 0.0))}))
-    mech.add(Cylinder("cyl", retracted=0.9, stroke=2.0, gravity=0.0))
-    mech.fix("arm", "O", at=(0.0, 0.0))
-    mech.fix("cyl", "A", at=(2.0, 0.0))
-    mech.connect("arm", "P", "cyl", "B")
-    mech.drive_force("cyl")
-    return mech
-
-
 def test_a_path_through_a_dead_centre_is_named():
     """Turning the body from +0.5 to −0.5 rad takes the cylinder through the pivot's line:
     the continuation refuses to hand back the other branch and names the loop and the
     inputs on both sides of the dead centre. The sign it watches is the triangle's
     orientation, checked here by hand."""
-    mech = _lever()
+    mech = dead_centre_lever()
     start = mech.solve_pose({"arm": 0.5}, guess={"arm": 0.5})
     (key, m0), = mech.dead_centre_measures(start).items()
     B = np.array([math.cos(0.5), math.sin(0.5)])
