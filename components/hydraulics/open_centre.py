@@ -56,7 +56,7 @@ from .chamber import Chamber
 from .compensator import _what, check_sqrt
 from .drive import HydraulicCircuit, HydraulicDrive
 from .oil import Oil
-from .orifice import nominal_flow_inverse, nominal_law, orifice_flow, orifice_flow_inverse
+from .orifice import nominal_flow_inverse, nominal_law, orifice_flow
 from .pressure_tap import SensedCapacitance
 from .pump_nfc import NFCPowerUnit
 from .supply import ReliefValve
@@ -291,19 +291,38 @@ class OpenCentreCircuit(HydraulicCircuit):
         return f"{name}.A", f"{name}.B"
 
     def standby(self) -> dict[str, float]:
-        """Stand-by start values of the states below the circuit (every spool centred, no
-        flow to the work ports): the swash plate at ``d_min``, the gallery end at the
-        orifice law of the stand-by flow, each volume upstream higher by the drop of the
-        fully open bypass after it, the pump outlet above the first (relief closed; the
-        exact inverses of the regularised laws, laminar band included)."""
-        pu, pump = self.power_unit, self.power_unit.pump
-        q = sp.Float(pump.min_flow)
-        ctl = self.control
-        p = pu.tank_pressure + float(orifice_flow_inverse(q, ctl.area, ctl.cd, pu.oil.density, ctl.p_tr))
+        """Start values of the states below the circuit with every spool centred (no flow to
+        the work ports): the pump flow ``q`` that its regulator holds against the gallery end,
+        ``q = Q_max·α_cmd(p_n(q))`` with ``p_n(q)`` what the orifice and its relief pass ``q``
+        at (stand-by, ``α = d_min``, when the stand-by flow already gives ``p_n ≥ p_n,max``),
+        each volume upstream higher by the drop of the fully open bypass after it, the pump
+        outlet above the first (the exact laws, their laminar bands included; main relief closed)."""
+        from scipy.optimize import brentq
+
+        pu, pump, ctl = self.power_unit, self.power_unit.pump, self.control
+        x = sp.Symbol("p", real=True)
+        law = orifice_flow(x, ctl.area, ctl.cd, pu.oil.density, ctl.p_tr)
+        if ctl.relief is not None:
+            law = law + ctl.relief.law(x + pu.tank_pressure, pu.tank_pressure)
+        passes = sp.lambdify(x, law, "math")   # flow at a gauge drop p_n − p_T
+
+        def drop(q: float) -> float:           # p_n − p_T passing q (the law rises monotonically)
+            hi = 1e5
+            while passes(hi) < q:
+                hi *= 2
+            return brentq(lambda p: passes(p) - q, 0.0, hi, xtol=1e-9, rtol=1e-14)
+
+        def excess(q: float) -> float:
+            return pump.max_flow * pump.command_value(pu.tank_pressure + drop(q)) - q
+
+        q = pump.min_flow
+        if excess(q) > 0:                      # the stand-by flow leaves p_n below p_n,max
+            q = brentq(excess, pump.min_flow, pump.max_flow, xtol=1e-15, rtol=1e-14)
+        p = pu.tank_pressure + drop(q)
         out = {"neg/C_N.e": p}
         for k in reversed(range(len(self.order))):
             v = self.sections[self.order[k]]
-            p += float(nominal_flow_inverse(q, 1.0, v.bypass_flow, v.bypass_dp, v.p_tr))
+            p += float(nominal_flow_inverse(sp.Float(q), 1.0, v.bypass_flow, v.bypass_dp, v.p_tr))
             out[f"gallery_{self.order[k - 1]}/C.e" if k else f"{pu.name}/{pu.pressure_state}"] = p
-        out[f"{pu.name}/swash/x.value"] = pump.min_displacement
+        out[f"{pu.name}/swash/x.value"] = q / pump.max_flow
         return out

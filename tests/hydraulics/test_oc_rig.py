@@ -127,3 +127,19 @@ def test_energy_balance_and_native_backend(rig):
     assert bal.relative <= 1e-4, str(bal)
     pump_work = np.trapezoid(res.power(rig.pump_source), res.t)
     assert pump_work > 0.5 * bal.source_work > 0
+
+
+def test_a_wide_orifice_holds_the_pump_above_stand_by():
+    """A 4.5 mm orifice passes the stand-by flow below p_n,max: the regulator settles where
+    Q = Q_max·(p_n,max − p_n)/(p_n,max − p_n,min) and p_n = ρ/2·(Q/(C_d·A))² (hand root)."""
+    from components.hydraulics import NegativeControl
+
+    ctl = NegativeControl("4.5 mm", cd=0.7)
+    rig = load_rig({"a": 50e3}, commands={"a": 0.0}, circuit="open-centre", control=ctl, name="wide")
+    q_max, area = 100e-6 * 1500 / 60, math.pi * 4.5e-3 ** 2 / 4
+    pn = brentq(lambda p: q_max * (30e5 - p) / 22e5 - 0.7 * area * math.sqrt(2 * p / RHO), 8e5, 30e5)
+    res = simulate(rig.model, (0.0, 1.5), x0={**rig.x0, "wide/hyd/pu/swash/x.value": 1.0,
+                                              "wide/hyd/neg/C_N.e": 0.0, "wide/hyd/pu/C_P.e": 0.0}, **SIM)
+    assert res["wide/hyd/neg/C_N.e"][-1] == pytest.approx(pn, rel=0.01)
+    assert rig.displacement(res)[-1] == pytest.approx((30e5 - pn) / 22e5, rel=0.01)
+    assert rig.x0["wide/hyd/neg/C_N.e"] == pytest.approx(pn, rel=1e-6)    # the rig starts there
