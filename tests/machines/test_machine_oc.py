@@ -42,6 +42,7 @@ def test_the_open_centre_cycle_balances_energy_natively(run):
     assert split.terms["pump work"] > 0
     assert split.terms["negative-control orifice"] > 0 and split.terms["centre bypass"] > 0
     assert run.loop_closure() < 1e-6
+    assert len(run.results.events[0]) == 0 and not run.contacts    # nothing switches discretely
 
 
 def test_the_start_is_stand_by(machine):
