@@ -1,5 +1,6 @@
 """Hydraulic library: oil, orifices, chambers, cylinders, valves, supply, lines, drives,
-and load sensing (LS pump, compensated valves, shuttle network, LS circuits).
+load sensing (LS pump, compensated valves, shuttle network, LS circuits) and open centre
+with negative flow control (NFC pump, 6-port sections, centre gallery).
 
 Every part is a bond-graph template (a :class:`bondgraph.BondGraph`
 component) or a law used inside one; the equations always come from the
@@ -32,6 +33,8 @@ from .shuttle import HybridShuttle, LoadSenseNetwork, SmoothShuttle, smooth_max
 from .compensator import CompensatedValve, Compensator
 from .pump_ls import LS_POWER_UNIT_SCHEMA, LSPowerUnit, LSPump
 from .ls_circuit import LS_SCHEMA, LSCircuit, ls_circuit_from_params
+from .pump_nfc import NFCPowerUnit, NFCPump
+from .open_centre import NegativeControl, OpenCentreCircuit, OpenCentreValve
 
 __all__ = [
     "Oil", "HLP46",
@@ -46,6 +49,7 @@ __all__ = [
     "SmoothShuttle", "HybridShuttle", "LoadSenseNetwork", "smooth_max",
     "Compensator", "CompensatedValve", "LSPump", "LSPowerUnit", "LS_POWER_UNIT_SCHEMA",
     "LSCircuit", "LS_SCHEMA", "ls_circuit_from_params",
+    "NFCPump", "NFCPowerUnit", "OpenCentreValve", "NegativeControl", "OpenCentreCircuit",
 ]
 
 from pathlib import Path as _Path

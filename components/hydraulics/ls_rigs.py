@@ -7,7 +7,10 @@ section; the valves' ``B`` ports are plugged (small volumes). Two supplies:
 * ``circuit="ls"`` — an :class:`LSCircuit`: load-sensing pump, compensated
   sections (``compensation="pre"`` or ``"post"``), shuttle network;
 * ``circuit="fixed"`` — today's circuit: a fixed-displacement pump of the same
-  size, a relief valve and plain closed-centre valves with the same metering.
+  size, a relief valve and plain closed-centre valves with the same metering;
+* ``circuit="open-centre"`` — an :class:`OpenCentreCircuit`: a negative-control
+  pump (``nfc_pump``), open-centre sections with the same metering and a centre
+  bypass each, the gallery ending in the negative-control orifice (``control``).
 
 At a constant rod speed the cap pressure of a function is ``F/A`` (the rod
 side is vented), which is the independent reference the tests use.
@@ -37,18 +40,29 @@ from .cylinder import HydraulicCylinder
 from .friction import Friction
 from .ls_circuit import LSCircuit
 from .oil import Oil
+from .open_centre import NegativeControl, OpenCentreCircuit, OpenCentreValve
+from .pump_nfc import NFCPump
 from .pump_ls import LSPowerUnit, LSPump
+from .pump_nfc import NFCPowerUnit
 from .shuttle import HybridShuttle, SmoothShuttle
 from .supply import FixedPump, PowerUnit, ReliefValve
 from .valves import DirectionalValve
 
-__all__ = ["LoadRig", "load_rig", "RIG_PUMP", "RIG_RELIEF"]
+__all__ = ["LoadRig", "load_rig", "RIG_PUMP", "RIG_RELIEF", "RIG_NFC_PUMP", "RIG_NEGATIVE_CONTROL"]
 
 #: The rig's pump: 100 cm³/rev at 1500 rpm (150 L/min), 20 bar margin (typical LS values;
 #: estimates), 10 ms swash plate (OpenHydraulics' time constant).
 RIG_PUMP = LSPump("100 cm^3/rev", "1500 rpm", "20 bar", time_constant="10 ms")
 #: Relief valve of both supplies (cracks 300 bar, as OpenHydraulics' power unit).
 RIG_RELIEF = ReliefValve(crack="300 bar", full="310 bar", q_rated="200 L/min")
+#: The open-centre rig's pump: the same size, 20 % stand-by (30 L/min), full displacement
+#: below 8 bar of negacon pressure, stand-by above 30 bar, 50 ms swash plate (estimates).
+RIG_NFC_PUMP = NFCPump("100 cm^3/rev", "1500 rpm", min_displacement=0.2, control_min="8 bar",
+                       control_max="30 bar", time_constant="50 ms")
+#: Its negative-control orifice: 3.2 mm (34 bar at the 30 L/min stand-by flow, above
+#: p_n,max: the pump rests at stand-by), with a 40 bar relief in parallel (estimates).
+RIG_NEGATIVE_CONTROL = NegativeControl(diameter="3.2 mm", cd=0.7, relief=ReliefValve(
+    crack="40 bar", full="45 bar", q_rated="150 L/min"))
 
 
 @dataclass
@@ -58,7 +72,7 @@ class LoadRig:
     Attributes
     ----------
     model : Model
-    circuit : LSCircuit or None
+    circuit : LSCircuit, OpenCentreCircuit or None
         ``None`` for the fixed-pump rig.
     area : dict
         Function → cap area (m²).
@@ -99,8 +113,13 @@ class LoadRig:
         """The pump's flow source (its bond flow is the delivered flow)."""
         return f"{self.prefix}/hyd/pu/pump" if self.circuit is not None else f"{self.prefix}/pu/pump"
 
+    @property
+    def negacon_pressure(self) -> str:
+        """State of the negacon pressure ``p_n`` (open-centre rig)."""
+        return f"{self.prefix}/hyd/neg/C_N.e"
+
     def displacement(self, res) -> np.ndarray:
-        """Swash-plate position ``α = Q/(D·n)`` over a run (LS rig)."""
+        """Swash-plate position ``α = Q/(D·n)`` over a run (LS and open-centre rigs)."""
         return res.flow(self.pump_source) / self.circuit.power_unit.pump.max_flow
 
     def metering_drop(self, res, f: str) -> np.ndarray:
@@ -117,7 +136,9 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
              shuttle: SmoothShuttle | HybridShuttle | None = None, q_nominal: Any = "60 L/min",
              dp_nominal: Any = "10 bar", bore: Any = "80 mm", stroke: Any = "1 m",
              mass: float = 500.0, viscous: float = 0.0, oil: Oil | None = None,
-             p_tr: Any = "0.2 bar", compensator_lag: Any = None, name: str = "rig") -> LoadRig:
+             p_tr: Any = "0.2 bar", compensator_lag: Any = None, nfc_pump: NFCPump = RIG_NFC_PUMP,
+             control: NegativeControl = RIG_NEGATIVE_CONTROL, bypass_flow: Any = "150 L/min",
+             bypass_dp: Any = "5 bar", bypass_closed: float = 0.5, name: str = "rig") -> LoadRig:
     """Functions lifting constant loads from a load-sensing or a fixed-pump supply.
 
     Parameters
@@ -128,7 +149,7 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
     commands : mapping, optional
         Function name → valve command (0…1; number, expression or input).
         Default: the input ``<function>.cmd``.
-    circuit : {"ls", "fixed"}
+    circuit : {"ls", "fixed", "open-centre"}
     compensation : {"pre", "post"}
     setting : optional
         Compensator setting (default: 12 bar for ``"pre"``, 0 for ``"post"``).
@@ -145,12 +166,20 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
     p_tr : laminar transition of the valve orifices
     compensator_lag : optional
         Time constant of the compensators (default: quasi-static).
+    nfc_pump, control : NFCPump, NegativeControl
+        The open-centre rig's pump and the end of its gallery.
+    bypass_flow, bypass_dp, bypass_closed
+        Each open-centre section's centre bypass (:class:`OpenCentreValve`).
+
+    The open-centre rig starts at stand-by (:meth:`OpenCentreCircuit.standby`), its
+    sections chained in the order of ``forces``.
     """
     from bondgraph.units import to_si
     from bondgraph.errors import ParameterError
 
-    if circuit not in ("ls", "fixed"):
-        raise ParameterError(f"load rig: circuit = {circuit!r}, expected 'ls' or 'fixed'")
+    if circuit not in ("ls", "fixed", "open-centre"):
+        raise ParameterError(f"load rig: circuit = {circuit!r}, expected 'ls', 'fixed' or "
+                             "'open-centre'")
     oil = oil or Oil(bulk_modulus=1.4e9)
     commands = dict(commands or {f: Input(f"{f}.cmd") for f in forces})
     bg = BondGraph(name)
@@ -160,6 +189,9 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
         pu = LSPowerUnit("pu", oil=oil, pump=pump, relief=relief, volume="1 L",
                          initial_pressure=pump.margin)
         hyd = bg.add(LSCircuit("hyd", pu, shuttle=shuttle))
+    elif circuit == "open-centre":
+        pu = NFCPowerUnit("pu", oil=oil, pump=nfc_pump, relief=relief, volume="1 L")
+        hyd = bg.add(OpenCentreCircuit("hyd", pu, control))
     else:
         pu = bg.add(PowerUnit("pu", oil=oil, pump=FixedPump(pump.displacement, pump.speed),
                               relief=relief, volume="1 L"))
@@ -169,6 +201,11 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
         if circuit == "ls":
             valve = CompensatedValve(f, q_nominal=q_nominal, dp_nominal=dp_nominal,
                                      command=commands[f], compensator=comp, oil=oil, p_tr=p_tr)
+            a_port, b_port = (f"hyd/{p}" for p in hyd.add_section(valve))
+        elif circuit == "open-centre":
+            valve = OpenCentreValve(f, q_nominal=q_nominal, dp_nominal=dp_nominal,
+                                    command=commands[f], bypass_flow=bypass_flow,
+                                    bypass_dp=bypass_dp, bypass_closed=bypass_closed, p_tr=p_tr)
             a_port, b_port = (f"hyd/{p}" for p in hyd.add_section(valve))
         else:
             bg.add(DirectionalValve(f, q_nominal=q_nominal, dp_nominal=dp_nominal,
@@ -189,7 +226,9 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
         force[f] = F
         if isinstance(F, (int, float)):
             x0[f"{name}/{f}_cyl/C_A.e"] = float(F) / cyl.area_A
-    pp = f"{name}/hyd/pu/C_P.e" if circuit == "ls" else f"{name}/pu/C_P.e"
+    pp = f"{name}/hyd/pu/C_P.e" if circuit != "fixed" else f"{name}/pu/C_P.e"
+    if circuit == "open-centre":
+        x0.update({f"{name}/hyd/{k}": v for k, v in hyd.standby().items()})
     if circuit == "ls" and isinstance(shuttle, HybridShuttle):
         hm = hyd.hybrid_model(bg)
         return LoadRig(hm.model, hyd, area, force, pp, x0, hybrid=hm, prefix=name, command=commands)

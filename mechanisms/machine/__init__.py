@@ -17,6 +17,7 @@ True
 
 from .circuits import CIRCUITS, Circuit, CircuitContext, register_circuit
 from . import circuits_ls  # noqa: F401  (registers the "load-sensing" circuit)
+from . import circuits_oc  # noqa: F401  (registers the "open-centre" circuit)
 from .cycle import Cycle
 from .description import DATA, MODES, MachineDescription
 from .machine import FORMULATIONS, Machine

@@ -33,7 +33,7 @@ leakage) are in their part tables.
 Examples
 --------
 >>> sorted(CIRCUITS)
-['fixed', 'load-sensing']
+['fixed', 'load-sensing', 'open-centre']
 """
 
 from __future__ import annotations

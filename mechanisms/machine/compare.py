@@ -60,7 +60,7 @@ DIESEL_ENERGY_DENSITY = 43.0e6 * 0.835
 ENGINE_EFFICIENCY = 0.35
 
 #: how the energy split's labels are stacked in the bars (dissipation first, then storage)
-_ORDER = ("relief", "throttling (valves)", "make-up valves", "leakage", "friction",
+_ORDER = ("relief", "centre bypass", "negative-control orifice", "throttling (valves)", "make-up valves", "leakage", "friction",
           "end stops and cushions", "LS signal lines", "spool model", "other losses",
           "oil compression", "kinetic energy", "potential energy")
 
@@ -148,8 +148,8 @@ class RunSummary:
         ``time``, ``tip_x``..., ``pump_pressure``... (a run's table or a results.csv).
     energy : EnergySplit or None
     circuit : str
-        ``"load-sensing"`` when the run has the LS read-outs, ``"fixed"`` when it has a pump
-        and no LS, ``"none"`` otherwise.
+        ``"load-sensing"`` when the run has the LS read-outs, ``"open-centre"`` when it has the
+        negacon pressure, ``"fixed"`` when it has a pump and neither, ``"none"`` otherwise.
     """
 
     label: str
@@ -211,6 +211,8 @@ class RunSummary:
 def _circuit_of(cols: Mapping[str, Any]) -> str:
     if "ls_pressure" in cols:
         return "load-sensing"
+    if "negacon_pressure" in cols:
+        return "open-centre"
     return "fixed" if "pump_pressure" in cols else "none"
 
 
@@ -330,6 +332,8 @@ class CircuitComparison:
                            f"{c['pump_power'].max() / 1e3:.1f} kW"
                 if "pump_displacement" in c:
                     row += f"; displacement peak {100 * c['pump_displacement'].max():.0f} %"
+                if "negacon_pressure" in c:
+                    row += f"; negacon pressure median {np.median(c['negacon_pressure']) / 1e5:.1f} bar"
                 lines.append(row)
         lines.append("")
         lines.append(self.table())
@@ -349,9 +353,9 @@ class CircuitComparison:
 
     # ------------------------------------------------------------------ plots
     def plot(self, path: str | Path | None = None, *, point: str | None = None):
-        """Paths of ``point`` (default :attr:`point`, the first output point), pump and LS
-        pressures, displacement or pump flow, pump power, and the energy per run as stacked
-        bars (dissipation by kind above zero; stored energy that was given back below)."""
+        """Paths of ``point`` (default :attr:`point`, the first output point), pump, LS and
+        negacon pressures, displacement or pump flow, pump power, and the energy per run as
+        stacked bars (dissipation by kind above zero; stored energy that was given back below)."""
         import matplotlib.pyplot as plt
 
         point = point or self.point
@@ -373,6 +377,8 @@ class CircuitComparison:
                 ax_p.plot(t, c["pump_pressure"] / 1e5, ls, label=f"{s.label}: pump")
             if "ls_pressure" in c:
                 ax_p.plot(t, c["ls_pressure"] / 1e5, ls, lw=0.8, label=f"{s.label}: LS (highest load)")
+            if "negacon_pressure" in c:
+                ax_p.plot(t, c["negacon_pressure"] / 1e5, ls, lw=0.8, label=f"{s.label}: negacon p_n")
             if "pump_displacement" in c:
                 ax_a.plot(t, 100 * c["pump_displacement"], ls, label=f"{s.label}: displacement")
             if "relief_flow" in c and np.any(np.abs(c["relief_flow"]) > 0) and "pump_flow" in c:
@@ -450,6 +456,11 @@ def _explain_pair(a: RunSummary, b: RunSummary, gap, point: str | None = "tip") 
                 why = (f": the load-sensing pump delivers only the flow its valves take (its "
                        f"displacement peaked at {100 * lo.columns['pump_displacement'].max():.0f} %), so "
                        "nothing is left over for the relief valve")
+            elif lo.circuit == "open-centre":
+                why = (f": the negative-control pump strokes back to its stand-by whenever the spools "
+                       f"are near centre (displacement {100 * lo.columns['pump_displacement'].min():.0f} … "
+                       f"{100 * lo.columns['pump_displacement'].max():.0f} %), and the centre gallery, not "
+                       "the relief, takes what the valves do not")
             if hi.circuit == "fixed" and "relief_flow" in hi.columns and "pump_flow" in hi.columns:
                 share = float(np.mean(hi.columns["relief_flow"] > 0.5 * np.max(hi.columns["pump_flow"])))
                 why += (f"; in {hi.label} the fixed pump delivers its full flow all the time, and whatever the "
@@ -475,6 +486,8 @@ def _explain_pair(a: RunSummary, b: RunSummary, gap, point: str | None = "tip") 
                         f"{np.median(fx.columns['pump_pressure']) / 1e5:.0f} bar), and every metering edge "
                         "burns that surplus")
             out.append(row)
+        for oc in (s for s in (a, b) if s.circuit == "open-centre"):
+            out.append(_bypass_row(oc))
         wa, wb = ea.actuator, eb.actuator
         if abs(wa - wb) > 0.05 * max(abs(wa), abs(wb), 1.0):
             out.append(f"work done on the linkage: {a.label} {wa / 1e3:.1f} kJ, {b.label} {wb / 1e3:.1f} kJ: "
@@ -488,8 +501,31 @@ def _explain_pair(a: RunSummary, b: RunSummary, gap, point: str | None = "tip") 
                     "supply stands above the load (Q ∝ x·√Δp), a pressure-compensated valve meters the "
                     "command times its nominal flow whatever the load, so the functions move at "
                     "other speeds")
+        elif d > 0.05 and "open-centre" in {a.circuit, b.circuit} and _same_commands(a, b):
+            row += (": an open-centre section sends its flow to the work port only once its centre "
+                    "bypass is nearly closed (the pump pressure is what the bypasses let through at the "
+                    "pump's flow), so spool commands made for closed-centre valves move it less "
+                    "— or not at all against a heavy load")
         out.append(row)
     return out
+
+
+def _bypass_row(oc: RunSummary) -> str:
+    """What the open-centre run lost through its centre gallery, and why."""
+    e = oc.energy.terms
+    bypass, orifice = e.get("centre bypass", 0.0), e.get("negative-control orifice", 0.0)
+    row = (f"centre gallery ({oc.label}): {(bypass + orifice) / 1e3:.1f} kJ "
+           f"({100 * (bypass + orifice) / oc.pump_work:.0f} % of its pump work; {orifice / 1e3:.1f} kJ in the "
+           f"negative-control orifice, {bypass / 1e3:.1f} kJ in the bypasses)")
+    c = oc.columns
+    if {"bypass_flow", "pump_flow", "negacon_pressure"} <= set(c):
+        t = c["time"]
+        v_b, v_p = float(np.trapezoid(c["bypass_flow"], t)), float(np.trapezoid(c["pump_flow"], t))
+        if v_p > 0:
+            row += (f": the stand-by flow returns through the gallery at the negacon pressure (median "
+                    f"{np.median(c['negacon_pressure']) / 1e5:.1f} bar) whenever the spools are near "
+                    f"centre — {100 * v_b / v_p:.0f} % of the pumped oil came back unused")
+    return row
 
 
 def _same_commands(a: RunSummary, b: RunSummary) -> bool:

@@ -1,2 +1,2 @@
-"""Toolkit-built test rigs shared by several test modules (tests/reference stays free of the
-toolkit: it holds the independent references)."""
+"""Test rigs built from the toolkit, shared between test modules (unlike ``reference``,
+which must import nothing from the toolkit)."""
