@@ -81,6 +81,11 @@ def flags(run) -> list[str]:
     tab = run.table()
     t = tab["time"]
     out: list[str] = []
+    from .run import held_after_end
+
+    held = held_after_end(run.cycle, float(t[-1])) if not run.controlled else ""
+    if held:
+        out.append(f"HELD  {held}")
     for c in run.contacts:
         out.append(f"END STOP  {c}")
     if machine.formulation != "causal" and machine.mode == "forces":   # no end stops in these formulations

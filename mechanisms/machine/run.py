@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from bondgraph import Results, simulate
-from bondgraph.errors import ParameterError, SimulationError
+from bondgraph.errors import BondGraphWarning, ParameterError, SimulationError
 from bondgraph.events import Flag
 
 from .cycle import Cycle
@@ -68,6 +69,17 @@ def _t_eval(t0: float, t_end: float, dt: float) -> np.ndarray:
     return t
 
 
+def held_after_end(cycle: Cycle, t_end: float) -> str:
+    """What a run to ``t_end`` past the cycle's end does from there on (the cycle's last
+    values held), or ``""`` if ``t_end`` is within the cycle."""
+    if t_end <= cycle.end + 1e-9 * max(1.0, abs(cycle.end)):
+        return ""
+    unit = {"extensions": "m", "forces": "N", "valves": ""}.get(cycle.mode, "")
+    last = ", ".join(f"{f} = {cycle.values[f][-1]:.4g}{(' ' + unit) if unit else ''}" for f in cycle.functions)
+    return (f"t_end = {t_end:g} s is past the end of cycle {cycle.source} ({cycle.end:g} s): from "
+            f"{cycle.end:g} s on its last values are held ({last})")
+
+
 def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float = 0.01,
                 t_eval: np.ndarray | None = None, rtol: float = 1e-6, atol: float = 1e-8,
                 method: str = "CVODE", controller: Callable | None = None, start=None,
@@ -81,6 +93,8 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     cycle : Cycle
     t_end : float, optional
         Stop time (default: the cycle's last time); finite and after the cycle's start.
+        Past the cycle's end its last values are held, which a ``BondGraphWarning`` and
+        the report say.
     dt : float
         Output step (s), default 0.01; or ``t_eval`` for explicit output times.
     rtol, atol : float
@@ -110,6 +124,9 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
         raise ParameterError(f"t_end = {t_end!r}: expected a finite time after the cycle's start "
                              f"{t0:g} s (the cycle ends at {cycle.end:g} s)")
     t_end = float(t_end)
+    held = held_after_end(cycle, t_end) if controller is None else ""
+    if held:
+        warnings.warn(BondGraphWarning(held), stacklevel=3)
     if not (isinstance(dt, (int, float)) and math.isfinite(dt) and dt > 0):
         raise ParameterError(f"output step dt = {dt!r}: expected a finite time > 0 s")
     for name, v, ok in (("rtol", rtol, lambda v: 0 < v < 1), ("atol", atol, lambda v: v > 0)):
@@ -185,6 +202,8 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
         timings["integration"] = time.perf_counter() - T
         partial = exc.results
         run = MachineRun(machine, partial, cycle, timings, events) if partial is not None and len(partial.t) else None
+        if run is not None:
+            run.controlled = controller is not None
         causes = diagnose(machine, exc.state)
         msg = list(exc.problems) + [f"physical cause: {c}" for c in causes]
         err = SimulationError(msg, subject=exc.subject, time=exc.time, state=exc.state, results=partial)
@@ -195,6 +214,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     if machine.mode == "extensions" and causal:
         exact_poses(machine, res, {desc.cylinder_of[f]: s for f, s in sig.items()})
     run = MachineRun(machine, res, cycle, timings, events)
+    run.controlled = controller is not None
     if controller is None and causal:     # what a replay of a contact needs (:func:`replay_contacts`)
         run.solver_options = dict(rtol=rtol, atol=atol, method=method)
     run.interrupted = bool(interrupt is not None and interrupt.requested)
@@ -281,6 +301,8 @@ class MachineRun:
         self.cycle = cycle
         self.timings = dict(timings)
         self.interrupted = False
+        #: a controller gave the commands (the cycle's table was not used)
+        self.controlled = False
         self._events = events or []
         self._table: dict[str, np.ndarray] | None = None
         self.units: dict[str, str] = {}

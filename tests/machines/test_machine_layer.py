@@ -160,3 +160,26 @@ def test_set_in_mode_valves_and_extensions():
     assert e.set({"arm_cylinder.end_stop.stiffness": "2e9 N/m", "arm_cylinder.friction.coulomb": "2 kN",
                   "circuit.type": "load-sensing"}) == "description"
     assert e.model.model is model and e.description.circuit["type"] == "load-sensing"
+
+
+def test_a_run_past_the_cycle_end_says_it_holds_the_last_values():
+    """t_end beyond the cycle: a warning and a HELD flag in the report name the values held;
+    the lengths after the end are the cycle's last row (extensions mode)."""
+    import warnings as _w
+
+    from bondgraph.errors import BondGraphWarning
+
+    m = Machine.from_file(DATA / "excavator.toml", mode="extensions")
+    cyc = m.cycle()
+    with pytest.warns(BondGraphWarning, match=r"t_end = 10.5 s is past the end of cycle .* held") as rec:
+        run = m.run(cyc, t_end=10.5, progress=False)
+    assert "boom = " in str(rec[0].message)
+    assert any(line.strip().startswith("- HELD") for line in run.report().splitlines())
+    tab = run.table()
+    late = tab["time"] > cyc.end + 1e-9
+    for f in m.functions:
+        assert tab[f"{f}_length"][late] == pytest.approx(cyc.values[f][-1], abs=1e-9)
+    with _w.catch_warnings():                        # within the cycle: no warning, no flag
+        _w.simplefilter("error", BondGraphWarning)
+        inside = m.run(cyc, t_end=2.0, progress=False)
+    assert not any("HELD" in line for line in inside.report().splitlines())
