@@ -72,9 +72,18 @@ def tree_layout(mech) -> dict[str, np.ndarray]:
     cols: dict[int, list[str]] = defaultdict(list)
     for name, d in depth.items():
         cols[d].append(name)
-    out = {}
-    for d, names in cols.items():
-        names.sort(key=lambda n: (mech.parts[n].kind != "body", n))
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    for a, b in mech.hinges:
+        neighbours[a.part].add(b.part)
+        neighbours[b.part].add(a.part)
+    out: dict[str, np.ndarray] = {}
+    for d in sorted(cols):
+        names = cols[d]
+
+        def key(n):   # barycentre of the parts already placed (fewer crossing bonds), then kind, name
+            ys = [out[m][1] for m in neighbours[n] if m in out]
+            return (-float(np.mean(ys)) if ys else 0.0, mech.parts[n].kind != "body", n)
+        names.sort(key=key)
         for i, n in enumerate(names):
             out[n] = np.array([3.2 * d, -2.2 * (i - (len(names) - 1) / 2)])
     return out
@@ -150,6 +159,11 @@ def draw_causal_diagram(mm, pose=None, ax=None, *, layout: str = "tree", figsize
         ax.text(*p, f"I ← {d.kind}", fontsize=7, ha="center", color=_COL["cylinder"])
     ax.set_aspect("equal")
     ax.axis("off")
+    xs = [c[0] for c in centres.values()] + [chassis[0]]
+    ys = [c[1] for c in centres.values()] + [chassis[1]]
+    low = min(ys) - (1.3 if mech.drives else 0.8)      # the drives' labels sit under their cylinders
+    ax.set_xlim(min(xs) - 1.3, max(xs) + 1.3)
+    ax.set_ylim(low, max(ys) + 0.8)
     ax.set_title("causal connections of " + mech.name + ": two bonds (x, y) per hinge; a stroke marks "
                  "the end that receives the effort", fontsize=9)
     return ax

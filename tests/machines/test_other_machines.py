@@ -177,3 +177,38 @@ def test_a_formulation_without_end_stops_flags_the_strokes_it_leaves():
     assert flags and f"{stiff.max():.3f} m" in flags[0] and "no end stops" in flags[0]
     assert runs["causal"].table()["tilt_length"].max() < hi + 0.005
     assert "STROKE" not in runs["causal"].report() and runs["causal"].contacts
+
+
+def _crossings(points, segments):
+    """Pairs of segments (no shared end) that cross, by the orientation test."""
+    def orient(a, b, c):
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    n = 0
+    for i, (a, b) in enumerate(segments):
+        for c, d in segments[i + 1:]:
+            if {a, b} & {c, d}:
+                continue
+            p, q, r, s = (points[k] for k in (a, b, c, d))
+            if orient(p, q, r) * orient(p, q, s) < 0 and orient(r, s, p) * orient(r, s, q) < 0:
+                n += 1
+    return n
+
+
+def test_the_part_level_diagram_of_the_loader_has_no_crossing_bonds_and_fits_its_axes():
+    """Parts ordered in each column by the barycentre of the parts they hinge to: the
+    loader's Z-bar (tilt cylinder → bell crank, boom → bucket) drew two crossing bonds
+    before; and every part's box lies inside the axes (the title sat on the boom's box)."""
+    import matplotlib.pyplot as plt
+
+    from mechanisms.drawing import draw_causal_diagram, tree_layout
+
+    m = Machine.from_file(DATA / "wheel_loader.toml", mode="forces")
+    mech = m.model.mechanism
+    pos = {k: tuple(v) for k, v in tree_layout(mech).items()}
+    pos["chassis"] = (min(x for x, _ in pos.values()) - 3.2, 0.0)
+    segs = [(a.part, b.part) for a, b in mech.hinges] + [(p, "chassis") for (p, _) in mech.fixed]
+    assert _crossings(pos, segs) == 0
+    ax = draw_causal_diagram(m.model, m.start_pose)
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    assert all(x0 < x < x1 and y0 < y < y1 for x, y in pos.values())
+    plt.close(ax.figure)
