@@ -112,11 +112,18 @@ def plot_timeseries(run, path: str | Path | None = None):
     tab = run.table()
     t = tab["time"]
     fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    ends = []
     for f in desc.functions:
         line, = axes[0].plot(t, tab[f"{f}_length"], label=f)
         for lim in desc.stroke_limits(f):
             axes[0].axhline(lim, color=line.get_color(), ls=":", lw=0.8)
+            ends.append(lim)
+        ends += [float(np.nanmin(tab[f"{f}_length"])), float(np.nanmax(tab[f"{f}_length"]))]
         axes[2].plot(t, tab[f"{f}_force"] / 1e3, label=f)
+    if ends:                    # every stroke end in view: how close each function came to it
+        lo, hi = min(ends), max(ends)
+        pad = 0.04 * (hi - lo or 1.0)
+        axes[0].set_ylim(lo - pad, hi + pad)
     for k in [k for k in tab if k.endswith("_pressure") or k.endswith("_pressure_required")]:
         axes[1].plot(t, tab[k] / 1e5, label=k.replace("_pressure", "").replace("_", " "), lw=1)
     circ = run.machine.circuit

@@ -212,3 +212,20 @@ def test_the_part_level_diagram_of_the_loader_has_no_crossing_bonds_and_fits_its
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     assert all(x0 < x < x1 and y0 < y < y1 for x, y in pos.values())
     plt.close(ax.figure)
+
+
+def test_the_length_plot_shows_every_stroke_end():
+    """In the loader's valves cycle the tilt cylinder's retracted end (0.85 m) lay on the
+    length panel's lower edge, hidden by the spine (limits 0.846 … 2.369 m); every stroke
+    end now lies clear of the edges (2 % of the span at least)."""
+    import matplotlib.pyplot as plt
+
+    from mechanisms.machine.plots import plot_timeseries
+
+    m = Machine.from_file(DATA / "wheel_loader.toml", mode="valves")
+    fig = plot_timeseries(m.run(progress=False))
+    y0, y1 = fig.axes[0].get_ylim()
+    for f in m.functions:
+        lo, hi = m.description.stroke_limits(f)
+        assert lo - y0 > 0.02 * (y1 - y0) and y1 - hi > 0.02 * (y1 - y0)
+    plt.close(fig)
