@@ -44,7 +44,8 @@ import numpy as np
 import sympy as sp
 
 from bondgraph import ParameterError, t as T
-from bondgraph.export import ModelicaModel, ModelicaWriter, class_name_problem, to_modelica
+from bondgraph.export import (ModelicaModel, ModelicaWriter, class_name_problem, formula_problem,
+                               to_modelica)
 
 from ..assembly import Pose
 from .base import Formulation
@@ -116,16 +117,15 @@ def _check_export(formulation: Any, pose: Any, inputs: Mapping[str, Any],
     problems += [f"input for {c!r}: not a driven cylinder (drives: {', '.join(mech.drives) or 'none'})"
                  for c in sorted(set(inputs) - set(mech.drives))]
     for c, val in inputs.items():
-        try:
-            expr = sp.sympify(val)
-        except (sp.SympifyError, TypeError):
-            expr = None
-        extra = sorted(map(str, expr.free_symbols - {T})) if isinstance(expr, sp.Basic) else None
-        if extra is None or extra or not isinstance(expr, sp.Expr):
-            problems.append(f"input for {c!r} = {val!r}: expected a number or an expression of "
-                            f"bondgraph.t{f' (it uses {extra})' if extra else ''}")
-        elif expr.is_number and not np.isfinite(float(expr)):
-            problems.append(f"input for {c!r} = {val!r}: expected a finite number")
+        bad = formula_problem(f"input for {c!r}", val)
+        if bad is None:  # value, rate and acceleration at t = 0 start the exported model
+            expr = sp.sympify(val, strict=True)
+            at0 = [sp.diff(expr, T, k).subs(T, 0) for k in range(3)]
+            if not all(v.is_extended_real and v.is_finite for v in at0):
+                bad = (f"input for {c!r} = {val}: at t = 0 its value is {at0[0]}, its rate "
+                       f"{at0[1]}, its acceleration {at0[2]}; expected real finite numbers "
+                       "(they start the exported model)")
+        problems.append(bad)
     force_drives = [c for c, d in mech.drives.items() if d.kind != "extension"]
     for c, v in rates.items():
         if c not in force_drives:
