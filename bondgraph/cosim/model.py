@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import ParameterError, SimulationError
-from .ode import OdeSubsystem
+from .ode import METHODS, OdeSubsystem
 
 __all__ = ["ModelSubsystem"]
 
@@ -117,8 +117,13 @@ class ModelSubsystem(OdeSubsystem):
             else:
                 problems.append(f"output {cname!r}: {quantity!r} is neither a state nor an output "
                                 f"of model {model.name!r}")
+        if method not in (*METHODS, "CVODE"):
+            problems.append(f"method: found {method!r}, expected one of {', '.join(METHODS)}, CVODE")
         if backend not in ("auto", "native", "python"):
             problems.append(f"backend {backend!r}: expected one of auto, native, python")
+        elif backend == "native" and method != "CVODE":
+            problems.append(f"backend 'native' with method {method!r}: the native path integrates "
+                            "with CVODE only (pass method='CVODE')")
         if problems:
             raise ParameterError(problems, subject=f"subsystem {name!r}")
         self.model = model
