@@ -50,6 +50,20 @@ def boom():
     return build_formulation(mech, "causal"), pose
 
 
+@functools.lru_cache(maxsize=None)
+def moved_boom_pose():
+    """A pose of the single boom whose foot sits 0.3 m further along x (same part names)."""
+    import mechanisms.examples as ex
+
+    saved = dict(ex.BOOM)
+    ex.BOOM["foot"] = (saved["foot"][0] + 0.3, saved["foot"][1])
+    try:
+        mech = single_boom("force")
+    finally:
+        ex.BOOM.update(saved)
+    return mech.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
+
+
 def export_pendulum(which=0, **kw):
     def call():
         caus, cartesian, pose = pendulum()
@@ -135,6 +149,9 @@ CASES = [
          PE, ["pose", "dict", "'pendulum'"]),
     Case("mechanism export: pose of another mechanism",
          lambda: export_modelica(pendulum()[0], boom()[1]), PE, ["'boom_lift'", "'pendulum'", "rod1"]),
+    Case("mechanism export: pose of a mechanism with the same parts, another geometry",
+         lambda: export_modelica(boom()[0], moved_boom_pose()), PE,
+         ["pose", "boom.C fixed at", "gap 0.3 m", "'boom_lift'"]),
     Case("mechanism export: unknown form", export_pendulum(form="acausal"), PE, ["form = 'acausal'"]),
     Case("mechanism export: index 2", export_pendulum(1, index=2), PE, ["index = 2"]),
     Case("mechanism export: Cartesian as bond graph", export_pendulum(1, form="bondgraph"), PE,
