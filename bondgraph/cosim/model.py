@@ -153,8 +153,9 @@ class ModelSubsystem(OdeSubsystem):
 
     def _native_needs(self) -> list[str]:
         """What in this subsystem needs Python per step (signals given as callables)."""
-        callables = [self.model.input_names[j] for j, sig in self._signals
-                     if not hasattr(sig, "pack") and not hasattr(sig, "constant")]
+        from ..native.cvode import evaluable_in_c
+
+        callables = [self.model.input_names[j] for j, sig in self._signals if not evaluable_in_c(sig)]
         return ["signals given as Python callables (" + ", ".join(callables) + ")"] if callables else []
 
     def _set(self, t: float, u: np.ndarray) -> None:
