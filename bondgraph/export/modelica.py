@@ -679,7 +679,10 @@ def _few(names, n: int = 6) -> str:
 
 
 def _finite_number(value: Any) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float, sp.Number)):
+    """A finite number, or text/an object that converts to one; never True or False."""
+    if isinstance(value, bool):
+        return False
+    if not isinstance(value, (int, float, sp.Number)):
         try:
             value = float(value)
         except (TypeError, ValueError):

@@ -135,6 +135,8 @@ CASES = [
     Case("rumoca: negative end time", rumoca(-1.0, 0.1), PE, ["t_end = -1.0", "> 0"]),
     Case("rumoca: NaN end time", rumoca(NAN, 0.1), PE, ["t_end = nan"]),
     Case("rumoca: zero output step", rumoca(1.0, 0.0), PE, ["dt = 0.0"]),
+    Case("rumoca: end time given as True", rumoca(True, 0.1), PE, ["t_end = True"]),
+    Case("param given as True", mo(params={"cart/m.m": True}), PE, ["params['cart/m.m']", "True"]),
     Case("rumoca: output step beyond the end", rumoca(1.0, 5.0), PE, ["dt = 5.0", "t_end = 1.0"]),
     Case("rumoca: negative rtol", rumoca(1.0, 0.1, rtol=-1e-6), PE, ["rtol = -1e-06"]),
     Case("rumoca: infinite atol", rumoca(1.0, 0.1, atol=INF), PE, ["atol = inf"]),
