@@ -779,6 +779,13 @@ class _RecordedInputs:
     def __call__(self, t):
         return np.array([s.value(t) for s in self.signals]), np.zeros(0)
 
+    def at(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``u`` (interpolated in the recorded values) and ``du`` at every time of ``t``."""
+        t = np.asarray(t, dtype=float).ravel()
+        U = np.column_stack([np.interp(t, s._t, s._v) for s in self.signals]) if self.signals \
+            else np.zeros((len(t), 0))
+        return U, np.zeros((len(t), 0))
+
     def breakpoints(self):
         return np.array([])
 
@@ -810,22 +817,27 @@ class HybridResults(Results):
         return self.mode_values[variable]
 
     def outputs(self) -> dict[str, np.ndarray]:
+        """The compiled outputs at every sample, each with the parameters of its mode and
+        the inputs as they were during the run (one batched call per mode); outputs that
+        are not finite somewhere are named in a warning, as for :class:`Results`."""
         if self._out is None:
+            from .batch import evaluate_many
+
             sysm = self.model.system
             saved = sysm.params.copy()
             names = sysm.output_names
             data = np.zeros((len(self.t), len(names)))
+            index = np.asarray(self._param_index, dtype=int)
             try:
-                for i, (ti, xi) in enumerate(zip(self.t, self.x)):
-                    sysm.params[:] = self._param_rows[self._param_index[i]]
-                    sysm.set_inputs(self.inputs.U[i], self._du[i])
-                    try:
-                        data[i] = sysm.outputs(ti, xi)
-                    except FloatingPointError:
-                        data[i] = np.nan
+                for k in np.unique(index):
+                    rows = np.flatnonzero(index == k)
+                    sysm.params[:] = self._param_rows[k]
+                    data[rows] = evaluate_many(sysm, self.x[rows], self.inputs.U[rows],
+                                               self._du[rows], t=self.t[rows])
             finally:
                 sysm.params[:] = saved
             self._out = {n: data[:, j] for j, n in enumerate(names)}
+            self._warn_non_finite(data, names)
         return self._out
 
     def events_per_second(self, window: float | None = None) -> float:
