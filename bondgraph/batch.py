@@ -95,9 +95,12 @@ def _lib():
 
 def _rows(a, width: int, n: int, name: str) -> tuple[np.ndarray, int]:
     """An input array as C rows: one row shared by all points (stride 0) or one per point."""
-    arr = np.zeros(max(width, 1)) if a is None else np.asarray(a, dtype=float)
+    try:
+        arr = np.zeros(max(width, 1)) if a is None else np.asarray(a, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name}: found {a!r}, expected {width} numbers per row") from None
     if arr.ndim == 1:
-        if width and arr.shape[0] != width:
+        if a is not None and arr.shape[0] != width:
             raise ParameterError(f"{name}: {arr.shape[0]} values, expected {width}")
         buf = np.zeros(max(width, 1))
         buf[:width] = arr[:width]
@@ -157,7 +160,7 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
         idx, bad = [], []
         lookup = {nm: i for i, nm in enumerate(names)}
         for s in select:
-            if isinstance(s, (int, np.integer)) and 0 <= int(s) < width:
+            if isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= int(s) < width:
                 idx.append(int(s))
             elif s in lookup:
                 idx.append(lookup[s])

@@ -28,6 +28,16 @@ def cart():
     return bg.build(M)
 
 
+@lru_cache(maxsize=None)
+def free_mass():
+    """A mass under a constant force: no inputs."""
+    M = bg.BondGraph("free")
+    M.add(bg.Se("F", 1.0), bg.One("v"), bg.I("m", 1.0))
+    M.connect("F", "v")
+    M.connect("v", "m")
+    return bg.build(M)
+
+
 def sim(**kw):
     span = kw.pop("t_span", (0, 1))
     kw.setdefault("inputs", {"force": 1.0})
@@ -138,6 +148,20 @@ CASES = [
          ["power_balance", "NoneType", "energy=True"]),
     Case("results-plot-unknown-name", lambda: sim()().plot(["cart/m.q"]), bg.errors.UnknownNameError,
          ["Results.plot", "'cart/m.q'", "cart/m.f"]),
+    Case("t-span-a-string", sim(t_span="01"), ParameterError, ["t_span '01'", "two numbers"]),
+    Case("table-times-text", lambda: bg.Table(["a", "b"], [1.0, 2.0], name="lift"), ParameterError,
+         ["table 'lift'", "times", "expected numbers"]),
+    Case("spline-values-text", lambda: bg.Spline([0.0, 1.0], [1.0, "x"], name="lift"), ParameterError,
+         ["spline 'lift'", "values", "expected numbers"]),
+    Case("spline-unknown-end-condition", lambda: bg.Spline([0.0, 1.0, 2.0], [0.0, 1.0, 0.0], bc_type="flat",
+                                                            name="lift"),
+         ParameterError, ["spline 'lift'", "bc_type = 'flat'", "clamped"]),
+    Case("batch-inputs-text", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
+        cart().system, np.zeros((2, 2)), "abc"), ParameterError, ["inputs", "'abc'", "1 numbers"]),
+    Case("batch-select-a-bool", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
+        cart().system, np.zeros((2, 2)), [1.0], select=[True]), ParameterError, ["output True"]),
+    Case("batch-inputs-to-a-model-without-inputs", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
+        free_mass().system, np.zeros((2, 1)), [1.0, 2.0]), ParameterError, ["inputs", "2 values", "expected 0"]),
     Case("results-plot-not-a-name", lambda: sim()().plot(3), ParameterError, ["Results.plot", "[3]", "expected strings"]),
 ]
 
