@@ -282,7 +282,21 @@ class At(Guard):
     timed = True
 
     def __init__(self, *times: float):
-        object.__setattr__(self, "times", tuple(sorted(float(t) for t in times)))
+        vals, bad = [], []
+        for t in times:
+            try:
+                v = float(t)
+            except (TypeError, ValueError):
+                v = math.nan
+            if math.isfinite(v) and not isinstance(t, bool):
+                vals.append(v)
+            else:
+                bad.append(t)
+        if bad or not times:
+            raise ParameterError(f"At{tuple(times)!r}: " + (f"times {', '.join(map(repr, bad))}: expected finite "
+                                                            "numbers of seconds" if bad else
+                                                            "no time given; expected at least one time"))
+        object.__setattr__(self, "times", tuple(sorted(vals)))
 
     def describe(self) -> str:
         return "t = " + ", ".join(_fmt(t) for t in self.times)
@@ -649,6 +663,12 @@ class HybridModel:
                                           and math.isfinite(v)):
                     problems.append(f"transition {tr.label!r}: guard {attr} {v!r}, expected a finite "
                                     "number")
+            if isinstance(tr.guard, When) and not callable(tr.guard.fn):
+                problems.append(f"transition {tr.label!r}: When guard {tr.guard.description!r}: "
+                                f"{tr.guard.fn!r} is not callable, expected a function g(t, x)")
+            if tr.reset is not None and not callable(tr.reset):
+                problems.append(f"transition {tr.label!r}: reset {tr.reset!r} is not callable, "
+                                "expected a function (t, x) -> new state")
             if tr.dwell < 0:
                 problems.append(f"transition {tr.label!r}: dwell {tr.dwell!r}, expected ≥ 0")
         if problems:

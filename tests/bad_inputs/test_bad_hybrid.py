@@ -120,6 +120,16 @@ CASES = [
         Transition("push", "Right", "Left", Above("cart/m.f", 0.0)),
         Transition("push", "Left", "Right", Below("cart/m.f", 0.0))), (0, 1), inputs={"trim": 0.0}),
         SimulationError, ["chattering", "push: Right → Left"]),
+    Case("at-a-nan-time", lambda: At(0.1, float("nan")), ParameterError, ["At(0.1, nan)", "times nan",
+                                                                          "finite numbers of seconds"]),
+    Case("at-a-text-time", lambda: At("soon"), ParameterError, ["times 'soon'"]),
+    Case("at-no-time", lambda: At(), ParameterError, ["At()", "no time given"]),
+    Case("when-guard-not-callable", lambda: with_transitions(
+        Transition("push", "Right", "Left", When(3.0, "touches the wall"))), ParameterError,
+        ["push: Right → Left", "'touches the wall'", "3.0 is not callable"]),
+    Case("reset-not-callable", lambda: with_transitions(
+        Transition("push", "Right", "Left", At(0.5), reset=[0.0, 0.0])), ParameterError,
+        ["push: Right → Left", "reset [0.0, 0.0] is not callable"]),
     Case("timed-guard-and-all-at-once", run(rtol=-1, max_events=0, modes={"push": "Up"}), ParameterError,
          ["rtol = -1", "max_events = 0", "no mode 'Up'", "3 problems"]),
 ]
