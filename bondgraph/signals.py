@@ -320,6 +320,9 @@ class InputSet:
     """All inputs of a model, evaluated together: ``u(t)``, ``du(t)``."""
 
     def __init__(self, names: list[str], deriv_names: list[str], given: Mapping[str, Any] | None):
+        if given is not None and not isinstance(given, Mapping):
+            raise ParameterError(f"inputs {given!r}: found {type(given).__name__}, expected a dict "
+                                 f"input name → signal (inputs: {', '.join(names) or 'none'})")
         given = dict(given or {})
         problems = []
         missing = [n for n in names if n not in given]
