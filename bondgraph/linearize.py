@@ -38,17 +38,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .errors import ParameterError, SimulationError
-from .model import Model
+from .model import Model, _near
 from .signals import InputSet
 
 __all__ = ["ModeInfo", "LinearModel", "linearize", "equilibrium"]
-
-
-def _near_name(name: str, names: list[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, names, n=3)
-    return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
 
 
 @dataclass(frozen=True)
@@ -311,7 +304,7 @@ def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     for n in free:
         if n not in names:
             problems.append(f"free: {n!r} is not a state of {model.name!r}"
-                            + _near_name(n, names))
+                            + _near(n, names))
     dup = sorted({n for n in free if free.count(n) > 1})
     if dup:
         problems.append(f"free: {', '.join(map(repr, dup))} given more than once")
