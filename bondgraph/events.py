@@ -68,9 +68,9 @@ class StateEvent:
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)) \
                 or not math.isfinite(float(threshold)):
             problems.append(f"threshold = {threshold!r}: expected a finite number")
-        if sign not in (1, -1):
+        if isinstance(sign, bool) or sign not in (1, -1):
             problems.append(f"sign = {sign!r}: expected +1 or -1")
-        if direction not in (-1, 0, 1):
+        if isinstance(direction, bool) or direction not in (-1, 0, 1):
             problems.append(f"direction = {direction!r}: expected -1, 0 or +1")
         if problems:
             raise ParameterError(problems, subject=f"StateEvent on {state!r}")
