@@ -29,18 +29,12 @@ array([[2. , 0. ],
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from .codegen import CompiledSystem, cache_dir, find_compiler
-from .errors import EquationError, ParameterError
+from .codegen import CompiledSystem, build_library
+from .errors import ParameterError
 
 __all__ = ["evaluate_many"]
 
@@ -70,23 +64,8 @@ _LIB: list = []
 def _lib():
     if _LIB:
         return _LIB[0]
-    digest = hashlib.sha256(_SRC.encode()).hexdigest()[:16]
-    path = cache_dir() / f"bg_many_{digest}.so"
-    if not path.exists():
-        cc = find_compiler()
-        if cc is None:
-            raise EquationError("no C compiler found (set $CC or install gcc); batched evaluation "
-                                "of a compiled model needs one")
-        with tempfile.TemporaryDirectory() as tmp:
-            c_file, out = Path(tmp) / "many.c", Path(tmp) / "many.so"
-            c_file.write_text(_SRC)
-            proc = subprocess.run([cc, "-O2", "-std=c99", "-fPIC", "-shared", str(c_file), "-o", str(out)],
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise EquationError(f"compiling the batch evaluator failed:\n{proc.stderr[-2000:]}")
-            partial = path.with_suffix(f".{os.getpid()}.tmp")
-            shutil.copy(out, partial)
-            os.replace(partial, path)
+    path, _ = build_library(_SRC, flags=("-O2", "-std=c99", "-fPIC", "-shared"), libs=(),
+                            prefix="bg_many", what="the batch evaluator")
     lib = ctypes.CDLL(str(path))
     lib.bg_many.restype = ctypes.c_int
     _LIB.append(lib)
