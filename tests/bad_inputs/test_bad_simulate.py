@@ -157,6 +157,7 @@ CASES = [
          lambda: __import__("bondgraph.events", fromlist=["x"]).StateEvent(cart(), "cart/v.x", 1.0, sign=True,
                                                                           direction=False),
          ParameterError, ["sign = True", "direction = False"]),
+    Case("plot-no-names", lambda: bg.plot_series(sim()(), []), ParameterError, ["plot_series", "no names"]),
     Case("t-span-a-string", sim(t_span="01"), ParameterError, ["t_span '01'", "two numbers"]),
     Case("table-times-text", lambda: bg.Table(["a", "b"], [1.0, 2.0], name="lift"), ParameterError,
          ["table 'lift'", "times", "expected numbers"]),
