@@ -1374,6 +1374,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     k_sample = 0
     n_seg = 0
 
+    sampled_once: list[bool] = []
+
     def sample(t: float, yv: np.ndarray) -> None:
         out = rhs.control(t, yv)
         changes = {}
@@ -1387,6 +1389,15 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                 raise ParameterError(f"controller output {k!r}: not one of its inputs "
                                      f"({', '.join(controller.inputs) or 'none'}) or a discrete "
                                      f"variable ({', '.join(hm.variables) or 'none'})")
+        if not sampled_once:  # a zero-order hold needs a first value of every input it sets
+            missing = [model.input_names[j] for j in rhs.ctrl_idx if model.input_names[j] not in out]
+            if missing:
+                raise UserCallableError(
+                    f"controller (inputs {', '.join(controller.inputs)}): "
+                    f"{describe_callable(controller.fn)} gave no value for {', '.join(map(repr, missing))} "
+                    f"at its first sample, t = {t:.9g} s; expected a value for each of its inputs "
+                    "(later samples may leave one out to hold it)", time=t)
+            sampled_once.append(True)
         if native is not None and rhs.ctrl_idx:  # the held values, in their tables
             model.system._native[0][rhs.held_slots] = rhs.held
         external(t, yv, changes)

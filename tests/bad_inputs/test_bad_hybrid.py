@@ -46,6 +46,10 @@ def boom(t, x):
     raise RuntimeError("guard broke")
 
 
+def silent_controller(t, y):
+    return {}                           # sets nothing: 'trim' would have been held at 0
+
+
 def bad_controller(t, y):
     raise ValueError("no joystick")
 
@@ -69,6 +73,8 @@ CASES = [
     Case("modes-unknown-label", run(modes={"push": "Up"}), ParameterError, ["modes: 'push' has no mode 'Up'", "Left"]),
     Case("modes-not-a-dict", run(modes=["Left"]), ParameterError, ["modes ['Left']"]),
     Case("controller-not-a-controller", run(controller=lambda t, y: {}), ParameterError, ["controller", "Controller(fn"]),
+    Case("controller-first-sample-without-a-value", run(controller=Controller(silent_controller, ["trim"], period=0.1)),
+         UserCallableError, ["silent_controller", "no value for 'trim'", "first sample", "t = 0 s"]),
     Case("controller-fn-not-callable", lambda: Controller("pid", ["trim"]), ParameterError, ["controller: 'pid'"]),
     Case("controller-inputs-string", lambda: Controller(lambda t, y: {}, "trim"), ParameterError,
          ["controller inputs 'trim'", "list of input names"]),
