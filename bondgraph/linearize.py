@@ -238,8 +238,12 @@ def linearize(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     except FloatingPointError as exc:
         raise SimulationError(f"model {model.name!r}: cannot linearise at t = {t}: {exc}",
                               time=t, state=dict(zip(model.state_names, map(float, x0)))) from None
+    names = model.state_names
     if not np.all(np.isfinite(A)):
-        raise SimulationError(f"model {model.name!r}: non-finite Jacobian at t = {t}", time=t)
+        bad = [f"d(der {names[i]})/d({names[j]})" for i, j in zip(*np.nonzero(~np.isfinite(A)))]
+        raise SimulationError(f"model {model.name!r}: non-finite Jacobian at t = {t}: "
+                              f"{', '.join(bad[:5])}" + (f" and {len(bad) - 5} more" if len(bad) > 5 else ""),
+                              time=t, state=dict(zip(names, map(float, x0))))
     B = np.zeros((len(x0), len(u)))
     try:
         for j in range(len(u)):
@@ -247,11 +251,20 @@ def linearize(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
             up, um = u.copy(), u.copy()
             up[j] += h
             um[j] -= h
-            sysm.set_inputs(up, du)
-            fp = sysm.rhs(t, x0)
-            sysm.set_inputs(um, du)
-            fm = sysm.rhs(t, x0)
+            try:
+                sysm.set_inputs(up, du)
+                fp = sysm.rhs(t, x0)
+                sysm.set_inputs(um, du)
+                fm = sysm.rhs(t, x0)
+            except FloatingPointError as exc:
+                raise SimulationError(f"model {model.name!r}: cannot linearise at t = {t} with respect "
+                                      f"to input {model.input_names[j]!r} = {u[j]:g} ± {h:g}: {exc}",
+                                      time=t, state=dict(zip(names, map(float, x0)))) from None
             B[:, j] = (fp - fm) / (2 * h)
+            if not np.all(np.isfinite(B[:, j])):
+                raise SimulationError(f"model {model.name!r}: non-finite response to input "
+                                      f"{model.input_names[j]!r} = {u[j]:g} ± {h:g} at t = {t}",
+                                      time=t, state=dict(zip(names, map(float, x0))))
     finally:
         sysm.set_inputs(u, du)
     del f0

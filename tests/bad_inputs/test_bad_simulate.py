@@ -38,6 +38,16 @@ def free_mass():
     return bg.build(M)
 
 
+@lru_cache(maxsize=None)
+def rooted():
+    """A mass pushed by √u: the force has no derivative, and no value below, u = 0."""
+    M = bg.BondGraph("root")
+    M.add(bg.MSe("F", sp.sqrt(bg.Input("u"))), bg.One("v"), bg.I("m", 1.0), bg.R("b", 1.0))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        M.connect(a, b)
+    return bg.build(M)
+
+
 def sim(**kw):
     span = kw.pop("t_span", (0, 1))
     kw.setdefault("inputs", {"force": 1.0})
@@ -113,6 +123,8 @@ CASES = [
          ParameterError, ["t = nan"]),
     Case("linearize-x-nan", lambda: bg.linearize(cart(), x={"cart/m.f": float("nan")}, inputs={"force": 1.0}),
          ParameterError, ["x['cart/m.f'] = nan"]),
+    Case("linearize-input-at-its-domain-edge", lambda: bg.linearize(rooted(), inputs={"u": 0.0}), SimulationError,
+         ["cannot linearise", "input 'u' = 0", "der(root/m.f)"]),
     Case("linearize-eps-zero", lambda: bg.linearize(cart(), inputs={"force": 1.0}, eps=0),
          ParameterError, ["eps = 0"]),
     Case("linearize-input-missing", lambda: bg.linearize(cart()), ParameterError, ["input 'force' has no signal"]),
