@@ -220,12 +220,13 @@ def load_sensing_circuit(ctx: CircuitContext) -> LoadSensingCircuit:
     p_ls = hc.network.pressure()
     p0 = pu.pump.margin + float(p_ls.xreplace({s: 0 for s in p_ls.free_symbols}))
     supply = {f"{pu.name}/{pu.pressure_state}": p0, f"{pu.name}/rate/x.value": p0}
-    if pu.swash is not None:
-        supply[f"{pu.name}/swash/x.value"] = 0.0
+    swash = [] if pu.swash is None else [f"{pu.name}/swash/x.value"]
+    supply.update({s: 0.0 for s in swash})
     for f in ctx.functions:
         supply[f"{f}/valve/ls/C.e"] = 0.0
     relief = pu.relief.crack_pressure if pu.relief else None
-    return LoadSensingCircuit(hc, supply=supply, relief_pressure=relief, cavitation_floor=floor, **parts)
+    return LoadSensingCircuit(hc, supply=supply, dimensionless=swash, relief_pressure=relief,
+                              cavitation_floor=floor, **parts)
 
 
 def _table(ctx: CircuitContext, name: str, keys: list[str], refused: tuple[str, ...] = ()) -> dict:
