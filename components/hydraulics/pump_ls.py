@@ -62,7 +62,7 @@ from ._expr import clip
 from .lag import Lag
 from .lines import drain
 from .oil import Oil
-from .supply import PowerUnit, ReliefValve
+from .supply import PowerUnit, ReliefValve, speed_problem
 
 __all__ = ["LSPump", "LSPowerUnit", "LS_POWER_UNIT_SCHEMA"]
 
@@ -161,8 +161,11 @@ class LSPump:
     def __post_init__(self):
         problems: list[str] = []
         raw_cutoff = self.cutoff
+        bad_speed = speed_problem(self.speed)    # "25 Hz": revolutions or radians?
+        if bad_speed:
+            problems.append(bad_speed)
         for f in fields(self):
-            if f.name not in _UNITS:
+            if f.name not in _UNITS or (f.name == "speed" and bad_speed):
                 continue
             raw = getattr(self, f.name)
             if raw is None:

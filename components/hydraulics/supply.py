@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import sympy as sp
 
@@ -67,7 +67,15 @@ def speed_problem(value: Any, name: str = "speed") -> str | None:
     >>> print(speed_problem("25 Hz"))
     'speed': found '25 Hz', which does not say whether it counts revolutions or radians (they differ by 2π); write e.g. "25 rev/s", "1500 rpm" or "157 rad/s"
     """
-    if isinstance(value, str) and not any(w in value for w in _ANGULAR):
+    if isinstance(value, Mapping) and isinstance(value.get("unit"), str):
+        unit = value["unit"]                         # {"value": 25, "unit": "Hz"}
+    elif hasattr(value, "magnitude") and hasattr(value, "units"):
+        unit = str(value.units)                      # a pint quantity: "hertz", "revolutions_per_minute"
+    elif isinstance(value, str):
+        unit = value
+    else:
+        return None                                  # a bare number: rev/s (SI of this library)
+    if not any(w in unit for w in _ANGULAR):
         return (f"{name!r}: found {value!r}, which does not say whether it counts revolutions or "
                 "radians (they differ by 2π); write e.g. \"25 rev/s\", \"1500 rpm\" or \"157 rad/s\"")
     return None

@@ -142,6 +142,8 @@ CASES = [
     Case("chamber-initial-nan", lambda: Chamber("c", 1e-3, Oil(), initial=NAN), P, ["chamber 'c'", "initial"]),
     Case("chamber-volume-zero", lambda: Chamber("c", 0.0, Oil()), P, ["chamber 'c'", "volume", "> 0"]),
     Case("pump-speed-nan", lambda: FixedPump("100 cm^3/rev", NAN), P, ["fixed pump", "'speed'", "nan"]),
+    Case("pump-speed-hz-table", lambda: FixedPump("100 cm^3/rev", {"value": 25, "unit": "Hz"}), P,
+         ["fixed pump", "'speed'", "'Hz'", "revolutions or radians"]),
     Case("pump-band-negative", lambda: CompensatedPump(1e-4, 25.0, "200 bar", "-5 bar"), P,
          ["compensated pump", "'band'"]),
     Case("relief-full-below-crack", lambda: ReliefValve(crack="300 bar", full="290 bar", q_rated=1e-3), P,
