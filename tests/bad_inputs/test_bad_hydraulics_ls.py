@@ -140,6 +140,17 @@ CASES = [
         {**TABLE, "power_unit": {**TABLE["power_unit"], "margin": 20}},
         lengths={"lift": sp.Symbol("s")}, commands={"lift": Input("c")}),
          ParameterError, ["power_unit", "margin", "unit"]),
+    # a relief key ≤ 0 was reported as "'relief_full' must exceed 'relief_crack'"
+    Case("table-relief-flow-negative", lambda: ls_circuit_from_params(
+        {**TABLE, "power_unit": {**TABLE["power_unit"], "relief_crack": "300 bar", "relief_full": "310 bar",
+                                 "relief_flow": "-100 L/min"}},
+        lengths={"lift": sp.Symbol("s")}, commands={"lift": Input("c")}),
+         ParameterError, ["power_unit", "'relief_flow'", "-100 L/min", "> 0"]),
+    Case("table-relief-crack-negative", lambda: ls_circuit_from_params(
+        {**TABLE, "power_unit": {**TABLE["power_unit"], "relief_crack": "-5 bar", "relief_full": "310 bar",
+                                 "relief_flow": "100 L/min"}},
+        lengths={"lift": sp.Symbol("s")}, commands={"lift": Input("c")}),
+         ParameterError, ["power_unit", "'relief_crack'", "-5 bar", "> 0"]),
 ]
 
 
