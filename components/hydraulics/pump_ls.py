@@ -62,7 +62,7 @@ from ._expr import clip
 from .lag import Lag
 from .lines import drain
 from .oil import Oil
-from .supply import PowerUnit, ReliefValve, speed_problem
+from .supply import DelayedFlow, PowerUnit, ReliefValve, speed_problem
 
 __all__ = ["LSPump", "LSPowerUnit", "LS_POWER_UNIT_SCHEMA"]
 
@@ -246,25 +246,6 @@ class LSPump:
         return self.max_flow * clip(alpha, 0, 1)
 
 
-class _Deferred:
-    """A signal computed when the equations are derived."""
-
-    def __init__(self, fn):
-        self.fn = fn
-
-
-class _PumpLaw:
-    """Adapter giving :class:`PowerUnit` the ``law(p)`` of a flow source."""
-
-    def __init__(self, alpha: Any, pump: "LSPump"):
-        self._alpha, self._pump = alpha, pump
-
-    def law(self, p: sp.Expr) -> sp.Expr:
-        if isinstance(self._alpha, _Deferred):   # the command itself, already within 0 … α_max
-            return self._pump.max_flow * self._alpha.fn()
-        return self._pump.flow(self._alpha)
-
-
 class LSPowerUnit(PowerUnit):
     """A load-sensing pump, its outlet volume, leakage, optional relief valve and the tank.
 
@@ -314,10 +295,10 @@ class LSPowerUnit(PowerUnit):
         if pump.swash_time_constant is not None:
             swash = Lag("swash", self._command, time_constant=pump.swash_time_constant,
                         order=pump.order, damping=pump.damping, initial=initial_displacement)
-            alpha = swash.value
-        else:
-            alpha = _Deferred(self._command)
-        super().__init__(name, oil=oil, pump=_PumpLaw(alpha, pump), relief=relief,
+            flow = DelayedFlow(lambda: pump.flow(swash.value))
+        else:   # the command itself, already within 0 … α_max
+            flow = DelayedFlow(lambda: pump.max_flow * self._command())
+        super().__init__(name, oil=oil, pump=flow, relief=relief,
                          volume=volume, tank_pressure=tank_pressure,
                          initial_pressure=initial_pressure)
         self.pump = pump

@@ -41,7 +41,8 @@ from .oil import Oil
 from .orifice import signed_sqrt
 from .pressure_tap import SensedCapacitance
 
-__all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit"]
+__all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit",
+           "DelayedFlow"]
 
 
 def _pos(value: Any, unit: str, name: str) -> float:
@@ -140,6 +141,25 @@ class CompensatedPump:
         ps = _pos(self.setting, "Pa", "setting")
         band = _pos(self.band, "Pa", "band")
         return self.flow * clip((ps - p) / band, 0, 1)
+
+
+class DelayedFlow:
+    """The ``law(p)`` a :class:`PowerUnit` asks of its pump, for a pump whose flow is an
+    expression made when the equations are derived (``flow()``): a swash-plate state, or a
+    controller's command that reads signals set after the power unit is built.
+
+    Examples
+    --------
+    >>> alpha = sp.Symbol("alpha")
+    >>> DelayedFlow(lambda: 2.5e-3 * alpha).law(sp.Symbol("p"))
+    0.0025*alpha
+    """
+
+    def __init__(self, flow):
+        self._flow = flow
+
+    def law(self, p: sp.Expr) -> sp.Expr:
+        return self._flow()
 
 
 class PumpSource(Sf):
