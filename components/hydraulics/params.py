@@ -60,6 +60,7 @@ from .drive import HydraulicCircuit, HydraulicDrive
 from .endstop import EndStop
 from .friction import Friction
 from .oil import OIL_SCHEMA, Oil
+from ._values import read_with_units
 from .supply import CompensatedPump, FixedPump, PowerUnit, ReliefValve
 from .valves import DirectionalValve, SpoolDynamics
 
@@ -126,7 +127,7 @@ _TOP = ("oil", "power_unit", "drives")
 
 def _load(schema: ParamSchema, table: Any, where: str, problems: list[str]) -> dict | None:
     try:
-        return schema.load(table)
+        return read_with_units(schema.load(table))
     except ParameterError as exc:
         problems += [f"{where}: {p}" for p in exc.problems]
         return None
@@ -298,7 +299,3 @@ def load_circuit(path: str | Path, **kw: Any) -> HydraulicCircuit:
     except ParameterError as exc:
         raise ParameterError(exc.problems, subject=f"parameter file {str(path)!r}") from None
 
-
-#: names the load-sensing circuit imports
-_power_unit = power_unit_from_si
-_drive = drive_from_si

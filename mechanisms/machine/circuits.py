@@ -92,7 +92,11 @@ class CircuitContext:
 
     def read(self, path: str, table: Any, keys: Mapping[str, tuple]) -> dict[str, Any]:
         """Read a table: ``keys`` maps name → ``(unit, default, check)`` (``default=...``
-        required; ``check`` in positive, nonneg, None). Problems are collected."""
+        required; ``check`` in positive, nonneg, None). Problems are collected. The values
+        are :class:`~components.hydraulics.SIValue`: a library part takes them as written
+        (``"0.9 mm"`` is not a bare 0.0009 whose size it would question)."""
+        from components.hydraulics import SIValue
+
         out: dict[str, Any] = {}
         if not isinstance(table, Mapping):
             self.bad(path, f"found {table!r}, expected a table")
@@ -125,7 +129,7 @@ class CircuitContext:
             if check == "nonneg" and v < 0:
                 self.bad(key, f"found {table[k]!r}, expected a value ≥ 0")
                 continue
-            out[k] = v
+            out[k] = SIValue(v)   # read with its unit: the library takes it as written
         return out
 
 

@@ -257,8 +257,10 @@ _QUOTED = re.compile(r"^'([^']+)': ")
 
 def _load(ctx: CircuitContext, schema, raw: Mapping[str, Any], where: Mapping[str, str]) -> dict:
     """``schema.load(raw)``; each problem named by its file key and line."""
+    from components.hydraulics import read_with_units
+
     try:
-        return schema.load(raw)
+        return read_with_units(schema.load(raw))   # read with units: taken as written
     except ParameterError as exc:
         for p in exc.problems:
             m = _QUOTED.match(p)
