@@ -171,11 +171,17 @@ def load_sensing_circuit(ctx: CircuitContext) -> LoadSensingCircuit:
     """LS pump + relief, pressure-compensated sections (pre or post), smooth shuttles."""
     from components.hydraulics import CompensatedValve, Compensator, LSCircuit, SmoothShuttle
     from components.hydraulics.ls_circuit import ls_power_unit_from_si
+    from components.hydraulics.supply import speed_problem
 
     pu_schema, ls_schema, shared, pump_keys, section_keys = _schemas()
     check_keys(ctx, {"oil", "power_unit", "valves", "cavitation_floor"})
     floor, oil_p, _, valve_p = read_shared(ctx, None)
     pu_raw = _table(ctx, "power_unit", shared, refused=_FIXED_ONLY)
+    # the schema's reader takes "25 Hz" as 25 rad/s (pint's radian is 1); the other circuits'
+    # reader refuses a frequency for a shaft speed, and so must this one
+    bad_speed = speed_problem(pu_raw.get("pump_speed"), "pump_speed")
+    if bad_speed:
+        ctx.bad("circuit.power_unit.pump_speed", bad_speed.split(": ", 1)[1])
     ls_raw = _table(ctx, LS_TABLE, pump_keys + section_keys + list(_COMPENSATOR_KEYS))
     where = {k: f"circuit.power_unit.{k}" for k in shared}
     where.update({k: f"circuit.{LS_TABLE}.{k}" for k in pump_keys + section_keys})
