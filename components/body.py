@@ -110,8 +110,11 @@ class MainBody(Part):
             except (TypeError, ValueError):
                 numeric.append(f"point mass {pm!r}: found {spec!r}, expected (mass, (x, y))")
                 continue
-            bad = number_problems("", numeric_only({f"point mass {pm!r}": (m, Check(">=0", "kg"))}))
-            bad += pair_problems(f"point mass {pm!r} position", xy)
+            label = f"point mass {pm!r}"
+            bad: list[str] = []
+            m = in_si({label: (m, "kg")}, bad)[label]        # "450 kg" as the body's own mass
+            bad += number_problems("", numeric_only({label: (m, Check(">=0", "kg"))}))
+            bad += pair_problems(f"{label} position", xy)
             numeric += bad
             if not bad:
                 self.point_masses[pm] = (as_amount(m), (float(xy[0]), float(xy[1])))

@@ -35,6 +35,7 @@ import sympy as sp
 
 from bondgraph import MTF, I, One, Se, Zero
 from bondgraph.checks import Check, number_problems
+from bondgraph.errors import ConnectionRuleError
 
 from .geometry import Pathway
 from .part import Part, as_amount, in_si, numeric_only, present, raise_problems
@@ -167,6 +168,15 @@ class Cylinder(Part):
     def world_points(self, pose) -> dict[str, tuple]:
         rx, ry, phi, s = pose
         return {self.root.name: (rx, ry), self.tip: (rx + s * np.cos(phi), ry + s * np.sin(phi))}
+
+    def hinge(self, name: str):
+        """The hinge point ``name``; ``"I"`` is named for what it is (the extension interface)."""
+        if name == "I" and name not in self.points:
+            raise ConnectionRuleError(
+                f"{self.name}/I (I): the cylinder's extension interface is driven (force, "
+                "extension or the hydraulic side), not hinged (rule: a cylinder has exactly one "
+                "Rt, one Pr and one I)")
+        return super().hinge(name)
 
     def point_jacobian(self, pose, point: str):
         rx, ry, phi, s = pose

@@ -178,11 +178,6 @@ class Part(BondGraph):
         try:
             return self.points[name]
         except KeyError:
-            if name == "I" and self.kind == "cylinder":
-                raise ConnectionRuleError(
-                    f"{self.name}/I (I): the cylinder's extension interface is driven (force, "
-                    "extension or the hydraulic side), not hinged (rule: a cylinder has exactly one "
-                    "Rt, one Pr and one I)") from None
             raise ConnectionRuleError(
                 f"{self.name}: no hinge point {name!r}; points are "
                 f"{', '.join(f'{p} ({h.cls.value})' for p, h in self.points.items())}") from None

@@ -22,6 +22,7 @@ from .drive import HydraulicCircuit, HydraulicDrive
 from .endstop import EndStop
 from .friction import Friction
 from .lines import Hose, Line
+from ._values import SIValue, read_with_units
 from .oil import HLP46, Oil
 from .orifice import Orifice, nominal_flow, orifice_flow, signed_sqrt
 from .params import DRIVE_SCHEMA, POWER_UNIT_SCHEMA, circuit_from_params, load_circuit
@@ -50,6 +51,7 @@ __all__ = [
     "Compensator", "CompensatedValve", "LSPump", "LSPowerUnit", "LS_POWER_UNIT_SCHEMA",
     "LSCircuit", "LS_SCHEMA", "ls_circuit_from_params",
     "NFCPump", "NFCPowerUnit", "OpenCentreValve", "NegativeControl", "OpenCentreCircuit",
+    "SIValue", "read_with_units",
 ]
 
 from pathlib import Path as _Path

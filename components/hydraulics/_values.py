@@ -18,7 +18,26 @@ from bondgraph.checks import FINITE, NONNEGATIVE, POSITIVE, Check
 from bondgraph.errors import ParameterError
 from bondgraph.units import implausible, to_si
 
-__all__ = ["si", "FINITE", "NONNEGATIVE", "POSITIVE", "raise_all", "convert_units"]
+__all__ = ["si", "FINITE", "NONNEGATIVE", "POSITIVE", "raise_all", "convert_units", "SIValue",
+           "read_with_units"]
+
+
+class SIValue(float):
+    """A number in SI that was read *with its unit* (from a parameter or machine file):
+    :func:`si` takes it as it is, without the plausibility check of a bare number — the
+    user wrote "0.9 mm", not 0.0009.
+
+    Examples
+    --------
+    >>> si(SIValue(0.0009), "m", "diameter", [], POSITIVE)
+    0.0009
+    """
+
+
+def read_with_units(values: dict) -> dict:
+    """``values`` (a table read with units: name → float or ``None``) with each float marked
+    :class:`SIValue`; other entries (integers, text, ``None``) as they are."""
+    return {k: SIValue(v) if type(v) is float else v for k, v in values.items()}
 
 
 def si(value: Any, unit: str, name: str, problems: list[str], check: Check = FINITE, *,
@@ -47,7 +66,7 @@ def si(value: Any, unit: str, name: str, problems: list[str], check: Check = FIN
     except ParameterError as exc:
         problems += exc.problems
         return math.nan
-    bare = isinstance(value, (int, float)) and not isinstance(value, bool)
+    bare = isinstance(value, (int, float)) and not isinstance(value, (bool, SIValue))
     if plausible and bare and math.isfinite(v) and v != 0:
         why = implausible(v, unit)
         if why:

@@ -47,7 +47,7 @@ from bondgraph.units import ParamSchema, ParamSpec
 from .compensator import CompensatedValve, Compensator, _what
 from .drive import HydraulicCircuit, HydraulicDrive
 from .oil import Oil
-from .params import _common_tables, _drive, _load, _relief
+from .params import _common_tables, _load, _relief, drive_from_si
 from .pump_ls import LS_POWER_UNIT_SCHEMA, LSPowerUnit, LSPump
 from .shuttle import HybridShuttle, LoadSenseNetwork, SmoothShuttle
 
@@ -200,7 +200,7 @@ def ls_circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, s
     for dn, dp in drive_p.items():
         kw = {"compensator": comp, "oil": oil, "tap_volume": ls_p["tap_volume"],
               "tap_time_constant": ls_p["tap_time_constant"], "ls_opening": ls_p["ls_opening"]}
-        circuit.add_drive(_drive(dn, dp, oil, lengths[dn], commands[dn],
+        circuit.add_drive(drive_from_si(dn, dp, oil, lengths[dn], commands[dn],
                                  valve_type=CompensatedValve, valve_kw=kw))
     return circuit
 

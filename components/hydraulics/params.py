@@ -60,6 +60,7 @@ from .drive import HydraulicCircuit, HydraulicDrive
 from .endstop import EndStop
 from .friction import Friction
 from .oil import OIL_SCHEMA, Oil
+from ._values import read_with_units
 from .supply import CompensatedPump, FixedPump, PowerUnit, ReliefValve
 from .valves import DirectionalValve, SpoolDynamics
 
@@ -74,9 +75,9 @@ POWER_UNIT_SCHEMA = ParamSchema("power_unit", [
     _S("pump_speed", "rev/s", "pump shaft speed", required=False, positive=True),
     _S("compensator_setting", "Pa", "pressure compensator setting (variable pump)", required=False),
     _S("compensator_band", "Pa", "compensator regulation band", required=False, default="5 bar"),
-    _S("relief_crack", "Pa", "relief valve cracking pressure", required=False),
-    _S("relief_full", "Pa", "relief valve fully-open pressure", required=False),
-    _S("relief_flow", "m^3/s", "relief valve flow when fully open", required=False),
+    _S("relief_crack", "Pa", "relief valve cracking pressure", required=False, positive=True),
+    _S("relief_full", "Pa", "relief valve fully-open pressure", required=False, positive=True),
+    _S("relief_flow", "m^3/s", "relief valve flow when fully open", required=False, positive=True),
     _S("volume", "m^3", "pump outlet and line volume", required=False, default="2 L", positive=True),
     _S("tank_pressure", "Pa", "tank gauge pressure", required=False, default="0 Pa"),
 ])
@@ -126,7 +127,7 @@ _TOP = ("oil", "power_unit", "drives")
 
 def _load(schema: ParamSchema, table: Any, where: str, problems: list[str]) -> dict | None:
     try:
-        return schema.load(table)
+        return read_with_units(schema.load(table))
     except ParameterError as exc:
         problems += [f"{where}: {p}" for p in exc.problems]
         return None
@@ -142,12 +143,16 @@ def _relief(p: Mapping[str, float | None], problems: list[str]) -> tuple[bool, R
         return False, None
     if not given:
         return True, None
-    try:
-        return True, ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"])
-    except ParameterError:  # the valve's own message names its fields, not the table's keys
+    if not p["relief_full"] > p["relief_crack"]:  # named by the table's keys, not the valve's fields
         problems.append(f"power_unit: 'relief_full' ({p['relief_full'] / 1e5:.6g} bar) must exceed "
                         f"'relief_crack' ({p['relief_crack'] / 1e5:.6g} bar): the valve opens fully "
                         "above its cracking pressure")
+        return False, None
+    try:
+        return True, ReliefValve(p["relief_crack"], p["relief_full"], p["relief_flow"])
+    except ParameterError as exc:   # (the schemas refuse values ≤ 0 before this)
+        problems += [f"power_unit: relief valve (relief_crack, relief_full, relief_flow): {q}"
+                     for q in exc.problems]
         return False, None
 
 
@@ -294,7 +299,3 @@ def load_circuit(path: str | Path, **kw: Any) -> HydraulicCircuit:
     except ParameterError as exc:
         raise ParameterError(exc.problems, subject=f"parameter file {str(path)!r}") from None
 
-
-#: names the load-sensing circuit imports
-_power_unit = power_unit_from_si
-_drive = drive_from_si

@@ -62,7 +62,7 @@ from ._expr import clip
 from .lag import Lag
 from .lines import drain
 from .oil import Oil
-from .supply import PowerUnit, ReliefValve
+from .supply import DelayedFlow, PowerUnit, ReliefValve, speed_problem
 
 __all__ = ["LSPump", "LSPowerUnit", "LS_POWER_UNIT_SCHEMA"]
 
@@ -92,9 +92,9 @@ LS_POWER_UNIT_SCHEMA = ParamSchema("power_unit", [
     _S("cutoff", "Pa", "pressure cut-off (none: no cut-off)", required=False, positive=True),
     _S("leakage", "m^3/s/Pa", "pump leakage to tank (laminar)", required=False,
        default="3e-12 m^3/s/Pa", minimum=0),
-    _S("relief_crack", "Pa", "relief valve cracking pressure", required=False),
-    _S("relief_full", "Pa", "relief valve fully-open pressure", required=False),
-    _S("relief_flow", "m^3/s", "relief valve flow when fully open", required=False),
+    _S("relief_crack", "Pa", "relief valve cracking pressure", required=False, positive=True),
+    _S("relief_full", "Pa", "relief valve fully-open pressure", required=False, positive=True),
+    _S("relief_flow", "m^3/s", "relief valve flow when fully open", required=False, positive=True),
     _S("volume", "m^3", "pump outlet and line volume", required=False, default="2 L",
        positive=True),
     _S("tank_pressure", "Pa", "tank gauge pressure", required=False, default="0 Pa"),
@@ -161,8 +161,11 @@ class LSPump:
     def __post_init__(self):
         problems: list[str] = []
         raw_cutoff = self.cutoff
+        bad_speed = speed_problem(self.speed)    # "25 Hz": revolutions or radians?
+        if bad_speed:
+            problems.append(bad_speed)
         for f in fields(self):
-            if f.name not in _UNITS:
+            if f.name not in _UNITS or (f.name == "speed" and bad_speed):
                 continue
             raw = getattr(self, f.name)
             if raw is None:
@@ -243,25 +246,6 @@ class LSPump:
         return self.max_flow * clip(alpha, 0, 1)
 
 
-class _Deferred:
-    """A signal computed when the equations are derived."""
-
-    def __init__(self, fn):
-        self.fn = fn
-
-
-class _PumpLaw:
-    """Adapter giving :class:`PowerUnit` the ``law(p)`` of a flow source."""
-
-    def __init__(self, alpha: Any, pump: "LSPump"):
-        self._alpha, self._pump = alpha, pump
-
-    def law(self, p: sp.Expr) -> sp.Expr:
-        if isinstance(self._alpha, _Deferred):   # the command itself, already within 0 … α_max
-            return self._pump.max_flow * self._alpha.fn()
-        return self._pump.flow(self._alpha)
-
-
 class LSPowerUnit(PowerUnit):
     """A load-sensing pump, its outlet volume, leakage, optional relief valve and the tank.
 
@@ -311,10 +295,10 @@ class LSPowerUnit(PowerUnit):
         if pump.swash_time_constant is not None:
             swash = Lag("swash", self._command, time_constant=pump.swash_time_constant,
                         order=pump.order, damping=pump.damping, initial=initial_displacement)
-            alpha = swash.value
-        else:
-            alpha = _Deferred(self._command)
-        super().__init__(name, oil=oil, pump=_PumpLaw(alpha, pump), relief=relief,
+            flow = DelayedFlow(lambda: pump.flow(swash.value))
+        else:   # the command itself, already within 0 … α_max
+            flow = DelayedFlow(lambda: pump.max_flow * self._command())
+        super().__init__(name, oil=oil, pump=flow, relief=relief,
                          volume=volume, tank_pressure=tank_pressure,
                          initial_pressure=initial_pressure)
         self.pump = pump

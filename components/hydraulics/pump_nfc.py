@@ -45,7 +45,7 @@ from ._expr import clip
 from ._values import POSITIVE, raise_all, si
 from .lag import Lag
 from .oil import Oil
-from .supply import PowerUnit, ReliefValve, speed_problem
+from .supply import DelayedFlow, PowerUnit, ReliefValve, speed_problem
 
 __all__ = ["NFCPump", "NFCPowerUnit"]
 
@@ -125,16 +125,6 @@ class NFCPump:
         return min(1.0, max(self.min_displacement, u))
 
 
-class _SwashFlow:
-    """Adapter giving :class:`PowerUnit` the ``law(p)`` of the flow source ``D_max·n·α``."""
-
-    def __init__(self, alpha: sp.Symbol, max_flow: float):
-        self._alpha, self._q = alpha, max_flow
-
-    def law(self, p: sp.Expr) -> sp.Expr:
-        return self._q * self._alpha
-
-
 class NFCPowerUnit(PowerUnit):
     """A negative-control pump, its outlet volume, optional relief valve and the tank.
 
@@ -184,8 +174,8 @@ class NFCPowerUnit(PowerUnit):
             raise ParameterError(f"negative-control power unit {name!r}: initial_displacement = "
                                  f"{initial_displacement!r}, expected 0 … 1")
         swash = Lag("swash", self._command, time_constant=pump.time_constant, initial=a0)
-        super().__init__(name, oil=oil, pump=_SwashFlow(swash.value, pump.max_flow), relief=relief,
-                         volume=volume, tank_pressure=tank_pressure,
+        super().__init__(name, oil=oil, pump=DelayedFlow(lambda: pump.max_flow * swash.value),
+                         relief=relief, volume=volume, tank_pressure=tank_pressure,
                          initial_pressure=initial_pressure)
         self.pump = pump
         self.swash = swash

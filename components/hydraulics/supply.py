@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import sympy as sp
 
@@ -41,7 +41,8 @@ from .oil import Oil
 from .orifice import signed_sqrt
 from .pressure_tap import SensedCapacitance
 
-__all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit"]
+__all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit",
+           "DelayedFlow"]
 
 
 def _pos(value: Any, unit: str, name: str) -> float:
@@ -67,7 +68,15 @@ def speed_problem(value: Any, name: str = "speed") -> str | None:
     >>> print(speed_problem("25 Hz"))
     'speed': found '25 Hz', which does not say whether it counts revolutions or radians (they differ by 2π); write e.g. "25 rev/s", "1500 rpm" or "157 rad/s"
     """
-    if isinstance(value, str) and not any(w in value for w in _ANGULAR):
+    if isinstance(value, Mapping) and isinstance(value.get("unit"), str):
+        unit = value["unit"]                         # {"value": 25, "unit": "Hz"}
+    elif hasattr(value, "magnitude") and hasattr(value, "units"):
+        unit = str(value.units)                      # a pint quantity: "hertz", "revolutions_per_minute"
+    elif isinstance(value, str):
+        unit = value
+    else:
+        return None                                  # a bare number: rev/s (SI of this library)
+    if not any(w in unit for w in _ANGULAR):
         return (f"{name!r}: found {value!r}, which does not say whether it counts revolutions or "
                 "radians (they differ by 2π); write e.g. \"25 rev/s\", \"1500 rpm\" or \"157 rad/s\"")
     return None
@@ -132,6 +141,25 @@ class CompensatedPump:
         ps = _pos(self.setting, "Pa", "setting")
         band = _pos(self.band, "Pa", "band")
         return self.flow * clip((ps - p) / band, 0, 1)
+
+
+class DelayedFlow:
+    """The ``law(p)`` a :class:`PowerUnit` asks of its pump, for a pump whose flow is an
+    expression made when the equations are derived (``flow()``): a swash-plate state, or a
+    controller's command that reads signals set after the power unit is built.
+
+    Examples
+    --------
+    >>> alpha = sp.Symbol("alpha")
+    >>> DelayedFlow(lambda: 2.5e-3 * alpha).law(sp.Symbol("p"))
+    0.0025*alpha
+    """
+
+    def __init__(self, flow):
+        self._flow = flow
+
+    def law(self, p: sp.Expr) -> sp.Expr:
+        return self._flow()
 
 
 class PumpSource(Sf):

@@ -41,7 +41,7 @@ from __future__ import annotations
 import difflib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import sympy as sp
@@ -92,7 +92,11 @@ class CircuitContext:
 
     def read(self, path: str, table: Any, keys: Mapping[str, tuple]) -> dict[str, Any]:
         """Read a table: ``keys`` maps name → ``(unit, default, check)`` (``default=...``
-        required; ``check`` in positive, nonneg, None). Problems are collected."""
+        required; ``check`` in positive, nonneg, None). Problems are collected. The values
+        are :class:`~components.hydraulics.SIValue`: a library part takes them as written
+        (``"0.9 mm"`` is not a bare 0.0009 whose size it would question)."""
+        from components.hydraulics import SIValue
+
         out: dict[str, Any] = {}
         if not isinstance(table, Mapping):
             self.bad(path, f"found {table!r}, expected a table")
@@ -125,7 +129,7 @@ class CircuitContext:
             if check == "nonneg" and v < 0:
                 self.bad(key, f"found {table[k]!r}, expected a value ≥ 0")
                 continue
-            out[k] = v
+            out[k] = SIValue(v)   # read with its unit: the library takes it as written
         return out
 
 
@@ -141,8 +145,11 @@ class Circuit:
     pistons : dict
         Function → the rod-velocity state path below the component (``None`` if none).
     supply : dict
-        Supply pressure state path below the component → its start value (Pa); these are
-        solved for in the equilibrium start with the loaded chambers.
+        Supply state path below the component → its start value (Pa for a pressure); these
+        are solved for in the equilibrium start with the loaded chambers.
+    dimensionless : iterable of str
+        The supply states that are not pressures (a swash-plate position, 0 … 1): a run
+        does not scale their absolute tolerance (:meth:`pressure_states`).
     relief_pressure : float or None
         Cracking pressure of the main relief valve (Pa): the report flags chambers above it.
     cavitation_floor : float
@@ -155,11 +162,16 @@ class Circuit:
                  pistons: Mapping[str, str | None], supply: Mapping[str, float],
                  relief_pressure: float | None, cavitation_floor: float,
                  areas: Mapping[str, tuple[float, float]], valve_gains: Mapping[str, float] | None = None,
-                 base_pressure: float = 10e5):
+                 base_pressure: float = 10e5, dimensionless: Iterable[str] = ()):
         self.component = component
         self.chambers = dict(chambers)
         self.pistons = dict(pistons)
         self.supply = dict(supply)
+        self.dimensionless = frozenset(dimensionless)
+        stray = sorted(self.dimensionless - set(self.supply))
+        if stray:
+            raise ParameterError(f"circuit {component.name!r}: dimensionless = {stray}, expected "
+                                 f"supply states (one of {', '.join(self.supply) or 'none'})")
         self.relief_pressure = relief_pressure
         self.cavitation_floor = cavitation_floor
         self.areas = dict(areas)
@@ -183,8 +195,10 @@ class Circuit:
 
     def pressure_states(self) -> list[str]:
         """State paths below the component that are pressures (Pa): the chambers and the
-        supply. A run scales its absolute tolerance on them (:data:`.run.PRESSURE_ATOL_SCALE`)."""
-        return [s for pair in self.chambers.values() for s in pair] + list(self.supply)
+        supply states but the :attr:`dimensionless` ones. A run scales its absolute tolerance
+        on them (:data:`.run.PRESSURE_ATOL_SCALE`)."""
+        return ([s for pair in self.chambers.values() for s in pair]
+                + [s for s in self.supply if s not in self.dimensionless])
 
     def report_lines(self, tab: Mapping[str, np.ndarray]) -> list[str]:
         """Lines the text report adds about the circuit (its read-outs over the run)."""

@@ -171,11 +171,17 @@ def load_sensing_circuit(ctx: CircuitContext) -> LoadSensingCircuit:
     """LS pump + relief, pressure-compensated sections (pre or post), smooth shuttles."""
     from components.hydraulics import CompensatedValve, Compensator, LSCircuit, SmoothShuttle
     from components.hydraulics.ls_circuit import ls_power_unit_from_si
+    from components.hydraulics.supply import speed_problem
 
     pu_schema, ls_schema, shared, pump_keys, section_keys = _schemas()
     check_keys(ctx, {"oil", "power_unit", "valves", "cavitation_floor"})
     floor, oil_p, _, valve_p = read_shared(ctx, None)
     pu_raw = _table(ctx, "power_unit", shared, refused=_FIXED_ONLY)
+    # the schema's reader takes "25 Hz" as 25 rad/s (pint's radian is 1); the other circuits'
+    # reader refuses a frequency for a shaft speed, and so must this one
+    bad_speed = speed_problem(pu_raw.get("pump_speed"), "pump_speed")
+    if bad_speed:
+        ctx.bad("circuit.power_unit.pump_speed", bad_speed.split(": ", 1)[1])
     ls_raw = _table(ctx, LS_TABLE, pump_keys + section_keys + list(_COMPENSATOR_KEYS))
     where = {k: f"circuit.power_unit.{k}" for k in shared}
     where.update({k: f"circuit.{LS_TABLE}.{k}" for k in pump_keys + section_keys})
@@ -220,12 +226,13 @@ def load_sensing_circuit(ctx: CircuitContext) -> LoadSensingCircuit:
     p_ls = hc.network.pressure()
     p0 = pu.pump.margin + float(p_ls.xreplace({s: 0 for s in p_ls.free_symbols}))
     supply = {f"{pu.name}/{pu.pressure_state}": p0, f"{pu.name}/rate/x.value": p0}
-    if pu.swash is not None:
-        supply[f"{pu.name}/swash/x.value"] = 0.0
+    swash = [] if pu.swash is None else [f"{pu.name}/swash/x.value"]
+    supply.update({s: 0.0 for s in swash})
     for f in ctx.functions:
         supply[f"{f}/valve/ls/C.e"] = 0.0
     relief = pu.relief.crack_pressure if pu.relief else None
-    return LoadSensingCircuit(hc, supply=supply, relief_pressure=relief, cavitation_floor=floor, **parts)
+    return LoadSensingCircuit(hc, supply=supply, dimensionless=swash, relief_pressure=relief,
+                              cavitation_floor=floor, **parts)
 
 
 def _table(ctx: CircuitContext, name: str, keys: list[str], refused: tuple[str, ...] = ()) -> dict:
@@ -256,8 +263,10 @@ _QUOTED = re.compile(r"^'([^']+)': ")
 
 def _load(ctx: CircuitContext, schema, raw: Mapping[str, Any], where: Mapping[str, str]) -> dict:
     """``schema.load(raw)``; each problem named by its file key and line."""
+    from components.hydraulics import read_with_units
+
     try:
-        return schema.load(raw)
+        return read_with_units(schema.load(raw))   # read with units: taken as written
     except ParameterError as exc:
         for p in exc.problems:
             m = _QUOTED.match(p)

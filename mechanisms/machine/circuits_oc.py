@@ -102,9 +102,6 @@ class OpenCentreMachineCircuit(FixedCircuit):
         self.max_flow = hc.power_unit.pump.max_flow
         self.standby_pressure = hc.standby()["neg/C_N.e"]
 
-    def pressure_states(self) -> list[str]:
-        return [s for s in super().pressure_states() if not s.endswith("swash/x.value")]
-
     def read_outs(self, res, prefix: str) -> dict[str, tuple[np.ndarray, str]]:
         out = super().read_outs(res, prefix)
         if "pump_flow" in out:
@@ -205,7 +202,7 @@ def open_centre_circuit(ctx: CircuitContext) -> OpenCentreMachineCircuit:
     # the equilibrium start settles the outlet, the gallery volumes and the swash plate from
     # stand-by (every spool centred)
     supply = hc.standby()
-    return OpenCentreMachineCircuit(hc, supply=supply,
+    return OpenCentreMachineCircuit(hc, supply=supply, dimensionless=[f"{punit.name}/swash/x.value"],
                                     relief_pressure=relief.crack_pressure if relief else None,
                                     cavitation_floor=floor, **parts)
 

@@ -4,6 +4,7 @@ import pytest
 import sympy as sp
 
 from bondgraph import BondGraph, EquationError, Input, ParameterError, build
+from bondgraph.units import ureg
 from components.hydraulics import (CompensatedValve, Compensator, DirectionalValve, FixedPump,
                                    HybridShuttle, HydraulicCylinder, HydraulicDrive, Lag,
                                    LoadSenseNetwork, LSCircuit, LSPort, LSPowerUnit, LSPump, Oil,
@@ -87,6 +88,11 @@ CASES = [
     Case("pump-order-3", lambda: _pump(swash_time_constant="5 ms", order=3), ParameterError,
          ["order", "1 or 2"]),
     Case("pump-negative-leakage", lambda: _pump(leakage=-1e-12), ParameterError, ["leakage"]),
+    # "25 Hz" was read as 25/(2π) rev/s (pint's radian is 1): a pump 2π times too slow
+    Case("pump-speed-hz", lambda: _pump(speed="25 Hz"), ParameterError,
+         ["load-sensing pump", "'speed'", "25 Hz", "revolutions or radians"]),
+    Case("pump-speed-hz-quantity", lambda: _pump(speed=ureg().Quantity(25, "Hz")), ParameterError,
+         ["load-sensing pump", "'speed'", "hertz", "revolutions or radians"]),
     Case("pump-negative-torque-limit", lambda: _pump(torque_limit="-5 N*m"), ParameterError,
          ["torque_limit"]),
     Case("power-unit-fixed-pump", lambda: LSPowerUnit("pu", oil=OIL, pump=FixedPump("1 L/rev", "10 rev/s")),
@@ -134,6 +140,17 @@ CASES = [
         {**TABLE, "power_unit": {**TABLE["power_unit"], "margin": 20}},
         lengths={"lift": sp.Symbol("s")}, commands={"lift": Input("c")}),
          ParameterError, ["power_unit", "margin", "unit"]),
+    # a relief key ≤ 0 was reported as "'relief_full' must exceed 'relief_crack'"
+    Case("table-relief-flow-negative", lambda: ls_circuit_from_params(
+        {**TABLE, "power_unit": {**TABLE["power_unit"], "relief_crack": "300 bar", "relief_full": "310 bar",
+                                 "relief_flow": "-100 L/min"}},
+        lengths={"lift": sp.Symbol("s")}, commands={"lift": Input("c")}),
+         ParameterError, ["power_unit", "'relief_flow'", "-100 L/min", "> 0"]),
+    Case("table-relief-crack-negative", lambda: ls_circuit_from_params(
+        {**TABLE, "power_unit": {**TABLE["power_unit"], "relief_crack": "-5 bar", "relief_full": "310 bar",
+                                 "relief_flow": "100 L/min"}},
+        lengths={"lift": sp.Symbol("s")}, commands={"lift": Input("c")}),
+         ParameterError, ["power_unit", "'relief_crack'", "-5 bar", "> 0"]),
 ]
 
 

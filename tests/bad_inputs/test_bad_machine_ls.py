@@ -68,6 +68,9 @@ CASES = [
          ParameterError, ["'circuit.power_unit.pump_sped'", "did you mean 'circuit.power_unit.pump_speed'"]),
     Case("ls-pump-key-in-power-unit", _build(**{"circuit__power_unit__margin": "3 bar"}),
          ParameterError, ["'circuit.power_unit.margin'", "unknown key"]),
+    # read as 25/(2π) rev/s by the LS table's reader (the fixed circuit refused it)
+    Case("ls-pump-speed-hz", _build(**{"circuit__power_unit__pump_speed": "25 Hz"}), ParameterError,
+         ["'circuit.power_unit.pump_speed'", "25 Hz", "revolutions or radians"]),
     Case("ls-type-misspelt", _build(**{"circuit__type": "load_sensing"}), ParameterError,
          ["'circuit.type'", "'load_sensing'", "did you mean 'load-sensing'"]),
 ]

@@ -54,6 +54,10 @@ CASES = [
     Case("cylinder-stroke-wrong-unit", lambda: Cylinder("c", retracted="2.48 m", stroke="1.25 kg"), P,
          ["cylinder 'c'", "'stroke'", "'1.25 kg'", "a length in m"]),
     Case("body-mass-nan", body(mass=NAN), P, ["body 'boom'", "mass", "nan"]),
+    Case("body-point-mass-wrong-unit", body(point_masses={"payload": ("450 m", (2.0, 0.0))}), P,
+         ["body 'boom'", "point mass 'payload'", "'450 m'", "a mass in kg"]),
+    Case("body-point-mass-negative", body(point_masses={"payload": (-450.0, (2.0, 0.0))}), P,
+         ["body 'boom'", "point mass 'payload'", "-450", "≥ 0"]),
     Case("body-inertia-negative", body(inertia=-1.0), P, ["body 'boom'", "inertia", "-1.0", "≥ 0"]),
     Case("body-cog-nan", body(cog=(1.5, NAN)), P, ["body 'boom'", "cog y", "nan"]),
     Case("body-cog-text", body(cog=("a", 0.0)), P, ["body 'boom'", "cog x", "'a' (text)"]),
@@ -142,6 +146,8 @@ CASES = [
     Case("chamber-initial-nan", lambda: Chamber("c", 1e-3, Oil(), initial=NAN), P, ["chamber 'c'", "initial"]),
     Case("chamber-volume-zero", lambda: Chamber("c", 0.0, Oil()), P, ["chamber 'c'", "volume", "> 0"]),
     Case("pump-speed-nan", lambda: FixedPump("100 cm^3/rev", NAN), P, ["fixed pump", "'speed'", "nan"]),
+    Case("pump-speed-hz-table", lambda: FixedPump("100 cm^3/rev", {"value": 25, "unit": "Hz"}), P,
+         ["fixed pump", "'speed'", "'Hz'", "revolutions or radians"]),
     Case("pump-band-negative", lambda: CompensatedPump(1e-4, 25.0, "200 bar", "-5 bar"), P,
          ["compensated pump", "'band'"]),
     Case("relief-full-below-crack", lambda: ReliefValve(crack="300 bar", full="290 bar", q_rated=1e-3), P,
@@ -179,3 +185,9 @@ def test_a_negative_bore_is_not_blamed_on_the_rod():
 def test_the_catalogue_is_large_enough():
     assert len(CASES) >= 50
     assert len(set(ids(CASES))) == len(CASES)
+
+
+def test_a_point_mass_takes_its_unit_like_the_body_mass():
+    """``"0.45 t"`` is 450 kg for a point mass as for the body's own mass (it was refused as text)."""
+    b = body(mass="100 kg", point_masses={"payload": ("0.45 t", (2.0, 0.0))})()
+    assert b.mass == 100.0 and b.point_masses["payload"] == (450.0, (2.0, 0.0))

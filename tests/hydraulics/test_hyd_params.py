@@ -83,6 +83,25 @@ def test_parameter_file_loads_and_names_bad_keys(tmp_path):
         load_toml(tmp_path / "missing.toml")
 
 
+def test_a_value_given_with_its_unit_is_taken_as_written(tmp_path):
+    """A small value written with its unit ("5 mbar" of tank pressure, a 0.05 L/min valve
+    leakage flow) is not a bare SI number: the plausibility check of bare numbers must not
+    refuse it (it did, asking for the unit the file gives)."""
+    lengths = {k: sp.Symbol(k) for k in ("boom", "arm")}
+    text = CIRCUIT.replace('relief_flow = "0.08 m^3/s"', 'relief_flow = "0.08 m^3/s"\n'
+                           'tank_pressure = "5 mbar"')
+    path = tmp_path / "small.toml"
+    path.write_text(text)
+    circ = load_circuit(path, lengths=lengths, commands={k: 0.0 for k in lengths})
+    assert circ.power_unit.tank_pressure == pytest.approx(500.0)
+    from components.hydraulics import PowerUnit, SIValue
+
+    with pytest.raises(ParameterError, match="bare number 500"):    # a bare 500 Pa is still asked about
+        PowerUnit("pu", oil=Oil(), pressure="200 bar", tank_pressure=500.0)
+    assert PowerUnit("pu", oil=Oil(), pressure="200 bar",
+                     tank_pressure=SIValue(500.0)).tank_pressure == 500.0
+
+
 def test_missing_drive_inputs_are_named():
     table = {"oil": {"density": "870 kg/m^3", "bulk_modulus": "1 GPa"},
              "power_unit": {"pressure": "200 bar"},

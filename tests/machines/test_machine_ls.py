@@ -208,3 +208,21 @@ def test_cli_runs_the_ls_circuit_and_compares_two_folders(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "why they differ:" in out and "relief loss: A" in out
     assert (tmp_path / "cmp" / "circuits.png").stat().st_size > 10_000
+
+
+def test_a_swash_plate_lag_is_not_given_a_pressure_tolerance():
+    """With an actuator lag the swash plate ``α`` (0 … 1) is a supply state of the circuit but
+    not a pressure: its absolute tolerance stays ``atol`` (scaled by 1e8 it was 1.0, the whole
+    range of α, so the error control ignored it); the outlet and its rate filter (Pa) are scaled."""
+    from mechanisms.machine.run import PRESSURE_ATOL_SCALE, _atol
+
+    m = Machine.from_file(EXC, {**LS, "circuit.load_sensing.swash_time_constant": "20 ms"},
+                          mode="valves")
+    names = m.model.model.state_names
+    atol = dict(zip(names, _atol(m, 1e-8)))
+    hyd = "excavator/hyd/pu"
+    assert "pu/swash/x.value" in m.circuit.supply
+    assert atol[f"{hyd}/swash/x.value"] == 1e-8
+    assert atol[f"{hyd}/C_P.e"] == atol[f"{hyd}/rate/x.value"] == 1e-8 * PRESSURE_ATOL_SCALE
+    for cap, rod in m.circuit.chambers.values():
+        assert atol[f"excavator/hyd/{cap}"] == atol[f"excavator/hyd/{rod}"] == 1e-8 * PRESSURE_ATOL_SCALE

@@ -103,3 +103,11 @@ def test_three_circuits_side_by_side(run):
     fig = cmp.plot()
     labels = [t.get_text() for t in fig.axes[-1].get_xticklabels()]
     assert labels == ["fixed", "LS", "open centre"]
+
+
+def test_a_sub_millimetre_orifice_written_with_its_unit_is_taken():
+    """``orifice_diameter = "0.9 mm"`` was refused as a "bare number 0.0009" (the file layer
+    had read the unit, the library asked for it again): now taken, with the orifice law."""
+    m = Machine.from_file(EXC, {**OC, "circuit.open_centre.orifice_diameter": "0.9 mm"}, mode="valves")
+    ctl = m.circuit.hydraulic.control
+    assert ctl.diameter == pytest.approx(0.9e-3) and ctl.area == pytest.approx(math.pi * 0.9e-3 ** 2 / 4)
