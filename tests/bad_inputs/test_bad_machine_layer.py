@@ -94,6 +94,12 @@ CASES = [
     Case("mechanism-gravity-negative", lambda: Mechanism("m", gravity=-9.81), P,
          ["gravity -9.81", "acting along -y"]),
     Case("mechanism-name-empty", lambda: Mechanism(""), P, ["Mechanism name", "non-empty string"]),
+    Case("run-controller-mode-forces", lambda: built().run(
+        t_end=0.05, controller=lambda t, y: {"boom.cmd": 1.0}, progress=False), P,
+         ["controller", "mode 'forces'", "expected mode 'valves'"]),
+    Case("run-start-mode-extensions", lambda: built("extensions").run(
+        t_end=0.05, start=built("extensions").start_pose, progress=False), P,
+         ["start", "mode 'extensions'", "the cycle's first lengths"]),
     Case("mechanism-no-parts-pose", lambda: Mechanism("m").solve_pose({}), ConnectionRuleError,
          ["mechanism 'm'", "no parts", "Mechanism.add"]),
 ]
