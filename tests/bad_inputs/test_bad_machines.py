@@ -155,6 +155,15 @@ CASES = [
          ["swing", "unknown"]),
     Case("cycle-negative-length", lambda: cycle("extensions", [(0, 3.6, 3.0, 3.0), (1, -3.6, 3.0, 3.0)]), P,
          ["boom", "lengths are > 0 m"]),
+    Case("cycle-text-values", lambda: Cycle("forces", [0, 1], {"boom": ["a", "b"], "arm": [0, 0], "bucket": [0, 0]},
+                                            ("boom", "arm", "bucket")), P,
+         ["column 'boom'", "not a sequence of numbers"]),
+    Case("cycle-text-time", lambda: Cycle("forces", ["0 s", "1 s"], {"boom": [0, 0], "arm": [0, 0], "bucket": [0, 0]},
+                                          ("boom", "arm", "bucket")), P,
+         ["column 'time'", "'0 s'", "not a sequence of numbers"]),
+    Case("cycle-nested-time", lambda: Cycle("forces", [[0, 1]], {"boom": [0, 0], "arm": [0, 0], "bucket": [0, 0]},
+                                            ("boom", "arm", "bucket")), P,
+         ["column 'time'", "2-D", "expected a 1-D sequence"]),
 ]
 
 
