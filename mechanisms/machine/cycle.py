@@ -168,14 +168,10 @@ class Cycle:
         return {f: Table(self.time, self.values[f], name=f"{f} {self.mode[:-1]}") for f in self.functions}
 
     def sample(self, times: np.ndarray) -> dict[str, np.ndarray]:
-        """Values of each function at ``times`` (the splines/tables the run uses)."""
+        """Values of each function at ``times``: those of the signals a run uses
+        (:meth:`signals`), the last values held past the cycle's end as a run holds them."""
         times = np.asarray(times, dtype=float)
-        if self.mode == "extensions":
-            from scipy.interpolate import CubicSpline
-
-            return {f: CubicSpline(self.time, self.values[f], bc_type="clamped")(times)
-                    for f in self.functions}
-        return {f: np.interp(times, self.time, self.values[f]) for f in self.functions}
+        return {f: s.values_at(times) for f, s in self.signals().items()}
 
     def to_csv(self, path: str | Path) -> Path:
         """Write the cycle as a CSV (atomically)."""
