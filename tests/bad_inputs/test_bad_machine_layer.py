@@ -62,6 +62,17 @@ def file_with(*pairs, cycle_rows=None):
     return d / "m.toml"
 
 
+def loader_beyond_its_tilt_range():
+    """The loader with ``[limits] tilt = −60° … 40°``, asked for the lengths of its cycle at
+    t = 2.25 s, where the bucket is rolled back to 71° to the boom."""
+    from mechanisms.machine.description import MachineDescription
+
+    text = (DATA / "wheel_loader.toml").read_text() + '\n[limits]\ntilt = ["-60 deg", "40 deg"]\n'
+    m = Machine(MachineDescription.from_text(text, name="loader.toml", base=DATA), mode="extensions")
+    at = m.cycle().sample(np.array([2.25]))
+    return m.pose_at_lengths({f: float(at[f][0]) for f in m.functions})
+
+
 CASES = [
     Case("pose-lengths-unknown-function", lambda: built().pose_at_lengths(
         {"boom": 3.0, "arm": 3.0, "bucket": 3.0, "stick": 3.0}), P, ["'stick'", "not a function of"]),
@@ -73,6 +84,8 @@ CASES = [
          P, ["boom", "'3 m'", "finite number (m)"]),
     Case("pose-lengths-beyond-stroke", lambda: built().pose_at_lengths({"boom": 3.9, "arm": 3.0, "bucket": 3.0}),
          A, ["boom_cylinder", "3.9 m requested", "beyond the stroke end"]),
+    Case("pose-lengths-beyond-joint-range", loader_beyond_its_tilt_range, A,
+         ["pose of wheel_loader at", "angle tilt: 71.08°", "outside its range", "'limits.tilt', loader.toml, line"]),
     Case("pose-beyond-dead-centre", boom_beyond_dead_centre, A,
          ["loop boom_cylinder – chassis – boom", "passes its dead centre", "other assembly branch"]),
     Case("track-through-dead-centre", through_dead_centre, A,
