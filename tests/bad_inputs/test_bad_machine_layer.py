@@ -73,6 +73,26 @@ def loader_beyond_its_tilt_range():
     return m.pose_at_lengths({f: float(at[f][0]) for f in m.functions})
 
 
+def _summary(label, *functions):
+    from mechanisms.machine.compare import RunSummary
+
+    cols = {"time": np.array([0.0, 1.0]), "tip_x": np.zeros(2), "tip_y": np.zeros(2)}
+    cols.update({f"{f}_length": np.full(2, 3.0) for f in functions})
+    return RunSummary(label, cols, None, "none")
+
+
+def compare_two_machines():
+    from mechanisms.machine.compare import compare_runs
+
+    return compare_runs({"exc": _summary("exc", "boom", "arm", "bucket"), "loader": _summary("loader", "lift", "tilt")})
+
+
+def comparison_unknown_label():
+    from mechanisms.machine.compare import compare_runs
+
+    return compare_runs({"a": _summary("a", "boom"), "b": _summary("b", "boom")})["c"]
+
+
 CASES = [
     Case("pose-lengths-unknown-function", lambda: built().pose_at_lengths(
         {"boom": 3.0, "arm": 3.0, "bucket": 3.0, "stick": 3.0}), P, ["'stick'", "not a function of"]),
@@ -113,6 +133,9 @@ CASES = [
     Case("run-start-mode-extensions", lambda: built("extensions").run(
         t_end=0.05, start=built("extensions").start_pose, progress=False), P,
          ["start", "mode 'extensions'", "the cycle's first lengths"]),
+    Case("compare-runs-of-two-machines", compare_two_machines, P,
+         ["not of one machine", "'loader' has functions lift, tilt", "reference 'exc' (arm, boom, bucket)"]),
+    Case("comparison-unknown-run", comparison_unknown_label, P, ["run 'c'", "not in the comparison", "'a', 'b'"]),
     Case("mechanism-no-parts-pose", lambda: Mechanism("m").solve_pose({}), ConnectionRuleError,
          ["mechanism 'm'", "no parts", "Mechanism.add"]),
 ]
