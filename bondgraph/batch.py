@@ -29,18 +29,12 @@ array([[2. , 0. ],
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from .codegen import CompiledSystem, cache_dir, find_compiler
-from .errors import EquationError, ParameterError
+from .codegen import CompiledSystem, build_library
+from .errors import ParameterError
 
 __all__ = ["evaluate_many"]
 
@@ -70,23 +64,8 @@ _LIB: list = []
 def _lib():
     if _LIB:
         return _LIB[0]
-    digest = hashlib.sha256(_SRC.encode()).hexdigest()[:16]
-    path = cache_dir() / f"bg_many_{digest}.so"
-    if not path.exists():
-        cc = find_compiler()
-        if cc is None:
-            raise EquationError("no C compiler found (set $CC or install gcc); batched evaluation "
-                                "of a compiled model needs one")
-        with tempfile.TemporaryDirectory() as tmp:
-            c_file, out = Path(tmp) / "many.c", Path(tmp) / "many.so"
-            c_file.write_text(_SRC)
-            proc = subprocess.run([cc, "-O2", "-std=c99", "-fPIC", "-shared", str(c_file), "-o", str(out)],
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise EquationError(f"compiling the batch evaluator failed:\n{proc.stderr[-2000:]}")
-            partial = path.with_suffix(f".{os.getpid()}.tmp")
-            shutil.copy(out, partial)
-            os.replace(partial, path)
+    path, _ = build_library(_SRC, flags=("-O2", "-std=c99", "-fPIC", "-shared"), libs=(),
+                            prefix="bg_many", what="the batch evaluator")
     lib = ctypes.CDLL(str(path))
     lib.bg_many.restype = ctypes.c_int
     _LIB.append(lib)
@@ -95,9 +74,12 @@ def _lib():
 
 def _rows(a, width: int, n: int, name: str) -> tuple[np.ndarray, int]:
     """An input array as C rows: one row shared by all points (stride 0) or one per point."""
-    arr = np.zeros(max(width, 1)) if a is None else np.asarray(a, dtype=float)
+    try:
+        arr = np.zeros(max(width, 1)) if a is None else np.asarray(a, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name}: found {a!r}, expected {width} numbers per row") from None
     if arr.ndim == 1:
-        if width and arr.shape[0] != width:
+        if a is not None and arr.shape[0] != width:
             raise ParameterError(f"{name}: {arr.shape[0]} values, expected {width}")
         buf = np.zeros(max(width, 1))
         buf[:width] = arr[:width]
@@ -157,7 +139,7 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
         idx, bad = [], []
         lookup = {nm: i for i, nm in enumerate(names)}
         for s in select:
-            if isinstance(s, (int, np.integer)) and 0 <= int(s) < width:
+            if isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= int(s) < width:
                 idx.append(int(s))
             elif s in lookup:
                 idx.append(lookup[s])

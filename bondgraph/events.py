@@ -29,12 +29,12 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 import math
 
 import numpy as np
 
 from .errors import ParameterError
+from .model import _near
 
 __all__ = ["StateEvent", "Flag"]
 
@@ -63,15 +63,14 @@ class StateEvent:
         problems = []
         names = list(model.state_names)
         if state not in names:
-            close = difflib.get_close_matches(str(state), names, n=3)
             problems.append(f"state {state!r}: not a state of model {model.name!r}"
-                            + (f"; did you mean {', '.join(map(repr, close))}?" if close else ""))
+                            + _near(str(state), names))
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)) \
                 or not math.isfinite(float(threshold)):
             problems.append(f"threshold = {threshold!r}: expected a finite number")
-        if sign not in (1, -1):
+        if isinstance(sign, bool) or sign not in (1, -1):
             problems.append(f"sign = {sign!r}: expected +1 or -1")
-        if direction not in (-1, 0, 1):
+        if isinstance(direction, bool) or direction not in (-1, 0, 1):
             problems.append(f"direction = {direction!r}: expected -1, 0 or +1")
         if problems:
             raise ParameterError(problems, subject=f"StateEvent on {state!r}")

@@ -282,7 +282,21 @@ class At(Guard):
     timed = True
 
     def __init__(self, *times: float):
-        object.__setattr__(self, "times", tuple(sorted(float(t) for t in times)))
+        vals, bad = [], []
+        for t in times:
+            try:
+                v = float(t)
+            except (TypeError, ValueError):
+                v = math.nan
+            if math.isfinite(v) and not isinstance(t, bool):
+                vals.append(v)
+            else:
+                bad.append(t)
+        if bad or not times:
+            raise ParameterError(f"At{tuple(times)!r}: " + (f"times {', '.join(map(repr, bad))}: expected finite "
+                                                            "numbers of seconds" if bad else
+                                                            "no time given; expected at least one time"))
+        object.__setattr__(self, "times", tuple(sorted(vals)))
 
     def describe(self) -> str:
         return "t = " + ", ".join(_fmt(t) for t in self.times)
@@ -649,6 +663,12 @@ class HybridModel:
                                           and math.isfinite(v)):
                     problems.append(f"transition {tr.label!r}: guard {attr} {v!r}, expected a finite "
                                     "number")
+            if isinstance(tr.guard, When) and not callable(tr.guard.fn):
+                problems.append(f"transition {tr.label!r}: When guard {tr.guard.description!r}: "
+                                f"{tr.guard.fn!r} is not callable, expected a function g(t, x)")
+            if tr.reset is not None and not callable(tr.reset):
+                problems.append(f"transition {tr.label!r}: reset {tr.reset!r} is not callable, "
+                                "expected a function (t, x) -> new state")
             if tr.dwell < 0:
                 problems.append(f"transition {tr.label!r}: dwell {tr.dwell!r}, expected ≥ 0")
         if problems:
@@ -779,6 +799,13 @@ class _RecordedInputs:
     def __call__(self, t):
         return np.array([s.value(t) for s in self.signals]), np.zeros(0)
 
+    def at(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``u`` (interpolated in the recorded values) and ``du`` at every time of ``t``."""
+        t = np.asarray(t, dtype=float).ravel()
+        U = np.column_stack([np.interp(t, s._t, s._v) for s in self.signals]) if self.signals \
+            else np.zeros((len(t), 0))
+        return U, np.zeros((len(t), 0))
+
     def breakpoints(self):
         return np.array([])
 
@@ -810,22 +837,27 @@ class HybridResults(Results):
         return self.mode_values[variable]
 
     def outputs(self) -> dict[str, np.ndarray]:
+        """The compiled outputs at every sample, each with the parameters of its mode and
+        the inputs as they were during the run (one batched call per mode); outputs that
+        are not finite somewhere are named in a warning, as for :class:`Results`."""
         if self._out is None:
+            from .batch import evaluate_many
+
             sysm = self.model.system
             saved = sysm.params.copy()
             names = sysm.output_names
             data = np.zeros((len(self.t), len(names)))
+            index = np.asarray(self._param_index, dtype=int)
             try:
-                for i, (ti, xi) in enumerate(zip(self.t, self.x)):
-                    sysm.params[:] = self._param_rows[self._param_index[i]]
-                    sysm.set_inputs(self.inputs.U[i], self._du[i])
-                    try:
-                        data[i] = sysm.outputs(ti, xi)
-                    except FloatingPointError:
-                        data[i] = np.nan
+                for k in np.unique(index):
+                    rows = np.flatnonzero(index == k)
+                    sysm.params[:] = self._param_rows[k]
+                    data[rows] = evaluate_many(sysm, self.x[rows], self.inputs.U[rows],
+                                               self._du[rows], t=self.t[rows])
             finally:
                 sysm.params[:] = saved
             self._out = {n: data[:, j] for j, n in enumerate(names)}
+            self._warn_non_finite(data, names)
         return self._out
 
     def events_per_second(self, window: float | None = None) -> float:
@@ -1342,6 +1374,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     k_sample = 0
     n_seg = 0
 
+    sampled_once: list[bool] = []
+
     def sample(t: float, yv: np.ndarray) -> None:
         out = rhs.control(t, yv)
         changes = {}
@@ -1355,6 +1389,15 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                 raise ParameterError(f"controller output {k!r}: not one of its inputs "
                                      f"({', '.join(controller.inputs) or 'none'}) or a discrete "
                                      f"variable ({', '.join(hm.variables) or 'none'})")
+        if not sampled_once:  # a zero-order hold needs a first value of every input it sets
+            missing = [model.input_names[j] for j in rhs.ctrl_idx if model.input_names[j] not in out]
+            if missing:
+                raise UserCallableError(
+                    f"controller (inputs {', '.join(controller.inputs)}): "
+                    f"{describe_callable(controller.fn)} gave no value for {', '.join(map(repr, missing))} "
+                    f"at its first sample, t = {t:.9g} s; expected a value for each of its inputs "
+                    "(later samples may leave one out to hold it)", time=t)
+            sampled_once.append(True)
         if native is not None and rhs.ctrl_idx:  # the held values, in their tables
             model.system._native[0][rhs.held_slots] = rhs.held
         external(t, yv, changes)

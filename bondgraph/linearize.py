@@ -38,17 +38,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .errors import ParameterError, SimulationError
-from .model import Model
+from .model import Model, _near
 from .signals import InputSet
 
 __all__ = ["ModeInfo", "LinearModel", "linearize", "equilibrium"]
-
-
-def _near_name(name: str, names: list[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, names, n=3)
-    return f"; did you mean {', '.join(map(repr, close))}?" if close else ""
 
 
 @dataclass(frozen=True)
@@ -245,8 +238,12 @@ def linearize(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     except FloatingPointError as exc:
         raise SimulationError(f"model {model.name!r}: cannot linearise at t = {t}: {exc}",
                               time=t, state=dict(zip(model.state_names, map(float, x0)))) from None
+    names = model.state_names
     if not np.all(np.isfinite(A)):
-        raise SimulationError(f"model {model.name!r}: non-finite Jacobian at t = {t}", time=t)
+        bad = [f"d(der {names[i]})/d({names[j]})" for i, j in zip(*np.nonzero(~np.isfinite(A)))]
+        raise SimulationError(f"model {model.name!r}: non-finite Jacobian at t = {t}: "
+                              f"{', '.join(bad[:5])}" + (f" and {len(bad) - 5} more" if len(bad) > 5 else ""),
+                              time=t, state=dict(zip(names, map(float, x0))))
     B = np.zeros((len(x0), len(u)))
     try:
         for j in range(len(u)):
@@ -254,11 +251,20 @@ def linearize(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
             up, um = u.copy(), u.copy()
             up[j] += h
             um[j] -= h
-            sysm.set_inputs(up, du)
-            fp = sysm.rhs(t, x0)
-            sysm.set_inputs(um, du)
-            fm = sysm.rhs(t, x0)
+            try:
+                sysm.set_inputs(up, du)
+                fp = sysm.rhs(t, x0)
+                sysm.set_inputs(um, du)
+                fm = sysm.rhs(t, x0)
+            except FloatingPointError as exc:
+                raise SimulationError(f"model {model.name!r}: cannot linearise at t = {t} with respect "
+                                      f"to input {model.input_names[j]!r} = {u[j]:g} ± {h:g}: {exc}",
+                                      time=t, state=dict(zip(names, map(float, x0)))) from None
             B[:, j] = (fp - fm) / (2 * h)
+            if not np.all(np.isfinite(B[:, j])):
+                raise SimulationError(f"model {model.name!r}: non-finite response to input "
+                                      f"{model.input_names[j]!r} = {u[j]:g} ± {h:g} at t = {t}",
+                                      time=t, state=dict(zip(names, map(float, x0))))
     finally:
         sysm.set_inputs(u, du)
     del f0
@@ -311,7 +317,7 @@ def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     for n in free:
         if n not in names:
             problems.append(f"free: {n!r} is not a state of {model.name!r}"
-                            + _near_name(n, names))
+                            + _near(n, names))
     dup = sorted({n for n in free if free.count(n) > 1})
     if dup:
         problems.append(f"free: {', '.join(map(repr, dup))} given more than once")

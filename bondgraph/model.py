@@ -193,6 +193,10 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     ModelStructureError, CausalityConflict, ParameterError, EquationError
     """
     times: dict[str, float] = {}
+    if params is not None and not isinstance(params, Mapping):
+        raise ParameterError(f"build({getattr(model, 'name', type(model).__name__)!r}): params "
+                             f"{params!r}: found {type(params).__name__}, expected a dict "
+                             "parameter name → value")
     t0 = time.perf_counter()
     g = assemble(model) if isinstance(model, BondGraph) else model
     if g.number_of_nodes() == 0:

@@ -161,6 +161,9 @@ def plot_series(results, names: str | Sequence[str], ax=None, *, ylabel: str | N
     if isinstance(names, str):
         names = [names]
     names = list(names)
+    if not names:
+        raise ParameterError("plot_series: no names given; expected at least one state, bond "
+                             "variable, input or output")
     if labels is not None and len(labels) != len(names):
         raise ParameterError(f"plot_series: {len(labels)} labels for {len(names)} names; expected "
                              "one label per name")

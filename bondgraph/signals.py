@@ -69,6 +69,14 @@ def call_user(fn: Callable, args: tuple, what: str, t: float) -> Any:
                                 original=exc) from exc
 
 
+def _numbers(a: Any, owner: str, what: str) -> np.ndarray:
+    """``a`` as a float array, or a :class:`ParameterError` naming ``owner`` and ``what``."""
+    try:
+        return np.asarray(a, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"{owner}: {what} {a!r}: {exc}; expected numbers") from None
+
+
 def _finite(v: Any, fn: Callable, what: str, t: float) -> float:
     try:
         x = float(v)
@@ -223,8 +231,8 @@ class Table(PiecewisePolynomial):
     def __init__(self, times, values, name: str = "table"):
         from scipy.interpolate import PPoly
 
-        self.times = np.asarray(times, dtype=float)
-        self.values = np.asarray(values, dtype=float)
+        self.times = _numbers(times, f"table {name!r}", "times")
+        self.values = _numbers(values, f"table {name!r}", "values")
         if self.times.ndim != 1 or self.times.shape != self.values.shape or len(self.times) < 2:
             raise ParameterError(f"table {name!r}: times {self.times.shape} and values "
                                  f"{self.values.shape}: expected two 1-D arrays of equal "
@@ -250,8 +258,8 @@ class Spline(PiecewisePolynomial):
     """
 
     def __init__(self, times, values, bc_type: Any = "clamped", name: str = "spline"):
-        times = np.asarray(times, dtype=float)
-        values = np.asarray(values, dtype=float)
+        times = _numbers(times, f"spline {name!r}", "times")
+        values = _numbers(values, f"spline {name!r}", "values")
         if times.shape != values.shape or times.ndim != 1 or len(times) < 2:
             raise ParameterError(f"spline {name!r}: expected two 1-D arrays of equal length ≥ 2")
         bad = [w for w, a in (("times", times), ("values", values)) if not np.all(np.isfinite(a))]
@@ -260,7 +268,12 @@ class Spline(PiecewisePolynomial):
                                  "finite numbers")
         if np.any(np.diff(times) <= 0):
             raise ParameterError(f"spline {name!r}: times must increase strictly")
-        self.cs = CubicSpline(times, values, bc_type=bc_type, extrapolate=False)
+        try:
+            self.cs = CubicSpline(times, values, bc_type=bc_type, extrapolate=False)
+        except ValueError as exc:  # scipy's own check of bc_type
+            raise ParameterError(f"spline {name!r}: bc_type = {bc_type!r}: {exc} (expected "
+                                 "'clamped', 'natural', 'not-a-knot', 'periodic' or end "
+                                 "derivatives)") from None
         self.times = times
         super().__init__(self.cs, "linear", name, corners=False)
         self.d2 = self.cs.derivative(2)
@@ -307,6 +320,9 @@ class InputSet:
     """All inputs of a model, evaluated together: ``u(t)``, ``du(t)``."""
 
     def __init__(self, names: list[str], deriv_names: list[str], given: Mapping[str, Any] | None):
+        if given is not None and not isinstance(given, Mapping):
+            raise ParameterError(f"inputs {given!r}: found {type(given).__name__}, expected a dict "
+                                 f"input name → signal (inputs: {', '.join(names) or 'none'})")
         given = dict(given or {})
         problems = []
         missing = [n for n in names if n not in given]

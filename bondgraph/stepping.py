@@ -1046,6 +1046,8 @@ def check_options(model, *, t_span, method: str, rtol, atol, max_step, first_ste
     require_model(model, what)
     t0 = t1 = math.nan
     try:
+        if isinstance(t_span, (str, bytes)):
+            raise TypeError  # "01" would be read as (0, 1)
         span = [float(v) for v in t_span]
         if len(span) != 2:
             raise ValueError

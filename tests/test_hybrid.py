@@ -454,3 +454,38 @@ def test_exceeds_margin_must_be_a_number():
     with pytest.raises(ParameterError, match=r"guard margin nan, expected a finite number"):
         HybridModel.build(bg, [s], [Transition("lead", "behind", "ahead",
                                                Exceeds("race/ma.f", "race/ma.f", float("nan")))])
+
+
+def test_outputs_after_the_run_use_each_samples_mode_and_name_non_finite_values():
+    """Outputs read after a hybrid run take each sample's mode: the air source's effort is
+    +F_AIR while the valve is Right and −F_AIR while Left (from the mode log, not from a
+    run). A law evaluated outside its domain (√(t − 1) before 1 s) gives NaN outputs that
+    are named in a warning, as for a plain run, not handed on silently."""
+    import warnings
+
+    import sympy as sp
+
+    from bondgraph.errors import BondGraphWarning
+
+    tr = [Transition("valve", "Right", "Left", At(0.1, 0.3)),
+          Transition("valve", "Left", "Right", At(0.2))]
+    hm = air_cylinder(tr)
+    res = simulate_hybrid(hm, (0, 0.4), rtol=1e-8, atol=1e-10)
+    (bond,) = [k for _, _, k in hm.model.graph.out_edges("air/air", keys=True)]
+    sign = np.where(res.mode("valve") == "Right", 1.0, -1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert res.outputs()[f"e[{bond}]"] == pytest.approx(F_AIR * sign, rel=1e-12)
+    assert set(res.mode("valve")) == {"Left", "Right"}
+
+    sw = Discrete("sw", {"a": 1.0, "b": 2.0}, initial="a")
+    M = BondGraph("z")
+    M.add(MSe("src", sw.symbol * sp.sqrt(sp.Symbol("t") - 1)), One("j"), R("r", 2.0))
+    M.connect("src", "j")
+    M.connect("j", "r")
+    zm = HybridModel.build(M, [sw], [Transition("sw", "a", "b", At(1.5))])
+    zres = simulate_hybrid(zm, (0, 2), t_eval=[0, 0.5, 1, 1.25, 2])
+    with pytest.warns(BondGraphWarning, match=r"not finite at 2 of 5 output times, from t = 0 s"):
+        out = zres.outputs()
+    (b1,) = [k for _, _, k in zm.model.graph.out_edges("z/src", keys=True)]
+    assert out[f"e[{b1}]"][2:] == pytest.approx([0.0, 0.5, 2.0 * 1.0])   # sw·√(t − 1)

@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import ParameterError, SimulationError
-from .ode import OdeSubsystem
+from .ode import METHODS, OdeSubsystem
 
 __all__ = ["ModelSubsystem"]
 
@@ -117,8 +117,13 @@ class ModelSubsystem(OdeSubsystem):
             else:
                 problems.append(f"output {cname!r}: {quantity!r} is neither a state nor an output "
                                 f"of model {model.name!r}")
+        if method not in (*METHODS, "CVODE"):
+            problems.append(f"method: found {method!r}, expected one of {', '.join(METHODS)}, CVODE")
         if backend not in ("auto", "native", "python"):
             problems.append(f"backend {backend!r}: expected one of auto, native, python")
+        elif backend == "native" and method != "CVODE":
+            problems.append(f"backend 'native' with method {method!r}: the native path integrates "
+                            "with CVODE only (pass method='CVODE')")
         if problems:
             raise ParameterError(problems, subject=f"subsystem {name!r}")
         self.model = model
@@ -138,6 +143,20 @@ class ModelSubsystem(OdeSubsystem):
         self._uvec = np.zeros(len(model.input_names))
         self._duvec = np.zeros(len(model.input_names))
         self._signals = [(model.input_names.index(m), as_signal(v, m)) for m, v in signals.items()]
+        if backend == "native":  # refused now, not at the first step of a run
+            from ..native.cvode import native_reasons
+
+            why = native_reasons(model, method=method, extra=self._native_needs())
+            if why:
+                raise ParameterError([f"backend 'native' cannot run this subsystem: {w}" for w in why],
+                                     subject=f"subsystem {name!r}")
+
+    def _native_needs(self) -> list[str]:
+        """What in this subsystem needs Python per step (signals given as callables)."""
+        from ..native.cvode import evaluable_in_c
+
+        callables = [self.model.input_names[j] for j, sig in self._signals if not evaluable_in_c(sig)]
+        return ["signals given as Python callables (" + ", ".join(callables) + ")"] if callables else []
 
     def _set(self, t: float, u: np.ndarray) -> None:
         tau = t - self._tu
@@ -198,11 +217,8 @@ class ModelSubsystem(OdeSubsystem):
         from ..native.cvode import native_session
 
         if self._native is None:
-            callables = [self.model.input_names[j] for j, sig in self._signals
-                         if not hasattr(sig, "pack") and not hasattr(sig, "constant")]
-            extra = (["signals given as Python callables (" + ", ".join(callables) + ")"]
-                     if callables else [])
-            self._native = native_session(self.model, self.backend, "CVODE", extra=extra,
+            self._native = native_session(self.model, self.backend, "CVODE",
+                                          extra=self._native_needs(),
                                           subject=f"subsystem {self.name!r}") or False
             names = self.model.input_names
             dn = self.model.equations.input_derivatives

@@ -34,7 +34,10 @@ from scipy.integrate import solve_ivp
 from ..errors import ParameterError, SimulationError
 from .subsystem import Port, Subsystem
 
-__all__ = ["OdeSubsystem"]
+__all__ = ["OdeSubsystem", "METHODS"]
+
+#: the ``solve_ivp`` methods a subsystem steps with
+METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")
 
 
 class OdeSubsystem(Subsystem):
@@ -75,9 +78,8 @@ class OdeSubsystem(Subsystem):
         problems = []
         if x0.ndim != 1 or not np.all(np.isfinite(x0)):
             problems.append(f"x0: found {x0!r}, expected a finite 1-D state vector")
-        if method not in ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA"):
-            problems.append(f"method: found {method!r}, expected one of RK23, RK45, DOP853, "
-                            "Radau, BDF, LSODA")
+        if method not in METHODS:
+            problems.append(f"method: found {method!r}, expected one of {', '.join(METHODS)}")
         for label, v in (("rtol", rtol), ("atol", atol)):
             if not (isinstance(v, (int, float)) and v > 0):
                 problems.append(f"{label}: found {v!r}, expected a positive number")

@@ -14,8 +14,8 @@ Examples
 4
 """
 
-from .modelica import (ModelicaModel, ModelicaWriter, class_name_problem, modelica_identifier,
-                       simulate_rumoca, to_modelica)
+from .modelica import (ModelicaModel, ModelicaWriter, class_name_problem, formula_problem,
+                       modelica_identifier, simulate_rumoca, to_modelica)
 
 __all__ = ["to_modelica", "ModelicaModel", "ModelicaWriter", "modelica_identifier",
-           "class_name_problem", "simulate_rumoca"]
+           "class_name_problem", "formula_problem", "simulate_rumoca"]

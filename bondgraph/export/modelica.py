@@ -86,7 +86,7 @@ from ..errors import ModelStructureError, ParameterError, SimulationError
 from ..graph import BondGraph, assemble
 
 __all__ = ["ModelicaModel", "ModelicaWriter", "modelica_identifier", "class_name_problem",
-           "to_modelica", "simulate_rumoca"]
+           "formula_problem", "to_modelica", "simulate_rumoca"]
 
 _RESERVED = {
     "algorithm", "and", "annotation", "block", "break", "class", "connect", "connector",
@@ -679,7 +679,10 @@ def _few(names, n: int = 6) -> str:
 
 
 def _finite_number(value: Any) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float, sp.Number)):
+    """A finite number, or text/an object that converts to one; never True or False."""
+    if isinstance(value, bool):
+        return False
+    if not isinstance(value, (int, float, sp.Number)):
         try:
             value = float(value)
         except (TypeError, ValueError):
@@ -704,6 +707,38 @@ def class_name_problem(name: Any, fallback: str = "model") -> str | None:
             f"starting with a digit, not a keyword (e.g. {modelica_identifier(str(name) or fallback)!r})")
 
 
+def formula_problem(label: str, value: Any) -> str | None:
+    """Why ``value`` is no real, finite number or formula of ``bondgraph.t`` — what an
+    exported input must be — or None if it is one.
+
+    Examples
+    --------
+    >>> from bondgraph import t
+    >>> formula_problem("input 'F'", 3.0 * t) is None
+    True
+    >>> formula_problem("input 'F'", float("inf"))
+    "input 'F' = inf: expected a finite number or formula of bondgraph.t"
+    >>> formula_problem("input 'F'", sp.I * t)
+    "input 'F' = I*t: complex; expected a real number or formula of bondgraph.t"
+    """
+    try:
+        expr = sp.sympify(value, strict=True)
+    except (sp.SympifyError, TypeError, ValueError):
+        expr = None
+    if not isinstance(expr, sp.Expr):
+        return (f"{label} = {value!r}: got {type(value).__name__}; expected a number or a "
+                "formula of bondgraph.t")
+    other = sorted(str(x) for x in expr.free_symbols if x != T)
+    if other:
+        return (f"{label} = {value}: uses {', '.join(other)}; expected a number or a formula "
+                "of bondgraph.t only (Modelica needs a formula of time)")
+    if expr.has(sp.nan, sp.oo, -sp.oo, sp.zoo):
+        return f"{label} = {value!r}: expected a finite number or formula of bondgraph.t"
+    if expr.has(sp.I) or (expr.is_number and expr.is_real is False):
+        return f"{label} = {value}: complex; expected a real number or formula of bondgraph.t"
+    return None
+
+
 def _check_arguments(g, model, name, inputs, start, units, params, description) -> None:
     """Every problem of :func:`to_modelica`'s arguments, raised at once."""
     problems: list[str] = [class_name_problem(name, model)] if name is not None else []
@@ -713,13 +748,8 @@ def _check_arguments(g, model, name, inputs, start, units, params, description) 
         if table is not None and not isinstance(table, Mapping):
             problems.append(f"{what}={table!r}: expected a mapping of names to values")
     for k, v in dict(inputs or {}).items() if isinstance(inputs, Mapping) else ():
-        if isinstance(v, sp.Expr) and not v.is_number:
-            other = sorted(str(x) for x in v.free_symbols if x != T)
-            if other:
-                problems.append(f"input {k!r} = {v}: uses {', '.join(other)}; expected an "
-                                "expression of bondgraph.t only (Modelica needs a formula of time)")
-        elif isinstance(v, (int, float, sp.Number)) and not _finite_number(v):
-            problems.append(f"input {k!r} = {v!r}: expected a finite number")
+        if isinstance(v, (int, float, sp.Basic)):  # other types: named where the input is bound
+            problems.append(formula_problem(f"input {k!r}", v))
     for what, table in (("start", start), ("params", params)):
         for k, v in dict(table or {}).items() if isinstance(table, Mapping) else ():
             if not _finite_number(v):

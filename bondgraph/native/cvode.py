@@ -27,10 +27,23 @@ from typing import Sequence
 from ..errors import ParameterError
 from .driver import Session, load_driver
 
-__all__ = ["native_reasons", "native_session", "cvode_message", "BACKENDS"]
+__all__ = ["native_reasons", "native_session", "cvode_message", "evaluable_in_c", "BACKENDS"]
 
 #: who drives CVODE (``backend=`` of simulate, simulate_hybrid, ModelSubsystem)
 BACKENDS = ("auto", "native", "python")
+
+
+def evaluable_in_c(signal) -> bool:
+    """Whether the C driver evaluates this input signal itself (a table, spline or
+    piecewise polynomial packs itself; a constant is a number), or it is a Python callable.
+
+    Examples
+    --------
+    >>> from bondgraph.signals import Table, as_signal
+    >>> evaluable_in_c(as_signal(Table([0.0, 1.0], [0.0, 2.0]), "u")), evaluable_in_c(as_signal(abs, "u"))
+    (True, False)
+    """
+    return hasattr(signal, "pack") or hasattr(signal, "constant")
 
 
 def native_reasons(model, *, method: str = "CVODE", inputs=None, events=None,
@@ -50,8 +63,7 @@ def native_reasons(model, *, method: str = "CVODE", inputs=None, events=None,
     if python_guards:
         why.append("a guard that needs Python (When(fn) or an external signal)")
     if inputs is not None and inputs.names and not inputs.constant and inputs.native() is None:
-        bad = [s.name for s in inputs.signals
-               if not hasattr(s, "pack") and not hasattr(s, "constant")]
+        bad = [s.name for s in inputs.signals if not evaluable_in_c(s)]
         why.append("inputs given as Python callables (" + ", ".join(bad) + "): give a Table, "
                    "a Spline, a PiecewisePolynomial or a number to run natively")
     drv = load_driver()

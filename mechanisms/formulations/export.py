@@ -38,13 +38,15 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Mapping
 
 import numpy as np
 import sympy as sp
 
 from bondgraph import ParameterError, t as T
-from bondgraph.export import ModelicaModel, ModelicaWriter, class_name_problem, to_modelica
+from bondgraph.export import (ModelicaModel, ModelicaWriter, class_name_problem, formula_problem,
+                               to_modelica)
 
 from ..assembly import Pose
 from .base import Formulation
@@ -98,6 +100,27 @@ def _at0(value: Any) -> tuple[float, float]:
     return float(expr.subs(T, 0)), float(sp.diff(expr, T).subs(T, 0))
 
 
+def _pose_gaps(mech: Any, pose: Pose, tol: float = 1e-6) -> list[str]:
+    """Why a pose of another mechanism with the same parts is no pose of ``mech``: the
+    fixed points and hinges it leaves apart by more than ``tol`` (m)."""
+    try:
+        world = {n: mech.parts[n].world_points(np.asarray(pose.values[n], dtype=float))
+                 for n in mech.parts}
+    except (ValueError, IndexError, TypeError, KeyError) as exc:
+        return [f"pose: of mechanism {pose.mechanism.name!r}, its part poses do not fit the parts "
+                f"of {mech.name!r} ({exc})"]
+    gaps = [(f"{part}.{pt} fixed at ({at[0]:.6g}, {at[1]:.6g})", math.dist(world[part][pt], at))
+            for (part, pt), at in mech.fixed.items()]
+    gaps += [(f"hinge {a} – {b}", math.dist(world[a.part][a.name], world[b.part][b.name]))
+             for a, b in mech.hinges]
+    bad = [f"{what} (gap {g:.4g} m)" for what, g in gaps if not g <= tol]
+    if not bad:
+        return []
+    return [f"pose: of mechanism {pose.mechanism.name!r}, whose geometry differs: on {mech.name!r} "
+            f"it leaves {'; '.join(bad)} apart (tolerance {tol:g} m); expected a pose of "
+            f"{mech.name!r} (Mechanism.solve_pose or pose_from_angles)"]
+
+
 def _check_export(formulation: Any, pose: Any, inputs: Mapping[str, Any],
                   rates: Mapping[str, float], name: Any) -> None:
     """Every problem of :func:`export_modelica`'s arguments, raised at once."""
@@ -113,19 +136,20 @@ def _check_export(formulation: Any, pose: Any, inputs: Mapping[str, Any],
         problems.append(f"pose: of mechanism {pose.mechanism.name!r} (parts "
                         f"{', '.join(sorted(pose.values))}), expected a pose of {mech.name!r} "
                         f"(parts {', '.join(sorted(mech.parts))})")
+    elif pose.mechanism is not mech:   # the same parts (e.g. another drive): must close here
+        problems += _pose_gaps(mech, pose)
     problems += [f"input for {c!r}: not a driven cylinder (drives: {', '.join(mech.drives) or 'none'})"
                  for c in sorted(set(inputs) - set(mech.drives))]
     for c, val in inputs.items():
-        try:
-            expr = sp.sympify(val)
-        except (sp.SympifyError, TypeError):
-            expr = None
-        extra = sorted(map(str, expr.free_symbols - {T})) if isinstance(expr, sp.Basic) else None
-        if extra is None or extra or not isinstance(expr, sp.Expr):
-            problems.append(f"input for {c!r} = {val!r}: expected a number or an expression of "
-                            f"bondgraph.t{f' (it uses {extra})' if extra else ''}")
-        elif expr.is_number and not np.isfinite(float(expr)):
-            problems.append(f"input for {c!r} = {val!r}: expected a finite number")
+        bad = formula_problem(f"input for {c!r}", val)
+        if bad is None:  # value, rate and acceleration at t = 0 start the exported model
+            expr = sp.sympify(val, strict=True)
+            at0 = [sp.diff(expr, T, k).subs(T, 0) for k in range(3)]
+            if not all(v.is_extended_real and v.is_finite for v in at0):
+                bad = (f"input for {c!r} = {val}: at t = 0 its value is {at0[0]}, its rate "
+                       f"{at0[1]}, its acceleration {at0[2]}; expected real finite numbers "
+                       "(they start the exported model)")
+        problems.append(bad)
     force_drives = [c for c, d in mech.drives.items() if d.kind != "extension"]
     for c, v in rates.items():
         if c not in force_drives:

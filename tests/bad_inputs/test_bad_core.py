@@ -141,6 +141,8 @@ CASES = [
          ["3 problems", "'msd/m.m'", "'msd/J.m'", "'msd/q'"]),
     Case("set-expression-rule", lambda: bg.build(modulated(), params={"c": 2.0}).set_params({"c": 0.5}),
          P, ["'mod/b.r' = 2*c - 1", "found 0.0"]),
+    Case("build-params-a-list", lambda: bg.build(msd(), [0.5]), bg.ParameterError,
+         ["build('msd')", "params [0.5]", "list", "expected a dict"]),
 ]
 
 

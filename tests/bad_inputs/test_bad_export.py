@@ -50,6 +50,20 @@ def boom():
     return build_formulation(mech, "causal"), pose
 
 
+@functools.lru_cache(maxsize=None)
+def moved_boom_pose():
+    """A pose of the single boom whose foot sits 0.3 m further along x (same part names)."""
+    import mechanisms.examples as ex
+
+    saved = dict(ex.BOOM)
+    ex.BOOM["foot"] = (saved["foot"][0] + 0.3, saved["foot"][1])
+    try:
+        mech = single_boom("force")
+    finally:
+        ex.BOOM.update(saved)
+    return mech.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
+
+
 def export_pendulum(which=0, **kw):
     def call():
         caus, cartesian, pose = pendulum()
@@ -95,6 +109,9 @@ CASES = [
     Case("input uses another symbol", mo(inputs={"force": 2 * sp.Symbol("z")}), PE,
          ["'force'", "uses z", "bondgraph.t"]),
     Case("inputs not a mapping", mo(inputs=[1.0]), PE, ["inputs=[1.0]", "mapping"]),
+    Case("input complex (sympy I)", mo(inputs={"force": sp.I}), PE, ["'force'", "complex", "real"]),
+    Case("input complex formula", mo(inputs={"force": sp.I * bg.t}), PE, ["'force'", "I*t", "complex"]),
+    Case("input complex infinity", mo(inputs={"force": sp.zoo}), PE, ["'force'", "zoo", "finite"]),
     Case("start of no state", mo(start={"nope": 1.0}), PE, ["'nope'", "cart/m.f"]),
     Case("start NaN", mo(start={"cart/m.f": NAN}), PE, ["start['cart/m.f']", "finite"]),
     Case("start as text", mo(start={"cart/m.f": "fast"}), PE, ["start['cart/m.f']", "'fast'"]),
@@ -118,6 +135,8 @@ CASES = [
     Case("rumoca: negative end time", rumoca(-1.0, 0.1), PE, ["t_end = -1.0", "> 0"]),
     Case("rumoca: NaN end time", rumoca(NAN, 0.1), PE, ["t_end = nan"]),
     Case("rumoca: zero output step", rumoca(1.0, 0.0), PE, ["dt = 0.0"]),
+    Case("rumoca: end time given as True", rumoca(True, 0.1), PE, ["t_end = True"]),
+    Case("param given as True", mo(params={"cart/m.m": True}), PE, ["params['cart/m.m']", "True"]),
     Case("rumoca: output step beyond the end", rumoca(1.0, 5.0), PE, ["dt = 5.0", "t_end = 1.0"]),
     Case("rumoca: negative rtol", rumoca(1.0, 0.1, rtol=-1e-6), PE, ["rtol = -1e-06"]),
     Case("rumoca: infinite atol", rumoca(1.0, 0.1, atol=INF), PE, ["atol = inf"]),
@@ -132,6 +151,9 @@ CASES = [
          PE, ["pose", "dict", "'pendulum'"]),
     Case("mechanism export: pose of another mechanism",
          lambda: export_modelica(pendulum()[0], boom()[1]), PE, ["'boom_lift'", "'pendulum'", "rod1"]),
+    Case("mechanism export: pose of a mechanism with the same parts, another geometry",
+         lambda: export_modelica(boom()[0], moved_boom_pose()), PE,
+         ["pose", "boom.C fixed at", "gap 0.3 m", "'boom_lift'"]),
     Case("mechanism export: unknown form", export_pendulum(form="acausal"), PE, ["form = 'acausal'"]),
     Case("mechanism export: index 2", export_pendulum(1, index=2), PE, ["index = 2"]),
     Case("mechanism export: Cartesian as bond graph", export_pendulum(1, form="bondgraph"), PE,
@@ -143,7 +165,18 @@ CASES = [
     Case("mechanism export: input as text", export_boom(inputs={"boom_cyl": "push"}), PE,
          ["'boom_cyl'", "'push'"]),
     Case("mechanism export: input of another symbol", export_boom(inputs={"boom_cyl": sp.Symbol("F")}),
-         PE, ["'boom_cyl'", "['F']"]),
+         PE, ["'boom_cyl'", "uses F"]),
+    Case("mechanism export: complex force", export_boom(inputs={"boom_cyl": sp.I * 1e3}), PE,
+         ["'boom_cyl'", "complex", "real"]),
+    Case("mechanism export: Python complex force", export_boom(inputs={"boom_cyl": 2j}), PE,
+         ["'boom_cyl'", "2j", "complex"]),
+    Case("mechanism export: complex infinity", export_boom(inputs={"boom_cyl": sp.zoo}), PE,
+         ["'boom_cyl'", "zoo", "finite"]),
+    Case("mechanism export: force complex at t = 0",
+         export_boom(inputs={"boom_cyl": 1e3 * sp.sqrt(bg.t - 1)}), PE,
+         ["'boom_cyl'", "t = 0", "1000.0*I", "real finite"]),
+    Case("mechanism export: force infinite at t = 0", export_boom(inputs={"boom_cyl": sp.log(bg.t)}),
+         PE, ["'boom_cyl'", "t = 0", "zoo"]),
     Case("mechanism export: rate of no drive", export_boom(rates={"nope": 0.1}), PE,
          ["rates['nope']", "boom_cyl"]),
     Case("mechanism export: NaN rate", export_boom(rates={"boom_cyl": NAN}), PE,

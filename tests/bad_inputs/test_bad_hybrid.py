@@ -46,6 +46,10 @@ def boom(t, x):
     raise RuntimeError("guard broke")
 
 
+def silent_controller(t, y):
+    return {}                           # sets nothing: 'trim' would have been held at 0
+
+
 def bad_controller(t, y):
     raise ValueError("no joystick")
 
@@ -69,6 +73,8 @@ CASES = [
     Case("modes-unknown-label", run(modes={"push": "Up"}), ParameterError, ["modes: 'push' has no mode 'Up'", "Left"]),
     Case("modes-not-a-dict", run(modes=["Left"]), ParameterError, ["modes ['Left']"]),
     Case("controller-not-a-controller", run(controller=lambda t, y: {}), ParameterError, ["controller", "Controller(fn"]),
+    Case("controller-first-sample-without-a-value", run(controller=Controller(silent_controller, ["trim"], period=0.1)),
+         UserCallableError, ["silent_controller", "no value for 'trim'", "first sample", "t = 0 s"]),
     Case("controller-fn-not-callable", lambda: Controller("pid", ["trim"]), ParameterError, ["controller: 'pid'"]),
     Case("controller-inputs-string", lambda: Controller(lambda t, y: {}, "trim"), ParameterError,
          ["controller inputs 'trim'", "list of input names"]),
@@ -120,6 +126,16 @@ CASES = [
         Transition("push", "Right", "Left", Above("cart/m.f", 0.0)),
         Transition("push", "Left", "Right", Below("cart/m.f", 0.0))), (0, 1), inputs={"trim": 0.0}),
         SimulationError, ["chattering", "push: Right → Left"]),
+    Case("at-a-nan-time", lambda: At(0.1, float("nan")), ParameterError, ["At(0.1, nan)", "times nan",
+                                                                          "finite numbers of seconds"]),
+    Case("at-a-text-time", lambda: At("soon"), ParameterError, ["times 'soon'"]),
+    Case("at-no-time", lambda: At(), ParameterError, ["At()", "no time given"]),
+    Case("when-guard-not-callable", lambda: with_transitions(
+        Transition("push", "Right", "Left", When(3.0, "touches the wall"))), ParameterError,
+        ["push: Right → Left", "'touches the wall'", "3.0 is not callable"]),
+    Case("reset-not-callable", lambda: with_transitions(
+        Transition("push", "Right", "Left", At(0.5), reset=[0.0, 0.0])), ParameterError,
+        ["push: Right → Left", "reset [0.0, 0.0] is not callable"]),
     Case("timed-guard-and-all-at-once", run(rtol=-1, max_events=0, modes={"push": "Up"}), ParameterError,
          ["rtol = -1", "max_events = 0", "no mode 'Up'", "3 problems"]),
 ]

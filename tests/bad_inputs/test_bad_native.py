@@ -73,10 +73,18 @@ CASES = [
          lambda: ModelSubsystem(_forced(), "m", inputs={"F": ("force", "N")},
                                 outputs={"x": ("forced/v.x", "m")}, method="CVODE", backend="gpu"),
          ParameterError, ["backend 'gpu'", "subsystem 'm'"]),
-    Case("cosim-native-callable-signal",
-         lambda: _step(ModelSubsystem(_forced2(), "m", inputs={"F": ("force", "N")},
-                                      outputs={"x": ("forced2/v.x", "m")}, method="CVODE",
-                                      backend="native", signals={"gain": np.cos})),
+    Case("cosim-native-with-lsoda",
+         lambda: ModelSubsystem(_forced(), "m", inputs={"F": ("force", "N")},
+                                outputs={"x": ("forced/v.x", "m")}, method="LSODA", backend="native"),
+         ParameterError, ["subsystem 'm'", "backend 'native'", "LSODA", "CVODE only"]),
+    Case("cosim-method-unknown-lists-cvode",
+         lambda: ModelSubsystem(_forced(), "m", inputs={"F": ("force", "N")},
+                                outputs={"x": ("forced/v.x", "m")}, method="cvode"),
+         ParameterError, ["subsystem 'm'", "'cvode'", "LSODA, CVODE"]),
+    Case("cosim-native-callable-signal",     # at construction, not at the first step
+         lambda: ModelSubsystem(_forced2(), "m", inputs={"F": ("force", "N")},
+                                outputs={"x": ("forced2/v.x", "m")}, method="CVODE",
+                                backend="native", signals={"gain": np.cos}),
          ParameterError, ["backend 'native'", "gain", "callable"]),
 ]
 
@@ -96,12 +104,6 @@ def _forced2():
     for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
         M.connect(a, b)
     return bg.build(M)
-
-
-def _step(sub):
-    sub.setup(0.0, 1.0, 0.01)
-    sub.set_inputs(0.0, np.array([1.0]), np.zeros((2, 1)))
-    sub.do_step(0.0, 0.01)
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))

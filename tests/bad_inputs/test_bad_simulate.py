@@ -28,6 +28,26 @@ def cart():
     return bg.build(M)
 
 
+@lru_cache(maxsize=None)
+def free_mass():
+    """A mass under a constant force: no inputs."""
+    M = bg.BondGraph("free")
+    M.add(bg.Se("F", 1.0), bg.One("v"), bg.I("m", 1.0))
+    M.connect("F", "v")
+    M.connect("v", "m")
+    return bg.build(M)
+
+
+@lru_cache(maxsize=None)
+def rooted():
+    """A mass pushed by √u: the force has no derivative, and no value below, u = 0."""
+    M = bg.BondGraph("root")
+    M.add(bg.MSe("F", sp.sqrt(bg.Input("u"))), bg.One("v"), bg.I("m", 1.0), bg.R("b", 1.0))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        M.connect(a, b)
+    return bg.build(M)
+
+
 def sim(**kw):
     span = kw.pop("t_span", (0, 1))
     kw.setdefault("inputs", {"force": 1.0})
@@ -103,6 +123,8 @@ CASES = [
          ParameterError, ["t = nan"]),
     Case("linearize-x-nan", lambda: bg.linearize(cart(), x={"cart/m.f": float("nan")}, inputs={"force": 1.0}),
          ParameterError, ["x['cart/m.f'] = nan"]),
+    Case("linearize-input-at-its-domain-edge", lambda: bg.linearize(rooted(), inputs={"u": 0.0}), SimulationError,
+         ["cannot linearise", "input 'u' = 0", "der(root/m.f)"]),
     Case("linearize-eps-zero", lambda: bg.linearize(cart(), inputs={"force": 1.0}, eps=0),
          ParameterError, ["eps = 0"]),
     Case("linearize-input-missing", lambda: bg.linearize(cart()), ParameterError, ["input 'force' has no signal"]),
@@ -138,6 +160,30 @@ CASES = [
          ["power_balance", "NoneType", "energy=True"]),
     Case("results-plot-unknown-name", lambda: sim()().plot(["cart/m.q"]), bg.errors.UnknownNameError,
          ["Results.plot", "'cart/m.q'", "cart/m.f"]),
+    Case("inputs-a-list", sim(inputs=["force"]), ParameterError, ["inputs ['force']", "list", "expected a dict",
+                                                                "force"]),
+    Case("inputs-a-name", sim(inputs="force"), ParameterError, ["inputs 'force'", "expected a dict"]),
+    Case("linearize-inputs-a-list", lambda: bg.linearize(cart(), inputs=[1.0]), ParameterError,
+         ["inputs [1.0]", "expected a dict"]),
+    Case("state-event-bool-sign-and-direction",
+         lambda: __import__("bondgraph.events", fromlist=["x"]).StateEvent(cart(), "cart/v.x", 1.0, sign=True,
+                                                                          direction=False),
+         ParameterError, ["sign = True", "direction = False"]),
+    Case("plot-no-names", lambda: bg.plot_series(sim()(), []), ParameterError, ["plot_series", "no names"]),
+    Case("t-span-a-string", sim(t_span="01"), ParameterError, ["t_span '01'", "two numbers"]),
+    Case("table-times-text", lambda: bg.Table(["a", "b"], [1.0, 2.0], name="lift"), ParameterError,
+         ["table 'lift'", "times", "expected numbers"]),
+    Case("spline-values-text", lambda: bg.Spline([0.0, 1.0], [1.0, "x"], name="lift"), ParameterError,
+         ["spline 'lift'", "values", "expected numbers"]),
+    Case("spline-unknown-end-condition", lambda: bg.Spline([0.0, 1.0, 2.0], [0.0, 1.0, 0.0], bc_type="flat",
+                                                            name="lift"),
+         ParameterError, ["spline 'lift'", "bc_type = 'flat'", "clamped"]),
+    Case("batch-inputs-text", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
+        cart().system, np.zeros((2, 2)), "abc"), ParameterError, ["inputs", "'abc'", "1 numbers"]),
+    Case("batch-select-a-bool", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
+        cart().system, np.zeros((2, 2)), [1.0], select=[True]), ParameterError, ["output True"]),
+    Case("batch-inputs-to-a-model-without-inputs", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
+        free_mass().system, np.zeros((2, 1)), [1.0, 2.0]), ParameterError, ["inputs", "2 values", "expected 0"]),
     Case("results-plot-not-a-name", lambda: sim()().plot(3), ParameterError, ["Results.plot", "[3]", "expected strings"]),
 ]
 
