@@ -135,7 +135,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     held = held_after_end(cycle, t_end) if controller is None else ""
     if held:
         warnings.warn(BondGraphWarning(held), stacklevel=3)
-    if not (isinstance(dt, (int, float)) and math.isfinite(dt) and dt > 0):
+    if isinstance(dt, bool) or not (isinstance(dt, (int, float)) and math.isfinite(dt) and dt > 0):
         raise ParameterError(f"output step dt = {dt!r}: expected a finite time > 0 s")
     for name, v, ok in (("rtol", rtol, lambda v: 0 < v < 1), ("atol", atol, lambda v: v > 0)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not ok(v):

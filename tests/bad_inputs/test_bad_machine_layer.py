@@ -136,6 +136,8 @@ CASES = [
     Case("compare-runs-of-two-machines", compare_two_machines, P,
          ["not of one machine", "'loader' has functions lift, tilt", "reference 'exc' (arm, boom, bucket)"]),
     Case("comparison-unknown-run", comparison_unknown_label, P, ["run 'c'", "not in the comparison", "'a', 'b'"]),
+    Case("run-dt-bool", lambda: built("extensions").run(t_end=0.05, dt=True, progress=False), P,
+         ["output step dt = True", "finite time > 0 s"]),
     Case("excavator-two-body-angles", lambda: __import__("mechanisms.excavator", fromlist=["x"]).Excavator(
         mode="forces").pose((0.8, -1.0)), P, ["body angles (0.8, -1.0)", "expected (θ1, θ2, θ3)"]),
     Case("mechanism-no-parts-pose", lambda: Mechanism("m").solve_pose({}), ConnectionRuleError,
