@@ -134,8 +134,22 @@ class FrontStatics:
     def evaluate(self, X: np.ndarray, points: Sequence[tuple[str, str]] = (),
                  functions: Sequence[str] | None = None) -> StaticsAt:
         """Holding forces, chassis reactions and, for ``points``, velocities per unit rate
-        of each function in ``functions`` (default all), at the states ``X`` (N rows)."""
+        of each function in ``functions`` (default all), at the states ``X`` (N rows).
+
+        Raises
+        ------
+        ParameterError
+            An unknown function, a point that is not a ``(part, point)`` pair or not a point
+            of the machine.
+        """
         functions = list(self.machine.functions if functions is None else functions)
+        problems = [f"function {f!r}: not a function of {self.root!r} ({', '.join(self.machine.functions)})"
+                    for f in functions if f not in self.rate_index]
+        problems += [f"point {p!r}: expected a (part, point) pair such as ('bucket', 'Q')"
+                     for p in points if not (isinstance(p, tuple) and len(p) == 2
+                                             and all(isinstance(x, str) for x in p))]
+        if problems:
+            raise ParameterError(problems, subject="statics of the front")
         sysm = self.model.system
         sel = list(self.drive.values()) + [p[3] for p in self.pins]
         Y = evaluate_many(sysm, X, select=sel)

@@ -20,6 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from bondgraph.errors import ParameterError
+
 from ..assembly import Pose
 from ..machine import DATA, Machine, MachineDescription, MachineRun
 from ..machine.cycle import Cycle as _Cycle
@@ -102,6 +104,9 @@ class Excavator(Machine):
         :meth:`Machine.pose`."""
         if theta is None or isinstance(theta, Mapping):
             return super().pose(theta)
+        if isinstance(theta, (str, bytes)) or not hasattr(theta, "__len__") or len(theta) != 3:
+            raise ParameterError(f"body angles {theta!r}: expected (θ1, θ2, θ3) in rad — boom absolute, arm "
+                                 "relative to the boom, bucket relative to the arm — or a mapping of targets")
         t1, t2, t3 = theta
         return super().pose({"boom": t1, "arm": t2, "bucket": t3})
 

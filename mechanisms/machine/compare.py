@@ -44,7 +44,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from bondgraph.errors import ParameterError
+from bondgraph.errors import ParameterError, UnknownNameError
 
 from .energy import EnergySplit
 
@@ -226,6 +226,13 @@ class CircuitComparison:
         labels = [s.label for s in summaries]
         if len(set(labels)) != len(labels):
             raise ParameterError(f"comparison: labels {labels}: expected distinct labels")
+        funcs = {s.label: sorted(k[: -len("_length")] for k in s.columns if k.endswith("_length"))
+                 for s in summaries}
+        ref = summaries[0].label
+        other = [f"{lab!r} has functions {', '.join(fs) or 'none'}" for lab, fs in funcs.items() if fs != funcs[ref]]
+        if other:
+            raise ParameterError(f"comparison: the runs are not of one machine: {'; '.join(other)}, expected "
+                                 f"those of the reference {ref!r} ({', '.join(funcs[ref]) or 'none'})")
         self.summaries = summaries
 
     @property
@@ -236,7 +243,7 @@ class CircuitComparison:
         for s in self.summaries:
             if s.label == label:
                 return s
-        raise KeyError(label)
+        raise UnknownNameError(f"run {label!r}: not in the comparison (runs {', '.join(map(repr, self.labels))})")
 
     # ------------------------------------------------------------------ numbers
     @property

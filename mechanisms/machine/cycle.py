@@ -65,8 +65,11 @@ class Cycle:
             raise ParameterError(f"cycle mode {mode!r}: expected one of {', '.join(MODES)}")
         problems: list[str] = []
         functions = tuple(functions)
-        t = np.asarray(time, dtype=float)
-        if t.ndim != 1 or len(t) < 2:
+        t = _column("time", time, problems)
+        t_ok = t is not None
+        if t is None:
+            t = np.zeros(0)
+        elif len(t) < 2:
             problems.append(f"column 'time': {t.size} rows, expected at least 2")
         elif not np.all(np.isfinite(t)):
             i = int(np.argmax(~np.isfinite(t)))
@@ -80,8 +83,10 @@ class Cycle:
             if f not in values:
                 problems.append(f"column {f!r}: missing; expected the columns {cols}")
                 continue
-            v = np.asarray(values[f], dtype=float)
-            if v.shape != t.shape:
+            v = _column(f, values[f], problems)
+            if v is None:
+                continue
+            if t_ok and v.shape != t.shape:
                 problems.append(f"column {f!r}: {v.size} rows, expected {t.size} like 'time'")
             elif not np.all(np.isfinite(v)):
                 i = int(np.argmax(~np.isfinite(v)))
@@ -163,14 +168,10 @@ class Cycle:
         return {f: Table(self.time, self.values[f], name=f"{f} {self.mode[:-1]}") for f in self.functions}
 
     def sample(self, times: np.ndarray) -> dict[str, np.ndarray]:
-        """Values of each function at ``times`` (the splines/tables the run uses)."""
+        """Values of each function at ``times``: those of the signals a run uses
+        (:meth:`signals`), the last values held past the cycle's end as a run holds them."""
         times = np.asarray(times, dtype=float)
-        if self.mode == "extensions":
-            from scipy.interpolate import CubicSpline
-
-            return {f: CubicSpline(self.time, self.values[f], bc_type="clamped")(times)
-                    for f in self.functions}
-        return {f: np.interp(times, self.time, self.values[f]) for f in self.functions}
+        return {f: s.values_at(times) for f, s in self.signals().items()}
 
     def to_csv(self, path: str | Path) -> Path:
         """Write the cycle as a CSV (atomically)."""
@@ -186,3 +187,22 @@ class Cycle:
     def __repr__(self) -> str:
         return (f"Cycle({self.mode!r}, {len(self.time)} rows, {self.start:g}…{self.end:g} s, "
                 f"functions {', '.join(self.functions)}, from {self.source})")
+
+
+def _column(name: str, x, problems: list[str]) -> np.ndarray | None:
+    """A column as a 1-D float array, or ``None`` with the problem appended (text, a nested
+    list, a bare number: named by the column, never numpy's own error)."""
+    try:
+        v = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        problems.append(f"column {name!r}: {_short(x)} is not a sequence of numbers ({exc})")
+        return None
+    if v.ndim != 1:
+        problems.append(f"column {name!r}: {v.ndim}-D (shape {v.shape}), expected a 1-D sequence of numbers")
+        return None
+    return v
+
+
+def _short(x) -> str:
+    r = repr(x)
+    return r if len(r) <= 60 else r[:57] + "..."

@@ -96,7 +96,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-from bondgraph.errors import BondGraphError, ParameterError
+from bondgraph.errors import BondGraphError, ParameterError, UnknownNameError
 
 from .quantities import to_si
 from .tomlfile import TomlFile
@@ -293,7 +293,7 @@ class MachineDescription:
 
     @classmethod
     def from_file(cls, f: TomlFile, overrides: Mapping[str, Any] | None = None) -> "MachineDescription":
-        return _Reader(f, dict(overrides or {})).read()
+        return _Reader(f, _overrides(overrides, f)).read()
 
     # ------------------------------------------------------------------ helpers
     def where(self, key: str) -> str:
@@ -307,16 +307,27 @@ class MachineDescription:
         return [self.cylinder_of[f] for f in self.functions]
 
     def function_of(self, cylinder: str) -> str:
-        return next(f for f, c in self.cylinder_of.items() if c == cylinder)
+        f = next((f for f, c in self.cylinder_of.items() if c == cylinder), None)
+        if f is None:
+            raise UnknownNameError(f"cylinder {cylinder!r}: not the cylinder of a function of {self.name!r} "
+                                   f"(cylinders {', '.join(self.cylinders)})")
+        return f
+
+    def _function_cylinder(self, function: str) -> str:
+        c = self.cylinder_of.get(function) if isinstance(function, str) else None
+        if c is None:
+            raise UnknownNameError(f"function {function!r}: not a function of {self.name!r} "
+                                   f"({', '.join(self.functions)})")
+        return c
 
     def stroke_limits(self, function: str) -> tuple[float, float]:
         """Shortest and longest pin-to-pin length (m) of a function's cylinder."""
-        v = self.parts[self.cylinder_of[function]].values
+        v = self.parts[self._function_cylinder(function)].values
         return v["retracted"], v["retracted"] + v["stroke"]
 
     def areas(self, function: str) -> tuple[float, float]:
         """Cap and rod-side areas (m², all cylinders of the function together)."""
-        v = self.parts[self.cylinder_of[function]].values
+        v = self.parts[self._function_cylinder(function)].values
         n = v["count"]
         return n * math.pi * v["bore"] ** 2 / 4, n * math.pi * (v["bore"] ** 2 - v["rod"] ** 2) / 4
 
@@ -330,7 +341,7 @@ class MachineDescription:
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> "MachineDescription":
         """The same file read again with more overrides (on top of the earlier ones)."""
-        return _Reader(self.file, {**self.overrides, **dict(overrides)}).read()
+        return _Reader(self.file, {**self.overrides, **_overrides(overrides, self.file)}).read()
 
     def cycle_file(self, name: str, mode: str) -> Path:
         """The CSV of a named cycle in a mode (errors list what exists)."""
@@ -864,3 +875,14 @@ def _desc(unit: str) -> str:
     from .quantities import describe
 
     return describe(unit)
+
+
+def _overrides(overrides, f) -> dict[str, Any]:
+    """``overrides`` as a dict; anything but a mapping of dotted keys is a ``ParameterError``."""
+    if overrides is None:
+        return {}
+    if not isinstance(overrides, Mapping):
+        raise ParameterError(f"overrides of {f.name}: found {type(overrides).__name__} {overrides!r:.60}, "
+                             "expected a mapping of dotted keys to values with units, e.g. "
+                             "{\"bucket.mass\": \"900 kg\"}")
+    return dict(overrides)

@@ -1,16 +1,13 @@
-"""Output files written atomically with normal permissions, and output folders checked first.
+"""Output files written atomically (:mod:`bondgraph.files`), and output folders checked first.
 
-Every output (CSV, PNG, GIF, report) is written with :mod:`bondgraph.files`: to a
-hidden temporary file in the target folder, renamed over the target only when
-complete, with the permissions a plain ``open()`` would give.
+:func:`atomic_write`, :func:`atomic_path` and :func:`current_umask` are those of
+:mod:`bondgraph.files` (its docstring shows them at work); what the machine layer adds is
+:func:`check_output_dir`, which refuses a folder results cannot be written to *before* a run.
 
 Examples
 --------
 >>> import os, tempfile
->>> d = tempfile.mkdtemp()
->>> p = atomic_write(os.path.join(d, "a.txt"), "hello\\n")
->>> open(p).read(), oct(os.stat(p).st_mode & 0o777) == oct(0o666 & ~current_umask())
-('hello\\n', True)
+>>> p = atomic_write(os.path.join(tempfile.mkdtemp(), "a.txt"), "hello\\n")
 >>> check_output_dir(p)
 Traceback (most recent call last):
 ...

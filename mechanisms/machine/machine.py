@@ -196,7 +196,8 @@ class Machine:
         ParameterError
             A function unknown or missing, a length that is not a finite number.
         AssemblyError
-            A length outside its stroke; lengths that cannot be assembled (the loop and
+            A length outside its stroke; a pose with an angle outside its ``[limits]``
+            range (as :meth:`pose`); lengths that cannot be assembled (the loop and
             the inputs that cannot be met together); a path that passes a loop's dead
             centre, beyond which only the other branch closes (the loop and the input
             values on both sides).
@@ -214,7 +215,9 @@ class Machine:
             raise ParameterError(problems, subject=f"pose of {desc.name} at cylinder lengths")
         tg = {self.cylinder_of[f]: float(lengths[f]) for f in desc.functions}
         at = ", ".join(f"{f} {tg[self.cylinder_of[f]]:.6g} m" for f in desc.functions)
-        return self._along_path(tg, near or self.start_pose, f"pose of {desc.name} at {at}")
+        pose = self._along_path(tg, near or self.start_pose, f"pose of {desc.name} at {at}")
+        self._check_pose(pose, f"pose of {desc.name} at {at}")
+        return pose
 
     def _along_path(self, targets: Mapping[str, float], near: Pose, subject: str) -> Pose:
         """The pose at ``targets`` (as :meth:`Mechanism.solve_pose`) followed from ``near``

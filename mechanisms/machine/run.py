@@ -102,10 +102,11 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     method : str
         ``"CVODE"`` (default) or a :func:`scipy.integrate.solve_ivp` method.
     controller : callable, optional
-        Mode ``valves``: ``u = controller(t, y)`` (a :class:`bondgraph.Controller` or a
+        Mode ``valves`` only (another mode is a ``ParameterError``): ``u = controller(t, y)`` (a :class:`bondgraph.Controller` or a
         callable returning ``{"<function>.cmd": value}``) instead of the cycle's table.
     start : Pose, optional
-        Modes forces and valves: start from this pose (default the machine's start pose).
+        Modes forces and valves: start from this pose (default the machine's start pose); in
+        mode extensions the cycle's first lengths set it, and a ``start`` is a ``ParameterError``.
     check : bool
         Check the cycle against the working range first (mode extensions).
     interrupt : Interrupt, optional
@@ -117,6 +118,13 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     if tuple(cycle.functions) != tuple(machine.functions):
         raise ParameterError(f"cycle {cycle.source}: functions {', '.join(cycle.functions)}, expected "
                              f"{', '.join(machine.functions)}")
+    if controller is not None and machine.mode != "valves":
+        raise ParameterError(f"controller: given to a run in mode {machine.mode!r}, which takes no spool "
+                             f"commands; expected mode 'valves' (the cycle {cycle.source} prescribes the "
+                             f"{'lengths' if machine.mode == 'extensions' else 'forces'})")
+    if start is not None and machine.mode == "extensions":
+        raise ParameterError(f"start: a start pose given to a run in mode 'extensions', whose start pose is "
+                             f"the cycle's first lengths ({cycle.source}); expected mode 'forces' or 'valves'")
     t0 = cycle.start
     t_end = cycle.end if t_end is None else t_end
     if isinstance(t_end, bool) or not isinstance(t_end, (int, float)) or not math.isfinite(t_end) \
@@ -127,7 +135,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     held = held_after_end(cycle, t_end) if controller is None else ""
     if held:
         warnings.warn(BondGraphWarning(held), stacklevel=3)
-    if not (isinstance(dt, (int, float)) and math.isfinite(dt) and dt > 0):
+    if isinstance(dt, bool) or not (isinstance(dt, (int, float)) and math.isfinite(dt) and dt > 0):
         raise ParameterError(f"output step dt = {dt!r}: expected a finite time > 0 s")
     for name, v, ok in (("rtol", rtol, lambda v: 0 < v < 1), ("atol", atol, lambda v: v > 0)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not ok(v):

@@ -68,6 +68,12 @@ def grid_axes(**change):
     return {k: v for k, v in ax.items() if v is not None}
 
 
+def _statics_at_start(**kw):
+    st = study().statics
+    m = st.machine
+    return st.evaluate(m.model.model.initial_state(m.start_pose.states())[None, :], **kw)
+
+
 CASES = [
     # ---- what an analysis needs from the file
     Case("working-range-without-ground",
@@ -179,6 +185,10 @@ CASES = [
     # ---- the building blocks
     Case("statics-of-a-forces-machine", lambda: FrontStatics(Machine.from_file(EXC, mode="forces")),
          ParameterError, ["extensions", "forces"]),
+    Case("statics-unknown-function", lambda: _statics_at_start(functions=["stick"], points=[("bucket", "Q")]),
+         ParameterError, ["function 'stick'", "not a function of 'excavator'", "boom, arm, bucket"]),
+    Case("statics-point-as-dotted-text", lambda: _statics_at_start(points=["bucket.Q"]),
+         ParameterError, ["point 'bucket.Q'", "(part, point) pair"]),
     Case("batch-states-of-wrong-width",
          lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(study().statics.model.system,
                                                                             np.zeros((3, 2))),

@@ -62,6 +62,37 @@ def file_with(*pairs, cycle_rows=None):
     return d / "m.toml"
 
 
+def loader_beyond_its_tilt_range():
+    """The loader with ``[limits] tilt = −60° … 40°``, asked for the lengths of its cycle at
+    t = 2.25 s, where the bucket is rolled back to 71° to the boom."""
+    from mechanisms.machine.description import MachineDescription
+
+    text = (DATA / "wheel_loader.toml").read_text() + '\n[limits]\ntilt = ["-60 deg", "40 deg"]\n'
+    m = Machine(MachineDescription.from_text(text, name="loader.toml", base=DATA), mode="extensions")
+    at = m.cycle().sample(np.array([2.25]))
+    return m.pose_at_lengths({f: float(at[f][0]) for f in m.functions})
+
+
+def _summary(label, *functions):
+    from mechanisms.machine.compare import RunSummary
+
+    cols = {"time": np.array([0.0, 1.0]), "tip_x": np.zeros(2), "tip_y": np.zeros(2)}
+    cols.update({f"{f}_length": np.full(2, 3.0) for f in functions})
+    return RunSummary(label, cols, None, "none")
+
+
+def compare_two_machines():
+    from mechanisms.machine.compare import compare_runs
+
+    return compare_runs({"exc": _summary("exc", "boom", "arm", "bucket"), "loader": _summary("loader", "lift", "tilt")})
+
+
+def comparison_unknown_label():
+    from mechanisms.machine.compare import compare_runs
+
+    return compare_runs({"a": _summary("a", "boom"), "b": _summary("b", "boom")})["c"]
+
+
 CASES = [
     Case("pose-lengths-unknown-function", lambda: built().pose_at_lengths(
         {"boom": 3.0, "arm": 3.0, "bucket": 3.0, "stick": 3.0}), P, ["'stick'", "not a function of"]),
@@ -73,6 +104,8 @@ CASES = [
          P, ["boom", "'3 m'", "finite number (m)"]),
     Case("pose-lengths-beyond-stroke", lambda: built().pose_at_lengths({"boom": 3.9, "arm": 3.0, "bucket": 3.0}),
          A, ["boom_cylinder", "3.9 m requested", "beyond the stroke end"]),
+    Case("pose-lengths-beyond-joint-range", loader_beyond_its_tilt_range, A,
+         ["pose of wheel_loader at", "angle tilt: 71.08°", "outside its range", "'limits.tilt', loader.toml, line"]),
     Case("pose-beyond-dead-centre", boom_beyond_dead_centre, A,
          ["loop boom_cylinder – chassis – boom", "passes its dead centre", "other assembly branch"]),
     Case("track-through-dead-centre", through_dead_centre, A,
@@ -94,6 +127,19 @@ CASES = [
     Case("mechanism-gravity-negative", lambda: Mechanism("m", gravity=-9.81), P,
          ["gravity -9.81", "acting along -y"]),
     Case("mechanism-name-empty", lambda: Mechanism(""), P, ["Mechanism name", "non-empty string"]),
+    Case("run-controller-mode-forces", lambda: built().run(
+        t_end=0.05, controller=lambda t, y: {"boom.cmd": 1.0}, progress=False), P,
+         ["controller", "mode 'forces'", "expected mode 'valves'"]),
+    Case("run-start-mode-extensions", lambda: built("extensions").run(
+        t_end=0.05, start=built("extensions").start_pose, progress=False), P,
+         ["start", "mode 'extensions'", "the cycle's first lengths"]),
+    Case("compare-runs-of-two-machines", compare_two_machines, P,
+         ["not of one machine", "'loader' has functions lift, tilt", "reference 'exc' (arm, boom, bucket)"]),
+    Case("comparison-unknown-run", comparison_unknown_label, P, ["run 'c'", "not in the comparison", "'a', 'b'"]),
+    Case("run-dt-bool", lambda: built("extensions").run(t_end=0.05, dt=True, progress=False), P,
+         ["output step dt = True", "finite time > 0 s"]),
+    Case("excavator-two-body-angles", lambda: __import__("mechanisms.excavator", fromlist=["x"]).Excavator(
+        mode="forces").pose((0.8, -1.0)), P, ["body angles (0.8, -1.0)", "expected (θ1, θ2, θ3)"]),
     Case("mechanism-no-parts-pose", lambda: Mechanism("m").solve_pose({}), ConnectionRuleError,
          ["mechanism 'm'", "no parts", "Mechanism.add"]),
 ]

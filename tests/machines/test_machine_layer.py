@@ -183,3 +183,17 @@ def test_a_run_past_the_cycle_end_says_it_holds_the_last_values():
         _w.simplefilter("error", BondGraphWarning)
         inside = m.run(cyc, t_end=2.0, progress=False)
     assert not any("HELD" in line for line in inside.report().splitlines())
+
+
+@pytest.mark.parametrize("mode", ["extensions", "forces"])
+def test_cycle_sample_is_what_a_run_follows(mode):
+    """``Cycle.sample`` (the working-range checks read it) meets the table's rows, and past
+    the cycle's end holds the last row as a run does (a free cubic would drift on)."""
+    rows = [1.0, 1.5, 1.2, 1.4]
+    c = Cycle(mode, [0, 1, 2, 3], {"lift": rows}, ("lift",))
+    assert np.allclose(c.sample(np.array([0.0, 1.0, 2.0, 3.0]))["lift"], rows, rtol=0, atol=1e-12)
+    after = c.sample(np.array([3.5, 5.0]))["lift"]
+    assert np.all(after == rows[-1])
+    sig = c.signals()["lift"]
+    t = np.linspace(-1, 5, 61)
+    assert np.allclose(c.sample(t)["lift"], [sig.value(float(ti)) for ti in t], rtol=0, atol=1e-12)
