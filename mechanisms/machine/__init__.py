@@ -22,7 +22,7 @@ from .cycle import Cycle
 from .description import DATA, MODES, MachineDescription
 from .machine import FORMULATIONS, Machine
 from .run import Interrupt, MachineRun
-from .working_range import Contact
+from .strokes import Contact
 
 __all__ = ["Machine", "MachineDescription", "MachineRun", "Cycle", "Contact", "Interrupt", "DATA",
            "MODES", "FORMULATIONS", "CIRCUITS", "Circuit", "CircuitContext", "register_circuit"]

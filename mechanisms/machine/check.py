@@ -140,7 +140,7 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None) -> 
     from .cycle import Cycle
     from .description import MachineDescription
     from .machine import Machine
-    from .working_range import check_strokes
+    from .strokes import check_strokes
 
     desc = MachineDescription.load(path, overrides)
     problems: list[str] = []

@@ -325,7 +325,7 @@ class Machine:
 
     def check_cycle(self, cycle: Cycle, t_end: float | None = None) -> None:
         """Check a prescribed cycle against every stroke and against reachability."""
-        from .working_range import check_cycle
+        from .strokes import check_cycle
 
         check_cycle(self, cycle, t_end)
 

@@ -89,7 +89,7 @@ def flags(run) -> list[str]:
     for c in run.contacts:
         out.append(f"END STOP  {c}")
     if machine.formulation != "causal" and machine.mode == "forces":   # no end stops in these formulations
-        from .working_range import stroke_problems
+        from .strokes import stroke_problems
 
         out += [f"STROKE  {p}: the {machine.formulation} formulation has no end stops, so the motion beyond "
                 "is not the machine's" for p in stroke_problems(desc, t, {f: tab[f"{f}_length"]
@@ -115,7 +115,7 @@ def flags(run) -> list[str]:
                            "the oil would cavitate there, which the lumped oil model does not represent")
     if desc.limits:
         from .table import _angle
-        from .working_range import range_problems
+        from .strokes import range_problems
 
         cache: dict = {}
 

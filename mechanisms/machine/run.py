@@ -1,6 +1,6 @@
 """Running a machine in its mode, and what a run returns.
 
-:func:`run_machine` checks the cycle against the working range, finds the start
+:func:`run_machine` checks the cycle against the strokes and reachability, finds the start
 state from the model (:mod:`.start`), integrates with the stroke ends watched by
 root finding, and returns a :class:`MachineRun`: the generic
 :class:`~bondgraph.Results` plus read-outs named by function (:mod:`.table`), the
@@ -38,7 +38,7 @@ from bondgraph.errors import BondGraphWarning, ParameterError, SimulationError
 from bondgraph.events import Flag
 
 from .cycle import Cycle
-from .working_range import Contact, contact_events, contacts, diagnose
+from .strokes import Contact, contact_events, contacts, diagnose
 
 __all__ = ["run_machine", "MachineRun", "Interrupt", "PRESSURE_ATOL_SCALE", "exact_poses"]
 
@@ -108,7 +108,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
         Modes forces and valves: start from this pose (default the machine's start pose); in
         mode extensions the cycle's first lengths set it, and a ``start`` is a ``ParameterError``.
     check : bool
-        Check the cycle against the working range first (mode extensions).
+        Check the cycle against the strokes and reachability first (mode extensions).
     interrupt : Interrupt, optional
         Lets a caller stop the run cleanly (partial results kept, ``run.interrupted``).
     """
@@ -195,7 +195,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
             if controller is not None:
                 from bondgraph.hybrid import Controller, HybridModel, simulate_hybrid
 
-                from .working_range import contact_transitions
+                from .strokes import contact_transitions
 
                 ctrl = controller if isinstance(controller, Controller) else \
                     Controller(controller, list(inputs))
@@ -343,10 +343,10 @@ class MachineRun:
 
     def replays(self) -> list[Results]:
         """The windows of output times around the contacts integrated again from the run's
-        state before them, finely sampled (:func:`.working_range.replay_contacts`); empty
+        state before them, finely sampled (:func:`.strokes.replay_contacts`); empty
         without contacts or for a run a controller drove."""
         if self._replays is None:
-            from .working_range import replay_contacts
+            from .strokes import replay_contacts
 
             coarse = contacts(self.machine, self.results, self._events)
             self._replays = replay_contacts(self, coarse)

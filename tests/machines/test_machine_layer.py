@@ -8,7 +8,7 @@ import pytest
 
 from bondgraph import AssemblyError, ParameterError
 from mechanisms.machine import DATA, Cycle, Machine, MachineDescription
-from mechanisms.machine.working_range import diagnose
+from mechanisms.machine.strokes import diagnose
 from reference.statics import holding_forces
 
 EXC = DATA / "excavator.toml"

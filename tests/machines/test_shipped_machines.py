@@ -75,5 +75,5 @@ def test_an_unreachable_cycle_is_refused_with_its_time():
     with pytest.raises(AssemblyError) as err:
         m.run(c, progress=False)
     msg = str(err.value)
-    assert "leaves the working range" in msg and "unreachable at t = 3." in msg
+    assert "leaves the reachable set" in msg and "unreachable at t = 3." in msg
     assert "inputs tilt_cylinder and lift_cylinder cannot be met together" in msg

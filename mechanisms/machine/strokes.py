@@ -1,5 +1,6 @@
-"""The working range, enforced: strokes and reachability before a run, end-stop contacts
-during it, the physical cause of a failure after it.
+"""Stroke ends and joint ranges, enforced: strokes and reachability before a run, end-stop
+contacts during it, the physical cause of a failure after it (not the ISO 7135 working
+range of :mod:`mechanisms.analysis.reach`, which measures what the machine can reach).
 
 * :func:`check_cycle` — a lengths cycle (mode ``extensions``) is sampled densely (the
   spline between the table's rows too) and checked against every stroke, then followed
@@ -25,7 +26,7 @@ Examples
 >>> check_cycle(m, c)
 Traceback (most recent call last):
 ...
-bondgraph.errors.AssemblyError: cycle arrays (extensions) leaves the working range: 1 problem
+bondgraph.errors.AssemblyError: cycle arrays (extensions) leaves a stroke: 1 problem
   - boom: 3.918 m at t = 1.88 s exceeds the stroke end 3.730 m (outside from t = 0.75 s to 3 s)
 """
 
@@ -100,7 +101,7 @@ def check_cycle(machine, cycle, t_end: float | None = None) -> None:
         at = ", ".join(f"{f} {float(vals[f][i]):.4f} m" for f in desc.functions)
         raise AssemblyError([f"unreachable at t = {b:.4g} s (last assembled at t = {a:.4g} s; "
                              f"lengths at t = {ts[i]:.4g} s: {at})"] + exc.problems,
-                            subject=f"cycle {cycle.source} ({cycle.mode}) leaves the working range") from None
+                            subject=f"cycle {cycle.source} ({cycle.mode}) leaves the reachable set") from None
     problems = range_problems(desc, ts, lambda part, ref: [p.angle(part) - (p.angle(ref) if ref else 0.0)
                                                           for p in poses])
     if problems:
@@ -142,7 +143,7 @@ def check_strokes(desc, cycle, t_end: float | None = None) -> None:
     ts = sample_times(cycle.time, min(t_end, cycle.end), 16)
     problems = stroke_problems(desc, ts, cycle.sample(ts))
     if problems:
-        raise AssemblyError(problems, subject=f"cycle {cycle.source} ({cycle.mode}) leaves the working range")
+        raise AssemblyError(problems, subject=f"cycle {cycle.source} ({cycle.mode}) leaves a stroke")
 
 
 def stroke_problems(desc, t: np.ndarray, lengths) -> list[str]:
