@@ -35,7 +35,7 @@ def run(subs, rel, step, end, glue, start="derivatives", scheme="jacobi"):
 
 
 def b1_table(fmus=None):
-    print("B1  seed 003 oscillator, max |x - x_exact| over 4 s [m] (Jacobi)")
+    print("B1  Elliott's (MDI) co-simulation paper oscillator, max |x - x_exact| over 4 s [m] (Jacobi)")
     print(f"{'H [s]':>8} " + " ".join(f"{g:>22}" for g in GLUES))
     errs = {}
     for step in (1e-3, 5e-4, 2.5e-4, 1e-4, 5e-5):

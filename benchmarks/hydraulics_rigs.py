@@ -1,7 +1,7 @@
 """Hydraulic benchmark rigs, built from the templates only (used by hydraulics_solvers.py).
 
 * :func:`lifted_mass` — a vertical single-chamber cylinder lifting 1 t with a flow step;
-* :func:`boom_on_valve` — the excavator boom (EXCAVATOR.md section E, front held rigid)
+* :func:`boom_on_valve` — the excavator boom (docs/reference/excavator_data.md section E, front held rigid)
   on its cylinder pair, a 4/3 valve with 10 Hz spool dynamics on an ideal 200 bar supply,
   the valve position a discrete mode (Hold / Lower / Raise, 10 % opening) switched by a
   time schedule; end stops with cushions.

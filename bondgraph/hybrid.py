@@ -1,6 +1,6 @@
 """Hybrid models: discrete modes, guards, switching table, events, external control.
 
-A *hybrid model* (SEEDS.md, 001) pairs continuous equations with discrete
+A *hybrid model* (the Toshiba hybrid-simulation patent, `docs/background/sources.md`) pairs continuous equations with discrete
 modes — a valve ``Left``/``Right``/``Closed``, a relief valve
 ``closed``/``relieving``, an end stop ``free``/``contact``. Here a discrete
 variable is a **model parameter** used in laws (:class:`Discrete`,
@@ -21,7 +21,7 @@ compiled internal form, and a switch is a parameter change plus a restart.
   substituted, parameters shown as numbers) and the transitions leaving it.
 * :class:`Controller` — external control: ``u = controller(t, y)`` either at
   every right-hand-side call (continuous) or at its own sample rate (the
-  "machine control software" of seed 001, e.g. a joystick table or a PI loop);
+  "machine control software" of the Toshiba hybrid-simulation patent, e.g. a joystick table or a PI loop);
   a sampled controller may also command discrete modes (external events).
 * :func:`simulate_hybrid` — the event-driven integration (LSODA, BDF,
   Radau… or CVODE) returning :class:`HybridResults` (a

@@ -1,6 +1,6 @@
 """Causal port classes of the linkage templates, and the connection rules.
 
-The source paper (SEEDS.md, 002) classifies every hinge point of a
+The source paper (Li & Wang, Tongji University, 2015; `docs/background/sources.md`) classifies every hinge point of a
 linear-actuator revolute-joint mechanism by which of its velocity components
 the part *receives* (flow-in) and which force components it receives
 (effort-in):

@@ -20,7 +20,7 @@ from .assembly import Mechanism
 
 __all__ = ["single_boom", "BOOM", "four_bar", "body_chain", "knuckle_crane", "section_e_boom"]
 
-#: Boom of the OpenHydraulics excavator (EXCAVATOR.md section B); boom frame at the foot pin.
+#: Boom of the OpenHydraulics excavator (docs/reference/excavator_data.md section B); boom frame at the foot pin.
 BOOM = dict(
     foot=(-0.164, 1.428), cyl_base=(0.655, 0.703), rod_pin=(2.85, 1.18), arm_cyl_base=(4.22, 1.33),
     arm_pin=(7.11, 0.0), mass=1307.0, cog=(3.44, 0.65), inertia=8060.0,
@@ -147,7 +147,7 @@ def knuckle_crane(drive: str = "force", *, payload: float = 500.0, gravity: floa
 def section_e_boom(*, beta: float = 1.0e9, hoses=("1.96 L", "1.96 L"), pressure="200 bar",
                    command=None, friction=None, end_stop=None, piston_mass: float = 0.0,
                    dead_volumes=("1e-3 L", "1e-3 L"), name: str = "rig"):
-    """The boom of EXCAVATOR.md section E on its cylinder pair, with hydraulics.
+    """The boom of docs/reference/excavator_data.md section E on its cylinder pair, with hydraulics.
 
     The front (boom + arm + 50 kg bucket, held rigid) is one body: 2057.5 kg with its
     centre of gravity 5.04 m along the boom frame's x axis (gravity moment 65.4 kN·m at

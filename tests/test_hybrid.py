@@ -1,4 +1,4 @@
-"""Hybrid models (seed 001): modes, guards, the switching table, events, external control.
+"""Hybrid models (the Toshiba hybrid-simulation patent): modes, guards, the switching table, events, external control.
 
 The seed's example — an air cylinder with a valve, a piston and a spring, the
 valve switched by ``Right`` / ``Left`` events — is checked against the

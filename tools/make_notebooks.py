@@ -55,7 +55,7 @@ from mechanisms import Mechanism, MechanismModel
 from mechanisms.drawing import draw_causal_diagram
 from bondgraph import ConnectionRuleError
 
-g = 9.81   # every number below is from EXCAVATOR.md section B (SI units)
+g = 9.81   # every number below is from docs/reference/excavator_data.md section B (SI units)
 """),
         ("md", """
 ## The first two links

@@ -2,7 +2,7 @@
 
 Reused by the tests, the benchmarks, the notebooks and the FMU export.
 
-* **B1** (seed 003's case in SI units): a mass driven by ``F0 sin(2 pi t)`` (subsystem
+* **B1** (Elliott's (MDI) co-simulation paper's case in SI units): a mass driven by ``F0 sin(2 pi t)`` (subsystem
   ``mass``, integrated in closed form within each step) and a spring-damper computing
   its force from the mass's position and velocity (subsystem ``spring``). Reference:
   the analytic solution of the whole oscillator.

@@ -1,7 +1,7 @@
 """Time-stamped data packages exchanged between the master and the subsystems.
 
 Every package carries the simulation time at which its data were produced, as the
-subsystem itself reports it (seed 000: the packages carry their own time): the time its
+subsystem itself reports it (the Tsinghua co-simulation middleware patent: the packages carry their own time): the time its
 step reached if it says so, otherwise its own clock (:meth:`Subsystem.get_time`: an
 FMU's last successful time, an ODE solver's time). Only a subsystem that can tell
 neither is stamped by the master. Before the master cross-assigns outputs to inputs it

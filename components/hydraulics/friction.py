@@ -46,7 +46,7 @@ class Friction:
         Coulomb force ``F_C`` (N).
     breakaway : float, optional
         Break-away force ``F_brk`` (N), ≥ ``coulomb``; default ``1.2·coulomb``
-        (EXCAVATOR.md section C: ratio 1.2).
+        (docs/reference/excavator_data.md section C: ratio 1.2).
     breakaway_velocity : float
         ``v_brk`` (m/s), default 0.01.
     viscous : float

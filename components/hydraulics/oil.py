@@ -148,5 +148,5 @@ class Oil:
         return replace(self, **changes)
 
 
-#: A typical mineral hydraulic oil (OpenHydraulics values, EXCAVATOR.md section C).
+#: A typical mineral hydraulic oil (OpenHydraulics values, docs/reference/excavator_data.md section C).
 HLP46 = Oil(density=870.0, bulk_modulus=1.4e9, viscosity=0.036)

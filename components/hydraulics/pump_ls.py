@@ -35,7 +35,7 @@ gives the stand-by equilibrium when every valve is closed (``p_P = Δp_LS``,
 
 Parameters carry units; sources: OpenHydraulics ``PowerUnit.mo`` (``PCLSPump``:
 ``Dmax = 500 cm³/rev``, ``p_margin = 0.3 MPa``, ``timeConst = 0.01 s`` — here
-``T_d`` —, ``propGain = 2e-5``; driven at 150 rad/s; EXCAVATOR.md section C).
+``T_d`` —, ``propGain = 2e-5``; driven at 150 rad/s; docs/reference/excavator_data.md section C).
 The filter and swash-plate time constants and the leakage are estimates.
 
 Examples

@@ -51,7 +51,7 @@ __all__ = ["SpoolDynamics", "Spool", "DirectionalValve", "OnOffValve"]
 class SpoolDynamics:
     """Spool response: ``bandwidth`` (Hz), ``damping`` ζ (second order), ``order`` 1 or 2.
 
-    OpenHydraulics' directional valves: 10 Hz, ζ = 1 (EXCAVATOR.md section C).
+    OpenHydraulics' directional valves: 10 Hz, ζ = 1 (docs/reference/excavator_data.md section C).
     """
 
     bandwidth: float

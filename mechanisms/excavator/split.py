@@ -1,4 +1,4 @@
-"""The excavator split at the cylinders' ``I`` ports, for co-simulation (seed 000):
+"""The excavator split at the cylinders' ``I`` ports, for co-simulation (the Tsinghua co-simulation middleware patent):
 :class:`~mechanisms.machine.split.MachineSplit` of the excavator's file, whose default
 cycle is the 10 s dig–lift–dump.
 

@@ -10,7 +10,7 @@ multipliers. To measure it, the same :class:`~mechanisms.assembly.Mechanism`
 * ``"stiff"`` — the AMESim style: free rigid bodies, every joint a stiff
   spring–damper in x and y, every inertia in integral causality, generated as
   a bond graph and built by the same core (:class:`StiffFormulation`);
-* ``"cartesian"`` — seed 004 in the plane: ``(x, y, θ)`` per body, two
+* ``"cartesian"`` — Wang, Zhou & Chen's Cartesian method (HUST) in the plane: ``(x, y, θ)`` per body, two
   constraint rows per revolute joint, Lagrange multipliers, index 1 with
   Baumgarte stabilisation (:class:`CartesianFormulation`).
 

@@ -1,4 +1,4 @@
-"""The Cartesian (absolute-coordinate) formulation with Lagrange multipliers (seed 004, planar).
+"""The Cartesian (absolute-coordinate) formulation with Lagrange multipliers (Wang, Zhou & Chen's Cartesian method (HUST), planar).
 
 Every body has the coordinates ``q = (x, y, θ)`` of its centre of gravity and
 frame, its velocities ``v``, a constant diagonal mass matrix ``M = diag(m, m, J)``;

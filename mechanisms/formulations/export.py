@@ -1,4 +1,4 @@
-"""Modelica export of a mechanism: the bond-graph form, or the Cartesian form of seed 004.
+"""Modelica export of a mechanism: the bond-graph form, or the Cartesian form of Wang, Zhou & Chen (HUST).
 
 :func:`export_modelica` takes a built formulation and a start pose:
 
@@ -310,7 +310,7 @@ def cartesian_modelica(mb: Multibody, q0: np.ndarray, v0: np.ndarray,
         raise ParameterError([f"{c}: the Cartesian export needs its "
                               f"{'force' if mb.actuators[c].drive == 'force' else 'length'} as a "
                               "formula of time (inputs={...})" for c in missing])
-    w = ModelicaWriter(name, f"Cartesian multibody form of {mb.name} (seed 004, planar), "
+    w = ModelicaWriter(name, f"Cartesian multibody form of {mb.name} (Wang, Zhou & Chen's Cartesian method (HUST), planar), "
                              "exported by hydrobond")
     free = set(range(mb.n_coordinates)) if index == 1 else set(independent_coordinates(mb, q0))
     units = {"x": "m", "y": "m", "theta": "rad", "vx": "m/s", "vy": "m/s", "w": "rad/s"}

@@ -1,6 +1,6 @@
 """Machine control software for valve-driven runs: an operator that tracks a lengths cycle.
 
-:func:`tracking_controller` is the "machine control software" of seed 001 as a
+:func:`tracking_controller` is the "machine control software" of the Toshiba hybrid-simulation patent as a
 sampled controller (zero-order hold at its own rate): each valve command is a
 feedforward from the reference rate (the flow the cylinder needs, over the
 valve's gain at a nominal metering drop) plus a proportional correction on the

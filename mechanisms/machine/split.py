@@ -1,4 +1,4 @@
-"""Any machine split at its cylinders' ``I`` ports, for co-simulation (seed 000).
+"""Any machine split at its cylinders' ``I`` ports, for co-simulation (the Tsinghua co-simulation middleware patent).
 
 Two models of this toolkit, each running on its own solver, both from the same
 machine file:
@@ -10,7 +10,7 @@ machine file:
   pistons) with each rod's motion prescribed; in: rod position and velocity; out:
   cylinder forces.
 
-As seed 000 asks, the hydraulic cylinders take "rod position and velocity in,
+As the Tsinghua co-simulation middleware patent asks, the hydraulic cylinders take "rod position and velocity in,
 force out", and only one side carries each constraint. Both start from the
 monolithic model's static equilibrium. The exchanged signals are named by function:
 ``mech.lift_s``, ``hyd.lift_F``...

@@ -1,4 +1,4 @@
-"""The excavator's mechanics against independent figures (EXCAVATOR.md section E)."""
+"""The excavator's mechanics against independent figures (docs/reference/excavator_data.md section E)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Boom oil-column mode (EXCAVATOR.md section E): linearisation and a simulated ring-down.
+"""Boom oil-column mode (docs/reference/excavator_data.md section E): linearisation and a simulated ring-down.
 
 Reference (section E, derived there by hand): k = β·(A_cap²/V_cap + A_rod²/V_rod),
 lever arm 0.840 m, inertia about the foot 71 383 kg·m² → 5.9 / 7.0 / 8.6 Hz at

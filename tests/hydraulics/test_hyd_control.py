@@ -1,5 +1,5 @@
 """External control of a hydraulic drive: a joystick table, and a sampled PI loop on
-the cylinder position (the 'machine control software' of seed 001)."""
+the cylinder position (the 'machine control software' of the Toshiba hybrid-simulation patent)."""
 
 import numpy as np
 import pytest
