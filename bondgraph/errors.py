@@ -126,13 +126,18 @@ class SimulationError(BondGraphError):
         Named state values at that time.
     results : object or None
         The partial :class:`bondgraph.results.Results` up to the last good step.
+    advice : str
+        The advice the message gives on how to get past the failure, as it appears in
+        the message ("" when none): a layer that knows the physical cause (a cylinder
+        past its stroke, a linkage at its dead centre) replaces it with better advice.
     """
 
     def __init__(self, problems, subject=None, *, time: float | None = None,
-                 state: dict[str, float] | None = None, results: Any = None):
+                 state: dict[str, float] | None = None, results: Any = None, advice: str = ""):
         self.time = time
         self.state = state
         self.results = results
+        self.advice = advice
         super().__init__(problems, subject)
 
 

@@ -139,6 +139,7 @@ class Failure:
     solver: str = ""
     involved: tuple[int, ...] = ()  # states the cause names
     error: Exception | None = None  # a UserCallableError to re-raise
+    advice: str = ""  # how to get past it, when the model's structure suggests a way
 
 
 @dataclass
@@ -334,9 +335,9 @@ class Watch:
         self.t_good, self.y_good = float(t), y
 
     def failure(self, kind: str, t: float, cause: tuple[str, tuple[int, ...]] | str, *,
-                state: np.ndarray | None = None, solver: str = "") -> Failure:
+                state: np.ndarray | None = None, solver: str = "", advice: str = "") -> Failure:
         text, inv = (cause, ()) if isinstance(cause, str) else cause
-        return Failure(kind, float(t), text, state, solver, inv)
+        return Failure(kind, float(t), text, state, solver, inv, advice=advice)
 
     # ------------------------------------------------------------ diagnosis
     def failed_cause(self) -> tuple[str, tuple[int, ...]]:
@@ -442,16 +443,17 @@ class Watch:
               else f"at the last good step t = {self.t_good:.9g} s")
         shown = ", ".join(f"{self.names[i]} = {x[i]:.6g}" for i in pick)
         more = f" (and {len(x) - len(pick)} more in .state)" if len(x) > len(pick) else ""
+        cause = f"{f.cause}; {f.advice}" if f.advice else f.cause
         if f.kind in ("start", "singular") and f.time == self.t0 and self.steps == 0:
-            text = f"{subject}: inconsistent or singular initial point at t = {f.time:.9g} s: {f.cause}"
+            text = f"{subject}: inconsistent or singular initial point at t = {f.time:.9g} s: {cause}"
         else:
-            text = f"{subject}: integration failed at t = {f.time:.9g} s ({self.method}): {f.cause}"
+            text = f"{subject}: integration failed at t = {f.time:.9g} s ({self.method}): {cause}"
             if f.kind != "timeout":
                 text += f". Last good step t = {self.t_good:.9g} s"
         text += f"; states {at}: {shown}{more}"
         if f.solver:
             text += f". Solver: {f.solver}"
-        return SimulationError(text, time=f.time, state=named, results=results)
+        return SimulationError(text, time=f.time, state=named, results=results, advice=f.advice)
 
     # ------------------------------------------------------------ the start (R0)
     def check_start(self, t: float, y: np.ndarray, fun) -> Failure | None:
@@ -487,7 +489,7 @@ class Watch:
                 inv = self._states_of(d)
                 return self.failure("singular", t, (
                     f"{d.label} is zero at the start: the equations divide by it"
-                    f"{self._pose(y, inv)}; {_advice(d)}", inv), state=y)
+                    f"{self._pose(y, inv)}", inv), state=y, advice=_advice(d))
         return None
 
     def _set_low(self) -> None:
@@ -866,7 +868,7 @@ def _examine(watch: Watch, drv, events: EventSet | None, t_old: float, t: float,
         inv = watch._states_of(d)
         return seg(watch.failure("singular", tc, (
             f"{d.label} {_event_word(k)} at t = {tc:.9g} s: the equations divide by it, "
-            f"{_what(d)}{watch._pose(yc, inv)}; {_advice(d)}", inv), state=yc)), m_old, g_old, dg_old
+            f"{_what(d)}{watch._pose(yc, inv)}", inv), state=yc, advice=_advice(d))), m_old, g_old, dg_old
     if m_new is not None:
         if low:
             watch.ill_conditioning(t, m_new, y)

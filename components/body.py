@@ -43,7 +43,7 @@ from bondgraph import MTF, I, One, Se, Zero
 from bondgraph.checks import Check, number_problems
 
 from .geometry import polar_from_cog
-from .part import Part, as_amount, in_si, numeric_only, pair_problems, present, raise_problems
+from .part import Part, as_amount, in_si, numeric_only, pair_in_si, pair_problems, present, raise_problems
 from .ports import PortClass
 
 __all__ = ["MainBody"]
@@ -101,6 +101,7 @@ class MainBody(Part):
         v = in_si({"mass": (mass, "kg"), "inertia": (inertia, "kg*m^2"), "gravity": (gravity, "m/s^2"),
                    "theta0": (theta0, "rad")}, unit_problems)
         mass, inertia, gravity, theta0 = v["mass"], v["inertia"], v["gravity"], v["theta0"]
+        cog = pair_in_si("cog", cog, unit_problems)
         numeric = unit_problems + _scalar_problems(mass, inertia, gravity, theta0)
         numeric += pair_problems("cog", cog)
         self.point_masses: dict[str, tuple] = {}
@@ -113,6 +114,7 @@ class MainBody(Part):
             label = f"point mass {pm!r}"
             bad: list[str] = []
             m = in_si({label: (m, "kg")}, bad)[label]        # "450 kg" as the body's own mass
+            xy = pair_in_si(f"{label} position", xy, bad)
             bad += number_problems("", numeric_only({label: (m, Check(">=0", "kg"))}))
             bad += pair_problems(f"{label} position", xy)
             numeric += bad
@@ -125,6 +127,9 @@ class MainBody(Part):
         self.mass, self.inertia = as_amount(mass), as_amount(inertia)
         self.cog = (float(cog[0]), float(cog[1]))
         self.gravity = as_amount(gravity)
+        self._spec = dict(mass=self.mass, inertia=self.inertia, cog=self.cog,
+                          points={n: (p.cls.value, p.local) for n, p in self.points.items()},
+                          gravity=self.gravity, theta0=float(theta0), point_masses=dict(self.point_masses))
         self._build(theta0)
 
     @classmethod

@@ -27,8 +27,9 @@ Examples
 
 from __future__ import annotations
 
-
 import math
+import re
+from typing import Any, Mapping
 
 import numpy as np
 import sympy as sp
@@ -40,7 +41,33 @@ from bondgraph.errors import ConnectionRuleError
 from .geometry import Pathway
 from .part import Part, as_amount, in_si, numeric_only, present, raise_problems
 
-__all__ = ["Cylinder"]
+__all__ = ["Cylinder", "HYDRAULIC_DATA", "FRICTION_KEYS", "END_STOP_KEYS", "DEFAULT_HARDENING"]
+
+#: hydraulic data a cylinder may carry for the machine layer (the circuit reads them):
+#: argument -> (SI unit, rule). The same keys as a machine file's cylinder table.
+HYDRAULIC_DATA = {
+    "bore": ("m", ">0"), "rod": ("m", ">0"),
+    "dead_volume_cap": ("m^3", ">0"), "dead_volume_rod": ("m^3", ">0"),
+    "leakage_internal": ("m^3/s/Pa", ">=0"), "leakage_external": ("m^3/s/Pa", ">=0"),
+}
+#: the keys of a cylinder's ``friction`` table: key -> (SI unit, rule, default, meaning)
+FRICTION_KEYS = {
+    "coulomb": ("N", ">=0", 0.0, "Coulomb (sliding) friction force"),
+    "breakaway": ("N", ">=0", None, "break-away (static) force; default 1.2 × coulomb"),
+    "breakaway_velocity": ("m/s", ">0", 0.01, "velocity of the break-away peak"),
+    "viscous": ("N*s/m", ">=0", 0.0, "viscous friction coefficient"),
+}
+#: the keys of a cylinder's ``end_stop`` table: key -> (SI unit, rule, default, meaning)
+END_STOP_KEYS = {
+    "stiffness": ("N/m", ">0", 1e9, "stiffness of the stop past either stroke end"),
+    "damping": ("N*s/m", ">=0", 1e6, "damping of the stop (it only pushes)"),
+    "cushion_length": ("m", ">=0", 0.0, "length before each end over which the cushion acts (valves mode)"),
+    "cushion_damping": ("N*s/m", ">=0", 0.0, "equivalent damping of the cushion at the very end (valves mode)"),
+    "hardening_length": ("m", ">0", None, "the stop's spring hardens as (δ/h)²; forces-mode default 1 mm"),
+}
+#: hardening length of the end stops on a force drive when none is given (m): a force far
+#: beyond what the machine can take ends a few millimetres past the stop, not metres
+DEFAULT_HARDENING = 1e-3
 
 
 class Cylinder(Part):
@@ -69,6 +96,26 @@ class Cylinder(Part):
         Names of the ``Rt`` and ``Pr`` points (default ``"A"``, ``"B"``).
     phi0, s0 : float
         Initial axis angle and length (set by the position analysis).
+    function : str, optional
+        The machine function the cylinder serves (``"boom"``, ``"lift"``): a machine's
+        read-outs, cycles and valves are named by it. Default: the cylinder's name.
+    count : int
+        Identical cylinders working in parallel as this one part (default 1): the masses
+        above are their totals, the areas of ``bore``/``rod`` are multiplied by it.
+    bore, rod : float or str, optional
+        Piston and rod diameters (m, or text with a unit: ``"135 mm"``). Not used by the
+        mechanical model; a :class:`~mechanisms.machine.Machine` made from the mechanism
+        needs them (pressures, the hydraulic circuit).
+    dead_volume_cap, dead_volume_rod, leakage_internal, leakage_external : optional
+        Hydraulic data as in a machine file's cylinder table (m³, m³/(s·Pa)); the
+        machine file's defaults when not given.
+    friction : dict, optional
+        Seal friction for the hydraulic circuit, keys of :data:`FRICTION_KEYS` with units
+        (``{"coulomb": "1 kN", "viscous": "5000 N*s/m"}``).
+    end_stop : dict, optional
+        The stroke-end stops, keys of :data:`END_STOP_KEYS` with units; default: the
+        documented defaults (1e9 N/m, 1e6 N·s/m, no cushion; on a force drive the spring
+        hardens over 1 mm). :meth:`end_stop` gives the stop a drive uses.
     """
 
     kind = "cylinder"
@@ -76,9 +123,17 @@ class Cylinder(Part):
     def __init__(self, name: str, *, retracted: float, stroke: float, m_barrel: float = 0.0,
                  m_rod: float = 0.0, d_barrel: float | None = None, d_rod: float | None = None,
                  J_barrel: float = 0.0, J_rod: float = 0.0, gravity: float = 9.81,
-                 root: str = "A", tip: str = "B", phi0: float = 0.0, s0: float | None = None):
+                 root: str = "A", tip: str = "B", phi0: float = 0.0, s0: float | None = None,
+                 function: str | None = None, count: int = 1, bore: float | str | None = None,
+                 rod: float | str | None = None, dead_volume_cap: float | str | None = None,
+                 dead_volume_rod: float | str | None = None, leakage_internal: float | str | None = None,
+                 leakage_external: float | str | None = None, friction: Mapping[str, Any] | None = None,
+                 end_stop: Mapping[str, Any] | None = None):
         super().__init__(name)
         unit_problems: list[str] = []
+        hyd, hyd_problems = _hydraulic_data(name, function, count, dict(
+            bore=bore, rod=rod, dead_volume_cap=dead_volume_cap, dead_volume_rod=dead_volume_rod,
+            leakage_internal=leakage_internal, leakage_external=leakage_external), friction, end_stop)
         v = in_si({"retracted": (retracted, "m"), "stroke": (stroke, "m"), "m_barrel": (m_barrel, "kg"),
                    "m_rod": (m_rod, "kg"), "d_barrel": (d_barrel, "m"), "d_rod": (d_rod, "m"),
                    "J_barrel": (J_barrel, "kg*m^2"), "J_rod": (J_rod, "kg*m^2"),
@@ -94,7 +149,8 @@ class Cylinder(Part):
         for pname, v in (("d_barrel", d_barrel), ("d_rod", d_rod), ("s0", s0)):
             if v is not None:
                 values[pname] = (v, Check("finite", "m"))
-        raise_problems(unit_problems + number_problems("", numeric_only(values)), [], f"cylinder {name!r}")
+        raise_problems(unit_problems + number_problems("", numeric_only(values)) + hyd_problems, [],
+                       f"cylinder {name!r}")
         self.retracted, self.stroke = float(retracted), float(stroke)
         self.m_barrel, self.m_rod = as_amount(m_barrel), as_amount(m_rod)
         self.d_barrel = float(retracted / 4 if d_barrel is None else d_barrel)
@@ -102,8 +158,47 @@ class Cylinder(Part):
         self.J_barrel, self.J_rod = as_amount(J_barrel), as_amount(J_rod)
         self.gravity = as_amount(gravity)
         self.tip = tip
+        #: hydraulic data for the machine layer (SI, only what was given; ``count`` always)
+        self.hydraulics: dict[str, Any] = hyd
+        self._function = function
         self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.retracted, 0.0))})
+        self._spec = dict(retracted=self.retracted, stroke=self.stroke, m_barrel=self.m_barrel,
+                          m_rod=self.m_rod, d_barrel=self.d_barrel, d_rod=self.d_rod,
+                          J_barrel=self.J_barrel, J_rod=self.J_rod, gravity=self.gravity, root=root,
+                          tip=tip, phi0=float(phi0), s0=None if s0 is None else float(s0),
+                          function=function, count=hyd["count"],
+                          **{k: hyd.get(k) for k in HYDRAULIC_DATA},
+                          friction=hyd.get("friction"), end_stop=hyd.get("end_stop"))
         self._build(phi0, self.retracted if s0 is None else s0)
+
+    @property
+    def function(self) -> str:
+        """The machine function this cylinder serves (default its name)."""
+        return self._function or self.name
+
+    def end_stop(self, hydraulic: bool = False):
+        """The :class:`~components.hydraulics.EndStop` of this cylinder's ``end_stop`` data.
+
+        ``hydraulic=False`` (a force drive): stiffness and damping, the spring hardening
+        over ``hardening_length`` (default :data:`DEFAULT_HARDENING`), no cushion (the
+        cushion throttles oil: a hydraulic effect). ``hydraulic=True``: stiffness, damping
+        and the cushion, a linear spring.
+
+        Examples
+        --------
+        >>> Cylinder("c", retracted=1.0, stroke=0.5).end_stop()
+        EndStop(stiffness=1000000000.0, damping=1000000.0, cushion_length=0.0, cushion_damping=0.0, hardening_length=0.001)
+        >>> Cylinder("c", retracted=1.0, stroke=0.5, end_stop={"stiffness": "2e8 N/m"}).end_stop().stiffness
+        200000000.0
+        """
+        from .hydraulics import EndStop
+
+        es = {k: v[2] for k, v in END_STOP_KEYS.items()}
+        es.update(self.hydraulics.get("end_stop") or {})
+        if hydraulic:
+            return EndStop(es["stiffness"], es["damping"], es["cushion_length"], es["cushion_damping"])
+        return EndStop(es["stiffness"], es["damping"],
+                       hardening_length=es["hardening_length"] or DEFAULT_HARDENING)
 
     @property
     def length_limits(self) -> tuple[float, float]:
@@ -203,3 +298,63 @@ class Cylinder(Part):
         return [[(rx, ry), (rx + barrel * c, ry + barrel * sn)],
                 [(rx + (s - self.retracted * 0.9) * c, ry + (s - self.retracted * 0.9) * sn),
                  (rx + s * c, ry + s * sn)]]
+
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+def _table(name: str, what: str, table: Any, keys: Mapping[str, tuple], problems: list[str]) -> dict | None:
+    """A friction or end-stop table with units → SI, every bad key and value named."""
+    if table is None:
+        return None
+    if not isinstance(table, Mapping):
+        problems.append(f"{what}: found {table!r}, expected a dict of {', '.join(keys)} with units")
+        return None
+    out = {}
+    for k, v in table.items():
+        if k not in keys:
+            problems.append(f"{what}.{k}: unknown key (known: {', '.join(keys)})")
+            continue
+        unit, rule = keys[k][:2]
+        bad: list[str] = []
+        x = in_si({f"{what}.{k}": (v, unit)}, bad)[f"{what}.{k}"]
+        bad += number_problems("", {f"{what}.{k}": (x, Check(rule, unit))}) if not bad else []
+        problems += bad
+        if not bad:
+            out[k] = float(x)
+    return out
+
+
+def _hydraulic_data(name, function, count, values, friction, end_stop) -> tuple[dict, list[str]]:
+    """The cylinder's hydraulic data in SI, and every problem with it."""
+    problems: list[str] = []
+    if function is not None and not (isinstance(function, str) and _NAME.match(function)):
+        problems.append(f"function: found {function!r}, expected a name of letters, digits and '_' "
+                        "starting with a letter")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        problems.append(f"count: found {count!r}, expected a whole number ≥ 1 (cylinders in parallel)")
+        count = 1
+    out: dict[str, Any] = {"count": count}
+    for k, v in values.items():
+        if v is None:
+            continue
+        unit, rule = HYDRAULIC_DATA[k]
+        bad: list[str] = []
+        x = in_si({k: (v, unit)}, bad)[k]
+        bad += number_problems("", {k: (x, Check(rule, unit))}) if not bad else []
+        problems += bad
+        if not bad:
+            out[k] = float(x)
+    if "bore" in out and "rod" in out and not out["rod"] < out["bore"]:
+        problems.append(f"rod: {out['rod'] * 1e3:.4g} mm, expected smaller than the bore "
+                        f"{out['bore'] * 1e3:.4g} mm")
+    fr = _table(name, "friction", friction, FRICTION_KEYS, problems)
+    if fr is not None:
+        if "breakaway" in fr and fr["breakaway"] < fr.get("coulomb", 0.0):
+            problems.append(f"friction.breakaway: {fr['breakaway']:g} N, expected ≥ the coulomb force "
+                            f"{fr.get('coulomb', 0.0):g} N")
+        out["friction"] = fr
+    es = _table(name, "end_stop", end_stop, END_STOP_KEYS, problems)
+    if es is not None:
+        out["end_stop"] = es
+    return out, problems

@@ -28,7 +28,7 @@ import sympy as sp
 from bondgraph import MTF, I, One, Se, Zero
 from bondgraph.checks import Check, number_problems
 
-from .part import Part, as_amount, in_si, numeric_only, pair_problems, present, raise_problems
+from .part import Part, as_amount, in_si, numeric_only, pair_in_si, pair_problems, present, raise_problems
 
 __all__ = ["Lever"]
 
@@ -70,6 +70,8 @@ class Lever(Part):
                   "phi0": (phi0, Check("finite", "rad"))}
         if inertia is not None:
             values["inertia"] = (inertia, Check(">=0", "kg·m²"))
+        if cog is not None:
+            cog = pair_in_si("cog", cog, unit_problems)
         problems = unit_problems + number_problems("", numeric_only(values))
         if cog is not None:
             problems += pair_problems("cog", cog)
@@ -81,6 +83,9 @@ class Lever(Part):
         self.gravity = as_amount(gravity)
         self._declare_points({root: ("Rt", (0.0, 0.0)), tip: ("Pr", (self.length, 0.0))})
         self.tip = tip
+        self._spec = dict(length=self.length, mass=self.mass, inertia=None if inertia is None else self.inertia,
+                          cog=None if cog is None else self.cog, gravity=self.gravity, root=root, tip=tip,
+                          phi0=float(phi0))
         self._build(phi0)
 
     def _build(self, phi0: float) -> None:

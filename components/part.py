@@ -35,7 +35,8 @@ from bondgraph.checks import FINITE, Check, number_problems
 
 from .ports import HingePoint, PortClass, check_part_ports
 
-__all__ = ["Part", "pair_problems", "raise_problems", "symbolic", "present", "numeric_only", "in_si"]
+__all__ = ["Part", "pair_problems", "raise_problems", "symbolic", "present", "numeric_only", "in_si",
+           "pair_in_si"]
 
 
 def symbolic(value: Any) -> bool:
@@ -91,6 +92,31 @@ def in_si(values: Mapping[str, tuple[Any, str]], problems: list[str]) -> dict[st
     return out
 
 
+def pair_in_si(name: str, value: Any, problems: list[str]) -> Any:
+    """An ``(x, y)`` pair whose items may carry units (``("1.4 m", "0.1 m")``, a pint
+    quantity): the pair in metres, numbers as they are (SI). Anything that is not a pair is
+    returned unchanged for :func:`pair_problems` to name; an item that cannot be read as a
+    length adds a problem and becomes 0.0.
+
+    Examples
+    --------
+    >>> problems = []
+    >>> pair_in_si("cog", ("1400 mm", 0.1), problems), problems
+    ((1.4, 0.1), [])
+    >>> pair_in_si("cog", ("1.4 kg", "0 m"), problems), problems  # doctest: +ELLIPSIS
+    ((0.0, 0.0), ["'cog x': ... expected a length ..."])
+    """
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        return value
+    out = []
+    for axis, item in zip("xy", value):
+        bad: list[str] = []
+        v = in_si({f"{name} {axis}": (item, "m")}, bad)[f"{name} {axis}"]
+        problems += bad
+        out.append(0.0 if bad else v)
+    return tuple(out)
+
+
 def pair_problems(name: str, value: Any, check: Check = FINITE) -> list[str]:
     """Problems of an ``(x, y)`` pair of numbers (a centre of gravity, a hinge point), in m.
 
@@ -127,11 +153,52 @@ class Part(BondGraph):
 
     def __init__(self, name: str):
         super().__init__(name)
+        #: the constructor's arguments (SI numbers, or symbols), set by each template
+        self._spec: dict[str, Any] = {}
         self.points: dict[str, HingePoint] = {}
         #: pose coordinate name -> displacement handle (sympy symbol)
         self.coordinates: dict[str, sp.Symbol] = {}
         #: local junction name of each coordinate's displacement state
         self.coordinate_states: dict[str, str] = {}
+
+    # ---------------------------------------------------------------- values
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The keyword arguments this part was built with, in SI units (a copy).
+
+        ``type(part)(part.name, **part.spec)`` builds the same part again; the machine layer
+        writes a part's table of a machine file from it.
+
+        Examples
+        --------
+        >>> from components import Lever
+        >>> Lever("link", length="674 mm", mass="50 kg", root="J", tip="N").spec["length"]
+        0.674
+        """
+        return dict(self._spec)
+
+    def evolve(self, **changes: Any) -> "Part":
+        """A new part of the same template and name with some arguments changed (units
+        allowed, as in the constructor); this part is not modified.
+
+        Examples
+        --------
+        >>> from components import Lever
+        >>> link = Lever("link", length=0.674, mass=50.0)
+        >>> heavier = link.evolve(mass="60 kg")
+        >>> heavier.mass, link.mass, heavier.length
+        (60.0, 50.0, 0.674)
+        >>> link.evolve(colour="red")
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ParameterError: lever 'link': evolve(colour=...): not an argument of Lever (arguments: length, mass, inertia, cog, gravity, root, tip, phi0)
+        """
+        unknown = [k for k in changes if k not in self._spec]
+        if unknown:
+            raise ParameterError(f"{self.kind} {self.name!r}: evolve({', '.join(f'{k}=...' for k in unknown)}): "
+                                 f"not an argument of {type(self).__name__} (arguments: "
+                                 f"{', '.join(self._spec)})")
+        return type(self)(self.name, **{**self._spec, **changes})
 
     # ---------------------------------------------------------------- points
     def _declare_points(self, points: Mapping[str, tuple], numeric: list[str] | None = None) -> list[str]:
@@ -148,12 +215,15 @@ class Part(BondGraph):
             points = {}
         for pname, spec in points.items():
             try:
+                if isinstance(spec, (tuple, list)) and len(spec) == 3:   # as in a machine file
+                    spec = (spec[0], (spec[1], spec[2]))
                 cls, local = spec
                 cls = PortClass.parse(cls)
             except (TypeError, ValueError, ConnectionRuleError) as exc:
                 rules.append(f"{self.name}/{pname}: point spec {spec!r}: expected "
-                             f"(class, (x, y)) with class one of Rt, Pd, Li, Pr ({exc})")
+                             f"(class, (x, y)) or (class, x, y) with class one of Rt, Pd, Li, Pr ({exc})")
                 continue
+            local = pair_in_si(f"point {pname!r}", local, numeric)
             if not (isinstance(pname, str) and pname.replace("_", "").isalnum()):
                 rules.append(f"{self.name}/{pname}: point names are letters, digits and '_'")
                 continue

@@ -46,6 +46,7 @@ from bondgraph import (MSe, MSf, AssemblyError, BondGraph, ConnectionRuleError, 
                        ParameterError, R, Se, Sf, Spline)
 from bondgraph.signals import Signal
 from components import Cylinder, Lever, MainBody, Part
+from components.part import pair_in_si
 from components.ports import HingePoint, PortClass, check_connection
 
 __all__ = ["Mechanism", "Pose", "Drive"]
@@ -145,6 +146,53 @@ class Mechanism:
         self.parts[part.name] = part
         return part
 
+    def replace(self, part: Part) -> Part:
+        """Put ``part`` in place of the part of the same name, keeping its hinges, chassis
+        pins and drive (a changed mass, a moved point: :meth:`Part.evolve
+        <components.Part.evolve>`). Every hinge must still find its point with the same
+        port class. Returns the new part.
+
+        Raises
+        ------
+        ConnectionRuleError
+            No part of that name; a hinged or fixed point missing from the new part or of
+            another class; a cylinder replaced by something else.
+
+        Examples
+        --------
+        >>> from components import Lever
+        >>> mech = Mechanism("m")
+        >>> _ = mech.add(Lever("link", length=1.0, mass=2.0)); mech.fix("link", "R", at=(0, 0))
+        >>> mech.replace(mech.parts["link"].evolve(mass="3 kg")).mass
+        3.0
+        """
+        if not isinstance(part, Part):
+            raise ConnectionRuleError(f"{self.name}: replace() got {part!r}; expected a MainBody, Lever or Cylinder")
+        old = self.parts.get(part.name)
+        if old is None:
+            raise ConnectionRuleError(f"{self.name}: replace(): no part named {part.name!r} (parts: "
+                                      f"{', '.join(self.parts) or 'none'}); add it instead")
+        problems = []
+        if isinstance(old, Cylinder) != isinstance(part, Cylinder):
+            problems.append(f"{part.name}: a {old.kind} replaced by a {part.kind}; its drive and hinges "
+                            "expect the same kind")
+        used = [hp for h in self.hinges for hp in h if hp.part == part.name]
+        used += [old.hinge(pt) for (pn, pt) in self.fixed if pn == part.name]
+        for hp in used:
+            new = part.points.get(hp.name)
+            if new is None or new.cls is not hp.cls:
+                problems.append(f"{hp}: hinged or fixed, but the new part has "
+                                + (f"no point {hp.name!r}" if new is None else f"it as {new.cls.value}"))
+        if problems:
+            raise ConnectionRuleError(problems, subject=f"mechanism {self.name!r}: replace {part.name!r}")
+        self.parts[part.name] = part
+        self.hinges = [tuple(part.points[hp.name] if hp.part == part.name else hp for hp in h)
+                       for h in self.hinges]
+        d = self.drives.get(part.name)
+        if d is not None and d.kind == "force" and d.end_stop is not None and d.end_stop == old.end_stop():
+            self.drives[part.name] = Drive("force", d.cylinder, d.input, d.piston_mass, part.end_stop())
+        return part
+
     def _point(self, part: str, point: str) -> HingePoint:
         if part not in self.parts:
             raise ConnectionRuleError(f"{self.name}: no part {part!r} (parts: "
@@ -152,8 +200,21 @@ class Mechanism:
         return self.parts[part].hinge(point)
 
     def fix(self, part: str, point: str, at: tuple[float, float]) -> None:
-        """Pin a part's ``Rt`` point to the chassis at world position ``at``."""
+        """Pin a part's ``Rt`` point to the chassis at world position ``at`` (m, or text with
+        units: ``("0.655 m", "703 mm")``).
+
+        Raises
+        ------
+        ConnectionRuleError
+            The point is not an ``Rt``, or already fixed or hinged.
+        ParameterError
+            ``at`` is not a finite point.
+        """
         hp = self._point(part, point)
+        unit_problems: list[str] = []
+        at = pair_in_si(f"{hp}: fixed at", at, unit_problems)
+        if unit_problems:
+            raise ParameterError(unit_problems)
         try:
             at = (float(at[0]), float(at[1]))
         except (TypeError, ValueError, IndexError):
@@ -192,15 +253,40 @@ class Mechanism:
     def drive_force(self, cylinder: str, piston_mass: float = 0.0, end_stop: Any = None) -> str:
         """Prescribe the cylinder's force (positive pushing); returns the input name.
 
-        ``piston_mass`` adds an axial inertia on the drive side (default 0: the
-        cylinder template already carries its rod and barrel masses).
-        ``end_stop`` (a :class:`components.hydraulics.EndStop`) adds the stroke ends:
-        past either end a stiff spring–damper pushes back on the drive, so a force
-        larger than the machine can take ends against the stop instead of swinging
-        the linkage through its stroke.
+        Parameters
+        ----------
+        cylinder : str
+        piston_mass : float
+            An axial inertia on the drive side (kg, default 0: the cylinder template
+            already carries its rod and barrel masses).
+        end_stop : EndStop, None or False
+            The stroke ends: past either end a stiff spring–damper pushes back on the
+            drive, so a force larger than the machine can take ends against the stop
+            instead of swinging the linkage through its stroke. ``None`` (default): the
+            cylinder's own stops (:meth:`Cylinder.end_stop <components.Cylinder.end_stop>`:
+            1e9 N/m, 1e6 N·s/m, hardening over 1 mm unless its ``end_stop`` data say
+            otherwise); an :class:`~components.hydraulics.EndStop`: that one; ``False``: no
+            stops (the cylinder may then leave its stroke; a run that fails there says so).
+
+        Examples
+        --------
+        >>> from components import Cylinder, MainBody
+        >>> mech = Mechanism("m")
+        >>> _ = mech.add(Cylinder("c", retracted=1.0, stroke=0.5))
+        >>> mech.drive_force("c"), mech.drives["c"].end_stop.hardening_length
+        ('c.force', 0.001)
         """
-        if not (isinstance(piston_mass, (int, float)) and math.isfinite(piston_mass) and piston_mass >= 0):
+        if isinstance(piston_mass, bool) or not (isinstance(piston_mass, (int, float)) and math.isfinite(piston_mass)
+                                                 and piston_mass >= 0):
             raise ParameterError(f"{cylinder}: piston_mass = {piston_mass!r}, expected a number ≥ 0 (kg)")
+        part = self.parts.get(cylinder)
+        if end_stop is None and isinstance(part, Cylinder):
+            end_stop = part.end_stop()
+        elif end_stop is False:
+            end_stop = None
+        elif end_stop is not None and not hasattr(end_stop, "law"):
+            raise ParameterError(f"{cylinder}: end_stop = {end_stop!r}, expected an EndStop, None (the "
+                                 "cylinder's own stops) or False (no stops)")
         return self._drive(Drive("force", cylinder, f"{cylinder}.force", piston_mass, end_stop))
 
     def drive_external(self, cylinder: str, component: BondGraph, port: str) -> None:

@@ -27,10 +27,29 @@ BOOM = dict(
 )
 
 
-def single_boom(drive: str = "force", *, m_barrel: float = 0.0, m_rod: float = 0.0,
+def single_boom(drive: str | None = "force", *, m_barrel: float = 0.0, m_rod: float = 0.0,
                 d_barrel: float = 0.6, d_rod: float = 0.6, J_barrel: float = 0.0,
-                J_rod: float = 0.0, gravity: float = 9.81, name: str = "boom_lift") -> Mechanism:
-    """A boom pinned to the chassis and lifted by one cylinder (``drive``: force/extension)."""
+                J_rod: float = 0.0, gravity: float = 9.81, bore: str = "135 mm", rod: str = "50 mm",
+                name: str = "boom_lift") -> Mechanism:
+    """A boom pinned to the chassis and lifted by one cylinder.
+
+    The boom of the reference excavator (:data:`BOOM`), its cylinder retracted 2.48 m with a
+    1.25 m stroke, bore and rod of one of the machine's two boom cylinders.
+
+    Parameters
+    ----------
+    drive : {"force", "extension"} or None
+        How the cylinder is driven (a force drive with the cylinder's end stops); ``None``
+        leaves it undriven (a machine's mode drives it: ``Machine.from_mechanism``).
+    m_barrel, m_rod, d_barrel, d_rod, J_barrel, J_rod, gravity, bore, rod
+        The cylinder's and the boom's data (:class:`~components.Cylinder`).
+
+    Examples
+    --------
+    >>> mech = single_boom()
+    >>> mech.drives["boom_cyl"].kind, mech.parts["boom_cyl"].length_limits
+    ('force', (2.48, 3.73))
+    """
     b = BOOM
     mech = Mechanism(name)
     mech.add(MainBody("boom", mass=b["mass"], inertia=b["inertia"], cog=b["cog"], gravity=gravity,
@@ -38,7 +57,7 @@ def single_boom(drive: str = "force", *, m_barrel: float = 0.0, m_rod: float = 0
                               "D": ("Li", b["arm_cyl_base"]), "F": ("Li", b["arm_pin"])}))
     mech.add(Cylinder("boom_cyl", retracted=2.48, stroke=1.25, m_barrel=m_barrel, m_rod=m_rod,
                       d_barrel=d_barrel, d_rod=d_rod, J_barrel=J_barrel, J_rod=J_rod,
-                      gravity=gravity))
+                      gravity=gravity, bore=bore, rod=rod))
     mech.fix("boom", "C", at=b["foot"])
     mech.fix("boom_cyl", "A", at=b["cyl_base"])
     mech.connect("boom", "B", "boom_cyl", "B")
@@ -46,17 +65,17 @@ def single_boom(drive: str = "force", *, m_barrel: float = 0.0, m_rod: float = 0
     return mech
 
 
-def _drive(mech: Mechanism, cyl: str, drive: str) -> None:
+def _drive(mech: Mechanism, cyl: str, drive: str | None) -> None:
+    if drive is None:
+        return
     if drive == "force":
-        # the stroke ends act (a stiff, hardening stop): a force the machine cannot take
-        # ends against the stop instead of swinging the linkage through its stroke
-        from components.hydraulics import EndStop
-
-        mech.drive_force(cyl, end_stop=EndStop(1e9, 1e6, hardening_length=1e-3))
+        # the cylinder's end stops act (a stiff, hardening stop: the default of a force
+        # drive): a force the machine cannot take ends against the stop
+        mech.drive_force(cyl)
     elif drive == "extension":
         mech.drive_extension(cyl)
     else:
-        raise ParameterError(f"drive {drive!r}: expected 'force' or 'extension'")
+        raise ParameterError(f"drive {drive!r}: expected 'force', 'extension' or None")
 
 
 def four_bar(drive: str = "force", *, O1=(0.0, 0.0), O2=(1.0, 0.0), a: float = 0.3,

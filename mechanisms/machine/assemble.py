@@ -39,15 +39,14 @@ import sympy as sp
 from bondgraph import Input
 from bondgraph.errors import BondGraphError, ConnectionRuleError, ParameterError
 from components import Cylinder, Lever, MainBody
+from components.cylinder import HYDRAULIC_DATA
 
 from ..assembly import Mechanism
 from .circuits import Circuit, CircuitContext, build_circuit
 from .description import MODES, MachineDescription
 
-__all__ = ["Assembled", "assemble", "end_stop_of", "DEFAULT_HARDENING"]
+__all__ = ["Assembled", "assemble"]
 
-#: hardening length of the forces-mode end stops when the file gives none (m)
-DEFAULT_HARDENING = 1e-3
 
 
 @dataclass
@@ -75,18 +74,6 @@ class _Params:
         return sym
 
 
-def end_stop_of(values: dict[str, Any], *, hydraulic: bool):
-    """The :class:`~components.hydraulics.EndStop` of a cylinder's values (SI)."""
-    from components.hydraulics import EndStop
-
-    es = values.get("end_stop") or {}
-    if hydraulic:
-        return EndStop(es.get("stiffness", 1e9), es.get("damping", 1e6), es.get("cushion_length", 0.0),
-                       es.get("cushion_damping", 0.0))
-    return EndStop(es.get("stiffness", 1e9), es.get("damping", 1e6),
-                   hardening_length=es.get("hardening_length") or DEFAULT_HARDENING)
-
-
 def assemble(desc: MachineDescription, mode: str, *, symbolic: bool = True,
              name: str | None = None, end_stops: bool = True) -> Assembled:
     """Build the mechanism of a description, driven for ``mode``.
@@ -94,15 +81,18 @@ def assemble(desc: MachineDescription, mode: str, *, symbolic: bool = True,
     Parameters
     ----------
     desc : MachineDescription
-    mode : {"extensions", "forces", "valves"}
+    mode : {"extensions", "forces", "valves"} or None
+        ``None``: the linkage alone, its cylinders not driven (what
+        :meth:`MachineDescription.to_mechanism` gives for editing).
     symbolic : bool
         Masses, inertias, gravity and bores as run-time parameters (symbols). The
         reference formulations (stiff joints, Cartesian) need plain numbers: ``False``.
     name : str, optional
         Model name (default the machine's).
     end_stops : bool
-        Mode forces: the cylinders' end stops on their drives (default). ``False`` gives
-        bare force drives (the reference formulations ignore the stops anyway).
+        The cylinders' end stops (default): on the force drives in mode forces, in the
+        circuit's cylinders in mode valves. ``False`` leaves them out (bare force drives;
+        the reference formulations ignore the stops anyway).
 
     Raises
     ------
@@ -111,7 +101,7 @@ def assemble(desc: MachineDescription, mode: str, *, symbolic: bool = True,
     ParameterError
         A part or the circuit with bad values.
     """
-    if mode not in MODES:
+    if mode is not None and mode not in MODES:
         raise ParameterError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
     P = _Params(symbolic)
     g = P("machine.gravity", desc.gravity)
@@ -138,11 +128,13 @@ def assemble(desc: MachineDescription, mode: str, *, symbolic: bool = True,
                                   J_rod=n * P(f"{part.name}.rod_inertia", v["rod_inertia"]),
                                   J_barrel=n * P(f"{part.name}.barrel_inertia", v["barrel_inertia"]),
                                   d_rod=v["rod_cog"], d_barrel=v["barrel_cog"], gravity=g,
-                                  root=v["root"], tip=v["tip"]))
+                                  root=v["root"], tip=v["tip"], function=v["function"], count=n,
+                                  **{k: v[k] for k in HYDRAULIC_DATA if k in v},
+                                  friction=v.get("friction"), end_stop=v.get("end_stop")))
         except BondGraphError as exc:
             problems += [f"part {part.name!r} ({desc.where(part.name)}): {p}" for p in exc.problems]
     if problems:
-        raise ParameterError(problems, subject=f"machine file {desc.file.name}")
+        raise ParameterError(problems, subject=desc.file.label)
     for (part, point), at in desc.chassis.items():
         try:
             mech.fix(part, point, at=at)
@@ -156,15 +148,16 @@ def assemble(desc: MachineDescription, mode: str, *, symbolic: bool = True,
         except BondGraphError as exc:
             problems += [f"{key!r} ({desc.where(key)}): {p}" for p in exc.problems]
     if problems:
-        raise ConnectionRuleError(problems, subject=f"machine file {desc.file.name}")
+        raise ConnectionRuleError(problems, subject=desc.file.label)
     circuit = None
+    if mode is None:          # the linkage alone, for editing in Python (no drives, not checked)
+        return Assembled(mech, P.values, P.symbols, None)
     if mode == "extensions":
         for c in desc.cylinders:
             mech.drive_extension(c)
     elif mode == "forces":
         for c in desc.cylinders:
-            mech.drive_force(c, end_stop=end_stop_of(desc.parts[c].values, hydraulic=False)
-                             if end_stops else None)
+            mech.drive_force(c, end_stop=None if end_stops else False)   # None: the cylinder's own
     else:
         if desc.circuit is None:
             raise ParameterError(f"{desc.file.name}: mode 'valves' needs a [circuit] table (the "
@@ -176,12 +169,12 @@ def assemble(desc: MachineDescription, mode: str, *, symbolic: bool = True,
         ctx = CircuitContext(section=desc.circuit, description=desc, functions=desc.functions,
                              lengths={f: mech.parts[desc.cylinder_of[f]].length_symbol for f in desc.functions},
                              commands={f: Input(f"{f}.cmd") for f in desc.functions},
-                             symbols=P.symbols, name="hyd")
+                             symbols=P.symbols, name="hyd", end_stops=end_stops)
         circuit = build_circuit(ctx)
         for f in desc.functions:
             mech.drive_external(desc.cylinder_of[f], circuit.component, f"{f}.I")
     try:
         mech.check()
     except ConnectionRuleError as exc:
-        raise ConnectionRuleError(exc.problems, subject=f"machine file {desc.file.name}") from None
+        raise ConnectionRuleError(exc.problems, subject=desc.file.label) from None
     return Assembled(mech, P.values, P.symbols, circuit)

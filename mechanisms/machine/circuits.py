@@ -73,6 +73,9 @@ class CircuitContext:
         Run-time parameter key → sympy symbol or its value (``"<cyl>.bore"``, ``"<cyl>.rod"``).
     name : str
         Name the component must have (``"hyd"``).
+    end_stops : bool
+        The cylinders' end stops and cushions in the circuit's cylinders (default); ``False``
+        leaves them out (a machine built with ``end_stops=False``).
     """
 
     section: Mapping[str, Any]
@@ -83,6 +86,7 @@ class CircuitContext:
     symbols: Mapping[str, Any]
     name: str = "hyd"
     problems: list[str] = field(default_factory=list)
+    end_stops: bool = True
 
     def where(self, key: str) -> str:
         return self.description.where(key)
@@ -395,7 +399,7 @@ def add_drives(ctx: CircuitContext, hc, oil, valve_p: Mapping[str, dict], *, val
         c = desc.parts[cname].values
         v = valve_p[f]
         fr = c.get("friction") or {}
-        es = c.get("end_stop")
+        es = c.get("end_stop") if ctx.end_stops else None
         d = {
             "bore": ctx.symbols.get(f"{cname}.bore", c["bore"]),
             "rod": ctx.symbols.get(f"{cname}.rod", c["rod"]),
@@ -436,15 +440,26 @@ def fixed_circuit(ctx: CircuitContext) -> Circuit:
     from components.hydraulics.params import power_unit_from_si
 
     check_keys(ctx, {"oil", "power_unit", "valves", "cavitation_floor"})
+    n_read = len(ctx.problems)
     floor, oil_p, pu_p, valve_p = read_shared(ctx, _POWER_UNIT)
+    oil = None
+    if not any(p.startswith("'circuit.oil") for p in ctx.problems[n_read:]):
+        try:
+            oil = make_oil(ctx, oil_p)
+        except ParameterError as exc:
+            ctx.problems += exc.problems
+    problems: list[str] = []
+    pu = None
+    if "power_unit" in ctx.section and not any(p.startswith("'circuit.power_unit") for p in ctx.problems):
+        # checked with every other problem: a placeholder oil when the oil is bad (its
+        # problems are named already; the power unit's own rules do not depend on it)
+        from components.hydraulics import Oil
+
+        pu = power_unit_from_si(pu_p, oil or Oil(), problems)
+    ctx.problems += [f"'circuit.power_unit' ({ctx.where('circuit.power_unit')}): {p.split(': ', 1)[-1]}"
+                     for p in problems]
     if ctx.problems:
         raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
-    oil = make_oil(ctx, oil_p)
-    problems: list[str] = []
-    pu = power_unit_from_si(pu_p, oil, problems)
-    if problems:
-        raise ParameterError([f"'circuit.power_unit' ({ctx.where('circuit.power_unit')}): {p.split(': ', 1)[-1]}"
-                              for p in problems], subject=f"circuit of {ctx.description.file.name}")
     hc = HydraulicCircuit(ctx.name, pu)
     parts = add_drives(ctx, hc, oil, valve_p)
     supply = {}

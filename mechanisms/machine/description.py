@@ -97,6 +97,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from bondgraph.errors import BondGraphError, ParameterError, UnknownNameError
+from components.cylinder import END_STOP_KEYS, FRICTION_KEYS
 
 from .quantities import to_si
 from .tomlfile import TomlFile
@@ -153,20 +154,12 @@ _LEVER = [
     Key("root", "name", required=False, default="R"), Key("tip", "name", required=False, default="P"),
     Key("note", "text", required=False),
 ]
-_FRICTION = [
-    Key("coulomb", unit="N", required=False, default=0.0, check="nonneg"),
-    Key("breakaway", unit="N", required=False, check="nonneg", doc="default 1.2 × coulomb"),
-    Key("breakaway_velocity", unit="m/s", required=False, default=0.01, check="positive"),
-    Key("viscous", unit="N*s/m", required=False, default=0.0, check="nonneg"),
-]
-_END_STOP = [
-    Key("stiffness", unit="N/m", required=False, default=1e9, check="positive"),
-    Key("damping", unit="N*s/m", required=False, default=1e6, check="nonneg"),
-    Key("cushion_length", unit="m", required=False, default=0.0, check="nonneg"),
-    Key("cushion_damping", unit="N*s/m", required=False, default=0.0, check="nonneg"),
-    Key("hardening_length", unit="m", required=False, check="positive",
-        doc="stop force grows with (δ/h)³ beyond k·δ (forces mode default 1 mm)"),
-]
+_CHECK_WORD = {">0": "positive", ">=0": "nonneg"}
+#: a cylinder's friction and end-stop tables: the keys the template takes (one schema)
+_FRICTION = [Key(k, unit=u, required=False, default=d, check=_CHECK_WORD[r], doc=doc)
+             for k, (u, r, d, doc) in FRICTION_KEYS.items()]
+_END_STOP = [Key(k, unit=u, required=False, default=d, check=_CHECK_WORD[r], doc=doc)
+             for k, (u, r, d, doc) in END_STOP_KEYS.items()]
 _CYLINDER = [
     Key("type", "text"), Key("function", "name"),
     Key("count", "int", required=False, default=1, check="ge1"),
@@ -275,6 +268,7 @@ class MachineDescription:
     file: TomlFile
     overrides: dict[str, Any] = field(default_factory=dict)
     base: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -293,7 +287,127 @@ class MachineDescription:
 
     @classmethod
     def from_file(cls, f: TomlFile, overrides: Mapping[str, Any] | None = None) -> "MachineDescription":
+        """From a parsed :class:`~.tomlfile.TomlFile` (with dotted-key ``overrides``)."""
         return _Reader(f, _overrides(overrides, f)).read()
+
+    @classmethod
+    def from_mechanism(cls, mechanism, **sections: Any) -> "MachineDescription":
+        """The description of a :class:`~mechanisms.Mechanism` built from templates in Python,
+        with the machine's other sections as keyword arguments (values with units, as in a
+        file): see :meth:`Machine.from_mechanism <mechanisms.machine.Machine.from_mechanism>`.
+
+        Examples
+        --------
+        >>> from mechanisms.examples import single_boom
+        >>> d = MachineDescription.from_mechanism(single_boom(bore="135 mm", rod="50 mm"),
+        ...                                        start={"boom_cyl": "3.2 m"})
+        >>> d.functions, d.stroke_limits("boom_cyl"), d.file.name
+        (('boom_cyl',), (2.48, 3.73), "Machine.from_mechanism('boom_lift')")
+        """
+        from .writer import description_from_mechanism
+
+        return description_from_mechanism(mechanism, **sections)
+
+    # ------------------------------------------------------------------ writing, editing
+    def raw_tables(self) -> dict[str, Any]:
+        """The file's tables with the overrides applied, values as written (with units): a
+        deep copy, the data of :meth:`to_toml`."""
+        return copy.deepcopy(self.raw)
+
+    def to_toml(self, header: str | None = None) -> str:
+        """The description as machine-file text (comments are not kept; cycle file names
+        as in the file). :meth:`save` writes it with the cycle files.
+
+        Examples
+        --------
+        >>> d = MachineDescription.load(DATA / "excavator.toml", {"bucket.mass": "900 kg"})
+        >>> again = MachineDescription.from_text(d.to_toml(), base=DATA)
+        >>> again.values == d.values, again.parts["bucket"].values["mass"]
+        (True, 900.0)
+        """
+        from .writer import to_toml
+
+        return to_toml(self.raw, header=header)
+
+    def save(self, path: str | Path, *, header: str | None = None, copy_cycles: bool = True) -> Path:
+        """Write the description as a machine file (atomically); its cycle files are copied
+        next to it (or referred to relative to it with ``copy_cycles=False``). Reading the
+        file back gives the same description.
+        """
+        from .writer import write_description
+
+        if header is None:
+            header = (f"{self.name}: written from {self.file.label}" + (f" ({self.title})" if self.title else "")
+                      + "\nValues with their units; the format: the hydrobond docs, machine-file reference.")
+        return write_description(self, path, header=header, copy_cycles=copy_cycles)
+
+    def with_sections(self, **sections: Any) -> "MachineDescription":
+        """A new description with whole top-level tables replaced (``circuit={...}``,
+        ``start={...}``; values with units as in a file; ``None`` removes a section).
+
+        Raises
+        ------
+        ParameterError
+            Every problem of the new description, by key.
+
+        Examples
+        --------
+        >>> d = MachineDescription.load(DATA / "excavator.toml")
+        >>> d.with_sections(base=None).base is None, d.base is not None
+        (True, True)
+        """
+        data = self.raw_tables()
+        for k, v in sections.items():
+            if v is None:
+                data.pop(k, None)
+            else:
+                from .writer import _plain
+
+                data[k] = _plain(v)
+        lines = {k: n for k, n in self.file.lines.items() if k.split(".")[0] not in sections}
+        f = TomlFile(data=data, name=self.file.name, path=self.file.path, lines=lines)
+        return _Reader(f, {}).read()
+
+    def to_mechanism(self):
+        """The machine's linkage as an undriven :class:`~mechanisms.Mechanism` of templates with
+        numeric values (hydraulic data, ``function`` and ``count`` on the cylinders, payloads
+        as point masses), for editing in Python: change parts
+        (:meth:`Mechanism.replace <mechanisms.Mechanism.replace>`), then
+        :meth:`Machine.from_mechanism <mechanisms.machine.Machine.from_mechanism>` with
+        :meth:`sections`.
+
+        Examples
+        --------
+        >>> mech = MachineDescription.load(DATA / "excavator.toml").to_mechanism()
+        >>> mech.parts["boom_cylinder"].hydraulics["bore"], mech.parts["boom_cylinder"].function
+        (0.135, 'boom')
+        """
+        from .assemble import assemble
+
+        return assemble(self, None, symbolic=False).mechanism
+
+    def sections(self) -> dict[str, Any]:
+        """The machine's tables other than its parts, ``[chassis]``, ``[hinges]`` and
+        ``[payloads]``, as keyword arguments of :meth:`from_mechanism` (values with units).
+
+        Examples
+        --------
+        >>> s = MachineDescription.load(DATA / "excavator.toml").sections()
+        >>> sorted(s)[:5], s["start"]["boom"]
+        (['base', 'circuit', 'cycles', 'default_cycle', 'ground'], '50 deg')
+        """
+        raw = self.raw_tables()
+        m = raw.get("machine", {})
+        out: dict[str, Any] = {k: m[k] for k in ("name", "title", "source", "default_cycle", "ground") if k in m}
+        for k in ("start", "outputs", "limits", "circuit", "base", "cycles"):
+            if k in raw:
+                out[k] = raw[k]
+        if "cycles" in out:   # absolute: the files stay where they are
+            for name, files in out["cycles"].items():
+                for mode in list(files):
+                    if mode in self.cycles.get(name, {}):
+                        files[mode] = str(self.cycles[name][mode])
+        return out
 
     # ------------------------------------------------------------------ helpers
     def where(self, key: str) -> str:
@@ -579,7 +693,7 @@ class _Reader:
             self.problems.append(f"{self.f.name}: no cylinder parts; a machine needs at least one "
                                  "(type = \"cylinder\")")
         if self.problems:
-            raise ParameterError(self.problems, subject=f"machine file {self.f.name}")
+            raise ParameterError(self.problems, subject=self.f.label)
         return MachineDescription(
             name=machine["name"], title=machine.get("title", ""), source=machine.get("source", ""),
             path=self.f.path, gravity=gravity, ground=machine.get("ground"), parts=parts,
@@ -587,7 +701,7 @@ class _Reader:
             output_points=out_points, angles=angles, start=start, guess=guess, limits=limits,
             payloads=payloads, circuit=dict(circuit) if circuit is not None else None, cycles=cycles,
             default_cycle=default_cycle, values=self.values, file=self.f,
-            overrides=dict(self.overrides), base=base)
+            overrides=dict(self.overrides), base=base, raw=data)
 
     def part(self, name: str, raw: Mapping[str, Any]) -> PartSpec | None:
         typ = raw.get("type")

@@ -64,6 +64,11 @@ class Machine:
         the same mechanism (:mod:`mechanisms.formulations`; modes extensions and forces).
     formulation_options : dict, optional
         Passed to :func:`~mechanisms.formulations.build_formulation`.
+    end_stops : bool
+        The cylinders' end stops act in modes forces and valves (default; their data are
+        each cylinder's ``end_stop`` table, defaults 1e9 N/m and 1e6 N·s/m, a force drive's
+        spring hardening over 1 mm, a cushion in mode valves when given). ``False`` switches
+        them off: a cylinder may then leave its stroke, which a failed run names.
 
     Attributes
     ----------
@@ -71,7 +76,8 @@ class Machine:
     """
 
     def __init__(self, description: MachineDescription, mode: str = "valves", *,
-                 formulation: str = "causal", formulation_options: Mapping[str, Any] | None = None):
+                 formulation: str = "causal", formulation_options: Mapping[str, Any] | None = None,
+                 end_stops: bool = True):
         if mode not in MODES:
             raise ParameterError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
         if formulation not in FORMULATIONS:
@@ -80,6 +86,10 @@ class Machine:
             raise ParameterError(f"formulation {formulation!r} with mode 'valves': the hydraulic circuit "
                                  "couples to the causal graph's cylinder ports; expected formulation "
                                  "'causal' (the reference formulations take modes extensions and forces)")
+        if not isinstance(end_stops, bool):
+            raise ParameterError(f"end_stops = {end_stops!r}: expected True (the cylinders' end stops act, the "
+                                 "default) or False")
+        self.end_stops = end_stops
         self.mode = mode
         self.formulation = formulation
         self.formulation_options = dict(formulation_options or {})
@@ -95,12 +105,148 @@ class Machine:
         m.build_time = time.perf_counter() - t0  # reading the file included
         return m
 
+    @classmethod
+    def from_mechanism(cls, mechanism: Mechanism, *, mode: str = "extensions", start: Mapping[str, Any],
+                       guess: Mapping[str, Any] | None = None, outputs: Mapping[str, Any] | None = None,
+                       limits: Mapping[str, Any] | None = None, circuit: Mapping[str, Any] | None = None,
+                       base: Mapping[str, Any] | None = None, cycles: Mapping[str, Any] | None = None,
+                       ground: Any = None, name: str | None = None, title: str | None = None,
+                       source: str | None = None, default_cycle: str | None = None,
+                       formulation: str = "causal", **kw: Any) -> "Machine":
+        """A machine from a mechanism built from templates in Python: the same object, with
+        the same checks and capabilities, as one read from a machine file.
+
+        The mechanism gives the parts, ``[chassis]``, ``[hinges]`` and ``[payloads]`` (its
+        bodies' point masses); every other section is a keyword argument written as in a
+        file, values with their units. Its drives are not used: ``mode`` drives every
+        cylinder (with their end stops in modes forces and valves). Each cylinder needs its
+        ``bore`` and ``rod`` (:class:`~components.Cylinder`); its ``function`` (default its
+        name) names its read-outs, cycle column and valve.
+
+        Parameters
+        ----------
+        mechanism : Mechanism
+        mode : {"extensions", "forces", "valves"}
+            Default ``"extensions"``; ``"valves"`` needs a ``circuit``.
+        start : dict
+            One target per cylinder: its pin-to-pin length (``{"lift_cyl": "1.5 m"}``) or an
+            angle of ``outputs["angles"]`` or a part (``{"boom": "40 deg"}``).
+        guess : dict, optional
+            Part angles that pick the assembly branch of the start pose (``{"rocker": "8 deg"}``).
+        outputs : dict, optional
+            ``{"points": {"tip": "bucket.Q"}, "angles": {"tilt": "bucket - arm"}}``: read-outs
+            ``tip_x``, ``tip_y``, ``tilt_angle`` (default angles: every body, absolute).
+        limits, circuit, base, cycles : dict, optional
+            ``[limits]`` joint ranges, the hydraulic ``[circuit]`` (``type`` fixed,
+            load-sensing or open-centre, its tables by function name), the base machine
+            ``[base]`` for tipping studies, named ``[cycles]`` (CSV files).
+        ground, name, title, source, default_cycle
+            The ``[machine]`` table's keys (``ground = "-1.2 m"``).
+        formulation : str
+            As for :class:`Machine`.
+
+        Raises
+        ------
+        ParameterError
+            Every problem of every section at once, each by its key (a cylinder without a
+            bore, an unknown key, a value of the wrong unit...).
+        ConnectionRuleError, AssemblyError
+            As for a machine file: the rules, a start pose that cannot be assembled or lies
+            outside a stroke.
+
+        Examples
+        --------
+        >>> from mechanisms.examples import single_boom
+        >>> m = Machine.from_mechanism(single_boom(), start={"boom_cyl": "3.2 m"},
+        ...                            outputs={"points": {"tip": "boom.F"}})
+        >>> m.functions, round(m.start_pose.length("boom_cyl"), 12), m.description.file.name
+        (('boom_cyl',), 3.2, "Machine.from_mechanism('boom_lift')")
+        """
+        t0 = time.perf_counter()
+        desc = MachineDescription.from_mechanism(
+            mechanism, start=start, guess=guess, outputs=outputs, limits=limits, circuit=circuit, base=base,
+            cycles=cycles, ground=ground, name=name, title=title, source=source, default_cycle=default_cycle)
+        m = cls(desc, mode, formulation=formulation, **kw)
+        m.build_time = time.perf_counter() - t0
+        return m
+
+    def with_mode(self, mode: str, **kw: Any) -> "Machine":
+        """The same machine built for another driving mode (``"forces"``, ``"valves"``...).
+
+        Examples
+        --------
+        >>> from mechanisms.machine import DATA
+        >>> Machine.from_file(DATA / "excavator.toml", mode="forces").with_mode("extensions").mode
+        'extensions'
+        """
+        return Machine(self.description, mode, **{"formulation": self.formulation,
+                                                   "formulation_options": self.formulation_options,
+                                                   "end_stops": self.end_stops, **kw})
+
+    def with_circuit(self, circuit: Mapping[str, Any], mode: str = "valves") -> "Machine":
+        """The machine with a hydraulic circuit, built for mode ``valves``.
+
+        ``circuit`` is the ``[circuit]`` table, values with units and tables by function
+        name; its ``type`` picks the circuit (``"fixed"``, ``"load-sensing"``,
+        ``"open-centre"``; :data:`~mechanisms.machine.CIRCUITS`). The start state that holds
+        the start pose is found when a run starts (:meth:`start_state`): user code never
+        names a chamber's state.
+
+        Raises
+        ------
+        ParameterError
+            Every problem of the circuit's tables, by key.
+
+        Examples
+        --------
+        >>> from mechanisms.examples import single_boom
+        >>> m = Machine.from_mechanism(single_boom(), start={"boom_cyl": "3.2 m"})
+        >>> v = m.with_circuit({"type": "fixed",
+        ...     "oil": {"density": "870 kg/m^3", "bulk_modulus": "1.4 GPa"},
+        ...     "power_unit": {"pump_displacement": "100 cm^3/rev", "pump_speed": "1800 rpm",
+        ...                    "relief_crack": "250 bar", "relief_full": "260 bar", "relief_flow": "400 L/min"},
+        ...     "valves": {"boom_cyl": {"flow": "150 L/min", "dp": "10 bar"}}})
+        >>> v.mode, v.functions
+        ('valves', ('boom_cyl',))
+        """
+        return Machine(self.description.with_sections(circuit=circuit), mode, formulation=self.formulation,
+                       formulation_options=self.formulation_options, end_stops=self.end_stops)
+
+    def to_mechanism(self) -> Mechanism:
+        """The machine's linkage as an undriven mechanism of templates, for editing in Python
+        (:meth:`MachineDescription.to_mechanism <.description.MachineDescription.to_mechanism>`);
+        :meth:`with_mechanism` builds the edited one with this machine's other sections.
+        """
+        return self.description.to_mechanism()
+
+    def with_mechanism(self, mechanism: Mechanism, **sections: Any) -> "Machine":
+        """This machine's sections (start pose, outputs, circuit, base, cycles...) on another
+        (edited) mechanism, in the same mode; ``sections`` replace some of them.
+
+        Examples
+        --------
+        >>> from mechanisms.machine import DATA
+        >>> m = Machine.from_file(DATA / "excavator.toml", mode="extensions")
+        >>> mech = m.to_mechanism()
+        >>> _ = mech.replace(mech.parts["bucket"].evolve(mass="900 kg"))
+        >>> m.with_mechanism(mech).params["bucket.mass"]
+        900.0
+        """
+        return Machine.from_mechanism(mechanism, mode=self.mode, formulation=self.formulation,
+                                      end_stops=self.end_stops, **{**self.description.sections(), **sections})
+
+    def save(self, path: str | Path, **kw: Any) -> Path:
+        """Write the machine as a description file (and its cycle files next to it); reading
+        it back (:meth:`from_file`) builds the same equations and runs.
+        See :meth:`MachineDescription.save <.description.MachineDescription.save>`."""
+        return self.description.save(path, **kw)
+
     # ------------------------------------------------------------------ build
     def _build(self, desc: MachineDescription) -> None:
         t0 = time.perf_counter()
         self.description = desc
         causal = self.formulation == "causal"
-        a = assemble(desc, self.mode, symbolic=causal)
+        a = assemble(desc, self.mode, symbolic=causal, end_stops=self.end_stops)
         self.mechanism: Mechanism = a.mechanism
         self.circuit = a.circuit
         self._symbols = a.symbols

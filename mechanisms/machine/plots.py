@@ -31,6 +31,18 @@ __all__ = ["plot_trajectory", "plot_timeseries", "animate", "plot_bond_graph", "
 _PATH_COLOURS = ("tab:red", "tab:purple", "tab:green", "tab:orange")
 
 
+def _check_run(run, what: str) -> None:
+    """A machine run, or a named error saying what was given and how to draw it."""
+    if hasattr(run, "machine") and hasattr(run, "table"):
+        return
+    from bondgraph.errors import ParameterError
+
+    hint = ("a Results of a MechanismModel run: draw it with MechanismModel.plot_trajectory(res), or make "
+            "the mechanism a machine (Machine.from_mechanism(mechanism, start=...)) whose runs every plot takes"
+            if type(run).__name__.endswith("Results") else "expected a machine run (Machine.run(...))")
+    raise ParameterError(f"{what}: got {type(run).__name__}; {hint}")
+
+
 def _save(fig, path, dpi=120):
     if path:
         with atomic_path(path) as tmp:
@@ -71,6 +83,7 @@ def plot_trajectory(run, path: str | Path | None = None, ax=None):
     """Output-point paths in the machine's plane with the first and last postures."""
     import matplotlib.pyplot as plt
 
+    _check_run(run, "plot_trajectory")
     desc = run.machine.description
     if ax is None:
         fig, ax = plt.subplots(figsize=(8, 6))
@@ -108,6 +121,7 @@ def plot_timeseries(run, path: str | Path | None = None):
     """Cylinder lengths (with the stroke ends), pressures, forces against time."""
     import matplotlib.pyplot as plt
 
+    _check_run(run, "plot_timeseries")
     desc = run.machine.description
     tab = run.table()
     t = tab["time"]
@@ -146,6 +160,7 @@ def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bo
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
+    _check_run(run, "animate")
     desc = run.machine.description
     tab = run.table()
     n = len(run.t)

@@ -38,7 +38,8 @@ from bondgraph.errors import BondGraphWarning, ParameterError, SimulationError
 from bondgraph.events import Flag
 
 from .cycle import Cycle
-from .strokes import Contact, contact_events, contacts, diagnose
+from ..strokes import explain
+from .strokes import Contact, contact_events, contacts
 
 __all__ = ["run_machine", "MachineRun", "Interrupt", "PRESSURE_ATOL_SCALE", "exact_poses"]
 
@@ -212,9 +213,8 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
         run = MachineRun(machine, partial, cycle, timings, events) if partial is not None and len(partial.t) else None
         if run is not None:
             run.controlled = controller is not None
-        causes = diagnose(machine, exc.state)
-        msg = list(exc.problems) + [f"physical cause: {c}" for c in causes]
-        err = SimulationError(msg, subject=exc.subject, time=exc.time, state=exc.state, results=partial)
+        err = explain(exc, mm)           # the physical cause first (a stroke left, a toggle)
+        err.results = partial
         err.run = run
         raise err from None
     timings["integration"] = time.perf_counter() - T

@@ -148,23 +148,11 @@ def check_strokes(desc, cycle, t_end: float | None = None) -> None:
 
 def stroke_problems(desc, t: np.ndarray, lengths) -> list[str]:
     """Each function's first excursion beyond a stroke end over the times ``t`` (``lengths``:
-    function → its cylinder's lengths, m): its worst value and when, the limit."""
-    problems = []
-    for f in desc.functions:
-        lo, hi = desc.stroke_limits(f)
-        v = np.asarray(lengths[f], dtype=float)
-        for bad, limit, word in ((v > hi + 1e-9, hi, "exceeds the stroke end"),
-                                 (v < lo - 1e-9, lo, "is below the retracted length")):
-            if not bad.any():
-                continue
-            i0 = int(np.argmax(bad))
-            i1 = i0 + int(np.argmax(~bad[i0:])) if (~bad[i0:]).any() else len(v)
-            seg = v[i0:i1]
-            k = i0 + int(np.argmax(seg) if word.startswith("exceeds") else np.argmin(seg))
-            span = (f" (outside from t = {t[i0]:.3g} s to {t[i1 - 1]:.3g} s)" if i1 - i0 > 1
-                    else "")
-            problems.append(f"{f}: {v[k]:.3f} m at t = {t[k]:.3g} s {word} {limit:.3f} m{span}")
-    return problems
+    function → its cylinder's lengths, m): its worst value and when, the limit
+    (:func:`mechanisms.strokes.stroke_problems` by function)."""
+    from ..strokes import stroke_problems as problems
+
+    return problems({f: desc.stroke_limits(f) for f in desc.functions}, t, lengths)
 
 
 # --------------------------------------------------------------------------- contacts
@@ -372,43 +360,8 @@ def replay_contacts(run, coarse: list[Contact]) -> list:
 
 # --------------------------------------------------------------------------- diagnosis
 def diagnose(machine, state: dict[str, float] | None) -> list[str]:
-    """Physical causes visible in a (failed) run's state: strokes left, toggle positions."""
-    if not state:
-        return []
-    mm = machine.model
-    mech = machine.mechanism
-    desc = machine.description
-    out = []
-    try:
-        coords = {n: {c: state[mm.state(n, c)] for c in p.coordinate_states}
-                  for n, p in mech.parts.items()}
-    except KeyError:
-        return out
-    world: dict[str, dict] = {}
-    poses = {}
-    for name in mech._tree_order():
-        part = mech.parts[name]
-        parent = mech._parent(part)
-        root = mech.fixed[(name, part.root.name)] if parent is None else world[parent[0]][parent[1]]
-        poses[name] = part.pose_from_states(root, coords[name])
-        world[name] = part.world_points(poses[name])
-    for f in desc.functions:
-        c = desc.cylinder_of[f]
-        lo, hi = desc.stroke_limits(f)
-        s = poses[c][3]
-        if s > hi + 1e-4:
-            out.append(f"{f}: cylinder {c} at {s:.4f} m, {1e3 * (s - hi):.1f} mm past its stroke end {hi:.3f} m")
-        elif s < lo - 1e-4:
-            out.append(f"{f}: cylinder {c} at {s:.4f} m, {1e3 * (lo - s):.1f} mm below its retracted "
-                       f"length {lo:.3f} m")
-    from ..assembly import Pose
+    """Physical causes visible in a (failed) run's state: strokes left, toggle positions
+    (:func:`mechanisms.strokes.physical_causes`, by function name)."""
+    from ..strokes import physical_causes
 
-    for (pd, pr), m in mech.dead_centre_measures(Pose(mech, poses)).items():
-        if abs(m) < 0.02:  # the pusher's line passes the pivot within 2 % of the arm
-            body = mech.parts[pd.part]
-            arm = abs(m) * math.dist(world[pd.part][pd.name], world[pd.part][body.root.name])
-            loop = " – ".join(mech._loop_members(pr.part, pd.part))
-            out.append(f"toggle position: the line of {pr.part} passes {arm * 1e3:.1f} mm from "
-                       f"{pd.part}'s pivot {body.root.name} (loop {loop}); {pr.part} cannot turn "
-                       f"{pd.part} there (a dead centre)")
-    return out
+    return physical_causes(machine.model, state)

@@ -103,6 +103,12 @@ class TomlFile:
             k = k.rsplit(".", 1)[0]
         return None
 
+    @property
+    def label(self) -> str:
+        """What the data are, for messages: ``"machine file excavator.toml"``, or the name
+        itself for data not read from a file (``"Machine.from_mechanism('loader')"``)."""
+        return self.name if self.name.startswith("Machine.") else f"machine file {self.name}"
+
     def where(self, key: str) -> str:
         """``"excavator.toml, line 27"`` (or just the file name)."""
         n = self.line(key)
