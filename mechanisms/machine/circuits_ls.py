@@ -202,20 +202,29 @@ def load_sensing_circuit(ctx: CircuitContext) -> LoadSensingCircuit:
                 "e.g. \"2 bar\"")
     where["compensator_setting"] = f"circuit.{LS_TABLE}.{setting_key}"
     ls_p = _load(ctx, ls_schema, sec_raw, where)
+    oil = None
+    if not any(p.startswith("'circuit.oil") for p in ctx.problems):
+        try:
+            oil = make_oil(ctx, oil_p)
+        except ParameterError as exc:
+            ctx.problems += exc.problems
+    problems: list[str] = []
+    pu = comp = None
+    if not any(p.startswith(("'circuit.power_unit", f"'circuit.{LS_TABLE}")) for p in ctx.problems):
+        # checked with every other problem (a placeholder oil when the oil's are named already)
+        from components.hydraulics import Oil
+
+        pu = ls_power_unit_from_si(pu_p, oil or Oil(), problems)
+        try:
+            comp = Compensator(kind, ls_p["compensator_setting"] or 0.0, ls_p["compensator_time_constant"])
+        except ParameterError as exc:
+            problems += [f"compensator: {p}" for p in exc.problems]
+    # the relief keys are [circuit.power_unit]'s, the pump's [circuit.load_sensing]'s
+    ctx.problems += [f"'circuit.power_unit' ({ctx.where('circuit.power_unit')}): {p[len('power_unit: '):]}"
+                     if p.startswith("power_unit: 'relief") else
+                     f"'circuit.{LS_TABLE}' ({ctx.where(f'circuit.{LS_TABLE}')}): {p}" for p in problems]
     if ctx.problems:
         raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
-    oil = make_oil(ctx, oil_p)
-    problems: list[str] = []
-    pu = ls_power_unit_from_si(pu_p, oil, problems)
-    try:
-        comp = Compensator(kind, ls_p["compensator_setting"] or 0.0, ls_p["compensator_time_constant"])
-    except ParameterError as exc:
-        problems += [f"compensator: {p}" for p in exc.problems]
-    if problems:  # the relief keys are [circuit.power_unit]'s, the pump's [circuit.load_sensing]'s
-        raise ParameterError([f"'circuit.power_unit' ({ctx.where('circuit.power_unit')}): {p[len('power_unit: '):]}"
-                              if p.startswith("power_unit: 'relief") else
-                              f"'circuit.{LS_TABLE}' ({ctx.where(f'circuit.{LS_TABLE}')}): {p}"
-                              for p in problems], subject=f"circuit of {ctx.description.file.name}")
     hc = LSCircuit(ctx.name, pu, shuttle=SmoothShuttle(ls_p["shuttle_band"]))
     parts = add_drives(ctx, hc, oil, valve_p, valve_type=CompensatedValve,
                        valve_kw={"compensator": comp, "oil": oil, "tap_volume": ls_p["tap_volume"],

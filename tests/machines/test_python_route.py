@@ -255,3 +255,16 @@ def test_cylinder_hydraulic_data_are_checked_all_at_once():
                  "friction.stiction: unknown key", "end_stop.stiffness"):
         assert part in msg, part
     assert len(e.value.problems) == 5
+
+
+@pytest.mark.parametrize("kind, extra", [("fixed", {}),
+                                         ("load-sensing", {"load_sensing": {"margin": "20 bar",
+                                                                            "compensation": "post"}})])
+def test_a_circuit_lists_every_problem_at_once(machine, kind, extra):
+    """Oil missing and the relief's flow missing: both named in one error (the power unit was
+    checked only once the other tables were right)."""
+    pu = {k: v for k, v in CIRCUIT["power_unit"].items() if k != "relief_flow"}
+    with pytest.raises(ParameterError) as e:
+        machine.with_circuit({"type": kind, "power_unit": pu, "valves": CIRCUIT["valves"], **extra})
+    msg = str(e.value)
+    assert "'circuit.oil'" in msg and "relief_flow" in msg
