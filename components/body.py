@@ -89,6 +89,17 @@ class MainBody(Part):
     A body's velocities and forces are in the world frame (x forward, y up); the body
     frame only places its points: its origin and orientation are the pose
     ``(ox, oy, θ)`` of :meth:`world_points`, θ measured from the world x axis.
+
+    Examples
+    --------
+    >>> boom = MainBody("boom", mass="1307 kg", inertia="8060 kg*m^2", cog=("3.44 m", "0.65 m"),
+    ...                 points={"C": ("Rt", (0, 0)), "B": ("Pd", ("2.85 m", "1.18 m")),
+    ...                         "F": ("Li", "7.11 m", "0 m")})
+    >>> boom.mass, sorted(boom.ports)
+    (1307.0, ['B.x', 'B.y', 'C.x', 'C.y', 'F.x', 'F.y'])
+    >>> x, y = boom.world_points((0.0, 0.0, math.pi / 2))["F"]      # turned 90°: F straight up
+    >>> round(float(x), 12), round(float(y), 12)
+    (0.0, 7.11)
     """
 
     kind = "body"
@@ -256,7 +267,8 @@ class MainBody(Part):
 
     # ---------------------------------------------------------------- kinematics
     def pose_size(self) -> int:
-        return 3  # frame origin x, y and angle θ
+        """3: the frame origin's x, y (m) and the frame angle θ (rad)."""
+        return 3
 
     def world_points(self, pose) -> dict[str, tuple]:
         ox, oy, th = pose
@@ -274,6 +286,7 @@ class MainBody(Part):
         return np.array([[1.0, 0.0, -s * x - c * y], [0.0, 1.0, c * x - s * y]])
 
     def world_cog(self, pose) -> tuple:
+        """World position of the centre of gravity at a pose (m; numbers or arrays)."""
         ox, oy, th = pose
         c, s = np.cos(th), np.sin(th)
         return ox + c * self.cog[0] - s * self.cog[1], oy + s * self.cog[0] + c * self.cog[1]

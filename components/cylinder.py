@@ -116,6 +116,15 @@ class Cylinder(Part):
         The stroke-end stops, keys of :data:`END_STOP_KEYS` with units; default: the
         documented defaults (1e9 N/m, 1e6 N·s/m, no cushion; on a force drive the spring
         hardens over 1 mm). :meth:`end_stop` gives the stop a drive uses.
+
+    Examples
+    --------
+    >>> boom_cyl = Cylinder("boom_cylinder", retracted="2.48 m", stroke="1.25 m", count=2,
+    ...                     bore="135 mm", rod="50 mm", m_rod="20 kg", function="boom")
+    >>> boom_cyl.length_limits, boom_cyl.function, boom_cyl.hydraulics["bore"]
+    ((2.48, 3.73), 'boom', 0.135)
+    >>> boom_cyl.pathway((0.0, 0.0, 0.0, 3.0)).length     # pose: root x, y, axis angle, length
+    3.0
     """
 
     kind = "cylinder"
@@ -258,7 +267,8 @@ class Cylinder(Part):
 
     # ---------------------------------------------------------------- kinematics
     def pose_size(self) -> int:
-        return 4  # root x, y, axis angle φ, length s
+        """4: the root pin's x, y (m), the axis angle φ (rad) and the pin-to-pin length s (m)."""
+        return 4
 
     def world_points(self, pose) -> dict[str, tuple]:
         rx, ry, phi, s = pose
@@ -282,6 +292,7 @@ class Cylinder(Part):
         return np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
 
     def pathway(self, pose) -> Pathway:
+        """The cylinder's line at a pose (:class:`~components.Pathway`)."""
         pts = self.world_points(pose)
         return Pathway(tuple(map(float, pts[self.root.name])), tuple(map(float, pts[self.tip])))
 

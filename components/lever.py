@@ -53,6 +53,12 @@ class Lever(Part):
         Names of the ``Rt`` and ``Pr`` points (default ``"R"``, ``"P"``).
     phi0 : float
         Initial axis angle (rad).
+
+    Examples
+    --------
+    >>> link = Lever("link", length="674 mm", mass="50 kg", root="J", tip="N")
+    >>> link.inertia == 50 * 0.674**2 / 12, link.points["N"].cls.value    # a uniform bar, Pr at the tip
+    (True, 'Pr')
     """
 
     kind = "lever"
@@ -129,7 +135,8 @@ class Lever(Part):
 
     # ---------------------------------------------------------------- kinematics
     def pose_size(self) -> int:
-        return 3  # root x, y, axis angle φ
+        """3: the root pin's x, y (m) and the axis angle φ (rad)."""
+        return 3
 
     def world_points(self, pose) -> dict[str, tuple]:
         rx, ry, phi = pose
@@ -145,6 +152,7 @@ class Lever(Part):
         return np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
 
     def world_cog(self, pose) -> tuple:
+        """World position of the centre of gravity at a pose (m; numbers or arrays)."""
         rx, ry, phi = pose
         c, s = np.cos(phi), np.sin(phi)
         return rx + c * self.cog[0] - s * self.cog[1], ry + s * self.cog[0] + c * self.cog[1]

@@ -146,7 +146,16 @@ class Part(BondGraph):
     """A template instance: a component with classified hinge points.
 
     Subclasses implement :meth:`_build` (the bond graph), :meth:`world_points`
-    (kinematics) and name their displacement handles in :attr:`coordinates`.
+    (kinematics) and name their displacement handles in :attr:`coordinates`; each records
+    its constructor's arguments (:attr:`spec`), so :meth:`evolve` can build a changed copy.
+
+    Examples
+    --------
+    >>> from components import MainBody
+    >>> arm = MainBody("arm", mass=700.5, inertia=2191.0, cog=(1.176, 0.296),
+    ...                points={"F": ("Rt", (0, 0)), "E": ("Pd", (-0.92, 0.217))})
+    >>> isinstance(arm, Part), arm.root.name, arm.kind, arm.pose_size()
+    (True, 'F', 'body', 3)
     """
 
     kind: ClassVar[str] = "part"
@@ -259,10 +268,12 @@ class Part(BondGraph):
 
     @property
     def root(self) -> HingePoint:
+        """The part's ``Rt`` point."""
         return next(p for p in self.points.values() if p.cls is PortClass.RT)
 
     # ---------------------------------------------------------------- kinematics
     def pose_size(self) -> int:
+        """How many numbers make the part's pose vector (3 for a body or lever, 4 for a cylinder)."""
         raise NotImplementedError
 
     def world_points(self, pose) -> dict[str, tuple]:

@@ -54,7 +54,19 @@ __all__ = ["PortClass", "HingePoint", "check_part_ports", "check_connection", "R
 
 
 class PortClass(Enum):
-    """A causal port class of the source paper."""
+    """A causal port class of the source paper (Li & Wang): what a hinge point imposes and
+    receives, per axis.
+
+    ``Rt`` root (flow in on x and y), ``Pd`` pushed point of a body (effort in on its normal
+    x, flow in on its axial y), ``Li`` load point (effort in on both), ``Pr`` force-output
+    point of a cylinder or lever (flow in on x, effort in on y), ``I`` a cylinder's extension
+    interface (flow in, from the hydraulic side).
+
+    Examples
+    --------
+    >>> PortClass.PD.causality, PortClass.I.causality
+    (('effort-in', 'flow-in'), ('flow-in',))
+    """
 
     RT = "Rt"
     PD = "Pd"
@@ -120,7 +132,14 @@ _ALLOWED = {
 
 @dataclass(frozen=True)
 class HingePoint:
-    """A hinge point of a part: its class and its position in the part frame."""
+    """A hinge point of a part: its class and its position in the part frame (m).
+
+    Examples
+    --------
+    >>> hp = HingePoint("boom", "B", PortClass.PD, (2.85, 1.18))
+    >>> str(hp), check_connection(hp, None)
+    ('boom/B (Pd)', ['boom/B (Pd) fixed to the chassis: found a Pd; expected an Rt (rule: points on the chassis are Rt)'])
+    """
 
     part: str
     name: str
@@ -132,7 +151,13 @@ class HingePoint:
 
 
 def check_part_ports(part: str, kind: str, classes: Iterable[PortClass]) -> list[str]:
-    """Rule violations in the port classes a part declares (empty list if none)."""
+    """Rule violations in the port classes a part declares (empty list if none).
+
+    Examples
+    --------
+    >>> check_part_ports("boom", "body", [PortClass.RT, PortClass.LI])
+    ['boom (body): has 0 Pd ports; expected exactly one (rule: a main body has exactly one Rt and one Pd, any number of Li)']
+    """
     allowed = _ALLOWED[kind]
     counts: dict[PortClass, int] = {}
     problems = []
@@ -152,7 +177,15 @@ def check_part_ports(part: str, kind: str, classes: Iterable[PortClass]) -> list
 
 
 def check_connection(a: HingePoint, b: HingePoint | None) -> list[str]:
-    """Rule violations of connecting ``a`` to ``b`` (``None``: the chassis)."""
+    """Rule violations of connecting ``a`` to ``b`` (``None``: the chassis).
+
+    Examples
+    --------
+    >>> pd = HingePoint("arm", "E", PortClass.PD, (0, 0))
+    >>> pr = HingePoint("arm_cyl", "B", PortClass.PR, (0, 0))
+    >>> check_connection(pd, pr)
+    []
+    """
     if b is None:
         if a.cls is not PortClass.RT:
             return [f"{a} fixed to the chassis: found a {a.cls.value}; expected an Rt "

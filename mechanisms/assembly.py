@@ -61,7 +61,17 @@ BRANCH_SPLIT, BRANCH_DEPTH = 4, 5
 
 @dataclass(frozen=True)
 class Drive:
-    """How a cylinder's ``I`` port is driven."""
+    """How a cylinder's ``I`` port is driven: ``kind`` ``"extension"`` (its rate an input),
+    ``"force"`` (its force an input, with ``piston_mass`` and an ``end_stop``) or
+    ``"external"`` (a component's port: the hydraulic side).
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> d = single_boom("extension").drives["boom_cyl"]
+    >>> d.kind, d.input
+    ('extension', 'boom_cyl.rate')
+    """
 
     kind: str  # "extension" | "force" | "external"
     cylinder: str
@@ -72,7 +82,16 @@ class Drive:
 
 @dataclass
 class Pose:
-    """A consistent configuration: one pose vector per part."""
+    """A consistent configuration: one pose vector per part (:meth:`Part.world_points
+    <components.Part.world_points>` takes it), the loops closed.
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> pose = single_boom().solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
+    >>> round(pose.length("boom_cyl"), 12), pose.points()["boom/C"]
+    (3.2, (-0.164, 1.428))
+    """
 
     mechanism: "Mechanism"
     values: dict[str, tuple]
@@ -84,6 +103,7 @@ class Pose:
         return float(v[2])
 
     def length(self, cylinder: str) -> float:
+        """Pin-to-pin length of a cylinder (m)."""
         return float(self.values[cylinder][3])
 
     def points(self) -> dict[str, tuple[float, float]]:
@@ -105,7 +125,15 @@ class Pose:
 
 
 class Mechanism:
-    """A planar linkage under construction.
+    """A planar linkage under construction: parts from templates, pins on the chassis,
+    hinges, and how each cylinder is driven.
+
+    Every hinge is checked against the causal connection rules when it is made
+    (:func:`components.ports.check_connection`); :meth:`check` checks the whole machine and
+    lists every violation at once. :meth:`bond_graph` gives the global bond graph the
+    core builds (:class:`~mechanisms.MechanismModel`), :meth:`solve_pose` and :meth:`track`
+    close the loops, and :meth:`Machine.from_mechanism
+    <mechanisms.machine.Machine.from_mechanism>` makes it a machine.
 
     Parameters
     ----------
@@ -113,6 +141,18 @@ class Mechanism:
         Model name (first segment of every path).
     gravity : float, optional
         Only used to check the parts agree (each template carries its own ``gravity``).
+
+    Examples
+    --------
+    >>> from components import Cylinder, Lever
+    >>> mech = Mechanism("crank")
+    >>> _ = mech.add(Lever("crank", length=1.0, mass=5.0))
+    >>> _ = mech.add(Cylinder("cyl", retracted=0.9, stroke=0.6))
+    >>> mech.fix("crank", "R", at=(0, 0)); mech.fix("cyl", "A", at=(0.5, -1.0))
+    >>> mech.connect("crank", "P", "cyl", "B")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ConnectionRuleError: crank/P (Pr) – cyl/B (Pr): a Pr connects to a Pd, found Pr (rule: a Pd connects to a Pr)
     """
 
     def __init__(self, name: str, gravity: float | None = None):

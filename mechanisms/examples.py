@@ -89,6 +89,12 @@ def four_bar(drive: str = "force", *, O1=(0.0, 0.0), O2=(1.0, 0.0), a: float = 0
     Causal classes: the crank is a body (Rt at O1, Pd where the cylinder pushes,
     Li at P); the coupler is a body (Rt at P, Pd at Q); the rocker is a lever
     (Rt at O2, Pr at Q) that pushes the coupler.
+
+    Examples
+    --------
+    >>> mech = four_bar()
+    >>> sorted(mech.parts), [str(h[1]) for h in mech.hinges][:2]
+    (['coupler', 'crank', 'cyl', 'rocker'], ['coupler/P (Rt)', 'rocker/Q (Pr)'])
     """
     m1, m2, m3 = masses
     I1, I2, I3 = inertias or (m1 * a**2 / 12, m2 * b**2 / 12, m3 * c**2 / 12)
@@ -113,7 +119,13 @@ def four_bar(drive: str = "force", *, O1=(0.0, 0.0), O2=(1.0, 0.0), a: float = 0
 def body_chain(n: int, drive: str = "force", *, link: float = 1.0, mass: float = 50.0,
                gravity: float = 9.81, name: str | None = None) -> Mechanism:
     """``n`` bodies in a chain, each on the previous one's tip, each swung by its own
-    cylinder from the previous body (the first from the chassis)."""
+    cylinder from the previous body (the first from the chassis).
+
+    Examples
+    --------
+    >>> len(body_chain(3).parts), body_chain(3).drives["c2"].kind
+    (6, 'force')
+    """
     mech = Mechanism(name or f"chain{n}")
     for i in range(n):
         mech.add(MainBody(f"b{i}", mass=mass, inertia=mass * link**2 / 12, cog=(link / 2, 0.0),
@@ -136,7 +148,14 @@ def knuckle_crane(drive: str = "force", *, payload: float = 500.0, gravity: floa
                   fold_base=(1.9, 0.25), fold_point=(0.4, -0.35), name: str = "crane") -> Mechanism:
     """A knuckle-boom crane on a fixed column: inner boom lifted by a cylinder from the
     column, outer (knuckle) boom folded by a cylinder from the inner boom; the payload
-    is lumped at the outer boom's tip. Dimensions of a small truck-mounted crane."""
+    is lumped at the outer boom's tip. Dimensions of a small truck-mounted crane.
+
+    Examples
+    --------
+    >>> crane = knuckle_crane(payload=500.0)
+    >>> crane.parts["outer"].mass                      # the boom's 260 kg and the payload
+    760.0
+    """
     mech = Mechanism(name)
     mech.add(MainBody("inner", mass=420.0, inertia=420.0 * 3.2**2 / 12, cog=(1.6, 0.05),
                       gravity=gravity,
@@ -173,6 +192,12 @@ def section_e_boom(*, beta: float = 1.0e9, hoses=("1.96 L", "1.96 L"), pressure=
     the start pose) and 71 383 kg·m² about the foot. The pair is one cylinder of doubled
     area (bore 135 mm, rod 50 mm), fed by a closed-centre 4/3 valve (0.01 m³/s at 3 bar,
     10 Hz spool) from an ideal supply. Returns ``(mechanism, hydraulic_cylinder)``.
+
+    Examples
+    --------
+    >>> mech, cyl = section_e_boom(beta=1.0e9)
+    >>> mech.drives["boom_cyl"].kind, cyl.count
+    ('external', 2)
     """
     from bondgraph import Input
     from components.hydraulics import (DirectionalValve, HydraulicCircuit, HydraulicCylinder,

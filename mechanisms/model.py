@@ -102,6 +102,16 @@ class MechanismModel:
     Attributes
     ----------
     mechanism, model, name
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> mm = MechanismModel.build(single_boom("extension"))
+    >>> res = mm.simulate_extensions({"boom_cyl": ([0, 1], [3.2, 3.5])}, (0, 1), progress=False)
+    >>> F = mm.cylinder_force(res, "boom_cyl")
+    >>> gap = max(mm.loop_closure(res)["boom/B–boom_cyl/B"])     # the integrator's drift, about rtol
+    >>> bool(F[0] > 0), bool(gap < 1e-4)
+    (True, True)
     """
 
     def __init__(self, mechanism: Mechanism, model: Model):

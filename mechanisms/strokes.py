@@ -86,7 +86,17 @@ def stroke_problems(limits: Mapping[str, tuple[float, float]], t, lengths: Mappi
 
 
 def part_poses(mm, state: Mapping[str, float]) -> dict[str, tuple] | None:
-    """Every part's pose at a state of ``mm``'s model (``None`` if a coordinate is missing)."""
+    """Every part's pose at a state of ``mm``'s model (``None`` if a coordinate is missing).
+
+    Examples
+    --------
+    >>> from mechanisms import MechanismModel
+    >>> from mechanisms.examples import single_boom
+    >>> mm = MechanismModel.build(single_boom("extension"))
+    >>> pose = mm.mechanism.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
+    >>> round(part_poses(mm, pose.states())["boom_cyl"][3], 12)
+    3.2
+    """
     mech = getattr(mm, "mechanism", None)
     if mech is None or not hasattr(mm, "state"):   # a reference formulation: no causal states
         return None
@@ -114,7 +124,16 @@ def physical_causes(mm, state: Mapping[str, float] | None) -> list[str]:
     """The physical causes visible at a state of a :class:`~mechanisms.MechanismModel`'s model:
     each cylinder outside its stroke (by more than 0.1 mm) and each loop at a toggle
     position (an actuator's line passing within 2 % of the arm from the pivot of the part
-    it turns)."""
+    it turns).
+
+    Examples
+    --------
+    >>> from mechanisms import MechanismModel
+    >>> from mechanisms.examples import single_boom
+    >>> mm = MechanismModel.build(single_boom("extension"))
+    >>> physical_causes(mm, mm.mechanism.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4}).states())
+    []
+    """
     if not state:
         return []
     poses = part_poses(mm, state)
@@ -160,7 +179,23 @@ def _advice(causes: list[str], mm) -> str:
 def explain(err: SimulationError, mm) -> SimulationError:
     """``err`` with the physical causes at its state first, the core's state-choice advice
     replaced by advice that fits them; ``err`` itself if no cause is visible. The time, the
-    state and the partial results are kept."""
+    state and the partial results are kept.
+
+    Examples
+    --------
+    >>> from bondgraph import SimulationError
+    >>> from mechanisms import MechanismModel
+    >>> from mechanisms.examples import single_boom
+    >>> mm = MechanismModel.build(single_boom("force"))
+    >>> state = mm.initial_state(mm.mechanism.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4}))
+    >>> state["boom_lift/boom_cyl/ext.s"] = 3.9
+    >>> err = explain(SimulationError("failed; try a state choice", time=1.0, state=state,
+    ...                               advice="try a state choice"), mm)
+    >>> err.problems[0]
+    'physical cause: cylinder boom_cyl at 3.9000 m, 170.0 mm past its stroke end 3.730 m'
+    >>> "try a state choice" in err.problems[1], "the cause is the stroke" in err.problems[1]
+    (False, True)
+    """
     if getattr(err, "causes", None) is not None:     # explained already
         return err
     causes = physical_causes(mm, err.state)
