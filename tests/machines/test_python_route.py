@@ -268,3 +268,16 @@ def test_a_circuit_lists_every_problem_at_once(machine, kind, extra):
         machine.with_circuit({"type": kind, "power_unit": pu, "valves": CIRCUIT["valves"], **extra})
     msg = str(e.value)
     assert "'circuit.oil'" in msg and "relief_flow" in msg
+
+
+def test_the_analyses_take_a_python_machine_as_they_take_its_file(machine, tmp_path):
+    from mechanisms.analysis import Study, working_range
+
+    ours = working_range(Study(machine), n=12).summary()
+    theirs = working_range(Study(machine.save(tmp_path / "loader.toml")), n=12).summary()
+    assert ours.keys() == theirs.keys()
+    for k, v in ours.items():
+        assert (np.isnan(v) and np.isnan(theirs[k])) or abs(v - theirs[k]) < 1e-12, k
+    pose = machine.start_pose
+    tip_x = machine.mechanism.parts["bucket"].world_points(pose.values["bucket"])["Q"][0]
+    assert ours["max_reach"] >= tip_x - 1e-9
