@@ -208,15 +208,14 @@ def section_e_boom(*, beta: float = 1.0e9, hoses=("1.96 L", "1.96 L"), pressure=
     m, d, J_foot = 2057.5, 5.04, 71383.0
     mech.add(MainBody("boom", mass=m, inertia=J_foot - m * d**2, cog=(d, 0.0),
                       points={"C": ("Rt", (0.0, 0.0)), "B": ("Pd", b["rod_pin"])}))
-    cyl = mech.add(Cylinder("boom_cyl", retracted=2.48, stroke=1.25))
+    cyl = mech.add(Cylinder("boom_cyl", retracted=2.48, stroke=1.25, count=2, bore="135 mm", rod="50 mm"))
     mech.fix("boom", "C", at=b["foot"])
     mech.fix("boom_cyl", "A", at=b["cyl_base"])
     mech.connect("boom", "B", "boom_cyl", "B")
     oil = Oil(bulk_modulus=beta)
     circ = HydraulicCircuit("hyd", PowerUnit("pu", oil=oil, pressure=pressure))
-    hc = HydraulicCylinder("cyl", bore="135 mm", rod="50 mm", stroke="1.25 m", retracted="2.48 m",
-                           length=cyl.length_symbol, oil=oil, count=2, friction=friction,
-                           end_stop=end_stop, piston_mass=piston_mass, dead_volumes=dead_volumes)
+    hc = HydraulicCylinder.of(cyl, oil, friction=friction, end_stop=end_stop, piston_mass=piston_mass,
+                              dead_volumes=dead_volumes)
     valve = DirectionalValve("valve", q_nominal="0.01 m^3/s", dp_nominal="3 bar",
                              command=Input("boom.cmd") if command is None else command,
                              spool=SpoolDynamics(10.0))

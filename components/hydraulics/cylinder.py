@@ -121,6 +121,53 @@ class HydraulicCylinder(BondGraph):
         Listing every bad value.
     """
 
+    @classmethod
+    def of(cls, cylinder: Any, oil: Oil, *, name: str = "cyl", **kw: Any) -> "HydraulicCylinder":
+        """The hydraulic side of a mechanical :class:`~components.Cylinder`: its stroke,
+        retracted length, length handle, ``count``, bore, rod, dead volumes, leakage,
+        friction and end stop (with cushion) taken from the template, so none is written
+        twice; ``kw`` overrides or adds (``piston_mass``, ``pressures``...).
+
+        Raises
+        ------
+        ParameterError
+            The template has no bore (``Cylinder(..., bore="100 mm", rod="60 mm")``).
+
+        Examples
+        --------
+        >>> from components import Cylinder
+        >>> from components.hydraulics import Oil
+        >>> mech_cyl = Cylinder("boom_cyl", retracted="2.48 m", stroke="1.25 m", count=2,
+        ...                     bore="135 mm", rod="50 mm")
+        >>> hc = HydraulicCylinder.of(mech_cyl, Oil())
+        >>> hc.count, hc.stroke, round(hc.area_A, 6)                   # two cylinders' area
+        (2, 1.25, 0.028628)
+        """
+        from ..cylinder import END_STOP_KEYS, FRICTION_KEYS
+
+        h = cylinder.hydraulics
+        if "bore" not in h:
+            raise ParameterError(f"cylinder {cylinder.name!r}: no bore; its hydraulic side needs it: "
+                                 f"Cylinder({cylinder.name!r}, ..., bore=\"100 mm\", rod=\"60 mm\")")
+        args: dict[str, Any] = dict(bore=h["bore"], rod=h.get("rod"), stroke=cylinder.stroke,
+                                    retracted=cylinder.retracted, length=cylinder.length_symbol,
+                                    count=h["count"])
+        if "dead_volume_cap" in h or "dead_volume_rod" in h:
+            args["dead_volumes"] = (h.get("dead_volume_cap", 1e-5), h.get("dead_volume_rod", 1e-5))
+        if "leakage_internal" in h:
+            args["leakage_internal"] = h["leakage_internal"]
+        if "leakage_external" in h:
+            args["leakage_external"] = (h["leakage_external"], h["leakage_external"])
+        fr = h.get("friction")
+        if fr and any(fr.get(k) for k in ("coulomb", "viscous", "breakaway")):
+            d = {k: v[2] for k, v in FRICTION_KEYS.items()}
+            d.update(fr)
+            args["friction"] = Friction(coulomb=d["coulomb"], breakaway=d["breakaway"],
+                                        breakaway_velocity=d["breakaway_velocity"], viscous=d["viscous"])
+        args["end_stop"] = cylinder.end_stop(hydraulic=True)
+        args.update(kw)
+        return cls(name, oil=oil, **args)
+
     def __init__(self, name: str, *, bore: Any, stroke: Any, oil: Oil, rod: Any = None,
                  retracted: Any = 0.0, length: sp.Symbol | None = None, x0: float = 0.0,
                  dead_volumes: tuple[Any, Any] = (1e-5, 1e-5), count: int = 1,
