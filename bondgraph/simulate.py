@@ -279,7 +279,22 @@ def _run(model, rhs, inp, bar, x_init, t0, t1, t_eval, method, rtol, atol, max_s
     jac = rhs.jac if jacobian else None
     if energy and np.ndim(atol) == 1:  # the energy integrals: the tightest of the states' atol
         atol = np.concatenate([np.asarray(atol, dtype=float), np.full(3, float(np.min(atol)))])
+    # a flag already raised when a segment starts (Ctrl-C before the run, or at a restart)
+    # shows no crossing: it is looked at here, and the run ends at the segment's start
+    flags = [(i, e) for i, e in enumerate(events or ()) if getattr(e, "polled", False)
+             and getattr(e, "terminal", False)]
     for a, b in segments:
+        raised = [i for i, e in flags if e(a, y[:nx]) <= 0]
+        if raised:
+            if te_all is not None and not (ts and len(ts[-1]) and ts[-1][-1] == a):
+                ts.append(np.array([a]))
+                ys.append(y[None, :])
+            ev_t.append(a)
+            ev_i.append(raised[0])
+            ev_y.append(y.copy())
+            message = f"terminal event {raised[0]} at t = {a:.9g}"
+            stop = True
+            break
         seg_eval = None
         if te_all is not None:
             lo = (te_all >= a) if a == t0 else (te_all > a)

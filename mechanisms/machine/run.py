@@ -55,7 +55,18 @@ PRESSURE_ATOL_SCALE = 1e8
 class Interrupt(Flag):
     """A terminal event that ends a run cleanly when :attr:`requested` becomes true
     (the CLI sets it from Ctrl-C): the run stops at the next step Python sees (every step
-    on the Python path, at least every 0.1 s natively) with its results."""
+    on the Python path, at least every 0.1 s natively) with its results.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import Machine, DATA
+    >>> stop = Interrupt()
+    >>> stop.requested = True                 # as if Ctrl-C had come before the run
+    >>> run = Machine.from_file(DATA / "excavator.toml", mode="forces").run(
+    ...     t_end=1.0, interrupt=stop, progress=False)
+    >>> run.interrupted, float(run.t[-1]) < 1.0
+    (True, True)
+    """
 
 
 def _t_eval(t0: float, t_end: float, dt: float) -> np.ndarray:
@@ -300,6 +311,15 @@ class MachineRun:
         ``integration``, ``output`` (the table).
     contacts : list of Contact
     interrupted : bool
+
+    Examples
+    --------
+    >>> from mechanisms.machine import Machine, DATA
+    >>> run = Machine.from_file(DATA / "excavator.toml", mode="forces").run(t_end=0.3, progress=False)
+    >>> run.mode, run.units["boom_cap_pressure_required"], float(run.t[-1])
+    ('forces', 'Pa', 0.3)
+    >>> "energy over the run" in run.report()
+    True
     """
 
     def __init__(self, machine, results: Results, cycle: Cycle, timings: Mapping[str, float],
@@ -321,10 +341,12 @@ class MachineRun:
 
     @property
     def t(self) -> np.ndarray:
+        """The output times (s)."""
         return self.results.t
 
     @property
     def mode(self) -> str:
+        """The machine's driving mode (``"extensions"``, ``"forces"``, ``"valves"``)."""
         return self.machine.mode
 
     @property

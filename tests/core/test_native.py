@@ -567,3 +567,18 @@ def test_input_tables_belong_to_one_model_and_are_taken_back():
     assert a.system.native_inputs_address == 0
     a.system.set_inputs(np.array([2.0]))
     assert a.system.rhs(0.0, x)[0] == pytest.approx(2.0 / 2.0)
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_a_flag_raised_before_the_run_stops_it_at_the_start(backend):
+    """Ctrl-C before a run started: the flag shows no sign change (it is raised from the start),
+    so it is looked at when each segment starts; the run ends at t0 with the event recorded."""
+    from bondgraph.events import Flag
+    from bondgraph.native import auto_backend
+
+    stop = Flag()
+    stop.requested = True
+    with auto_backend(backend):
+        res = bg.simulate(_osc(), (0.0, 1.0), events=[stop], method="CVODE", progress=False)
+    assert res.t.tolist() == [0.0] and res.stopped
+    assert res.events[0].tolist() == [0.0] and res.events[1].tolist() == [0]
