@@ -76,6 +76,19 @@ class CircuitContext:
     end_stops : bool
         The cylinders' end stops and cushions in the circuit's cylinders (default); ``False``
         leaves them out (a machine built with ``end_stops=False``).
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA, MachineDescription
+    >>> d = MachineDescription.load(DATA / "excavator.toml")
+    >>> ctx = CircuitContext(section=d.circuit, description=d, functions=d.functions,
+    ...                      lengths={}, commands={}, symbols={})
+    >>> keys = {"density": ("kg/m^3", ..., "positive")}
+    >>> float(ctx.read("circuit.oil", {"density": "0.87 kg/L"}, keys)["density"])
+    870.0
+    >>> _ = ctx.read("circuit.oil", {"density": "870 m"}, keys)
+    >>> ctx.problems                                   # collected, named by key, raised once by the builder
+    ["'circuit.oil.density' (excavator.toml, line ...): found '870 m' (a length), expected a density in kg/m^3"]
     """
 
     section: Mapping[str, Any]
@@ -89,9 +102,11 @@ class CircuitContext:
     end_stops: bool = True
 
     def where(self, key: str) -> str:
+        """Where a key is written (``"excavator.toml, line 27"``)."""
         return self.description.where(key)
 
     def bad(self, key: str, msg: str) -> None:
+        """Record a problem with a key (the builder raises every problem at once)."""
         self.problems.append(f"{key!r} ({self.where(key)}): {msg}")
 
     def read(self, path: str, table: Any, keys: Mapping[str, tuple]) -> dict[str, Any]:
@@ -160,6 +175,13 @@ class Circuit:
         Lowest gauge pressure the lumped oil model is trusted at (Pa).
     areas : dict
         Function → (cap, rod) areas (m², numbers): the start state and the read-outs use them.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import Machine, DATA
+    >>> c = Machine.from_file(DATA / "excavator.toml", mode="valves").circuit
+    >>> isinstance(c, Circuit), c.relief_pressure / 1e5, c.chambers["boom"]
+    (True, 300.0, ('boom/cyl/C_A.e', 'boom/cyl/C_B.e'))
     """
 
     def __init__(self, component: BondGraph, *, chambers: Mapping[str, tuple[str, str]],
@@ -218,7 +240,21 @@ CIRCUIT_TABLES: dict[str, str] = {}
 
 def register_circuit(type_name: str, *, table: str | None = None) -> Callable:
     """Decorator: register a circuit builder for ``[circuit] type = type_name``; ``table``
-    names a sub-table of ``[circuit]`` that only this type reads."""
+    names a sub-table of ``[circuit]`` that only this type reads.
+
+    The builder takes a :class:`CircuitContext` and returns a :class:`Circuit` whose
+    component exposes ``<function>.I`` for every function; :mod:`.circuits_ls` and
+    :mod:`.circuits_oc` are complete examples.
+
+    Examples
+    --------
+    >>> @register_circuit("test-only")
+    ... def test_only(ctx):
+    ...     raise NotImplementedError
+    >>> "test-only" in CIRCUITS
+    True
+    >>> del CIRCUITS["test-only"]
+    """
     def deco(fn):
         CIRCUITS[type_name] = fn
         if table is not None:

@@ -242,6 +242,13 @@ class MachineDescription:
     values : dict
         Every numeric value by dotted key (SI): what ``overrides`` and ``Machine.set`` address.
     file : TomlFile
+
+    Examples
+    --------
+    >>> d = MachineDescription.load(DATA / "knuckle_crane.toml")
+    >>> d.functions, d.stroke_limits(d.functions[0]) == (d.values["lift_cylinder.retracted"],
+    ...     d.values["lift_cylinder.retracted"] + d.values["lift_cylinder.stroke"])
+    (('lift', 'fold'), True)
     """
 
     name: str
@@ -418,9 +425,12 @@ class MachineDescription:
 
     @property
     def cylinders(self) -> list[str]:
+        """The cylinder parts of the functions, in function order."""
         return [self.cylinder_of[f] for f in self.functions]
 
     def function_of(self, cylinder: str) -> str:
+        """The function a cylinder part serves (an :class:`~bondgraph.errors.UnknownNameError`
+        naming the cylinders if it serves none)."""
         f = next((f for f, c in self.cylinder_of.items() if c == cylinder), None)
         if f is None:
             raise UnknownNameError(f"cylinder {cylinder!r}: not the cylinder of a function of {self.name!r} "

@@ -73,6 +73,18 @@ class Machine:
     Attributes
     ----------
     description, mode, formulation, mechanism, model, circuit, start_pose, build_time
+
+    See Also
+    --------
+    Machine.from_file : a machine file.
+    Machine.from_mechanism : a mechanism built from templates in Python.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA
+    >>> m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
+    >>> m.functions, m.cylinder_of["lift"], m.report.summary().split(";")[0]
+    (('lift', 'tilt'), 'lift_cylinder', "causality of 'wheel_loader': sound")
     """
 
     def __init__(self, description: MachineDescription, mode: str = "valves", *,
@@ -279,14 +291,17 @@ class Machine:
     # ------------------------------------------------------------------ names
     @property
     def name(self) -> str:
+        """The machine's name (``[machine] name``)."""
         return self.description.name
 
     @property
     def functions(self) -> tuple[str, ...]:
+        """The cylinder functions, in file order: the names of read-outs, cycle columns, valves."""
         return self.description.functions
 
     @property
     def cylinder_of(self) -> dict[str, str]:
+        """Function → the name of its cylinder part."""
         return self.description.cylinder_of
 
     @property

@@ -226,7 +226,16 @@ def crossings(results, events: list) -> dict[tuple[str, str], list[tuple[float, 
 
 @dataclass(frozen=True)
 class Contact:
-    """One end-stop contact of a run (bounces less than :data:`MERGE_GAP` apart merged)."""
+    """One end-stop contact of a run (bounces less than :data:`MERGE_GAP` apart merged):
+    which function, which end, when it began and ended (located by the integrator) and the
+    deepest penetration past the end (m).
+
+    Examples
+    --------
+    >>> c = Contact("boom", "outer", start=2.0, stop=2.5, depth=0.0012)
+    >>> str(c)
+    'boom: outer end-stop contact from t = 2 s to 2.5 s, 1.20 mm deep'
+    """
 
     function: str
     end: str            # "outer" (fully extended) or "inner" (fully retracted)
