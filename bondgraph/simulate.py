@@ -39,7 +39,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import UserCallableError
+from .errors import ParameterError, UserCallableError
 from .model import Model
 from .results import Results
 from .signals import InputSet, describe_callable
@@ -208,6 +208,8 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
                            max_steps=max_steps, extra=extra)
     inp = InputSet(model.input_names, model.equations.input_derivatives, inputs)
     x_init = model.initial_state(x0)
+    if x_init.size == 0 and not energy:
+        return _no_states(model, inp, t0, t1, t_eval, events, backend)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -231,6 +233,28 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
         if bar is not None:
             bar.close()
         model.system.set_native_inputs(None)
+
+
+#: output times of a run of a model with no states when no ``t_eval`` is given
+NO_STATE_SAMPLES = 101
+
+
+def _no_states(model, inp, t0: float, t1: float, t_eval, events, backend: str) -> Results:
+    """A model with no states (sources into resistors) has nothing to integrate: its outputs
+    are evaluated at ``t_eval`` (default :data:`NO_STATE_SAMPLES` evenly spaced times). No
+    integrator runs, whatever the method (CVODE on an empty vector crashes SUNDIALS)."""
+    if events:
+        raise ParameterError(f"model {model.name!r} has no states: nothing is integrated, so events "
+                             "cannot be located; evaluate the outputs at the times you need (t_eval)")
+    if backend == "native":
+        raise ParameterError(f"backend 'native' for model {model.name!r}: it has no states, nothing to "
+                             "integrate natively; use backend 'auto' (its outputs are evaluated at t_eval)")
+    t = np.linspace(t0, t1, NO_STATE_SAMPLES) if t_eval is None else np.asarray(t_eval, dtype=float)
+    res = Results(model, t, np.zeros((len(t), 0)), inp, energy=False,
+                  stats={"nfev": 0, "njev": 0, "steps": 0, "wall_time": 0.0, "backend": "none"},
+                  message="no states: the outputs evaluated at the output times")
+    res.stopped = False
+    return res
 
 
 def _event_problems(events) -> list[str]:

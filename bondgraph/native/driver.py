@@ -185,6 +185,11 @@ class Session:
         mon = ctypes.cast(system._mon, ctypes.c_void_p).value if nmon else None
         self.nx = int(sizes[0])
         self.n = self.nx + (3 if energy else 0)
+        if self.n == 0:   # CVODE on an empty vector crashes the interpreter: checked here, not in C
+            from ..errors import ParameterError
+
+            raise ParameterError(f"native CVODE on a model with no states: nothing to integrate "
+                                 "(its outputs are algebraic in time: bondgraph.simulate evaluates them)")
         self.nmon = nmon
         self.w = _Watch()
         self.h = lib.bgn_new(addr["bg_rhs"], addr["bg_jac"], addr["bg_out"], mon, nmon,

@@ -32,7 +32,21 @@ def _hybrid(guard):
     return HybridModel.build(M, [push], [Transition("push", "Right", "Left", guard)])
 
 
+def _stateless():
+    M = bg.BondGraph("sr")
+    M.add(bg.Se("s", 1.0), bg.R("r", 2.0), bg.One("j"))
+    M.connect("s", "j")
+    M.connect("j", "r")
+    return bg.build(M)
+
+
 CASES = [
+    # issue 20: CVODE on a model without states killed the interpreter (segmentation fault)
+    Case("no-states-native", lambda: bg.simulate(_stateless(), (0, 1), method="CVODE", backend="native"),
+         ParameterError, ["backend 'native'", "'sr'", "no states"]),
+    Case("no-states-events", lambda: bg.simulate(_stateless(), (0, 1), method="CVODE",
+                                                 events=[lambda t, x: t - 0.5]),
+         ParameterError, ["'sr'", "no states", "events cannot be located"]),
     Case("backend-unknown", lambda: bg.simulate(_forced(), (0, 1), inputs={"force": 1.0}, backend="C"),
          ParameterError, ["backend 'C'", "auto", "native", "python"]),
     Case("backend-native-with-lsoda", lambda: bg.simulate(_forced(), (0, 1), inputs={"force": 1.0},

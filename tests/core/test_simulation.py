@@ -96,3 +96,51 @@ def test_causal_report_names_the_forcing_path():
     assert rep.states == ["boom_lift/boom_cyl_piston.f"]
     text = str(rep)
     assert "derivative causality (dependent storage):" in text and "conflicts" in rep.summary()
+
+
+def _source_into_resistor():
+    m = bg.BondGraph("sr")
+    m.add(bg.MSe("s", bg.Input("u")), bg.R("r", 2.0), bg.One("j"))
+    m.connect("s", "j")
+    m.connect("j", "r")
+    return bg.build(m)
+
+
+@pytest.mark.parametrize("method, backend", [("CVODE", "auto"), ("CVODE", "python"), ("LSODA", "auto"),
+                                             ("RK45", "auto")])
+def test_a_model_without_states_runs_with_every_method(method, backend):
+    """Nothing to integrate: the outputs at the output times, exactly the algebra (f = e/R);
+    CVODE used to take an empty vector and crash the interpreter (a segmentation fault)."""
+    model = _source_into_resistor()
+    assert model.state_names == []
+    t = np.linspace(0, 1, 11)
+    res = bg.simulate(model, (0, 1), inputs={"u": lambda s: 3.0 * s}, method=method, backend=backend,
+                      t_eval=t, progress=False)
+    assert res.t.tolist() == t.tolist() and res.stats["backend"] == "none"
+    np.testing.assert_allclose(res.flow("sr/b2"), 3.0 * t / 2.0, rtol=0, atol=1e-15)     # the bond into r
+
+
+def test_a_model_without_states_refuses_what_it_cannot_do():
+    model = _source_into_resistor()
+    with pytest.raises(bg.ParameterError, match="no states: nothing is integrated, so events"):
+        bg.simulate(model, (0, 1), inputs={"u": 1.0}, events=[lambda t, x: t - 0.5], progress=False)
+    with pytest.raises(bg.ParameterError, match="backend 'native'.*no states"):
+        bg.simulate(model, (0, 1), inputs={"u": 1.0}, method="CVODE", backend="native", progress=False)
+
+
+def test_native_cvode_on_an_empty_vector_is_refused_not_a_crash():
+    """The native entry point checks what C cannot (run in a child: a crash would kill it)."""
+    import subprocess
+    import sys
+
+    code = ("import bondgraph as bg\n"
+            "from bondgraph.native import driver\n"
+            "m = bg.BondGraph('sr'); m.add(bg.Se('s', 1.0), bg.R('r', 2.0), bg.One('j'))\n"
+            "m.connect('s', 'j'); m.connect('j', 'r'); model = bg.build(m)\n"
+            "try:\n"
+            "    driver.Session(driver.load_driver(), model.system)\n"
+            "except bg.ParameterError as e:\n"
+            "    print('refused:', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "refused: native CVODE on a model with no states" in out.stdout
