@@ -930,10 +930,20 @@ class _Reader:
                     if val is not None:
                         guess[pn] = val
                 continue
+            cyls = [n for n, p in parts.items() if p.type == "cylinder"]
+            n_before = len(self.problems)
             if k in parts and parts[k].type == "cylinder":
                 val = self.value(key, Key(k, unit="m", check="positive"), v)
+                if val is None and _is_angle(v):
+                    self.problems[-1] += (f"; {k!r} is a cylinder: its target is its pin-to-pin length. An "
+                                          f"angle target is given by the angle's name ({', '.join(angles)})")
             elif k in angles or (k in parts and parts[k].type != "cylinder"):
                 val = self.value(key, Key(k, unit="rad"), v)
+                if val is None and len(self.problems) > n_before and _is_length(v):
+                    same = [c for c in cyls if parts[c].values.get("function") == k]
+                    self.problems[-1] += (f"; {k!r} is an angle. A length target is given by the cylinder's "
+                                          f"name ({', '.join(cyls)})"
+                                          + (f": start.{same[0]} = {v!r}" if same else ""))
             else:
                 self.bad(key, f"no cylinder or angle {k!r} (cylinders: "
                               f"{', '.join(n for n, p in parts.items() if p.type == 'cylinder')}; "
@@ -993,6 +1003,18 @@ class _Reader:
                 files[mode] = (base / fn) if not Path(fn).is_absolute() else Path(fn)
             out[name] = files
         return out
+
+
+def _is_length(raw: Any) -> bool:
+    try:
+        to_si(raw, "m", key="")
+        return True
+    except BondGraphError:
+        return False
+
+
+def _is_angle(raw: Any) -> bool:
+    return isinstance(raw, str) and not _is_length(raw) and any(u in raw for u in ("deg", "rad", "°"))
 
 
 def _desc(unit: str) -> str:

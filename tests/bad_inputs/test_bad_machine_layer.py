@@ -179,3 +179,16 @@ CHECK_CASES = [
 @pytest.mark.parametrize("case", CHECK_CASES, ids=ids(CHECK_CASES))
 def test_bad_check_input(case):
     check(case)
+
+
+def test_a_start_target_in_the_wrong_kind_says_how_to_give_it():
+    """issue 20: a length given to an angle was refused without saying lengths go by cylinder."""
+    from mechanisms.machine import DATA, MachineDescription
+
+    with pytest.raises(ParameterError) as e:
+        MachineDescription.load(DATA / "excavator.toml", {"start.boom": "2.00 m"})
+    assert "A length target is given by the cylinder's name" in str(e.value)
+    assert "start.boom_cylinder = '2.00 m'" in str(e.value)
+    with pytest.raises(ParameterError) as e:
+        MachineDescription.load(DATA / "excavator.toml", {"start.boom_cylinder": "50 deg"})
+    assert "An angle target is given by the angle's name (boom, arm, bucket)" in str(e.value)
