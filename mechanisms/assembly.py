@@ -346,8 +346,11 @@ class Mechanism:
         return d.input
 
     # ------------------------------------------------------------------ rules
-    def check(self) -> None:
-        """Check every rule on the whole machine; raise once listing every violation."""
+    def check(self, drives: bool = True) -> None:
+        """Check every rule on the whole machine; raise once listing every violation.
+
+        ``drives=False`` leaves out the rule that every cylinder is driven (what position
+        analysis needs: :meth:`solve_pose` closes the loops of an undriven linkage too)."""
         problems: list[str] = []
         if not self.parts:
             problems.append(f"mechanism {self.name!r}: no parts; add a MainBody, Lever or Cylinder "
@@ -368,7 +371,7 @@ class Mechanism:
                                     "(rule: an Rt not on the chassis connects to an Li)")
                 if hp.cls in (PortClass.PD, PortClass.PR) and hp not in hinged:
                     problems.append(f"{hp}: not connected (rule: a Pd connects to a Pr)")
-            if isinstance(part, Cylinder) and part.name not in self.drives:
+            if drives and isinstance(part, Cylinder) and part.name not in self.drives:
                 problems.append(f"{part.name}/I (I): not driven; give it a force, an extension or "
                                 "the hydraulic side")
         # the Rt tree must reach the chassis without cycles
@@ -835,7 +838,7 @@ class Mechanism:
             A loop cannot close: names the hinge closing it, the residual, and
             (for a cylinder target) the reachable length range.
         """
-        self.check()
+        self.check(drives=False)
         guess = dict(guess or {})
         self.check_targets(targets, guess)
         for k, v in guess.items():
@@ -848,6 +851,53 @@ class Mechanism:
         if np.max(np.abs(res)) > tol:
             raise AssemblyError(self._closure_problem(sol.x, targets, guess))
         return Pose(self, {n: tuple(float(v) for v in p) for n, p in self._unpack(sol.x).items()})
+
+    def branch_signature(self, pose: "Pose") -> tuple[int, ...]:
+        """The assembly branch of a pose: the sign of each loop's dead-centre measure
+        (:meth:`dead_centre_measures`), in hinge order; 0 for a loop at its dead centre."""
+        return tuple(0 if abs(m) < BRANCH_EPS else (1 if m > 0 else -1)
+                     for m in self.dead_centre_measures(pose).values())
+
+    def assembly_branches(self, targets: Mapping[str, float], guess: Mapping[str, float] | None = None
+                          ) -> list["Pose"]:
+        """Every assembly branch of the pose at ``targets`` that a search finds: the pose of
+        :meth:`solve_pose` first, then the others (different :meth:`branch_signature`).
+
+        The search solves the loops again from guesses with the angles of the parts that
+        are not targets turned (by ±60°, ±120°, 180°, one part at a time and two at a
+        time), which finds the mirrored configurations of each loop. A pose with one
+        branch returns a list of one.
+
+        Examples
+        --------
+        >>> from mechanisms.machine import DATA, MachineDescription
+        >>> d = MachineDescription.load(DATA / "excavator.toml")
+        >>> mech = d.to_mechanism()
+        >>> angles = {"boom": 50, "arm": 50 - 80, "bucket": 50 - 80 + 20}
+        >>> poses = mech.assembly_branches({k: math.radians(v) for k, v in angles.items()},
+        ...                                guess={"rocker": math.radians(8), "link": math.radians(-60)})
+        >>> len(poses) > 1, [round(p.length("bucket_cylinder"), 3) for p in poses][:1]
+        (True, [3.066])
+        """
+        import itertools
+
+        first = self.solve_pose(targets, guess)
+        found = {self.branch_signature(first): first}
+        free = [n for n, p in self.parts.items() if n not in targets and not isinstance(p, Cylinder)]
+        turns = [math.radians(a) for a in (60, -60, 120, -120, 180)]
+        base = {n: first.angle(n) for n in self.parts}
+        trials = [{p: base[p] + d} for p in free for d in turns]
+        trials += [{p: base[p] + d, q: base[q] + e} for p, q in itertools.combinations(free, 2)
+                   for d in turns for e in turns]
+        for tr in trials:
+            try:
+                pose = self.solve_pose(targets, {**base, **tr})
+            except (AssemblyError, ParameterError):
+                continue
+            sig = self.branch_signature(pose)
+            if sig not in found and 0 not in sig:
+                found[sig] = pose
+        return list(found.values())
 
     def pose_from_angles(self, angles: Mapping[str, float], guess: Mapping[str, float] | None = None) -> Pose:
         """Pose with the given part angles as targets, e.g. the body angles of a work pose.

@@ -45,6 +45,9 @@ __all__ = ["Machine", "FORMULATIONS", "check_pose", "start_pose_of", "inert_key"
 
 FORMULATIONS = ("causal", "stiff", "cartesian")
 
+#: other assembly branches a note describes (Machine.branch_note); start_branches() has them all
+SHOWN_BRANCHES = 3
+
 #: longest continuation step (m of a cylinder length, rad of an angle) on the straight path
 #: from a known pose to a new one (:meth:`Machine.pose_at_lengths`, :meth:`Machine.pose`)
 PATH_STEP, PATH_STEP_ANGLE = 0.02, 0.02
@@ -281,6 +284,66 @@ class Machine:
     def _check_pose(self, pose: Pose, subject: str) -> None:
         """Refuse a pose with a cylinder outside its stroke or an angle outside its limits."""
         check_pose(self.description, pose, subject)
+
+    def start_branches(self) -> list[Pose]:
+        """The assembly branches of the start pose: the one taken first, then every other
+        one at the same ``[start]`` targets (:meth:`Mechanism.assembly_branches
+        <mechanisms.Mechanism.assembly_branches>`) with every cylinder inside its stroke and
+        every angle inside its ``[limits]``; computed once."""
+        if getattr(self, "_branches", None) is None:
+            desc = self.description
+            pose = self.start_pose
+            targets = {k: mech_target for k, mech_target in _targets_of(desc, pose).items()}
+            out = []
+            for p in self.mechanism.assembly_branches(targets, {n: pose.angle(n) for n in self.mechanism.parts}):
+                try:      # a branch with a cylinder outside its stroke is no pose of the machine
+                    check_pose(desc, p, "branch")
+                except AssemblyError:
+                    continue
+                out.append(p)
+            self._branches = out
+        return self._branches
+
+    def branch_note(self) -> str:
+        """What the start pose's assembly branches are and how to choose another: ``""`` when
+        the start pose has one branch.
+
+        Examples
+        --------
+        >>> from mechanisms.machine import DATA
+        >>> m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
+        >>> print(m.branch_note())        # doctest: +ELLIPSIS
+        start pose: 2 assembly branches at the [start] targets; taken: the one of the file's guess.* (bellcrank -13.0°, link 20.0°), ...
+          other branch: ...; choose it with guess.bellcrank = "124.1 deg", guess.link = "-71.4 deg" in [start] (absolute part angles from the x axis)
+        """
+        poses = self.start_branches()
+        if len(poses) < 2:
+            return ""
+        desc = self.description
+        taken, others = poses[0], poses[1:]
+
+        def describe(p: Pose) -> str:
+            bits = [f"{c} {p.length(c):.3f} m" for c in desc.cylinders]
+            for name, (part, point) in list(desc.output_points.items())[:1]:
+                x, y = p.points()[f"{part}/{point}"]
+                bits.append(f"{name} ({x:.2f}, {y:.2f}) m")
+            return ", ".join(bits)
+
+        free = [n for n in self.mechanism.parts if n not in desc.start and not desc.parts[n].type == "cylinder"]
+        if desc.guess:
+            how = ("the one of the file's guess.* (" + ", ".join(f"{k} {math.degrees(v):.1f}°" for k, v in desc.guess.items())
+                   + ")")
+        else:
+            how = "the one nearest the default guess (the file gives no guess.*: name the branch you mean)"
+        lines = [f"start pose: {len(poses)} assembly branches at the [start] targets; taken: {how}, "
+                 f"{describe(taken)}"]
+        for p in others[:SHOWN_BRANCHES]:
+            pick = ", ".join(f"guess.{n} = \"{_wrap_deg(p.angle(n)):.1f} deg\"" for n in free)
+            lines.append(f"  other branch: {describe(p)}; choose it with {pick} in [start] (absolute part "
+                         "angles from the x axis)")
+        if len(others) > SHOWN_BRANCHES:
+            lines.append(f"  ... and {len(others) - SHOWN_BRANCHES} more (Machine.start_branches() lists them)")
+        return "\n".join(lines)
 
     def angle(self, pose: Pose, name: str) -> float:
         """An angle of ``[outputs.angles]`` (or a part's absolute angle) at a pose (rad)."""
@@ -580,6 +643,25 @@ def check_pose(desc: MachineDescription, pose: Pose, subject: str) -> None:
                             f"('limits.{name}', {desc.where(f'limits.{name}')})")
     if problems:
         raise AssemblyError(problems, subject=subject)
+
+
+def _wrap_deg(angle: float) -> float:
+    """An angle in degrees in (−180°, 180°]."""
+    d = math.degrees(angle) % 360.0
+    return d - 360.0 if d > 180.0 else d
+
+
+def _targets_of(desc: MachineDescription, pose: Pose) -> dict[str, float]:
+    """The ``[start]`` targets as :meth:`Mechanism.solve_pose` takes them (cylinder lengths,
+    absolute part angles), read off a pose that meets them."""
+    out: dict[str, float] = {}
+    for k in desc.start:
+        if k in desc.parts and desc.parts[k].type == "cylinder":
+            out[k] = pose.length(k)
+        else:
+            part = desc.angles.get(k, (k, None))[0]
+            out[part] = pose.angle(part)
+    return out
 
 
 def start_pose_of(desc: MachineDescription, mechanism: Mechanism) -> Pose:
