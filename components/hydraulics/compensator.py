@@ -33,10 +33,12 @@ a pre-compensated section limit-cycle at about 6 Hz with ±55 % of its flow,
 1 ms still ±1.5 %, where the quasi-static model settles (±0.1 %).
 
 The section's load pressure ``p_load`` is the pressure of its LS gallery
-(:class:`LSPort`), reached through damping orifices from work port ``A``
-(opening ``w(x)``), ``B`` (``w(−x)``) and the tank (``1 − w(x) − w(−x)``),
-with ``w`` a C¹ step from 0 at the centre to 1 at ``ls_opening`` of spool
-travel: in a steady state it equals the pressure of the work port the spool
+(:class:`LSPort`), reached through damping orifices from the tank, work port
+``A`` and work port ``B`` (:func:`ls_openings`): from the centre, the tank drain
+closes over the first half of ``ls_opening`` of spool travel and the opened work
+port's sense opens over the second half — never both at once, so the sensing
+network never drains a load to tank and a command towards a load never lowers
+it. In a steady state the gallery reads the pressure of the work port the spool
 opens, and the tank pressure when centred.
 
 Examples
@@ -71,7 +73,7 @@ from .orifice import nominal_flow
 from .pressure_tap import LSPort
 from .valves import DirectionalValve
 
-__all__ = ["Compensator", "CompensatedValve", "ls_weight", "check_sqrt"]
+__all__ = ["Compensator", "CompensatedValve", "ls_weight", "ls_openings", "check_sqrt"]
 
 _KINDS = ("pre", "post")
 
@@ -162,6 +164,25 @@ def check_sqrt(dp: Any, p_tr: float) -> sp.Expr:
                         (sp.sqrt(p_tr) * (5 * u - u**3) / 4, True))
 
 
+def ls_openings(x: Any, opening: float) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """The LS port's openings to work port A, work port B and the tank at spool position
+    ``x``: the tank drain closes over the first half of ``opening`` and the work port's
+    sense opens over the second half (a positive overlap: never both open), so the LS
+    network never drains a load to tank — a command towards a load never lowers it, and
+    between the two the gallery holds its pressure.
+
+    Examples
+    --------
+    >>> X = sp.Symbol("x")
+    >>> [[float(w.subs(X, v)) for w in ls_openings(X, 0.04)] for v in (0.0, 0.01, 0.02, 0.03, 0.04)]
+    [[0.0, 0.0, 1.0], [0.0, 0.0, 0.5], [0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0, 0.0, 0.0]]
+    """
+    half = opening / 2
+    x = sp.sympify(x)
+    return (ls_weight(x - half, half), ls_weight(-x - half, half),
+            1 - ls_weight(x, half) - ls_weight(-x, half))
+
+
 def ls_weight(x: Any, opening: float) -> sp.Expr:
     """C¹ step: 0 for ``x ≤ 0``, ``3s² − 2s³`` (``s = x/opening``), 1 for ``x ≥ opening``."""
     x = sp.sympify(x)
@@ -184,7 +205,8 @@ class CompensatedValve(DirectionalValve):
         The LS gallery and its damping orifices (:class:`LSPort`).
     ls_opening : float
         Spool travel (fraction of full, 0 < · ≤ 1) over which the LS port
-        switches from tank to the opened work port.
+        switches from tank to the opened work port (the drain closes over its
+        first half, the sense opens over its second half).
 
     Ports ``P``, ``T``, ``A``, ``B`` as for the directional valve. A valve
     section reads the pump pressure and the LS pressure of its circuit:
@@ -217,8 +239,8 @@ class CompensatedValve(DirectionalValve):
                          makeup_crack=makeup_crack)
         if self.comp is not None:
             self.add(self.comp)
-        wa, wb = ls_weight(self.position, ls_opening), ls_weight(-self.position, ls_opening)
-        port = self.add(LSPort("ls", oil, {"A": wa, "B": wb, "T": 1 - wa - wb},
+        wa, wb, wt = ls_openings(self.position, ls_opening)
+        port = self.add(LSPort("ls", oil, {"A": wa, "B": wb, "T": wt},
                                volume=tap_volume, time_constant=tap_time_constant))
         for side in ("A", "B", "T"):
             self.connect(f"n{side}", f"ls/{side}")
