@@ -26,16 +26,30 @@ import numpy as np
 from .files import atomic_path
 
 __all__ = ["plot_trajectory", "plot_timeseries", "animate", "plot_bond_graph", "posture_lines",
-           "plot_compare"]
+           "plot_compare", "save_figure", "write_full_bond_graph"]
 
 _PATH_COLOURS = ("tab:red", "tab:purple", "tab:green", "tab:orange")
 
 
-def _save(fig, path, dpi=120):
+def save_figure(fig, path: str | Path | None, dpi: int = 120):
+    """Write ``fig`` atomically when a path is given (format from the suffix); return it.
+
+    The image is cut to what the figure draws (``bbox_inches="tight"``), so a legend or a
+    title outside the axes is in the file, never clipped at the figure's edge.
+    """
     if path:
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip(".") or "png")
+            fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip(".") or "png", bbox_inches="tight",
+                        pad_inches=0.1)
     return fig
+
+
+_save = save_figure
+
+
+def _legend_outside(ax, **kw):
+    """A legend right of the axes, top-aligned: it never hides the curves."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
 
 
 def _poses(run):
@@ -98,7 +112,7 @@ def plot_trajectory(run, path: str | Path | None = None, ax=None):
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
+    _legend_outside(ax, fontsize="small")
     ax.set_title(f"{desc.name}: {run.mode} cycle {run.cycle.source}")
     fig.tight_layout()
     return _save(fig, path)
@@ -111,7 +125,7 @@ def plot_timeseries(run, path: str | Path | None = None):
     desc = run.machine.description
     tab = run.table()
     t = tab["time"]
-    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    fig, axes = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
     ends = []
     for f in desc.functions:
         line, = axes[0].plot(t, tab[f"{f}_length"], label=f)
@@ -135,24 +149,18 @@ def plot_timeseries(run, path: str | Path | None = None):
     axes[2].set_xlabel("time [s]")
     for ax in axes:
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="x-small", ncol=3)
+        _legend_outside(ax, fontsize="x-small")
     fig.tight_layout()
     return _save(fig, path)
 
 
-def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bool = True):
-    """A GIF of the run: postures and the growing output paths (Pillow, one palette)."""
+def _frame_figure(run, dpi: float = 80):
+    """The animation's figure: the static background (ground, axes labelled in m, title)
+    and the moving artists, still empty: ``(fig, ax, part_lines, path_lines, clock)``."""
     import matplotlib.pyplot as plt
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image
 
     desc = run.machine.description
-    tab = run.table()
-    n = len(run.t)
-    span = max(float(run.t[-1] - run.t[0]), 1e-9)
-    frames = np.unique(np.linspace(0, n - 1, max(2, int(round(span * fps)) + 1)).astype(int))
-    fig = plt.figure(figsize=(6, 4.5))
-    canvas = FigureCanvasAgg(fig)
+    fig = plt.figure(figsize=(6, 4.5), dpi=dpi)
     ax = fig.add_subplot()
     (x0, x1), (y0, y1) = _extent(run)
     ax.set_xlim(x0, x1)
@@ -162,6 +170,7 @@ def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bo
     if desc.ground is not None:
         ax.axhline(desc.ground, color="saddlebrown", lw=1, ls="--")
     ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
     ax.set_title(f"{desc.name}: {run.mode}", fontsize=9)
     n_lines = len(posture_lines(run, 0))
     parts = [ax.plot([], [], color="0.2", lw=2, animated=True)[0] for _ in range(n_lines)]
@@ -169,6 +178,21 @@ def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bo
              for (name, _), c in zip(desc.output_points.items(), _PATH_COLOURS)]
     clock = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=8, animated=True)
     fig.tight_layout()
+    return fig, ax, parts, paths, clock
+
+
+def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bool = True):
+    """A GIF of the run: postures and the growing output paths (Pillow, one palette)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    tab = run.table()
+    n = len(run.t)
+    span = max(float(run.t[-1] - run.t[0]), 1e-9)
+    frames = np.unique(np.linspace(0, n - 1, max(2, int(round(span * fps)) + 1)).astype(int))
+    fig, ax, parts, paths, clock = _frame_figure(run, dpi)
+    canvas = FigureCanvasAgg(fig)
     canvas.draw()
     background = canvas.copy_from_bbox(fig.bbox)
     state = {"bg": background, "last": 0}
