@@ -240,15 +240,63 @@ def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bo
     return Path(path)
 
 
+def write_full_bond_graph(machine, path: str | Path) -> list[Path]:
+    """Every element of the machine's bond graph, one page per part and one for the
+    hydraulics (:func:`mechanisms.drawing.full_graph_pages`), written atomically.
+
+    ``path`` ending in ``.pdf``: one multi-page PDF. Any other suffix (``.png``): one image
+    per page beside it, ``<stem>_<page><suffix>`` (``bond_graph_full_boom.png``...), and
+    at ``path`` itself a contents sheet naming the pages. Returns the files written.
+    """
+    import matplotlib.pyplot as plt
+
+    from ..drawing import full_graph_pages
+
+    path = Path(path)
+    model = machine.model
+    pages = full_graph_pages(model)
+    written: list[Path] = []
+    try:
+        if path.suffix.lower() == ".pdf":
+            from matplotlib.backends.backend_pdf import PdfPages
+
+            with atomic_path(path) as tmp:
+                with PdfPages(tmp) as pdf:
+                    for page in pages:
+                        pdf.savefig(page.figure)
+                        info = pdf.infodict()
+                        info["Title"] = f"bond graph of {model.mechanism.name}, one page per part"
+            return [path]
+        g = model.model.graph
+        rows = []
+        for page in pages:
+            out = path.with_name(f"{path.stem}_{page.name}{path.suffix}")
+            save_figure(page.figure, out, dpi=110)
+            written.append(out)
+            rows.append(f"{out.name}: {page.title.split(': ', 1)[1]}")
+        fig = plt.figure(figsize=(8.5, 1.0 + 0.22 * len(rows)))
+        fig.text(0.02, 0.98, f"bond graph of {model.mechanism.name}: {g.number_of_nodes()} elements, "
+                 f"{g.number_of_edges()} bonds, one page per part and one for the hydraulics", fontsize=10,
+                 va="top", fontweight="bold")
+        fig.text(0.02, 0.98 - 0.35 / fig.get_size_inches()[1], "\n".join(rows), fontsize=8, va="top",
+                 linespacing=1.5)
+        save_figure(fig, path, dpi=110)
+        plt.close(fig)
+        return [path] + written
+    finally:
+        for page in pages:
+            plt.close(page.figure)
+
+
 def plot_bond_graph(machine, path: str | Path | None = None, full_path: str | Path | None = None):
-    """The part-level causal diagram (and, with ``full_path``, every element)."""
-    from ..drawing import draw_causal_diagram, draw_full_graph
+    """The part-level causal diagram (and, with ``full_path``, every element, one page per
+    part: :func:`write_full_bond_graph`)."""
+    from ..drawing import draw_causal_diagram
 
     ax = draw_causal_diagram(machine.model)
     _save(ax.figure, path)
     if full_path:
-        fax = draw_full_graph(machine.model, machine.start_pose)
-        _save(fax.figure, full_path, dpi=110)
+        write_full_bond_graph(machine, full_path)
     return ax.figure
 
 
