@@ -370,6 +370,18 @@ print(check_text(loader).splitlines()[0])
         ("md", """
 ## The working range first
 
+Where can the cutting edge go? The ISO 7135 working range of the file's first output
+point, from every pose of the stroke box, with the machine drawn at each extreme posture:
+"""),
+        ("code", """
+from mechanisms.analysis import working_range
+
+wr = working_range(loader, n=30)
+print(", ".join(f"{k.replace('_', ' ')} {v:.2f} m" for k, v in wr.summary().items()))
+fig = wr.plot()
+plt.show()
+"""),
+        ("md", """
 A lengths cycle is checked against every stroke and against reachability before it runs.
 Asking for a tilt length beyond the tilt cylinder's stroke is refused with the time and
 the value:
