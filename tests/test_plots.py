@@ -386,3 +386,20 @@ def test_core_drawings(tmp_path):
     check(ax.figure, INLINE, "plot_series")
     ax = draw_bond_graph(model)
     check(ax.figure, INLINE, "draw_bond_graph", units=False)
+
+
+# ---------------------------------------------------------------------------- the report
+@pytest.mark.parametrize("name", ["excavator", "wheel_loader"])
+def test_report_in_engineering_units(runs, name):
+    """report.txt says energies in kJ, pressures in bar, forces in kN — never J, Pa or N —
+    and its energy balance is the solver's (bondgraph.power_balance), converted."""
+    from bondgraph import power_balance
+
+    run = runs[name]
+    text = run.report()
+    assert not re.search(r"\d\s*(J|Pa|N)\b", text), re.findall(r".*\d\s*(?:J|Pa|N)\b.*", text)
+    line = next(ln for ln in text.splitlines() if ln.startswith("energy balance:"))
+    pb = power_balance(run.results)
+    source = float(re.search(r"source work ([-\d.]+) kJ", line).group(1))
+    assert source == pytest.approx(pb.source_work / 1e3, abs=0.05)
+    assert "bar" in text and "kN" in text
