@@ -273,7 +273,7 @@ def write_full_bond_graph(machine, path: str | Path) -> list[Path]:
             out = path.with_name(f"{path.stem}_{page.name}{path.suffix}")
             save_figure(page.figure, out, dpi=110)
             written.append(out)
-            rows.append(f"{out.name}: {page.title.split(': ', 1)[1]}")
+            rows.append(f"{out.name}: {page.title.split(': ', 1)[1].split(';')[0]}")
         fig = plt.figure(figsize=(8.5, 1.0 + 0.22 * len(rows)))
         fig.text(0.02, 0.98, f"bond graph of {model.mechanism.name}: {g.number_of_nodes()} elements, "
                  f"{g.number_of_edges()} bonds, one page per part and one for the hydraulics", fontsize=10,
