@@ -180,7 +180,9 @@ def plot_series(results, names: str | Sequence[str], ax=None, *, ylabel: str | N
                 scale: float = 1.0, labels: Sequence[str] | None = None):
     """Plot named series of one or several :class:`~bondgraph.results.Results` against time.
 
-    ``names`` is one name or a list; ``labels`` one legend label per name.
+    ``names`` is one name or a list; ``labels`` one legend label per name; ``ylabel``
+    names the quantity and its unit (without it the axis says ``[unit unknown]``: the
+    core knows no series' unit).
 
     Examples
     --------
@@ -211,8 +213,7 @@ def plot_series(results, names: str | Sequence[str], ax=None, *, ylabel: str | N
         for i, n in enumerate(names):
             ax.plot(r.t, np.asarray(r[n]) * scale, label=(labels[i] if labels else n))
     ax.set_xlabel("time [s]")
-    if ylabel:
-        ax.set_ylabel(ylabel)
+    ax.set_ylabel(ylabel or f"{names[0] if len(names) == 1 else 'value'} [unit unknown]")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return ax

@@ -248,7 +248,8 @@ class GraphPage:
         The graph nodes the page draws as its own (the greyed neighbours of other pages
         are not among them).
     figure : matplotlib.figure.Figure
-        The page, sized to its content (1 data unit = 1 inch; labels 7.5 pt).
+        The page, sized to its content (1 data unit = 1 inch; labels 7.5 pt); not held
+        by pyplot (``display(page.figure)`` shows it in a notebook).
     """
 
     name: str
@@ -442,7 +443,8 @@ def full_graph_pages(mm, *, font_size: float = 7.5) -> list[GraphPage]:
     >>> page.name, len(page.elements) > 10, bool(page.figure.get_size_inches()[0] > 4)
     ('boom', True, True)
     """
-    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     from matplotlib.collections import LineCollection
 
@@ -466,7 +468,8 @@ def full_graph_pages(mm, *, font_size: float = 7.5) -> list[GraphPage]:
         else:
             title = (f"{mech.name}: {_GROUP_TITLES.get(page, page)}, {len(own)} elements; greyed: the "
                      "elements of the parts it is bonded to")
-        fig = plt.figure(figsize=(max(w, 6.0), h + 0.6))
+        fig = Figure(figsize=(max(w, 6.0), h + 0.6))   # not kept by pyplot: a report page, not a window
+        FigureCanvasAgg(fig)
         ax = fig.add_axes((0, 0, 1, h / (h + 0.6)))
         ax.set_xlim(lo[0] - margin - (max(w, 6.0) - w) / 2, hi[0] + margin + (max(w, 6.0) - w) / 2)
         ax.set_ylim(lo[1] - margin, hi[1] + margin)

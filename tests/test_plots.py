@@ -384,6 +384,9 @@ def test_core_drawings(tmp_path):
     res = simulate(model, (0, 1), progress=False)
     ax = plot_series(res, res.state_names[0], ylabel="momentum [kg*m/s]")
     check(ax.figure, INLINE, "plot_series")
+    ax = plot_series(res, res.state_names)
+    assert ax.get_ylabel() == "value [unit unknown]"
+    check(ax.figure, INLINE, "plot_series, no unit given")
     ax = draw_bond_graph(model)
     check(ax.figure, INLINE, "draw_bond_graph", units=False)
 
