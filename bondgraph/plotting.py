@@ -32,7 +32,7 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["draw_bond_graph", "plot_series", "layout_grouped"]
+__all__ = ["draw_bond_graph", "draw_bond", "bond_segments", "plot_series", "layout_grouped"]
 
 _COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf", "#ff7f0e"]
@@ -74,6 +74,52 @@ def _label(g: nx.MultiDiGraph, n: str) -> str:
     return f"{el.kind}:{n.rsplit('/', 1)[-1]}" if el.kind not in ("0", "1") else f"{el.kind}\n{n.rsplit('/', 1)[-1]}"
 
 
+def bond_segments(a, b, *, tick: float = 0.05, effort_at_head: bool | None = None):
+    """The strokes that draw one bond from ``a`` to ``b``: ``(line, half_arrow, causal)``,
+    each a pair of points (``causal`` is None while causality is unknown). The half-arrow
+    sits on one side of the head ``b`` (the power direction); the causal stroke crosses
+    the end that receives the effort (``effort_at_head``: the head's). ``tick`` sets the
+    size of both marks.
+
+    Examples
+    --------
+    >>> line, half, causal = bond_segments((0, 0), (1, 0), tick=0.1, effort_at_head=False)
+    >>> [tuple(map(float, p)) for p in causal]          # across the tail
+    [(0.0, 0.22000000000000003), (0.0, -0.22000000000000003)]
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    d = b - a
+    L = float(np.hypot(*d)) or 1.0
+    e = d / L
+    nrm = np.array([-e[1], e[0]])
+    half = (b, b - e * 3 * tick + nrm * 2 * tick)
+    causal = None
+    if effort_at_head is not None:
+        c = b if effort_at_head else a
+        causal = (c + nrm * 2.2 * tick, c - nrm * 2.2 * tick)
+    return (a, b), half, causal
+
+
+def draw_bond(ax, a, b, *, colour="0.25", tick: float = 0.05, effort_at_head: bool | None = None,
+              lw: float = 0.8) -> None:
+    """Draw one bond (:func:`bond_segments`) on ``ax``.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> _, ax = plt.subplots()
+    >>> draw_bond(ax, (0, 0), (1, 0), tick=0.05, effort_at_head=False)
+    >>> len(ax.lines)          # line, half-arrow, causal stroke
+    3
+    """
+    line, half, causal = bond_segments(a, b, tick=tick, effort_at_head=effort_at_head)
+    for seg in (line, half):
+        ax.plot([seg[0][0], seg[1][0]], [seg[0][1], seg[1][1]], color=colour, lw=lw)
+    if causal is not None:
+        ax.plot([causal[0][0], causal[1][0]], [causal[0][1], causal[1][1]], color="black", lw=1.75 * lw)
+
+
 def draw_bond_graph(g, ax=None, *, depth: int = 1, pos: dict | None = None,
                     font_size: float = 6.0, figsize: tuple[float, float] = (12, 9), title: str | None = None):
     """Draw a global bond graph; returns the matplotlib axes.
@@ -107,22 +153,13 @@ def draw_bond_graph(g, ax=None, *, depth: int = 1, pos: dict | None = None,
     span = np.ptp(np.array(list(pos.values())), axis=0).max() if len(pos) > 1 else 1.0
     for u, v, k, data in g.edges(keys=True, data=True):
         p, q = pos[u], pos[v]
-        d = q - p
-        L = float(np.hypot(*d)) or 1.0
+        L = float(np.hypot(*(q - p))) or 1.0
         tick = min(0.006 * max(span, 1.0), 0.07 * L)
-        e = d / L
-        nrm = np.array([-e[1], e[0]])
-        shrink = 0.06 * L
-        a, b = p + e * shrink, q - e * shrink
+        e = (q - p) / L
         col = "#444444" if _group_of(u, depth) != _group_of(v, depth) else color[_group_of(u, depth)]
-        ax.plot([a[0], b[0]], [a[1], b[1]], color=col, lw=0.8)
-        barb = b - e * 3 * tick + nrm * 2 * tick  # half-arrow on one side of the head
-        ax.plot([b[0], barb[0]], [b[1], barb[1]], color=col, lw=0.8)
         eff = data.get("effort_to")
-        if eff is not None:
-            c = b if eff == v else a
-            s1, s2 = c + nrm * 2.2 * tick, c - nrm * 2.2 * tick
-            ax.plot([s1[0], s2[0]], [s1[1], s2[1]], color="black", lw=1.4)
+        draw_bond(ax, p + e * 0.06 * L, q - e * 0.06 * L, colour=col, tick=tick,
+                  effort_at_head=None if eff is None else eff == v)
     for n in g.nodes:
         x, y = pos[n]
         ax.text(x, y, _label(g, n), ha="center", va="center", fontsize=font_size,
@@ -143,7 +180,9 @@ def plot_series(results, names: str | Sequence[str], ax=None, *, ylabel: str | N
                 scale: float = 1.0, labels: Sequence[str] | None = None):
     """Plot named series of one or several :class:`~bondgraph.results.Results` against time.
 
-    ``names`` is one name or a list; ``labels`` one legend label per name.
+    ``names`` is one name or a list; ``labels`` one legend label per name; ``ylabel``
+    names the quantity and its unit (without it the axis says ``[unit unknown]``: the
+    core knows no series' unit).
 
     Examples
     --------
@@ -174,8 +213,7 @@ def plot_series(results, names: str | Sequence[str], ax=None, *, ylabel: str | N
         for i, n in enumerate(names):
             ax.plot(r.t, np.asarray(r[n]) * scale, label=(labels[i] if labels else n))
     ax.set_xlabel("time [s]")
-    if ylabel:
-        ax.set_ylabel(ylabel)
+    ax.set_ylabel(ylabel or f"{names[0] if len(names) == 1 else 'value'} [unit unknown]")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     return ax

@@ -67,6 +67,10 @@ class Results:
         self.stopped = False
         self._out: dict[str, np.ndarray] | None = None
         self.extra: dict[str, np.ndarray] = {}
+        #: SI unit of a named series, where the layer that built the model knows it (the
+        #: core does not: a state of an ``I`` is a momentum in whatever domain it models);
+        #: :meth:`plot` groups series by it and says "unit unknown" for the others
+        self.units: dict[str, str] = {}
 
     @property
     def state_names(self) -> list[str]:
@@ -210,9 +214,45 @@ class Results:
                 w.writerow([repr(float(ti))] + [repr(float(col[i])) for col in data])
         return path
 
-    def plot(self, *names: str, ax=None, **kw):
-        """Plot named series against time; returns the axes."""
+    def plot(self, *names: str, ax=None, units: dict[str, str] | None = None, **kw):
+        """Plot named series against time, one axes per unit, on a shared time axis.
+
+        Parameters
+        ----------
+        *names : str
+            States, bond variables (``"e[bond]"``), inputs or outputs (default: every state).
+        ax : matplotlib Axes, optional
+            Draw there; then every series must have the same unit.
+        units : dict, optional
+            SI unit of a series (``{"cart/m.f": "m/s"}``), over :attr:`units`. A series
+            of no known unit is drawn on an axes labelled ``[unit unknown]``; pressures,
+            flows, forces, energies and angles are drawn in bar, L/min, kN, kJ and deg.
+        **kw
+            Passed to ``Axes.plot``.
+
+        Returns
+        -------
+        Axes, or an array of Axes (top to bottom) when the series have several units.
+
+        Examples
+        --------
+        >>> import matplotlib; matplotlib.use("Agg")
+        >>> from bondgraph import BondGraph, Se, One, I, R, build, simulate
+        >>> bg = BondGraph("drag")
+        >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 1.0), R("b", 1.0))
+        >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        ...     _ = bg.connect(a, b)
+        >>> res = simulate(build(bg), (0, 3), progress=False)
+        >>> ax = res.plot("drag/m.f")
+        >>> ax.get_ylabel(), ax.get_xlabel()
+        ('drag/m.f [unit unknown]', 'time [s]')
+        >>> axes = res.plot("drag/m.f", "e[drag/b3]", units={"drag/m.f": "m/s", "e[drag/b3]": "N"})
+        >>> [a.get_ylabel() for a in axes]
+        ['drag/m.f [m/s]', 'e[drag/b3] [kN]']
+        """
         import matplotlib.pyplot as plt
+
+        from .units import display_unit
 
         if len(names) == 1 and isinstance(names[0], (list, tuple)):
             names = tuple(names[0])                       # plot(["a", "b"]) as plot("a", "b")
@@ -226,14 +266,32 @@ class Results:
             raise UnknownNameError(f"Results.plot: {', '.join(map(repr, missing))}: not a state, bond "
                                    f"variable, input or output of {self.model.name!r} (states: "
                                    f"{', '.join(self.state_names)})")
-        if ax is None:
-            _, ax = plt.subplots(figsize=(7, 3.5))
+        known = {**self.units, **(units or {})}
+        groups: dict[str, list[str]] = {}
         for n in names or self.state_names:
-            ax.plot(self.t, self[n], label=n, **kw)
-        ax.set_xlabel("time [s]")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
-        return ax
+            groups.setdefault(known.get(n) or "", []).append(n)
+        if ax is not None and len(groups) > 1:
+            listed = "; ".join(f"{', '.join(v)}: {k or 'unit unknown'}" for k, v in groups.items())
+            raise ParameterError(f"Results.plot: series of {len(groups)} units for one axes ({listed}); "
+                                 "expected one unit per axes: pass names of one unit, or no ax to get "
+                                 "one axes per unit")
+        if ax is None:
+            fig, axes = plt.subplots(len(groups), 1, figsize=(7, 1.0 + 2.5 * len(groups)), sharex=True,
+                                     squeeze=False, layout="constrained")
+            axes = axes[:, 0]
+        else:
+            axes = np.array([ax])
+        for a, (unit, group) in zip(axes, groups.items()):
+            factor, shown = display_unit(unit) if unit else (1.0, "unit unknown")
+            for n in group:
+                a.plot(self.t, np.asarray(self[n]) * factor, label=n, **kw)
+            what = group[0] if len(group) == 1 else "value"
+            a.set_ylabel(f"{what} [{shown}]")
+            a.grid(True, alpha=0.3)
+            if len(group) > 1:
+                a.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        axes[-1].set_xlabel("time [s]")
+        return axes[0] if len(axes) == 1 else axes
 
     def __repr__(self) -> str:
         return (f"Results({self.model.name!r}: {len(self.t)} points, t = "

@@ -43,7 +43,7 @@ from typing import Any, Iterable, Mapping
 from .errors import ParameterError
 
 __all__ = ["ureg", "to_si", "ParamSpec", "ParamSchema", "load_toml", "describe_unit", "plausible_unit",
-           "implausible", "PLAUSIBLE_UNITS"]
+           "implausible", "PLAUSIBLE_UNITS", "display_unit", "DISPLAY_UNITS"]
 
 
 @lru_cache(maxsize=1)
@@ -116,6 +116,26 @@ PLAUSIBLE_UNITS: dict[str, tuple[tuple[tuple[str, float], ...], tuple[float, flo
 _SI_KINDS = {"m": "a length", "kg": "a mass", "Pa": "a pressure", "m^3": "a volume",
              "m**3": "a volume", "m^3/s": "a volume flow", "m**3/s": "a volume flow",
              "N": "a force", "rad": "an angle", "rad/s": "an angular velocity"}
+
+
+#: SI unit → (factor, unit) an engineer reads a plot or a report in
+DISPLAY_UNITS: dict[str, tuple[float, str]] = {
+    "Pa": (1e-5, "bar"), "m^3/s": (6e4, "L/min"), "m**3/s": (6e4, "L/min"), "N": (1e-3, "kN"),
+    "J": (1e-3, "kJ"), "W": (1e-3, "kW"), "rad": (180 / math.pi, "deg"), "N*m": (1e-3, "kN*m"),
+    "m^3": (1e3, "L"), "m**3": (1e3, "L"),
+}
+
+
+def display_unit(unit: str) -> tuple[float, str]:
+    """The factor and unit a series in SI ``unit`` is shown in (bar for Pa, L/min for
+    m³/s, kN, kJ, kW, deg); other units as they are.
+
+    Examples
+    --------
+    >>> display_unit("Pa"), display_unit("m")
+    ((1e-05, 'bar'), (1.0, 'm'))
+    """
+    return DISPLAY_UNITS.get(unit.replace(" ", ""), (1.0, unit))
 
 
 def plausible_unit(value: float, unit: str) -> str:

@@ -4,8 +4,14 @@
   one box per part at its place in the machine, one bond pair per hinge, each end
   labelled with its port class (``Rt``, ``Pd``, ``Li``, ``Pr``) and carrying the
   causal strokes of its x and y bonds;
-* :func:`draw_full_graph` — every element, each part's cluster drawn where the part
-  sits, hinge junctions at their hinge points.
+* :func:`full_graph_pages` — every element, one readable page per part and one for
+  the hydraulics: each page lays its part's elements out in columns by their bond
+  distance from the parts it is hinged to (drawn greyed at the left), with labels of
+  7.5 pt that never overlap; for a report or a multi-page PDF
+  (:func:`mechanisms.machine.plots.write_full_bond_graph`);
+* :func:`draw_full_graph` — every element in one figure, each part's cluster drawn where
+  the part sits: an overview of the whole graph's shape (its labels are too small to
+  read; the pages are for reading).
 
 Examples
 --------
@@ -17,20 +23,26 @@ Examples
 >>> ax = draw_causal_diagram(mm, pose)
 >>> ax.get_title().startswith("causal connections")
 True
+>>> pages = full_graph_pages(mm)
+>>> [p.name for p in pages]          # one page per part (no hydraulics here)
+['boom', 'boom_cyl']
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from bondgraph.plotting import draw_bond_graph
+from bondgraph.plotting import bond_segments, draw_bond_graph
 from components.ports import PortClass
 
-__all__ = ["draw_causal_diagram", "draw_full_graph", "part_centres", "tree_layout"]
+__all__ = ["draw_causal_diagram", "draw_full_graph", "full_graph_pages", "GraphPage", "part_centres",
+           "tree_layout"]
 
 _COL = {"body": "#1f77b4", "lever": "#2ca02c", "cylinder": "#d62728"}
 
@@ -208,3 +220,284 @@ def draw_full_graph(mm, pose, ax=None, *, scale: float = 2.2, figsize=(20, 15), 
         extra = np.array([0.0, -0.45]) if ("_fix_" in local or "_free_" in local) else np.zeros(2)
         pos[n] = anchor + jitter + extra
     return draw_bond_graph(g, ax, pos=pos, figsize=figsize, font_size=font_size)
+
+
+# ---------------------------------------------------------------------------- one page per part
+#: page title of a group of elements that is not a part (``excavator/hyd/...``)
+_GROUP_TITLES = {"hyd": "hydraulics"}
+#: edge colour of an element's box by kind
+_KIND_COLOURS = {"I": "#1f77b4", "C": "#1f77b4", "R": "#d62728", "MR": "#d62728", "Se": "#2ca02c",
+                 "Sf": "#2ca02c", "MSe": "#2ca02c", "MSf": "#2ca02c", "TF": "#9467bd", "MTF": "#9467bd",
+                 "GY": "#9467bd", "MGY": "#9467bd"}
+_PAD = 0.05          # box padding around a label (inch)
+_ROW_GAP = 0.10      # vertical gap between two boxes of a column (inch)
+_COL_GAP = 0.55      # horizontal gap between two columns (inch)
+
+
+@dataclass
+class GraphPage:
+    """One page of the full bond graph.
+
+    Attributes
+    ----------
+    name : str
+        The part (``"boom"``) or group (``"hyd"``) the page draws.
+    title : str
+        What the page shows, as its figure title says.
+    elements : frozenset of str
+        The graph nodes the page draws as its own (the greyed neighbours of other pages
+        are not among them).
+    figure : matplotlib.figure.Figure
+        The page, sized to its content (1 data unit = 1 inch; labels 7.5 pt); not held
+        by pyplot (``display(page.figure)`` shows it in a notebook).
+    """
+
+    name: str
+    title: str
+    elements: frozenset
+    figure: Any
+
+
+def _page_groups(mm) -> dict[str, set[str]]:
+    """Page name → the nodes it owns: a part's elements, a group's (``hyd``), and the
+    machine-level elements (hinge junctions, fixings, drives) on each page they touch."""
+    g = mm.model.graph
+    name = mm.mechanism.name
+    owned: dict[str, set[str]] = defaultdict(set)
+    top = set()
+    for n in g.nodes:
+        bits = n.split("/")
+        if len(bits) >= 3 and bits[0] == name:
+            owned[bits[1]].add(n)
+        else:
+            top.add(n)
+    und = nx.Graph(g)
+    reached = set()
+    for page, nodes in owned.items():
+        frontier = [m for n in nodes for m in und[n] if m in top]
+        while frontier:                    # machine-level elements chained to this page's
+            m = frontier.pop()
+            if m in nodes:
+                continue
+            nodes.add(m)
+            reached.add(m)
+            frontier += [k for k in und[m] if k in top and k not in nodes]
+    if top - reached:
+        owned["connections"] |= top - reached
+    parts = list(mm.mechanism.parts)
+    return {k: owned[k] for k in sorted(owned, key=lambda k: (k not in parts, parts.index(k) if k in parts else 0, k))}
+
+
+def _node_label(g, n: str, page: str) -> str:
+    el = g.nodes[n]["element"]
+    bits = n.split("/")
+    local = "/".join(bits[2:]) if len(bits) >= 3 and bits[1] == page else bits[-1] if len(bits) == 2 else \
+        "/".join(bits[1:])
+    return f"{el.kind}:{local}"
+
+
+def _text_size(text: str, size: float) -> tuple[float, float]:
+    """Width and height (inch) of one line of text at ``size`` pt, with the box padding."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    w, _, _ = text_to_path.get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
+    return w / 72 + 2 * _PAD, size * 1.25 / 72 + 2 * _PAD
+
+
+def _columns(und: nx.Graph, sources: list[str], band: dict[str, int]) -> list[list[str]]:
+    """Columns of a connected graph by bond distance from ``sources``, each ordered by
+    ``band`` (a page's sub-groups, e.g. one hydraulic function each, stay together) and
+    then to keep bonds short (barycentres, swept both ways)."""
+    dist = nx.multi_source_dijkstra_path_length(und, sources) if sources else {}
+    cols: list[list[str]] = [[] for _ in range(max(dist.values(), default=0) + 1)]
+    for n, d in dist.items():
+        cols[d].append(n)
+    for c in cols:
+        c.sort(key=lambda n: (band.get(n, 0), n))
+    for sweep in range(6):
+        order = range(1, len(cols)) if sweep % 2 == 0 else range(len(cols) - 2, -1, -1)
+        for i in order:
+            ref = cols[i - 1] if sweep % 2 == 0 else cols[i + 1]
+            rank = {n: k for k, n in enumerate(ref)}
+            here = {n: k * len(ref) / max(len(cols[i]), 1) for k, n in enumerate(cols[i])}
+
+            def key(n, rank=rank, here=here):
+                ks = [rank[m] for m in und[n] if m in rank]
+                return (band.get(n, 0), float(np.mean(ks)) if ks else here[n], n)
+            cols[i].sort(key=key)
+    return cols
+
+
+def _place(cols, und, size) -> dict[str, np.ndarray]:
+    """Centres (inch) of the boxes of each column: rows at least a box apart, each box as
+    near the mean height of its neighbours in the columns before and after as that allows
+    (isotonic regression of the wanted heights under the spacing constraint)."""
+    from scipy.optimize import isotonic_regression
+
+    pos: dict[str, np.ndarray] = {}
+    x = 0.0
+    widths = [max(size[n][0] for n in c) for c in cols]
+    xs = []
+    for i, w in enumerate(widths):
+        x += (widths[i - 1] / 2 + _COL_GAP + w / 2) if i else w / 2
+        xs.append(x)
+    y: dict[str, float] = {}
+    for i, c in enumerate(cols):
+        pitch = [0.0] + [size[a][1] / 2 + _ROW_GAP + size[b][1] / 2 for a, b in zip(c, c[1:])]
+        offs = np.cumsum(pitch)
+        for n, o in zip(c, offs):
+            y[n] = -(o - offs[-1] / 2)
+
+    def settle(c, wanted):
+        pitch = [0.0] + [size[a][1] / 2 + _ROW_GAP + size[b][1] / 2 for a, b in zip(c, c[1:])]
+        offs = np.cumsum(pitch)
+        down = -np.array(wanted)                  # downward coordinate, increasing along the column
+        fit = isotonic_regression(down - offs).x + offs
+        for n, d in zip(c, fit):
+            y[n] = -float(d)
+
+    for sweep in range(4):
+        order = range(len(cols)) if sweep % 2 == 0 else range(len(cols) - 1, -1, -1)
+        for i in order:
+            c = cols[i]
+            near = set(cols[i - 1] if i else []) | set(cols[i + 1] if i + 1 < len(cols) else [])
+            wanted = []
+            for n in c:
+                ys = [y[m] for m in und[n] if m in near]
+                wanted.append(float(np.mean(ys)) if ys else y[n])
+            settle(c, wanted)
+    for i, c in enumerate(cols):
+        for n in c:
+            pos[n] = np.array([xs[i], y[n]])
+    return pos
+
+
+def _bands(und: nx.Graph, own: set[str], page: str) -> dict[str, int]:
+    """Sub-group of each node of a group page (``hyd/boom/...`` → the boom's band, the
+    pump unit's last); the page's other nodes take the band of a neighbour."""
+    sub = {n: n.split("/")[2] for n in own if len(n.split("/")) >= 4 and n.split("/")[1] == page}
+    names = sorted(set(sub.values()), key=lambda k: (len([n for n in sub.values() if n == k]) < 10, k))
+    band = {n: names.index(k) for n, k in sub.items()}
+    for n in sorted(und.nodes):
+        if n not in band:
+            near = sorted(band[m] for m in und[n] if m in band)
+            band[n] = near[0] if near else 0
+    return band
+
+
+def _page_layout(g, own: set[str], ghosts: set[str], size, page: str) -> dict[str, np.ndarray]:
+    """Positions of a page's nodes: each connected piece in columns from where it meets
+    the other pages or the chassis (or from its best-connected element), the pieces one
+    under the other."""
+    und = nx.Graph()
+    und.add_nodes_from(sorted(own | ghosts))
+    und.add_edges_from((u, v) for u, v in nx.Graph(g).subgraph(own | ghosts).edges
+                       if not (u in ghosts and v in ghosts))
+    band = _bands(und, own, page)
+    ends = {n for n in own if len(n.split("/")) == 2 and und.degree(n) == 1}   # fixings, drives
+    pieces = sorted(nx.connected_components(und), key=lambda c: (-len(c), min(c)))
+    pos: dict[str, np.ndarray] = {}
+    top = 0.0
+    for piece in pieces:
+        sub = und.subgraph(piece)
+        sources = sorted(n for n in piece if n in ghosts or n in ends) or \
+            [max(sorted(piece), key=lambda n: (sub.degree(n), -len(n)))]
+        local = _place(_columns(sub, sources, band), sub, size)
+        ys = [p[1] + s * size[n][1] / 2 for n, p in local.items() for s in (-1, 1)]
+        shift = top - max(ys)
+        for n, p in local.items():
+            pos[n] = p + np.array([0.0, shift])
+        top = shift + min(ys) - 0.5
+    return pos
+
+
+def _clip_to_box(c: np.ndarray, other: np.ndarray, half: tuple[float, float], gap: float = 0.02) -> np.ndarray:
+    """Where the segment from box centre ``c`` toward ``other`` leaves the box."""
+    d = other - c
+    with np.errstate(divide="ignore"):
+        t = min(half[0] / abs(d[0]) if d[0] else np.inf, half[1] / abs(d[1]) if d[1] else np.inf)
+    L = float(np.hypot(*d)) or 1.0
+    return c + d * min(1.0, t + gap / L)
+
+
+def full_graph_pages(mm, *, font_size: float = 7.5) -> list[GraphPage]:
+    """Every element of a mechanism model's bond graph, one page per part, one for the
+    hydraulics (any other group of elements gets its own page too).
+
+    A page shows its part's elements (``kind:name``), the machine-level elements it is
+    bonded to (hinge junctions, fixings, drives), and — greyed, dashed — the elements of
+    other parts at the far end of those bonds, so each page reads on its own. Bonds
+    carry their half-arrow (power direction) and causal stroke (the end that receives
+    the effort). Columns run by bond distance from the neighbouring parts; labels are
+    ``font_size`` pt and never overlap, and each figure is sized to its content, so the
+    page reads at 100 % zoom.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from mechanisms.examples import single_boom
+    >>> from mechanisms import MechanismModel
+    >>> mm = MechanismModel.build(single_boom())
+    >>> page = full_graph_pages(mm)[0]
+    >>> page.name, len(page.elements) > 10, bool(page.figure.get_size_inches()[0] > 4)
+    ('boom', True, True)
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from matplotlib.collections import LineCollection
+
+    g = mm.model.graph
+    und = nx.Graph(g)
+    mech = mm.mechanism
+    pages = []
+    for page, own in _page_groups(mm).items():
+        ghosts = {m for n in own for m in und[n] if m not in own}
+        labels = {n: _node_label(g, n, page) for n in own | ghosts}
+        size = {n: _text_size(labels[n], font_size) for n in labels}
+        pos = _page_layout(g, own, ghosts, size, page)
+        lo = np.min([pos[n] - np.array(size[n]) / 2 for n in pos], axis=0)
+        hi = np.max([pos[n] + np.array(size[n]) / 2 for n in pos], axis=0)
+        margin = 0.3
+        w, h = hi - lo + 2 * margin
+        if page in mech.parts:
+            part = mech.parts[page]
+            title = (f"{mech.name}: {page} ({part.kind}), {len(own)} elements; greyed: the elements "
+                     "of the parts it is bonded to")
+        else:
+            title = (f"{mech.name}: {_GROUP_TITLES.get(page, page)}, {len(own)} elements; greyed: the "
+                     "elements of the parts it is bonded to")
+        fig = Figure(figsize=(max(w, 6.0), h + 0.6))   # not kept by pyplot: a report page, not a window
+        FigureCanvasAgg(fig)
+        ax = fig.add_axes((0, 0, 1, h / (h + 0.6)))
+        ax.set_xlim(lo[0] - margin - (max(w, 6.0) - w) / 2, hi[0] + margin + (max(w, 6.0) - w) / 2)
+        ax.set_ylim(lo[1] - margin, hi[1] + margin)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        fig.suptitle(title + "\nhalf-arrow: power direction; bar across a bond: the end that receives "
+                     "the effort", fontsize=9, y=1 - 0.05 / (h + 0.6))
+        segs: dict[str, list] = {"bond": [], "outer": [], "causal": []}
+        for u, v, k, data in g.subgraph(own | ghosts).edges(keys=True, data=True):
+            if u in ghosts and v in ghosts:
+                continue
+            a = _clip_to_box(pos[u], pos[v], (size[u][0] / 2, size[u][1] / 2))
+            b = _clip_to_box(pos[v], pos[u], (size[v][0] / 2, size[v][1] / 2))
+            eff = data.get("effort_to")
+            line, half, causal = bond_segments(a, b, tick=0.035, effort_at_head=None if eff is None else eff == v)
+            segs["outer" if (u in ghosts or v in ghosts) else "bond"] += [line, half]
+            if causal is not None:
+                segs["causal"].append(causal)
+        for key, colour, lw in (("bond", "0.2", 0.8), ("outer", "0.55", 0.8), ("causal", "black", 1.4)):
+            ax.add_collection(LineCollection(segs[key], colors=colour, linewidths=lw))
+        for n in sorted(labels):
+            ghost = n in ghosts
+            kind = g.nodes[n]["element"].kind
+            t = ax.text(*pos[n], labels[n], ha="center", va="center", fontsize=font_size,
+                        color="0.45" if ghost else "black", style="italic" if ghost else "normal",
+                        bbox=dict(boxstyle=f"square,pad={_PAD * 72 / font_size:.3f}", fc="white",
+                                  ec="0.6" if ghost else _KIND_COLOURS.get(kind, "0.15"),
+                                  ls="--" if ghost else "-", lw=0.7), zorder=3)
+            t.set_gid(("ghost:" if ghost else "element:") + n)
+        pages.append(GraphPage(page, title, frozenset(own), fig))
+    return pages

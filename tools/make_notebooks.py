@@ -596,6 +596,18 @@ print(check_text(loader).splitlines()[0])
         ("md", """
 ## The working range first
 
+Where can the cutting edge go? The ISO 7135 working range of the file's first output
+point, from every pose of the stroke box, with the machine drawn at each extreme posture:
+"""),
+        ("code", """
+from mechanisms.analysis import working_range
+
+wr = working_range(loader, n=30)
+print(", ".join(f"{k.replace('_', ' ')} {v:.2f} m" for k, v in wr.summary().items()))
+fig = wr.plot()
+plt.show()
+"""),
+        ("md", """
 A lengths cycle is checked against every stroke and against reachability before it runs.
 Asking for a tilt length beyond the tilt cylinder's stroke is refused with the time and
 the value:
@@ -780,10 +792,17 @@ them over design parameters.
 We first look at the reference excavator, then move the bucket cylinder's base pin on the
 arm (`arm.points.G`) and change the boom cylinders' bore, and look for the designs no other
 design beats on all three counts at once: breakout force, digging depth and cycle energy.
+A design that cannot run the cycle is kept in the results, with the reason.
 """),
         ("code", """
+import re
+import warnings
+from collections import Counter
+
 import numpy as np
+import pandas as pd
 import matplotlib.pyplot as plt
+from IPython.display import Markdown, display
 from mechanisms.machine import DATA
 from mechanisms.analysis import Study, working_range, tool_forces, lift_capacity, cycle_energy, sweep
 
@@ -799,7 +818,8 @@ has the boom cylinder part-way out) is found as exactly as one at a stroke end.
 """),
         ("code", """
 wr = working_range(study)
-print({k: f"{v:.3f} m" for k, v in wr.summary().items()}, f"({sum(wr.timings.values()):.2f} s)")
+print(", ".join(f"{k.replace('_', ' ')} {v:.3f} m" for k, v in wr.summary().items()),
+      f"({sum(wr.timings.values()):.2f} s)")
 fig = wr.plot()
 plt.show()
 """),
@@ -812,11 +832,14 @@ The velocity ratio comes from the bond graph's flows; the tipping limit from the
 machine of the file's `[base]` section (estimates for this machine) and the front's weight
 as the chassis reactions of the bond graph. The lift table is the smaller of 87 % of the
 hydraulic lift capacity and 75 % of the tipping load at each height and radius of the
-bucket pin.
+bucket pin, in tonnes.
 """),
         ("code", """
-tf = tool_forces(study, n=30, functions=["arm", "bucket"])
-print(tf.table()[["function", "optimum", "tool_force", "limit", "x", "y"]].to_string(index=False))
+tf = tool_forces(study, n=30, functions=["arm", "bucket"]).table()
+shown = pd.DataFrame({"function": tf["function"], "optimum": tf["optimum"],
+                      "tool force [kN]": (tf["tool_force"] / 1e3).round(1), "limited by": tf["limit"],
+                      "lip x [m]": tf["x"].round(2), "lip y [m]": tf["y"].round(2)})
+print(shown.to_string(index=False))
 print()
 print(lift_capacity(study).table_text())
 """),
@@ -836,22 +859,50 @@ plt.show()
         ("md", """
 ## The sweep
 
-Two positions of the bucket-cylinder pin along the arm (`x`) and two across it (`y`), two
-boom bores: eight designs. Each point runs the three analyses; a bore change only gives the
-compiled models new parameter values, a pin change re-assembles (the `rebuilt` column says
-which). The same call runs on a Dask cluster with `client=distributed.Client(...)`, or from
-the shell: `hydrobond sweep excavator --set-grid "boom_cylinder.bore=125..150 mm:2" ...`.
+The bucket-cylinder pin `G` at four places along the arm (`x`, from 0.40 m — the reference
+machine has 0.49 m — to 0.80 m) and two across it (`y`), and two boom bores. The range is
+chosen to show a real trade-off (the further out the pin, the more breakout force and the
+less digging depth) and to reach past where the linkage works: at the far end a design can
+no longer run the cycle, and the study must say which and why. Each point runs the three
+analyses; a bore change only gives the compiled models new parameter values, a pin change
+re-assembles (the `rebuilt` column says which). The same call runs on a Dask cluster with
+`client=distributed.Client(...)`, or from the shell:
+`hydrobond sweep excavator --set-grid "boom_cylinder.bore=125..150 mm:2" ...`.
+
+A design whose cycle fails raises warnings on the way (the solver meets the singular pose
+before it gives up); they are collected and summarised, one line per kind.
 """),
         ("code", """
-df = sweep(study, {"arm.points.G.x": "0.5, 0.8 m", "arm.points.G.y": "0.85, 1.0 m",
-                   "boom_cylinder.bore": "125, 150 mm"},
-           ["tool-forces", "working-range", "cycle-energy"],
-           options={"tool-forces": {"n": 25, "functions": ["bucket"]}, "working-range": {"n": 30},
-                    "cycle-energy": {"dt": 0.005}},
-           processes=1)
-cols = ["arm.points.G.x", "arm.points.G.y", "boom_cylinder.bore", "bucket_tool_force",
-        "max_digging_depth", "pump_work", "actuator_work", "rebuilt"]
-df[cols]
+grid = {"arm.points.G.x": "0.4, 0.55, 0.7, 0.8 m", "arm.points.G.y": "0.85, 1.1 m",
+        "boom_cylinder.bore": "125, 150 mm"}
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    df = sweep(study, grid, ["tool-forces", "working-range", "cycle-energy"],
+               options={"tool-forces": {"n": 25, "functions": ["bucket"]}, "working-range": {"n": 30},
+                        "cycle-energy": {"dt": 0.005}},
+               processes=1)
+kinds = Counter(f"{w.category.__name__}: {str(w.message).split(' (')[0][:110]}" for w in caught)
+print(f"{len(caught)} warnings during the sweep" + (":" if kinds else ""))
+for kind, count in kinds.most_common():
+    print(f"  {count} × {kind}")
+
+
+def causes(error: str) -> list[str]:
+    \"\"\"The physical causes a failed point names (its last line when it names none).\"\"\"
+    found = [line.split("physical cause:", 1)[1].strip() for line in error.splitlines()
+             if "physical cause:" in line]
+    return found or ([error.strip().splitlines()[-1].strip()] if error else [])
+
+
+def why(error: str) -> str:
+    \"\"\"Why a point failed, and when, in one line.\"\"\"
+    when = re.search(r"failed at t = ([0-9.]+) s", error)
+    return (f"cycle fails at t = {float(when.group(1)):.2f} s: " if when else "") + " + ".join(causes(error))
+
+
+df["why it failed"] = df["error"].map(why)
+failed = df[df["error"] != ""]
+ok = df[df["error"] == ""].reset_index(drop=True)
 """),
         ("md", """
 ## The trade-off
@@ -859,46 +910,105 @@ df[cols]
 Breakout force and digging depth are set by the bucket linkage alone (the boom bore does
 not change them); the cycle's pump work depends on both. A design is on the **Pareto front**
 when no other design has at least as much breakout force and digging depth and at most as
-much pump work, and is strictly better on one of them.
+much pump work, and is strictly better on one of them. The table lists every design, the
+failed ones with their reason; the numbers in the text below are computed from it.
 """),
         ("code", """
-ok = df[df["error"] == ""].reset_index(drop=True)
 obj = np.column_stack([-ok["bucket_tool_force"], -ok["max_digging_depth"], ok["pump_work"]])  # all minimised
-front = np.array([not any(np.all(o <= p) and np.any(o < p) for o in obj) for p in obj])
-ok["pareto"] = front
+ok["pareto"] = [not any(np.all(o <= p) and np.any(o < p) for o in obj) for p in obj]
+df["pareto"] = df.index.map(dict(zip(df.index[df["error"] == ""], ok["pareto"]))).fillna(False).astype(bool)
 ok["pin"] = [f"G = ({x:.2f}, {y:.2f}) m" for x, y in zip(ok["arm.points.G.x"], ok["arm.points.G.y"])]
-fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [1, 1.3]})
+
+table = pd.DataFrame({
+    "G.x [m]": df["arm.points.G.x"], "G.y [m]": df["arm.points.G.y"],
+    "boom bore [mm]": (df["boom_cylinder.bore"] * 1e3).round(0).astype(int),
+    "breakout force [kN]": (df["bucket_tool_force"] / 1e3).round(2),
+    "digging depth [m]": df["max_digging_depth"].round(3),
+    "pump work [MJ]": (df["pump_work"] / 1e6).round(3),
+    "Pareto front": np.where(df["error"] != "", "", np.where(df["pareto"], "yes", "")),
+    "rebuilt": df["rebuilt"], "why it failed": df["why it failed"]})
+with pd.option_context("display.max_colwidth", None):
+    display(table.style.hide(axis="index").format(precision=3, na_rep="failed"))
+
+front = ok[ok["pareto"]]
+depth = ok["max_digging_depth"]
+force = ok["bucket_tool_force"] / 1e3
+work = ok["pump_work"] / 1e6
+bores = sorted(front["boom_cylinder.bore"].unique() * 1e3)
+display(Markdown(
+    f"**{len(df)} designs** ({df['arm.points.G.x'].nunique()} × {df['arm.points.G.y'].nunique()} pins × "
+    f"{df['boom_cylinder.bore'].nunique()} bores): **{len(ok)} ran** all three analyses, "
+    f"**{len(failed)} failed** "
+    + (f"(pins {', '.join(sorted({f'({x:.2f}, {y:.2f}) m' for x, y in zip(failed['arm.points.G.x'], failed['arm.points.G.y'])}))}: "
+       f"{'; '.join(sorted({causes(e)[-1] for e in failed['error']}))})" if len(failed) else "")
+    + f". **{len(front)} designs are on the Pareto front**, "
+    f"with boom bore {', '.join(f'{b:.0f}' for b in bores)} mm. Across the designs that ran, the breakout "
+    f"force spans {force.min():.1f}–{force.max():.1f} kN ({100 * (force.max() / force.min() - 1):.1f} %), "
+    f"the digging depth {depth.min():.3f}–{depth.max():.3f} m ({1e3 * (depth.max() - depth.min()):.0f} mm) "
+    f"and the pump work {work.min():.3f}–{work.max():.3f} MJ ({100 * (work.max() / work.min() - 1):.1f} %): "
+    "the linkage trades a few per cent of breakout force against centimetres of depth, and the pump work, "
+    "most of it spent on the relief and the metering edges whatever the design, barely moves."))
+"""),
+        ("code", """
+fig, axes = plt.subplots(1, 2, figsize=(14, 5.4), gridspec_kw={"width_ratios": [1, 1.45]},
+                         layout="constrained")
+pins = list(dict.fromkeys(zip(df["arm.points.G.x"], df["arm.points.G.y"])))
+markers = dict(zip(pins, "osD^vP<>ph*"))
 ax = axes[0]                                   # what the linkage gives (the boom bore does not change it)
-for pin, g in ok.groupby("pin", sort=False):
+for pin in pins:
+    g = ok[(ok["arm.points.G.x"] == pin[0]) & (ok["arm.points.G.y"] == pin[1])]
+    label = f"G = ({pin[0]:.2f}, {pin[1]:.2f}) m"
+    if g.empty:                                # every design with this pin failed: named, not drawn
+        ax.plot([], [], "x", color="k", label=label + ": failed (see the table)")
+        continue
     r = g.iloc[0]
     on = g["pareto"].any()
-    ax.plot(r["bucket_tool_force"] / 1e3, r["max_digging_depth"], "o", ms=10,
-            color="tab:red" if on else "tab:gray")
-    ax.annotate(pin, (r["bucket_tool_force"] / 1e3, r["max_digging_depth"]), xytext=(8, 4),
-                textcoords="offset points", fontsize=8)
+    ax.plot(r["bucket_tool_force"] / 1e3, r["max_digging_depth"], markers[pin], ms=9, alpha=0.85,
+            color="tab:red" if on else "tab:gray", mec="k", mew=0.5, label=label + (" (front)" if on else ""))
 ax.set_xlabel("bucket breakout force (ISO 6015, hydraulic) [kN]")
 ax.set_ylabel("maximum digging depth [m]")
 ax.set_title("what the bucket linkage gives (red: on the Pareto front)", fontsize=10)
-ax.margins(0.25)
+ax.margins(0.15)
 ax.grid(alpha=0.3)
-ax = axes[1]                                   # what a cycle costs, per design
-pins = list(dict.fromkeys(ok["pin"]))
-bores = sorted(ok["boom_cylinder.bore"].unique())
-w = 0.8 / len(bores)
-for j, bore in enumerate(bores):
-    g = ok[ok["boom_cylinder.bore"] == bore].set_index("pin").loc[pins]
-    bars = ax.bar(np.arange(len(pins)) + (j - (len(bores) - 1) / 2) * w, g["pump_work"] / 1e6, w,
-                  label=f"boom bore {bore * 1e3:.0f} mm", color=["tab:blue", "tab:orange"][j % 2],
-                  edgecolor=["tab:red" if p else "none" for p in g["pareto"]], linewidth=2.5)
-ax.set_xticks(np.arange(len(pins)), pins, fontsize=8)
-ax.set_ylim(0.98 * ok["pump_work"].min() / 1e6, 1.01 * ok["pump_work"].max() / 1e6)
+ax.legend(loc="lower left", fontsize=7.5)
+ax = axes[1]                                   # what a cycle costs, per design, from zero
+parts = [("relief_loss", "relief", "tab:red"), ("throttling_loss", "metering edges", "tab:orange"),
+         ("friction", "friction", "tab:brown"), ("other", "other losses", "tab:gray"),
+         ("actuator_work", "actuator work", "tab:green")]
+bore_values = sorted(df["boom_cylinder.bore"].unique())
+width = 0.8 / len(bore_values)
+top = df["pump_work"].max() / 1e6
+for j, bore in enumerate(bore_values):
+    hatch = ["", "//", "..", "xx"][j % 4]
+    for i, pin in enumerate(pins):
+        xi = i + (j - (len(bore_values) - 1) / 2) * width
+        row = df[(df["arm.points.G.x"] == pin[0]) & (df["arm.points.G.y"] == pin[1])
+                 & (df["boom_cylinder.bore"] == bore)].iloc[0]
+        if row["error"]:
+            ax.text(xi, 0.02 * top, "failed", rotation=90, ha="center", va="bottom", fontsize=7, color="tab:red")
+            continue
+        bottom = 0.0
+        for key, label, colour in parts:
+            v = max(row[key], 0.0) / 1e6
+            ax.bar(xi, v, width * 0.92, bottom=bottom, color=colour, hatch=hatch, edgecolor="white", lw=0)
+            bottom += v
+        ax.bar(xi, row["pump_work"] / 1e6, width * 0.92, fill=False, lw=2.0,
+               edgecolor="tab:red" if row["pareto"] else "none")
+        ax.text(xi, row["pump_work"] / 1e6, f"{row['pump_work'] / 1e6:.3f}", ha="center", va="bottom",
+                fontsize=6.5, rotation=90)
+for key, label, colour in parts:
+    ax.bar(0, 0, color=colour, label=label)
+for j, bore in enumerate(bore_values):
+    ax.bar(0, 0, color="white", edgecolor="0.3", hatch=["", "//", "..", "xx"][j % 4],
+           label=f"boom bore {bore * 1e3:.0f} mm")
+ax.set_xticks(range(len(pins)), [f"({x:.2f}, {y:.2f})" for x, y in pins], fontsize=8)
+ax.set_xlabel("bucket-cylinder pin G (x, y) [m]")
+ax.set_ylim(0, 1.15 * top)
 ax.set_ylabel("pump work over the dig–lift–dump cycle [MJ]")
-ax.set_title("what a cycle costs (red edge: on the Pareto front)", fontsize=10)
-ax.legend(loc="upper left", fontsize="small")
+ax.set_title("what a cycle costs, and where it goes (red edge: on the Pareto front)", fontsize=10)
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
 ax.grid(alpha=0.3, axis="y")
 fig.suptitle("bucket-cylinder pin and boom bore: the designs no other design beats on all three counts")
-fig.tight_layout()
-print(ok.loc[front, cols[:-1]].to_string(index=False))
 plt.show()
 """),
     )

@@ -147,7 +147,7 @@ class CycleEnergy(AnalysisResult):
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
         desc = self.run.machine.description
         ax.set_title(f"{desc.name}: energy of the cycle {self.run.cycle.source} "
-                     f"({self.run.t[0]:.1f}–{self.run.t[-1]:.1f} s); residual "
+                     f"({self.run.t[0]:.1f}–{self.run.t[-1]:.1f} s)\nbalance residual "
                      f"{abs(self.terms['residual']) / max(self.terms['pump_work'], 1e-300):.1e} of the pump work",
                      fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)

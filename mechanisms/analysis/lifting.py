@@ -179,7 +179,7 @@ class LiftCapacity(AnalysisResult):
         ax.set_xlabel("load radius from x = 0 (the swing axis) [m]")
         ax.set_ylabel("load-point height above ground [m]")
         ax.grid(False)
-        ax.legend(loc="upper right", fontsize="small")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small")
         held = ", ".join(f"{f} at {v:.3f} m" for f, v in self.held.items()) or "none"
         ax.set_title(f"{desc.name}: rated lift capacity over the front (ISO 10567 style); held: {held}",
                      fontsize=10)

@@ -74,10 +74,8 @@ class AnalysisResult:
 
 
 def save_figure(fig, path: str | Path | None, dpi: int = 120):
-    """Write a figure atomically when a path is given; return it."""
-    if path:
-        from ..machine.files import atomic_path
+    """Write a figure atomically when a path is given, cut to what it draws (no legend or
+    title clipped: :func:`mechanisms.machine.plots.save_figure`); return it."""
+    from ..machine.plots import save_figure as save
 
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip(".") or "png")
-    return fig
+    return save(fig, path, dpi)

@@ -26,7 +26,7 @@ import numpy as np
 from .files import atomic_path
 
 __all__ = ["plot_trajectory", "plot_timeseries", "animate", "plot_bond_graph", "posture_lines",
-           "plot_compare"]
+           "plot_compare", "save_figure", "write_full_bond_graph"]
 
 _PATH_COLOURS = ("tab:red", "tab:purple", "tab:green", "tab:orange")
 
@@ -43,11 +43,25 @@ def _check_run(run, what: str) -> None:
     raise ParameterError(f"{what}: got {type(run).__name__}; {hint}")
 
 
-def _save(fig, path, dpi=120):
+def save_figure(fig, path: str | Path | None, dpi: int = 120):
+    """Write ``fig`` atomically when a path is given (format from the suffix); return it.
+
+    The image is cut to what the figure draws (``bbox_inches="tight"``), so a legend or a
+    title outside the axes is in the file, never clipped at the figure's edge.
+    """
     if path:
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip(".") or "png")
+            fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip(".") or "png", bbox_inches="tight",
+                        pad_inches=0.1)
     return fig
+
+
+_save = save_figure
+
+
+def _legend_outside(ax, **kw):
+    """A legend right of the axes, top-aligned: it never hides the curves."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
 
 
 def _poses(run):
@@ -111,7 +125,7 @@ def plot_trajectory(run, path: str | Path | None = None, ax=None):
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
+    _legend_outside(ax, fontsize="small")
     ax.set_title(f"{desc.name}: {run.mode} cycle {run.cycle.source}")
     fig.tight_layout()
     return _save(fig, path)
@@ -125,7 +139,7 @@ def plot_timeseries(run, path: str | Path | None = None):
     desc = run.machine.description
     tab = run.table()
     t = tab["time"]
-    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    fig, axes = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
     ends = []
     for f in desc.functions:
         line, = axes[0].plot(t, tab[f"{f}_length"], label=f)
@@ -149,25 +163,19 @@ def plot_timeseries(run, path: str | Path | None = None):
     axes[2].set_xlabel("time [s]")
     for ax in axes:
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="x-small", ncol=3)
+        _legend_outside(ax, fontsize="x-small")
     fig.tight_layout()
     return _save(fig, path)
 
 
-def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bool = True):
-    """A GIF of the run: postures and the growing output paths (Pillow, one palette)."""
+def _frame_figure(run, dpi: float = 80):
+    """The animation's figure: the static background (ground, axes labelled in m, title)
+    and the moving artists, still empty: ``(fig, ax, part_lines, path_lines, clock)``."""
     import matplotlib.pyplot as plt
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image
 
     _check_run(run, "animate")
     desc = run.machine.description
-    tab = run.table()
-    n = len(run.t)
-    span = max(float(run.t[-1] - run.t[0]), 1e-9)
-    frames = np.unique(np.linspace(0, n - 1, max(2, int(round(span * fps)) + 1)).astype(int))
-    fig = plt.figure(figsize=(6, 4.5))
-    canvas = FigureCanvasAgg(fig)
+    fig = plt.figure(figsize=(6, 4.5), dpi=dpi)
     ax = fig.add_subplot()
     (x0, x1), (y0, y1) = _extent(run)
     ax.set_xlim(x0, x1)
@@ -177,6 +185,7 @@ def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bo
     if desc.ground is not None:
         ax.axhline(desc.ground, color="saddlebrown", lw=1, ls="--")
     ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
     ax.set_title(f"{desc.name}: {run.mode}", fontsize=9)
     n_lines = len(posture_lines(run, 0))
     parts = [ax.plot([], [], color="0.2", lw=2, animated=True)[0] for _ in range(n_lines)]
@@ -184,6 +193,21 @@ def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bo
              for (name, _), c in zip(desc.output_points.items(), _PATH_COLOURS)]
     clock = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=8, animated=True)
     fig.tight_layout()
+    return fig, ax, parts, paths, clock
+
+
+def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bool = True):
+    """A GIF of the run: postures and the growing output paths (Pillow, one palette)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    tab = run.table()
+    n = len(run.t)
+    span = max(float(run.t[-1] - run.t[0]), 1e-9)
+    frames = np.unique(np.linspace(0, n - 1, max(2, int(round(span * fps)) + 1)).astype(int))
+    fig, ax, parts, paths, clock = _frame_figure(run, dpi)
+    canvas = FigureCanvasAgg(fig)
     canvas.draw()
     background = canvas.copy_from_bbox(fig.bbox)
     state = {"bg": background, "last": 0}
@@ -231,15 +255,63 @@ def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bo
     return Path(path)
 
 
+def write_full_bond_graph(machine, path: str | Path) -> list[Path]:
+    """Every element of the machine's bond graph, one page per part and one for the
+    hydraulics (:func:`mechanisms.drawing.full_graph_pages`), written atomically.
+
+    ``path`` ending in ``.pdf``: one multi-page PDF. Any other suffix (``.png``): one image
+    per page beside it, ``<stem>_<page><suffix>`` (``bond_graph_full_boom.png``...), and
+    at ``path`` itself a contents sheet naming the pages. Returns the files written.
+    """
+    import matplotlib.pyplot as plt
+
+    from ..drawing import full_graph_pages
+
+    path = Path(path)
+    model = machine.model
+    pages = full_graph_pages(model)
+    written: list[Path] = []
+    try:
+        if path.suffix.lower() == ".pdf":
+            from matplotlib.backends.backend_pdf import PdfPages
+
+            with atomic_path(path) as tmp:
+                with PdfPages(tmp) as pdf:
+                    for page in pages:
+                        pdf.savefig(page.figure)
+                        info = pdf.infodict()
+                        info["Title"] = f"bond graph of {model.mechanism.name}, one page per part"
+            return [path]
+        g = model.model.graph
+        rows = []
+        for page in pages:
+            out = path.with_name(f"{path.stem}_{page.name}{path.suffix}")
+            save_figure(page.figure, out, dpi=110)
+            written.append(out)
+            rows.append(f"{out.name}: {page.title.split(': ', 1)[1].split(';')[0]}")
+        fig = plt.figure(figsize=(8.5, 1.0 + 0.22 * len(rows)))
+        fig.text(0.02, 0.98, f"bond graph of {model.mechanism.name}: {g.number_of_nodes()} elements, "
+                 f"{g.number_of_edges()} bonds, one page per part and one for the hydraulics", fontsize=10,
+                 va="top", fontweight="bold")
+        fig.text(0.02, 0.98 - 0.35 / fig.get_size_inches()[1], "\n".join(rows), fontsize=8, va="top",
+                 linespacing=1.5)
+        save_figure(fig, path, dpi=110)
+        plt.close(fig)
+        return [path] + written
+    finally:
+        for page in pages:
+            plt.close(page.figure)
+
+
 def plot_bond_graph(machine, path: str | Path | None = None, full_path: str | Path | None = None):
-    """The part-level causal diagram (and, with ``full_path``, every element)."""
-    from ..drawing import draw_causal_diagram, draw_full_graph
+    """The part-level causal diagram (and, with ``full_path``, every element, one page per
+    part: :func:`write_full_bond_graph`)."""
+    from ..drawing import draw_causal_diagram
 
     ax = draw_causal_diagram(machine.model)
     _save(ax.figure, path)
     if full_path:
-        fax = draw_full_graph(machine.model, machine.start_pose)
-        _save(fax.figure, full_path, dpi=110)
+        write_full_bond_graph(machine, full_path)
     return ax.figure
 
 

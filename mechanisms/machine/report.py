@@ -142,6 +142,16 @@ def flags(run) -> list[str]:
     return out
 
 
+def _balance_line(pb) -> str:
+    """The solver's energy balance in kJ (:class:`bondgraph.PowerBalance` keeps J)."""
+    par = f", parametric work {pb.parametric / 1e3:.3f} kJ" if pb.parametric else ""
+    scale = (f" of the largest energy flow over the run, the {pb.scale_term} ({pb.scale / 1e3:.1f} kJ)"
+             if pb.scale_term else " relative")
+    return (f"energy balance: stored energy change {pb.stored_change / 1e3:.2f} kJ, source work "
+            f"{pb.source_work / 1e3:.1f} kJ, dissipated {pb.dissipated / 1e3:.1f} kJ{par}, residual "
+            f"{pb.residual / 1e3:.2g} kJ ({pb.relative:.1e}{scale})")
+
+
 def text_report(run) -> str:
     """The whole report as text."""
     machine = run.machine
@@ -213,7 +223,7 @@ def text_report(run) -> str:
     lines += [f"  - {x}" for x in fl]
     lines.append("")
     if "source_work" in tab:
-        lines.append(f"energy balance: {run.energy_balance()}")
+        lines.append(_balance_line(run.energy_balance()))
         try:
             lines.append(run.energy_split().table())
         except Exception as exc:  # noqa: BLE001 - the split is a read-out; say why it is missing
