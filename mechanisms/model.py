@@ -170,6 +170,27 @@ class MechanismModel:
             raise ParameterError(f"{part}: no coordinate {coord!r} (has "
                                  f"{', '.join(p.coordinate_states)})") from None
 
+    def state_units(self) -> dict[str, str]:
+        """SI units of the states this model knows: every part's angle (rad), every cylinder's
+        length (m) and a force drive's rate (m/s). A run's :attr:`Results.units
+        <bondgraph.Results.units>` gets them, so :meth:`Results.plot <bondgraph.Results.plot>`
+        draws angles and lengths on axes of their own.
+
+        Examples
+        --------
+        >>> from mechanisms.examples import single_boom
+        >>> MechanismModel.build(single_boom()).state_units()["boom_lift/boom_cyl/ext.s"]
+        'm'
+        """
+        out = {}
+        for name, part in self.mechanism.parts.items():
+            for coord in part.coordinate_states:
+                out[self.state(name, coord)] = "m" if coord == "s" else "rad"
+        for cyl, d in self.mechanism.drives.items():
+            if d.kind == "force":
+                out[f"{self.name}/{cyl}_piston.f"] = "m/s"
+        return {k: v for k, v in out.items() if k in self.model.state_names}
+
     def drive_bond(self, cyl: str) -> str:
         """The bond that carries the cylinder's drive force (effort) and rate (flow)."""
         g = self.model.graph
@@ -359,9 +380,11 @@ class MechanismModel:
 
     def _simulate(self, t_span, x0, inputs, kw) -> Results:
         try:
-            return simulate(self.model, t_span, x0=x0, inputs=inputs, **kw)
+            res = simulate(self.model, t_span, x0=x0, inputs=inputs, **kw)
         except SimulationError as exc:
             raise explain(exc, self) from None
+        res.units.update(self.state_units())
+        return res
 
     # ------------------------------------------------------------------ read-outs
     def coordinates(self, res: Results, part: str) -> dict[str, np.ndarray]:

@@ -232,6 +232,10 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     T = time.perf_counter()
     if machine.mode == "extensions" and causal:
         exact_poses(machine, res, {desc.cylinder_of[f]: s for f, s in sig.items()})
+    if hasattr(mm, "state_units"):   # the states' units, for Results.plot (reference formulations: none)
+        res.units.update(mm.state_units())
+        if machine.circuit is not None:
+            res.units.update({f"{mm.name}/hyd/{k}": "Pa" for k in machine.circuit.pressure_states()})
     run = MachineRun(machine, res, cycle, timings, events)
     run.controlled = controller is not None
     if controller is None and causal:     # what a replay of a contact needs (:func:`replay_contacts`)

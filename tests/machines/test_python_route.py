@@ -281,3 +281,15 @@ def test_the_analyses_take_a_python_machine_as_they_take_its_file(machine, tmp_p
     pose = machine.start_pose
     tip_x = machine.mechanism.parts["bucket"].world_points(pose.values["bucket"])["Q"][0]
     assert ours["max_reach"] >= tip_x - 1e-9
+
+
+def test_results_plot_separates_angles_lengths_and_pressures():
+    """The issue's res.plot() put rad and m on one axis: a run's states carry their units."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    mm = MechanismModel.build(single_boom("extension"))
+    res = mm.simulate_extensions({"boom_cyl": ([0, 1], [3.2, 3.5])}, (0, 1), progress=False)
+    axes = res.plot("boom_lift/boom/w.theta", "boom_lift/boom_cyl/ext.s")
+    assert [a.get_ylabel().split("[")[-1] for a in axes] == ["deg]", "m]"]
+    assert axes[-1].get_xlabel() == "time [s]"
