@@ -79,6 +79,7 @@ nb_execution_timeout = 600              # seconds per cell
 nb_execution_raise_on_error = True      # a broken notebook or page fails the build
 nb_execution_show_tb = True
 nb_merge_streams = True
+nb_render_error_lexer = "text"   # tracebacks quote messages with "…", which the IPython lexer rejects
 nb_execution_excludepatterns: list[str] = []
 
 # ---------------------------------------------------------------- HTML

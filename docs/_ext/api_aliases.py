@@ -19,6 +19,7 @@ the module that defines the documented object — and:
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Any
 
 from docutils import nodes
@@ -119,7 +120,7 @@ def _instance_attribute(name: str) -> bool:
             src = inspect.getsource(klass)
         except (OSError, TypeError):
             continue
-        if f"self.{attr} " in src or f"self.{attr}:" in src or f"    {attr}:" in src:
+        if re.search(rf"\bself\.{re.escape(attr)}\b", src) or f"    {attr}:" in src:
             return True
     return False
 
