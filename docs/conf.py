@@ -86,6 +86,7 @@ nb_execution_excludepatterns: list[str] = []
 html_theme = "pydata_sphinx_theme"
 html_title = "hydrobond"
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
