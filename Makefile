@@ -1,8 +1,9 @@
-# Two entry points, both self-contained on a machine with Python 3.11 and pip:
+# Three entry points, all self-contained on a machine with Python 3.11 and pip:
 #   make demo   -> .venv, install, run the richest example, print where outputs went
 #   make test   -> .venv, install with the dev extra, run every test, doctest and notebook
 #   make docs   -> .venv, install with the docs extra, build the site into build/docs/html
-#                  (warnings are errors; notebooks executed) and run the guide pages' examples
+#                  (from scratch, warnings are errors, every notebook run) and run the
+#                  guide pages' examples
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -32,8 +33,8 @@ $(DOCS_STAMP): pyproject.toml
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
-	$(PY) -m sphinx -W --keep-going -b html docs build/docs/html
+	$(PY) -m sphinx -E -W --keep-going -b html docs build/docs/html
 	MPLBACKEND=Agg $(PY) -m pytest -q -o addopts="" -p no:cacheprovider --doctest-glob='*.md' docs
 
 clean:
-	rm -rf $(VENV) out build *.egg-info
+	rm -rf $(VENV) out build *.egg-info docs/api/generated docs/api/*.rst docs/gallery/*.ipynb

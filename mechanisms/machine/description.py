@@ -104,6 +104,7 @@ from .tomlfile import TomlFile
 __all__ = ["MachineDescription", "PartSpec", "DATA", "RESERVED", "RUNTIME_KEYS", "PORT_CLASSES",
            "MODES"]
 
+#: the folder of the shipped machine files and their cycles (``excavator.toml``, ...)
 DATA = Path(str(resources.files("mechanisms") / "data"))
 MODES = ("extensions", "forces", "valves")
 RESERVED = ("machine", "chassis", "hinges", "outputs", "start", "limits", "payloads", "circuit",
