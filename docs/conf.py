@@ -68,7 +68,7 @@ numpydoc_validation_checks: set[str] = set()   # docstrings are being completed:
 add_module_names = False
 
 # ---------------------------------------------------------------- MyST and notebooks
-myst_enable_extensions = ["colon_fence", "dollarmath", "deflist", "fieldlist", "substitution"]
+myst_enable_extensions = ["colon_fence", "deflist", "fieldlist", "substitution"]   # no dollarmath: MathJax needs a network
 myst_heading_anchors = 3
 nb_execution_mode = "force"             # every page read is run again: outputs never outlive the code
 nb_execution_timeout = 600              # seconds per cell
