@@ -145,7 +145,7 @@ def raise_problems(numeric: list[str], rules: list[str], subject: str) -> None:
 class Part(BondGraph):
     """A template instance: a component with classified hinge points.
 
-    Subclasses implement :meth:`_build` (the bond graph), :meth:`world_points`
+    Subclasses implement ``_build`` (the bond graph), :meth:`world_points`
     (kinematics) and name their displacement handles in :attr:`coordinates`; each records
     its constructor's arguments (:attr:`spec`), so :meth:`evolve` can build a changed copy.
 

@@ -42,6 +42,33 @@ def test_no_tracked_file_cites_outside_the_repository():
     assert not found, "files cite paths outside the repository:\n" + "\n".join(found)
 
 
+#: a page of the documentation named by its path (``docs/guide/errors.md``)
+DOCS_PAGE = re.compile(r"\bdocs/[A-Za-z0-9_./-]+?\.md\b")
+
+
+def test_every_cited_docs_page_exists():
+    """A tracked file that names a page of ``docs/`` by its path names a page that is there."""
+    missing = []
+    for path in tracked_files():
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for i, line in enumerate(text.splitlines(), 1):
+            for m in DOCS_PAGE.finditer(line):
+                if not (ROOT / m.group(0)).is_file():
+                    missing.append(f"{path.relative_to(ROOT)}:{i}: {m.group(0)}")
+    assert not missing, "files cite documentation pages that do not exist:\n" + "\n".join(missing)
+
+
+def test_the_docs_page_pattern():
+    assert [m.group(0) for m in DOCS_PAGE.finditer("see docs/reference/excavator_data.md section B")] == \
+        ["docs/reference/excavator_data.md"]
+    assert not DOCS_PAGE.search("docs/_static/x.png")
+
+
 def test_the_pattern_catches_what_it_should():
     for bad in ("see ../shared/design/EXCAVATOR.md", "SEEDS.md, 002", "(seed 004)", "shared/seeds/000.txt"):
         assert OUTSIDE.search(bad), bad

@@ -65,7 +65,7 @@ def _analyses() -> dict[str, Callable]:
             "cycle-energy": cycle_energy}
 
 
-#: analysis name → function(study, **options) returning an AnalysisResult
+#: analysis name → ``function(study, **options)`` returning an AnalysisResult
 ANALYSES = ("working-range", "tool-forces", "lift-capacity", "cycle-energy")
 
 _RANGE = re.compile(r"^\s*([+-]?[\d.eE+-]+)\s*\.\.\s*([+-]?[\d.eE+-]+)\s*([^:]*?)\s*:\s*(\d+)\s*$")

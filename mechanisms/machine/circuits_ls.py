@@ -68,6 +68,13 @@ LS_TABLE = "load_sensing"
 _FIXED_ONLY = ("pressure", "compensator_setting", "compensator_band")
 #: ``[circuit.load_sensing]`` keys that are not the library's schema keys
 _COMPENSATOR_KEYS = ("compensation", "pre_compensator_setting", "post_compensator_offset")
+#: what each of them means (shown in the machine-file reference of the documentation)
+_COMPENSATOR_DOCS = {
+    "compensation": '"post" (LUDV: every section meters p_P − p_LS, flow sharing) or "pre" (classic LS)',
+    "pre_compensator_setting": "metering drop a pre-compensator holds, below the margin (required "
+                               "for \"pre\")",
+    "post_compensator_offset": "spring offset of a post-compensator (default 0)",
+}
 
 
 def _schemas():

@@ -76,6 +76,24 @@ OC_KEYS: dict[str, tuple] = {
     "gallery_volume": ("m^3", 1e-4, "positive"),
     "negacon_volume": ("m^3", 2e-4, "positive"),
 }
+#: what each key of :data:`OC_KEYS` means (shown in the machine-file reference of the documentation)
+_OC_DOCS = {
+    "min_displacement": "stand-by displacement d_min as a fraction of the maximum (0 < · < 1)",
+    "control_min": "p_n at and below which the pump is at full displacement",
+    "control_max": "p_n at and above which the pump is at stand-by",
+    "time_constant": "swash-plate lag",
+    "orifice_diameter": "diameter of the negative-control orifice",
+    "orifice_cd": "its discharge coefficient (0 < cd ≤ 1)",
+    "negacon_relief_crack": "cracking pressure of the relief in parallel with the orifice (all "
+                            "three negacon_relief_* or none)",
+    "negacon_relief_full": "its fully-open pressure",
+    "negacon_relief_flow": "its flow when fully open",
+    "bypass_flow": "flow of each section's fully open centre bypass at bypass_dp",
+    "bypass_dp": "pressure drop of that flow",
+    "bypass_closed": "spool travel at which the bypass is closed, either way (0 < · ≤ 1)",
+    "gallery_volume": "oil volume between two sections of the centre gallery",
+    "negacon_volume": "volume at the gallery end, whose pressure is p_n",
+}
 #: ``[circuit.power_unit]`` keys an open-centre pump reads (the fixed circuit's own supplies refused)
 _SHARED = ("pump_displacement", "pump_speed", "relief_crack", "relief_full", "relief_flow", "volume",
            "tank_pressure")

@@ -105,6 +105,7 @@ from .tomlfile import TomlFile
 __all__ = ["MachineDescription", "PartSpec", "DATA", "RESERVED", "RUNTIME_KEYS", "PORT_CLASSES",
            "MODES"]
 
+#: the folder of the shipped machine files and their cycles (``excavator.toml``, ...)
 DATA = Path(str(resources.files("mechanisms") / "data"))
 MODES = ("extensions", "forces", "valves")
 RESERVED = ("machine", "chassis", "hinges", "outputs", "start", "limits", "payloads", "circuit",
@@ -134,25 +135,30 @@ class Key:
 
 _MACHINE = [
     Key("name", "name", doc="model name (letters, digits, _)"),
-    Key("title", "text", required=False),
-    Key("description", "text", required=False),
-    Key("source", "text", required=False),
+    Key("title", "text", required=False, doc="a title for plots and reports"),
+    Key("description", "text", required=False, doc="free text: what the machine is"),
+    Key("source", "text", required=False, doc="where the data come from"),
     Key("gravity", unit="m/s^2", check="nonneg", doc="acceleration of gravity along −y"),
     Key("ground", unit="m", required=False, doc="y of the ground level in the machine frame"),
-    Key("default_cycle", "name", required=False),
+    Key("default_cycle", "name", required=False, doc="the [cycles] entry a run uses by default"),
 ]
 _BODY = [
-    Key("type", "text"), Key("mass", unit="kg", check="nonneg"),
+    Key("type", "text", doc='"body": a rigid part with one Rt, one Pd and any number of Li'),
+    Key("mass", unit="kg", check="nonneg", doc="mass of the part"),
     Key("inertia", unit="kg*m^2", check="nonneg", doc="about the centre of gravity"),
-    Key("cog", "point", unit="m"), Key("points", "table"), Key("note", "text", required=False),
+    Key("cog", "point", unit="m", doc="centre of gravity [x, y] in the part frame"),
+    Key("points", "table", doc="hinge points: NAME = [class, x, y], class Rt, Pd or Li, part frame"),
+    Key("note", "text", required=False, doc="free text (sources, estimates)"),
 ]
 _LEVER = [
-    Key("type", "text"), Key("length", unit="m", check="positive"),
-    Key("mass", unit="kg", check="nonneg"),
+    Key("type", "text", doc='"lever": a two-pin link, Rt at its root and Pr at its tip'),
+    Key("length", unit="m", check="positive", doc="pin-to-pin length"),
+    Key("mass", unit="kg", check="nonneg", doc="mass of the link"),
     Key("inertia", unit="kg*m^2", required=False, check="nonneg", doc="default m·L²/12"),
     Key("cog", "point", unit="m", required=False, doc="default mid-length"),
-    Key("root", "name", required=False, default="R"), Key("tip", "name", required=False, default="P"),
-    Key("note", "text", required=False),
+    Key("root", "name", required=False, default="R", doc="name of the root point (Rt)"),
+    Key("tip", "name", required=False, default="P", doc="name of the tip point (Pr)"),
+    Key("note", "text", required=False, doc="free text (sources, estimates)"),
 ]
 _CHECK_WORD = {">0": "positive", ">=0": "nonneg"}
 #: a cylinder's friction and end-stop tables: the keys the template takes (one schema)
@@ -161,33 +167,50 @@ _FRICTION = [Key(k, unit=u, required=False, default=d, check=_CHECK_WORD[r], doc
 _END_STOP = [Key(k, unit=u, required=False, default=d, check=_CHECK_WORD[r], doc=doc)
              for k, (u, r, d, doc) in END_STOP_KEYS.items()]
 _CYLINDER = [
-    Key("type", "text"), Key("function", "name"),
-    Key("count", "int", required=False, default=1, check="ge1"),
-    Key("bore", unit="m", check="positive"), Key("rod", unit="m", check="positive"),
-    Key("stroke", unit="m", check="positive"), Key("retracted", unit="m", check="positive"),
+    Key("type", "text", doc='"cylinder": a hydraulic cylinder, Rt at its base, Pr at its rod eye, '
+                            "I its extension"),
+    Key("function", "name", doc="the function it serves (boom, arm, ...): names read-outs and "
+                                "cycle columns"),
+    Key("count", "int", required=False, default=1, check="ge1",
+        doc="identical cylinders in parallel (one part, areas × count)"),
+    Key("bore", unit="m", check="positive", doc="piston diameter"),
+    Key("rod", unit="m", check="positive", doc="rod diameter (less than the bore)"),
+    Key("stroke", unit="m", check="positive", doc="stroke"),
+    Key("retracted", unit="m", check="positive", doc="pin-to-pin length fully retracted"),
     Key("rod_mass", unit="kg", required=False, default=0.0, check="nonneg", doc="per cylinder"),
     Key("barrel_mass", unit="kg", required=False, default=0.0, check="nonneg", doc="per cylinder"),
     Key("rod_cog", unit="m", required=False, doc="behind the rod eye; default retracted/4"),
     Key("barrel_cog", unit="m", required=False, doc="from the base pin; default retracted/4"),
-    Key("rod_inertia", unit="kg*m^2", required=False, default=0.0, check="nonneg"),
-    Key("barrel_inertia", unit="kg*m^2", required=False, default=0.0, check="nonneg"),
-    Key("root", "name", required=False, default="A"), Key("tip", "name", required=False, default="B"),
-    Key("dead_volume_cap", unit="m^3", required=False, default=5e-5, check="positive"),
-    Key("dead_volume_rod", unit="m^3", required=False, default=5e-5, check="positive"),
-    Key("leakage_internal", unit="m^3/s/Pa", required=False, default=0.0, check="nonneg"),
-    Key("leakage_external", unit="m^3/s/Pa", required=False, default=0.0, check="nonneg"),
-    Key("friction", "table", required=False), Key("end_stop", "table", required=False),
-    Key("note", "text", required=False),
+    Key("rod_inertia", unit="kg*m^2", required=False, default=0.0, check="nonneg",
+        doc="rod about its centre of gravity, per cylinder"),
+    Key("barrel_inertia", unit="kg*m^2", required=False, default=0.0, check="nonneg",
+        doc="barrel about its centre of gravity, per cylinder"),
+    Key("root", "name", required=False, default="A", doc="name of the base pin (Rt)"),
+    Key("tip", "name", required=False, default="B", doc="name of the rod eye (Pr)"),
+    Key("dead_volume_cap", unit="m^3", required=False, default=5e-5, check="positive",
+        doc="cap-side oil volume at full retraction (mode valves)"),
+    Key("dead_volume_rod", unit="m^3", required=False, default=5e-5, check="positive",
+        doc="rod-side oil volume at full extension (mode valves)"),
+    Key("leakage_internal", unit="m^3/s/Pa", required=False, default=0.0, check="nonneg",
+        doc="cap ↔ rod leakage conductance (mode valves)"),
+    Key("leakage_external", unit="m^3/s/Pa", required=False, default=0.0, check="nonneg",
+        doc="each chamber → tank leakage conductance (mode valves)"),
+    Key("friction", "table", required=False, doc="friction sub-table (mode valves)"),
+    Key("end_stop", "table", required=False, doc="end-stop sub-table (modes forces and valves)"),
+    Key("note", "text", required=False, doc="free text (sources, estimates)"),
 ]
-_PAYLOAD = [Key("part", "name"), Key("at", "point", unit="m"), Key("mass", unit="kg", check="nonneg")]
+_PAYLOAD = [Key("part", "name", doc="the body that carries it"),
+            Key("at", "point", unit="m", doc="position [x, y] in that body's frame"),
+            Key("mass", unit="kg", check="nonneg", doc="point mass (a run-time parameter)")]
 _BASE = [
     Key("tipping_line", unit="m", doc="x of the front tipping line, at ground level"),
     Key("rear_tipping_line", unit="m", required=False, doc="x of the rear tipping line"),
     Key("masses", "table", doc="named masses of the base machine: mass and cog (world frame)"),
-    Key("note", "text", required=False),
+    Key("note", "text", required=False, doc="free text (sources, estimates)"),
 ]
-_BASE_MASS = [Key("mass", unit="kg", check="nonneg"), Key("cog", "point", unit="m"),
-              Key("note", "text", required=False)]
+_BASE_MASS = [Key("mass", unit="kg", check="nonneg", doc="mass"),
+              Key("cog", "point", unit="m", doc="centre of gravity [x, y], world frame"),
+              Key("note", "text", required=False, doc="free text (sources, estimates)")]
 _PART_KEYS = {"body": _BODY, "lever": _LEVER, "cylinder": _CYLINDER}
 
 
