@@ -26,15 +26,32 @@ __all__ = ["text_report", "flags", "oscillation"]
 
 #: damping ratio below which an oscillatory mode is flagged as lightly damped
 LIGHT_DAMPING = 0.1
+#: |ζ| below which a mode is undamped (nothing in the model damps it; a linearisation's
+#: rounding gives ±1e-6), not unstable
+UNDAMPED = 1e-4
 
 
-def _when(t: np.ndarray, mask: np.ndarray) -> str:
-    """``"t = 1.2 … 3.4 s"`` for the first and last sample where ``mask`` holds."""
+def _when(t: np.ndarray, mask: np.ndarray, shown: int = 3) -> str:
+    """The intervals where ``mask`` holds, from sample to sample: ``"t = 1.2 … 3.4 s"``,
+    ``"t = 0 … 6.25 s and 10.9 … 12 s"`` (the first ``shown``; how many more after them).
+
+    Examples
+    --------
+    >>> t = np.arange(7.0)
+    >>> _when(t, np.array([1, 1, 0, 0, 1, 0, 1], bool))
+    't = 0 … 1 s, 4 s and 6 s'
+    """
     idx = np.flatnonzero(mask)
     if not idx.size:
         return ""
-    a, b = float(t[idx[0]]), float(t[idx[-1]])
-    return f"t = {a:.3g} s" if a == b else f"t = {a:.3g} … {b:.3g} s"
+    breaks = np.flatnonzero(np.diff(idx) > 1)
+    starts = np.concatenate([[idx[0]], idx[breaks + 1]])
+    ends = np.concatenate([idx[breaks], [idx[-1]]])
+    parts = [f"{t[a]:.3g} s" if a == b else f"{t[a]:.3g} … {t[b]:.3g} s" for a, b in zip(starts, ends)]
+    more = len(parts) - shown
+    parts = parts[:shown]
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return "t = " + text + (f" (and {more} more intervals)" if more > 0 else "")
 
 
 def oscillation(run, points: int = 12):
@@ -136,8 +153,11 @@ def flags(run) -> list[str]:
     if osc is not None and osc[0] < LIGHT_DAMPING:
         z, fn, tt, dom = osc
         states = ", ".join(f"{n.split('/', 1)[-1]} {100 * s:.0f}%" for n, s in dom)
-        what = "UNSTABLE mode (negative damping)" if z < 0 else "lightly damped mode"
-        out.append(f"OSCILLATION  {what}: ζ = {z:.3f} at {fn:.2f} Hz (linearised at t = {tt:.3g} s; "
+        if abs(z) < UNDAMPED:
+            what, zt = "undamped mode (nothing in the model damps it: friction, leakage)", f"{z:.1e}"
+        else:
+            what, zt = ("UNSTABLE mode (negative damping)" if z < 0 else "lightly damped mode"), f"{z:.3f}"
+        out.append(f"OSCILLATION  {what}: ζ = {zt} at {fn:.2f} Hz (linearised at t = {tt:.3g} s; "
                    f"states {states})")
     return out
 
