@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: what citing a file outside the repository looks like
 OUTSIDE = re.compile(
     r"\.\./shared|shared/design|shared/seeds|\b(?:EXCAVATOR|SEEDS|PERFORMANCE|STYLE|ARCHITECTURE|PEERS)\.md\b"
-    r"|\bseeds?\s+00\d\b|\bseed\s*#?\s*00\d")
+    r"|\bseeds?[\s_-]+00\d\b|\bseed\s*#?\s*00\d")
 
 
 def tracked_files() -> list[Path]:
@@ -70,7 +70,7 @@ def test_the_docs_page_pattern():
 
 
 def test_the_pattern_catches_what_it_should():
-    for bad in ("see ../shared/design/EXCAVATOR.md", "SEEDS.md, 002", "(seed 004)", "shared/seeds/000.txt"):
+    for bad in ("see ../shared/design/EXCAVATOR.md", "SEEDS.md, 002", "(seed 004)", "shared/seeds/000.txt", "the seed-003 oscillator"):
         assert OUTSIDE.search(bad), bad
     for good in ("docs/reference/excavator_data.md section B", "a seed of 7", "seed=7"):
         assert not OUTSIDE.search(good), good
