@@ -48,12 +48,12 @@ import numpy as np
 
 from bondgraph.errors import AssemblyError, ParameterError
 
-from .optimise import Extreme, Probe, refine
+from .optimise import LIMIT, Extreme, Probe, refine
 from .result import AnalysisResult, save_figure
 from .study import Study
 from .threads import one_blas_thread
 
-__all__ = ["working_range", "WorkingRange", "Dimension", "tool_point"]
+__all__ = ["working_range", "WorkingRange", "Dimension", "tool_point", "LETTERS"]
 
 _DIMENSIONS = {
     "max_reach": "maximum reach",
@@ -61,13 +61,26 @@ _DIMENSIONS = {
     "max_digging_depth": "maximum digging depth",
     "max_cutting_height": "maximum cutting height",
     "max_dump_height": "maximum dump height",
+    "dump_height_45": "dump height at a 45° dump angle",
     "max_pin_height": "maximum pin height",
+    "dump_clearance": "dump clearance",
+    "dump_reach_45": "dump reach at a 45° dump angle",
 }
+#: spec-sheet letters of the dimensions (the chart's and its table's)
+LETTERS = {"max_reach": "A", "max_reach_ground": "B", "max_digging_depth": "C", "max_cutting_height": "D",
+           "max_dump_height": "E", "dump_height_45": "E", "max_pin_height": "F", "dump_clearance": "G",
+           "dump_reach_45": "G"}
 
 
 @dataclass
 class Dimension:
-    """One working-range dimension, the point measured and the posture that gives it."""
+    """One working-range dimension, the point measured and the posture that gives it.
+
+    ``refined`` False: the value is the grid's best pose, and ``bound`` (m) estimates how
+    far it may be from the extreme (the change over one grid step); ``active`` names the
+    joint ranges that hold the extreme (``"arm high"``); ``posture`` says how it is
+    measured (the dump position, the dump angle reached).
+    """
 
     key: str
     title: str
@@ -77,6 +90,28 @@ class Dimension:
     lengths: dict[str, float]            # function → cylinder length (m)
     refined: bool = True
     note: str = ""
+    bound: float = 0.0                   # m: how far an unrefined value may be off (estimate)
+    active: tuple[str, ...] = ()         # joint ranges at a bound there
+    posture: str = ""                    # the posture measured, in words
+
+    @property
+    def letter(self) -> str:
+        """The spec-sheet letter (A max reach, B reach at ground, ...)."""
+        return LETTERS.get(self.key, "")
+
+    def remark(self) -> str:
+        """The note, with what a user must know: not refined (and by how much it may be off),
+        joint ranges that hold it."""
+        bits = [self.posture] if self.posture else []
+        if self.note:
+            bits.append(self.note)
+        if self.active:
+            bits.append("held by the joint range " + ", ".join(self.active))
+        if not self.refined and np.isfinite(self.value):
+            bits.append("NOT REFINED: the stroke grid's best pose, "
+                        + (f"up to about {self.bound * 1e3:.0f} mm from the extreme (one grid step)"
+                           if np.isfinite(self.bound) else "its distance from the extreme not estimated"))
+        return "; ".join(bits)
 
 
 def tool_point(desc, point: str | None = None) -> tuple[str, str, str]:
@@ -116,7 +151,6 @@ class WorkingRange(AnalysisResult):
     """
 
     name = "working-range"
-    summary_units = {k: "m" for k in _DIMENSIONS}
 
     def __init__(self, study, grid, point, part, pin, envelope, dimensions, timings):
         self.study = study
@@ -132,23 +166,46 @@ class WorkingRange(AnalysisResult):
         return self.study.description.ground
 
     def summary(self) -> dict[str, float]:
-        return {k: d.value for k, d in self.dimensions.items()}
+        """Each dimension's value (m); a dimension left unrefined adds ``<key>_bound``, how far
+        it may be off (m)."""
+        out = {k: d.value for k, d in self.dimensions.items()}
+        out.update({f"{k}_bound": d.bound for k, d in self.dimensions.items()
+                    if not d.refined and np.isfinite(d.value)})
+        return out
+
+    @property
+    def summary_units(self) -> dict[str, str]:
+        return {k: "m" for k in self.summary()}
 
     def table(self):
+        """One row per dimension: letter, key, title, value, whether refined and the bound of
+        an unrefined one, the point measured and where, the cylinder lengths, the note."""
         import pandas as pd
 
         desc = self.study.description
         rows = []
         for d in self.dimensions.values():
-            row = {"dimension": d.key, "title": d.title, "value": d.value, "measured": d.measured,
+            row = {"letter": d.letter, "dimension": d.key, "title": d.title, "value": d.value,
+                   "refined": bool(d.refined), "bound": 0.0 if d.refined else d.bound, "measured": d.measured,
                    "x": d.point[0], "y": d.point[1]}
             row.update({f"{f}_length": d.lengths.get(f, np.nan) for f in desc.functions})
-            row["note"] = d.note
+            row["note"] = d.remark()
             rows.append(row)
         df = pd.DataFrame(rows)
-        df.attrs["units"] = {"value": "m", "x": "m", "y": "m",
+        df.attrs["units"] = {"value": "m", "bound": "m", "x": "m", "y": "m",
                              **{f"{f}_length": "m" for f in desc.functions}}
         return df
+
+    def table_text(self) -> str:
+        """The dimensions as a spec sheet: letter, title, value in mm, and the remarks (an
+        unrefined value says so, with its bound)."""
+        desc = self.study.description
+        lines = [f"working range of {desc.name} ({desc.kind}), the {self.point}; heights from the ground, "
+                 "reach from x = 0"]
+        for d in self.dimensions.values():
+            v = "—" if not np.isfinite(d.value) else f"{d.value * 1e3:8.0f} mm"
+            lines.append(f"{d.letter or ' '}  {d.title:<34} {v:>11}   {d.remark()}")
+        return "\n".join(lines)
 
     def contains(self, x, y) -> np.ndarray:
         """Whether points ``(x, y)`` lie inside the envelope."""
@@ -244,7 +301,7 @@ class WorkingRange(AnalysisResult):
 
 @one_blas_thread
 def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str | None = None,
-                  refine_extremes: bool = True, resolution: float = 0.02) -> WorkingRange:
+                  refine_extremes: bool = True, resolution: float = 0.02, dump: str = "retract") -> WorkingRange:
     """The working range of any machine of the description format.
 
     Parameters
@@ -259,11 +316,16 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
         Refine each dimension continuously from its grid optimum (default).
     resolution : float
         Raster cell of the envelope (m).
+    dump : "retract" or "extend"
+        The end of the tool functions' strokes that turns the tool open, its dump position
+        (default ``"retract"``: a backhoe's bucket cylinder and a Z-bar loader's tilt
+        cylinder dump retracting; their digging stroke extends, as :func:`.tool_forces`
+        assumes).
 
     Raises
     ------
     ParameterError
-        No ground level (``[machine] ground``), no tool point, a bad grid.
+        No ground level (``[machine] ground``), no tool point, a bad grid, a bad ``dump``.
     AssemblyError
         The start pose cannot be carried to the grid.
     """
@@ -274,6 +336,9 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
                              "[machine] ground (y of the ground in the machine frame, e.g. \"-1.70 m\")")
     if not (isinstance(resolution, (int, float)) and np.isfinite(resolution) and resolution > 0):
         raise ParameterError(f"envelope resolution {resolution!r}: expected a length > 0 (m)")
+    if dump not in ("retract", "extend"):
+        raise ParameterError(f"working range: dump = {dump!r}, expected 'retract' or 'extend' (the end of the "
+                             "tool's stroke that turns it open)")
     name, part, pt = tool_point(desc, point)
     kin = study.kinematics
     pin = kin.parts[part].root.name
@@ -299,22 +364,22 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
     def start_at(idx) -> dict[str, float]:
         return {c: float(grid.axes[c][k]) for c, k in zip(grid.cylinders, idx)}
 
-    def make(key, ext: Extreme, value: float, measured: str, where: str, note: str = ""):
+    def make(key, ext: Extreme, value: float, measured: str, where: str, posture: str = "", note: str = ""):
         dims[key] = Dimension(key, _DIMENSIONS[key], value, measured, ext.points[where],
-                              {fn_of[c]: v for c, v in ext.lengths.items()}, ext.refined, note)
+                              {fn_of[c]: v for c, v in ext.lengths.items()}, ext.refined, note, ext.bound,
+                              ext.active, posture)
 
     def best(values, maximise, objective, vary=None, constraint=None, start=None):
         idx = np.unravel_index(np.nanargmax(values) if maximise else np.nanargmin(values), grid.shape)
         s0 = start or start_at(idx)
-        if refine_extremes:
-            return refine(probe, objective, s0, maximise=maximise, vary=vary, constraint=constraint)
-        return refine(probe, objective, s0, maximise=maximise, vary=[])
+        return refine(probe, objective, s0, maximise=maximise, vary=vary, constraint=constraint,
+                      optimise=refine_extremes)
 
     e = best(x, True, lambda p: p[tip][0])
     make("max_reach", e, e.value, name, tip)
     e = best(y, False, lambda p: p[tip][1])
     make("max_digging_depth", e, g - e.value, name, tip,
-         f"negative: the {name} never goes below ground" if e.value > g else "")
+         note=f"negative: the {name} never goes below ground" if e.value > g else "")
     e = best(y, True, lambda p: p[tip][1])
     make("max_cutting_height", e, e.value - g, name, tip)
     # reach at ground level: the grid's crossings of the ground, then a constrained refinement
@@ -325,43 +390,111 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
                                              f"the {name} never reaches ground level")
     else:
         s0, _ = cross
-        if refine_extremes:
-            e = refine(probe, lambda p: p[tip][0], s0, maximise=True, constraint=lambda p: p[tip][1] - g)
-        else:
-            e = refine(probe, lambda p: p[tip][0], s0, vary=[])
+        e = refine(probe, lambda p: p[tip][0], s0, maximise=True, constraint=lambda p: p[tip][1] - g,
+                   optimise=refine_extremes)
         make("max_reach_ground", e, e.value, name, tip)
-    # dump height: the pin at its highest, then the tool turned to its lowest tip
+    # the tool's pin and, for an excavator, the dump height
     if kin.parent[part] is None:   # the point's part turns about a chassis pivot: no tool on a pin
         note = (f"the {part} turns about its chassis pivot {pin}: no tool pin to raise (measure a point "
                 "on a part carried by another, e.g. a bucket's)")
-        for key, what in (("max_pin_height", f"{part} pin {pin}"), ("max_dump_height", name)):
+        keys = [("max_pin_height", f"{part} pin {pin}")]
+        if desc.kind == "excavator":
+            keys += [("max_dump_height", name), ("dump_clearance", name)]
+        for key, what in keys:
             dims[key] = Dimension(key, _DIMENSIONS[key], np.nan, what, (np.nan, np.nan), {}, False, note)
     else:
         pin_cyls = sorted(kin._deps(kin.parent[part][0], None))
         moving = {desc.cylinder_of[f] for f in study.moving_functions(part, pt)}
         tool = [c for c in kin.cylinders if c in moving and c not in pin_cyls]
         e = best(py, True, lambda p: p[pinkey][1], vary=pin_cyls or None)
-        make("max_pin_height", e, e.value - g, f"{part} pin {pin}", pinkey)
-        if tool:
-            idx = tuple(int(np.argmin(np.abs(grid.axes[c] - e.lengths[c]))) if c in pin_cyls else slice(None)
-                        for c in grid.cylinders)
-            sub = np.where(np.isfinite(y[idx]), y[idx], np.inf)
-            k = np.unravel_index(np.argmin(sub), sub.shape)
-            s0 = dict(e.lengths)
-            for c, kk in zip([c for c in grid.cylinders if c not in pin_cyls], k):
-                s0[c] = float(grid.axes[c][kk])
-            e2 = refine(probe, lambda p: p[tip][1], s0, vary=tool if refine_extremes else [])
-            make("max_dump_height", e2, e2.value - g, name, tip,
-                 f"{name} lowest ({', '.join(fn_of[c] for c in tool)} turned) with the {part} pin highest")
-        else:
-            make("max_dump_height", e, e.points[tip][1] - g, name, tip, "no tool function: at the highest pin")
+        make("max_pin_height", e, e.value - g, f"{part} pin {pin}", pinkey, "the pin at its highest")
+        if desc.kind == "excavator":
+            _dump_dimensions(dims, make, grid, probe, y, e, pin_cyls, tool, dump, refine_extremes, name, part,
+                             tip, fn_of, g)
     timings["dimensions"] = time.perf_counter() - T
     T = time.perf_counter()
     env = envelope(grid, x, y, resolution)
     timings["envelope"] = time.perf_counter() - T
-    order = ["max_reach", "max_reach_ground", "max_digging_depth", "max_cutting_height", "max_dump_height",
-             "max_pin_height"]
+    if desc.kind == "loader":
+        from .loading import dump_at_angle
+
+        top = dims["max_pin_height"]
+        if np.isfinite(top.value):
+            dims.update(dump_at_angle(study, grid, top, part, pt, name, refine_extremes))
+        else:
+            for key in ("dump_height_45", "dump_reach_45"):
+                dims[key] = Dimension(key, _DIMENSIONS[key], np.nan, name, (np.nan, np.nan), {}, False, top.note)
+    order = [k for k in _DIMENSIONS if k in dims]
     return WorkingRange(study, grid, name, part, pin, env, {k: dims[k] for k in order}, timings)
+
+
+def _dump_dimensions(dims, make, grid, probe, y, pin_top, pin_cyls, tool, dump, refine_extremes, name, part,
+                     tip, fn_of, g) -> None:
+    """ISO 7135 maximum dumping height (the tip with the tool's pin at its highest and the
+    tool in its dump position: its cylinders at the dump end of their strokes, or as far as
+    a joint range lets them go) and the dump clearance (the tip's lowest point as the tool
+    turns, the pin at its highest), into ``dims``."""
+    if not tool:
+        make("max_dump_height", pin_top, pin_top.points[tip][1] - g, name, tip,
+             "no tool function: at the highest pin")
+        return
+    retract = dump == "retract"
+    verb = "retracted" if retract else "extended"
+    tools = ", ".join(fn_of[c] for c in tool)
+    kin = probe.kin
+    s0 = dict(pin_top.lengths)
+    for c in tool:
+        s0[c] = kin.parts[c].length_limits[0 if retract else 1]
+    pts, ok = probe.at({c: np.array([v]) for c, v in s0.items()})
+    margins = [float(np.asarray(m)[0]) for k, v in pts.items() if k.startswith(LIMIT) for m in v]
+    if ok[0] and all(m >= 0 for m in margins):     # the stroke end: exactly there
+        e = refine(probe, lambda p: p[tip][1], s0, vary=[], optimise=False)
+        e.refined, e.bound, e.active = pin_top.refined, pin_top.bound, pin_top.active
+        posture = f"{part} pin at its highest, dump position: {tools} cylinder fully {verb}"
+    else:                                          # a joint range stops the tool: turned as far as it allows
+        sign = 1.0 if retract else -1.0
+        e = refine(probe, lambda p: sum(sign * p[f"length:{c}"] for c in tool), pin_top.lengths, vary=tool,
+                   optimise=refine_extremes)
+        L = {c: np.array([v]) for c, v in e.lengths.items()}
+        pts, _ = probe.at(L)
+        first = {k: tuple(float(np.asarray(a)[0]) for a in v) if isinstance(v, tuple) else float(np.asarray(v)[0])
+                 for k, v in pts.items()}
+        e = Extreme(first[tip][1], e.lengths, first, e.refined and pin_top.refined,
+                    pin_top.bound if e.refined else np.nan, tuple(dict.fromkeys(pin_top.active + e.active)))
+        posture = (f"{part} pin at its highest, dump position: {tools} turned open as far as the joint range "
+                   f"{', '.join(e.active) or 'allows'}")
+    make("max_dump_height", e, e.value - g, name, tip, posture,
+         "ISO 7135 maximum dumping height (our reading: the tip with the bucket pin at its highest and "
+         "the bucket in its dump position, turned fully open)")
+    # the dump clearance: the pin at its highest, the tip's lowest point as the tool turns
+    cyls = grid.cylinders
+    idx = tuple(int(np.argmin(np.abs(grid.axes[c] - pin_top.lengths[c]))) if c in pin_cyls else slice(None)
+                for c in cyls)
+    sub = np.where(np.isfinite(y[idx]), y[idx], np.inf)
+    k = np.unravel_index(np.argmin(sub), sub.shape)
+    s0 = dict(pin_top.lengths)
+    for c, kk in zip([c for c in cyls if c not in pin_cyls], k):
+        s0[c] = float(grid.axes[c][kk])
+    e2 = refine(probe, lambda p: p[tip][1], s0, vary=tool, optimise=refine_extremes)
+    if not pin_top.refined:    # the pin's posture is the grid's: its bound carries over
+        e2 = Extreme(e2.value, e2.lengths, e2.points, False, e2.bound + pin_top.bound, e2.active)
+    make("dump_clearance", e2, e2.value - g, name, tip,
+         f"the {part} pin at its highest, the {name} at its lowest as {tools} turns",
+         "the least height of the tip while the tool turns at the highest pin (clearance over a truck body)")
+
+
+def _violated(grid, idx) -> list[tuple[str, int]]:
+    """The joint ranges a grid node lies outside: ``(name, 0 low | 1 high)``."""
+    from .kinematics import limit_margins
+
+    ang = {u: np.broadcast_to(v, grid.shape)[idx] for u, v in grid.angles.items()}
+    out = []
+    for nm, (below, above) in limit_margins(ang, grid.limits).items():
+        if below < 0:
+            out.append((nm, 0))
+        if above < 0:
+            out.append((nm, 1))
+    return out
 
 
 def _ground_crossing(grid, x, y, g):

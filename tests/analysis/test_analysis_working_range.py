@@ -69,15 +69,18 @@ def _reference_dimensions(ex):
     i = int(np.argmax(np.where(near, x, -np.inf)))
     out["max_reach_ground"], _ = best(np.where(near, x, -np.inf), 1, lambda s: tip(s)[0],
                                       s0=[S[k].ravel()[i] for k in range(3)], cons=lambda s: tip(s)[1] - g)
-    # dump: the bucket pin highest (boom and arm), then the tip lowest (bucket turned)
+    # the bucket pin highest (boom and arm); ISO 7135 dump height: the bucket in its dump
+    # position there (turned fully open: its cylinder retracted); the dump clearance: the tip's
+    # lowest point as the bucket turns
     pin_h, s_pin = best(py, 1, lambda s: float(ex.world(*s)["arm/K"][1]), vary=(0, 1))
     out["max_pin_height"] = pin_h - g
+    out["max_dump_height"] = tip([s_pin[0], s_pin[1], lim[2][0]])[1] - g
     s3 = np.linspace(*lim[2], 2001)
     low = ex.world(np.full_like(s3, s_pin[0]), np.full_like(s3, s_pin[1]), s3)["bucket/Q"][1]
     k = int(np.argmin(low))
     r = minimize(lambda u: tip([s_pin[0], s_pin[1], u[0]])[1], [s3[k]], method="L-BFGS-B",
                  bounds=[lim[2]], options={"ftol": 1e-15, "gtol": 1e-12})
-    out["max_dump_height"] = min(float(r.fun), float(low[k])) - g
+    out["dump_clearance"] = min(float(r.fun), float(low[k])) - g
     return out
 
 
