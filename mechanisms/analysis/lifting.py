@@ -231,12 +231,13 @@ class LiftCapacity(AnalysisResult):
         ax.set_xlabel("load radius from x = 0 (the swing axis) [m]")
         ax.set_ylabel("load-point height above ground [m]")
         ax.grid(False)
+        if any(np.isfinite(r.get("rated_side", np.nan)) for r in self.rows):
+            ax.plot([], [], ls="none", label="(in brackets: over the side)")
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small")
         held = ", ".join(f"{f} at {v:.3f} m" for f, v in self.held.items()) or "none"
-        if any(np.isfinite(r.get("rated_side", np.nan)) for r in self.rows):
-            ax.plot([], [], ls="none", label="(over the side) below the value over the front")
         left = f"; payloads left out: {', '.join(self.payloads)}" if self.payloads else ""
-        ax.set_title(f"{desc.name}: rated lift capacity over the front (ISO 10567 style); held: {held}{left}",
+        over = "over the front (over the side)" if self.side else "over the front"
+        ax.set_title(f"{desc.name}: rated lift capacity {over}, ISO 10567 style; held: {held}{left}",
                      fontsize=10)
         fig.tight_layout()
         return save_figure(fig, path)

@@ -1,31 +1,58 @@
-"""Working range of a planar front (ISO 7135 terms): envelope, dimensions, the chart.
+"""Working range of a planar front (ISO 7135 terms; a loader's ISO 7131 ones): envelope,
+dimensions, the spec-sheet chart.
 
 Every pose of the stroke box is solved at once (:mod:`.kinematics`, 50 lengths per
 stroke by default); the tool point's positions give the envelope, and each dimension is
 found on the grid and then refined continuously (:mod:`.optimise`), so an extreme
-inside a stroke is found as exactly as one at a stroke end:
+inside a stroke is found as exactly as one at a stroke end, and one held by a joint
+range (``[limits]``) as exactly as one at a stroke end (the range met as an equality
+there, and named in the notes). A dimension the refinement cannot settle is the grid's
+value, reported so (``refined`` False) with the bound it may be off by (one grid step's
+change), in the summary (``<key>_bound``), the CSV and the notes.
 
-==========================  ===============================================================
-dimension                   what (distances from ``x = 0`` of the machine frame, the swing
-                            axis of an excavator; heights from ``[machine] ground``)
-==========================  ===============================================================
-``max_reach``               largest horizontal distance of the tool point
-``max_reach_ground``        largest horizontal distance of the tool point at ground level
-``max_digging_depth``       deepest tool point below ground
-``max_cutting_height``      highest tool point above ground
-``max_dump_height``         the tool point's lowest height with the tool's pin at its
-                            highest and the tool turned fully open (dumping position)
-``max_pin_height``          highest position of the tool's pin (the bucket pin)
-==========================  ===============================================================
+=====  ========================  ==============================================================
+code   dimension                 what (distances from ``x = 0`` of the machine frame, the swing
+                                 axis of an excavator; heights from ``[machine] ground``)
+=====  ========================  ==============================================================
+A      ``max_reach``             largest horizontal distance of the tool point
+B      ``max_reach_ground``      largest horizontal distance of the tool point at ground level
+C      ``max_digging_depth``     deepest tool point below ground
+D      ``max_cutting_height``    highest tool point above ground
+E      ``max_dump_height``       excavators: the tool point with the tool's pin at its highest
+                                 and the tool in its dump position — turned fully open, its
+                                 cylinder at the dump end of its stroke (``dump``, default
+                                 retracted) or as far as a joint range lets it turn
+F      ``max_pin_height``        highest position of the tool's pin (the bucket pin)
+G      ``dump_clearance``        excavators: the tool point's lowest height as the tool turns
+                                 through its stroke with the pin at its highest (what clears a
+                                 truck body while dumping; the figure once reported as the dump
+                                 height, with the bucket curled)
+E      ``dump_height_45``        loaders (ISO 7131): the cutting edge with the bucket pin at
+                                 its highest and the bucket floor 45° below the horizontal —
+                                 or at the largest dump angle it reaches there, flagged
+G      ``dump_reach_45``         loaders: that point's horizontal distance from ``x = 0``
+=====  ========================  ==============================================================
+
+Our reading of ISO 7135 (the hoe equipment's dimensions; in its 1993 edition, as SAE
+J/ISO 7135 adopts it, the equipment's dimensions are clause 5.2 — we could not check the
+2009 edition's numbering): the *maximum dumping height* is the height of the bucket's tip
+with the bucket pin at its highest and the bucket in the dumping position, turned fully
+open. Each dimension names its posture (``Dimension.posture``: which cylinder is where,
+and for E how far the tip stands above or below the pin); on a front whose fully opened
+bucket points up at the highest pin, E equals D and G is the truck-loading figure.
 
 The tool point is an ``[outputs.points]`` entry (default the first: the bucket lip);
 the tool's pin is the root pin of the part that carries it, and the *tool functions*
-are the cylinders that do not move that pin (the bucket cylinder).
+are the cylinders that do not move that pin (the bucket cylinder). ``[machine] kind``
+chooses the standard: excavators get E and G above, loaders the ISO 7131 ones (with
+:func:`.breakout_forces` for their digging forces), cranes neither.
 
 The envelope is the outline of the grid's tool points with every grid edge drawn as a
 segment on a raster (``resolution``, default 2 cm), holes filled and widened by one
 cell: it contains every reachable tool point and overstates the region by about a
-cell plus the sagitta of a grid step.
+cell plus the sagitta of a grid step. Where it reaches into the machine's own tracks
+(``[base] track_height``) the result says so (:attr:`WorkingRange.interference`) and the
+chart hatches it.
 
 Examples
 --------
@@ -205,6 +232,8 @@ class WorkingRange(AnalysisResult):
         for d in self.dimensions.values():
             v = "—" if not np.isfinite(d.value) else f"{d.value * 1e3:8.0f} mm"
             lines.append(f"{d.letter or ' '}  {d.title:<34} {v:>11}   {d.remark()}")
+        if self.interference:
+            lines.append(self.interference)
         return "\n".join(lines)
 
     def contains(self, x, y) -> np.ndarray:
@@ -225,78 +254,210 @@ class WorkingRange(AnalysisResult):
         return {n: tuple(float(np.asarray(v).ravel()[0]) for v in p) for n, p in poses.items()}
 
     # ------------------------------------------------------------------ the chart
+    def undercarriage(self) -> np.ndarray | None:
+        """The crawler tracks' outline (K × 2, machine frame, m): from the rear to the front
+        tipping line, rounded by the idlers, ``[base] track_height`` high; None without it."""
+        base = self.study.description.base
+        if not base or not base.get("track_height") or base.get("rear_tipping_line") is None:
+            return None
+        h, g = base["track_height"], self.ground
+        r = h / 2
+        a = np.linspace(-np.pi / 2, np.pi / 2, 17)
+        front = np.column_stack([base["tipping_line"] + r * np.cos(a), g + r + r * np.sin(a)])
+        rear = np.column_stack([base["rear_tipping_line"] - r * np.cos(a), g + r - r * np.sin(a)])
+        return np.vstack([front, rear, front[:1]])
+
     def plot(self, path: str | Path | None = None, ax: Any = None):
-        """The working-range chart: envelope, the machine at each extreme posture,
-        dimension lines, ground and swing axis."""
+        """The working range as a spec sheet draws it: heights from the ground (at zero), a
+        1 m grid, the envelope of the tool point, the machine's silhouette (the front at its
+        start pose, the tracks of ``[base] track_height``), each dimension as a lettered
+        dimension line set out beside the envelope, and a table of the letters with their
+        values; where the envelope reaches into the tracks it is hatched and flagged.
+
+        With ``ax`` the chart is drawn there and the table and the legend go inside it;
+        otherwise in a new figure with the table and the legend in a panel of their own."""
         import matplotlib.pyplot as plt
+        from matplotlib.patches import Polygon
+        from matplotlib.ticker import MultipleLocator
 
         desc = self.study.description
+        g = self.ground
+        panel = None
         if ax is None:
-            fig, ax = plt.subplots(figsize=(12, 8))
+            fig, (ax, panel) = plt.subplots(1, 2, figsize=(13, 8.5), width_ratios=[3.2, 1.25],
+                                            layout="constrained")
+            panel.axis("off")
         else:
             fig = ax.figure
         env = self.envelope
-        ax.fill(env[:, 0], env[:, 1], color="tab:blue", alpha=0.10, lw=0)
-        ax.plot(env[:, 0], env[:, 1], color="tab:blue", lw=1.5, label=f"{self.point} envelope")
-        g = self.ground
-        xmin = min(float(env[:, 0].min()), -1.0)
-        xmax = float(env[:, 0].max())
-        ax.axhline(g, color="saddlebrown", lw=1.2)
-        ax.fill_between([xmin - 1, xmax + 1], g - 0.25, g, color="saddlebrown", alpha=0.15, lw=0)
-        ax.axvline(0.0, color="0.4", lw=0.8, ls="-.", label="x = 0: reach and radii are measured from it")
-        colours = {"max_reach": "tab:red", "max_reach_ground": "tab:orange", "max_digging_depth": "tab:purple",
-                   "max_cutting_height": "tab:green", "max_dump_height": "tab:brown"}
+        ex, ey = env[:, 0], env[:, 1] - g
+        ax.fill(ex, ey, color="tab:blue", alpha=0.10, lw=0, zorder=1)
+        ax.plot(ex, ey, color="tab:blue", lw=1.5, label=f"envelope of the {self.point}", zorder=2)
+        # the machine: the front at its start pose, the tracks
         kin = self.study.kinematics
-        for key, colour in colours.items():
-            d = self.dimensions.get(key)
-            if d is None or not np.isfinite(d.value):
-                continue
-            try:
-                poses = self.posture(d.lengths)
-            except AssemblyError:
-                continue
-            label = f"{d.title}: {d.value:.2f} m"
+        start = {f: kin.start.length(c) for f, c in desc.cylinder_of.items()}
+        try:
+            poses = self.posture(start)
+        except AssemblyError:
+            poses = None
+        label = "the machine at its start pose"
+        if poses is not None:
             for name, part in kin.parts.items():
                 for line in part.sketch(poses[name]):
                     xs, ys = zip(*line)
-                    ax.plot(xs, ys, color=colour, lw=1.6, alpha=0.75, solid_capstyle="round", label=label)
+                    ax.plot(xs, np.array(ys) - g, color="0.25", lw=1.8, solid_capstyle="round", zorder=5,
+                            label=label)
                     label = None
-            ax.plot(*d.point, "o", color=colour, ms=5)
-            self._dimension_line(ax, d, colour)
-        base = desc.base
-        if base:
-            label = "tipping lines ([base])"
-            for xt in (base["tipping_line"], base["rear_tipping_line"]):
-                if xt is not None:
-                    ax.plot([xt], [g], marker="^", color="k", ms=8, ls="none", label=label)
-                    xmin = min(xmin, xt - 0.5)
-                    label = None
+        tracks = self.undercarriage()
+        if tracks is not None:
+            ax.add_patch(Polygon(np.column_stack([tracks[:, 0], tracks[:, 1] - g]), closed=True, facecolor="0.55",
+                                 edgecolor="0.2", lw=1.0, zorder=4, label="tracks ([base] track_height)"))
+            if self.interference:
+                over = self._interference_region()
+                if over is not None:
+                    ax.add_patch(Polygon(np.column_stack([over[:, 0], over[:, 1] - g]), closed=True,
+                                         facecolor="none", edgecolor="tab:red", hatch="////", lw=0.8, zorder=6,
+                                         label="envelope inside the tracks"))
+        ax.axhline(0.0, color="saddlebrown", lw=1.4, zorder=3, label="ground")
+        xmin = min(float(ex.min()), -1.0, float(tracks[:, 0].min()) if tracks is not None else 0.0)
+        xmax = float(ex.max())
+        ymin, ymax = min(float(ey.min()), 0.0), float(ey.max())
+        ax.fill_between([xmin - 3, xmax + 6], -0.3, 0.0, color="saddlebrown", alpha=0.15, lw=0, zorder=0)
+        origin = "the swing axis" if desc.kind == "excavator" else "the machine frame's origin"
+        ax.axvline(0.0, color="0.4", lw=0.8, ls="-.", zorder=2, label=f"x = 0 ({origin})")
+        # the dimension lines: heights in a rack right of the envelope, reaches below it
+        colours = {"A": "tab:red", "B": "tab:orange", "C": "tab:purple", "D": "tab:green", "E": "tab:brown",
+                   "F": "tab:pink", "G": "tab:olive"}
+        heights = [d for d in self.dimensions.values() if d.letter and np.isfinite(d.value)
+                   and d.key not in ("max_reach", "max_reach_ground", "dump_reach_45")]
+        reaches = [d for d in self.dimensions.values() if d.letter and np.isfinite(d.value)
+                   and d.key in ("max_reach", "max_reach_ground", "dump_reach_45")]
+        gap = 0.55
+        rack = xmax + 0.6
+        for k, d in enumerate(sorted(heights, key=lambda d: d.letter)):
+            c = colours.get(d.letter, "k")
+            x = rack + gap * k
+            px, py = d.point[0], d.point[1] - g
+            top = py
+            ax.plot([px, x], [top, top], color=c, lw=0.7, ls=":", zorder=3)
+            ax.annotate("", xy=(x, top), xytext=(x, 0.0),
+                        arrowprops=dict(arrowstyle="<->", color=c, lw=1.0, shrinkA=0, shrinkB=0), zorder=3)
+            ax.plot(px, py, "o", color=c, ms=4, zorder=7)
+            self._letter(ax, x, top / 2, d.letter, c)
+            if d.lengths:
+                self._posture_sketch(ax, d, c)
+        below = ymin - 0.6
+        for k, d in enumerate(sorted(reaches, key=lambda d: d.letter)):
+            c = colours.get(d.letter, "k")
+            y = below - gap * k
+            px, py = d.point[0], d.point[1] - g
+            ax.plot([px, px], [py, y], color=c, lw=0.7, ls=":", zorder=3)
+            ax.annotate("", xy=(px, y), xytext=(0.0, y),
+                        arrowprops=dict(arrowstyle="<->", color=c, lw=1.0, shrinkA=0, shrinkB=0), zorder=3)
+            ax.plot(px, py, "o", color=c, ms=4, zorder=7)
+            self._letter(ax, px / 2, y, d.letter, c)
+            if d.lengths:
+                self._posture_sketch(ax, d, c)
         ax.set_aspect("equal")
-        ax.set_xlim(xmin - 0.8, xmax + 1.2)
-        ymin = min(float(env[:, 1].min()), g) - 0.6
-        ax.set_ylim(ymin, float(env[:, 1].max()) + 0.8)
-        ax.set_xlabel("x from the frame origin [m]")
-        ax.set_ylabel("y [m] (machine frame; ground at %.2f m)" % g)
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
+        ax.set_xlim(xmin - 0.8, rack + gap * max(len(heights), 1) + 0.4)
+        ax.set_ylim(below - gap * max(len(reaches), 1) - 0.3, ymax + 0.8)
+        ax.xaxis.set_major_locator(MultipleLocator(1.0))
+        ax.yaxis.set_major_locator(MultipleLocator(1.0))
+        ax.grid(True, which="major", color="0.85", lw=0.6)
+        ax.set_axisbelow(True)
+        ax.set_xlabel(f"distance from x = 0 ({origin}) [m]")
+        ax.set_ylabel("height above the ground [m]")
         ax.set_title(f"{desc.name}: working range of the {self.point} "
-                     f"({'×'.join(map(str, self.grid.shape))} stroke grid)")
-        fig.tight_layout()
+                     f"({ {'loader': 'ISO 7131 ', 'excavator': 'ISO 7135 '}.get(desc.kind, '')}dimensions; "
+                     f"{'×'.join(map(str, self.grid.shape))} stroke grid)", fontsize=11)
+        rows = [[d.letter, d.title, "—" if not np.isfinite(d.value) else f"{d.value:.2f} m"
+                 + ("" if d.refined or not np.isfinite(d.value) else " *") + (" †" if "FLAGGED" in d.note else "")]
+                for d in self.dimensions.values() if d.letter]
+        rows.sort(key=lambda r: r[0])
+        notes = []
+        if any(not d.refined and np.isfinite(d.value) for d in self.dimensions.values()):
+            notes.append("* not refined: the grid's value (see the table's bound)")
+        flagged: dict[str, list[str]] = {}
+        for d in self.dimensions.values():
+            if "FLAGGED" in d.note:
+                flagged.setdefault(d.posture, []).append(d.letter)
+        notes += [f"† {', '.join(letters)}: {posture}" for posture, letters in flagged.items()]
+        if self.interference:
+            notes.append(self.interference)
+        where = panel if panel is not None else ax
+        tab = where.table(cellText=rows, colLabels=["", "dimension", "value"], loc="upper center",
+                          colWidths=[0.08, 0.66, 0.26] if panel is not None else [0.03, 0.22, 0.08],
+                          cellLoc="left")
+        tab.auto_set_font_size(False)
+        tab.set_fontsize(8.5)
+        tab.scale(1.0, 1.3)
+        handles, labels = ax.get_legend_handles_labels()
+        if panel is not None:
+            panel.legend(handles, labels, loc="lower center", fontsize="small", frameon=True)
+            if notes:
+                panel.text(0.0, 0.5, "\n".join(_wrap(n, 48) for n in notes), transform=panel.transAxes,
+                           fontsize=7.5, va="center", ha="left", color="tab:red")
+        else:
+            ax.legend(handles, labels, loc="lower left", fontsize="x-small")
         return save_figure(fig, path)
 
-    def _dimension_line(self, ax, d: Dimension, colour: str) -> None:
+    @staticmethod
+    def _letter(ax, x, y, letter, colour):
+        ax.text(x, y, letter, color=colour, fontsize=10, fontweight="bold", ha="center", va="center", zorder=8,
+                bbox=dict(boxstyle="circle,pad=0.15", facecolor="white", edgecolor=colour, lw=0.8))
+
+    def _posture_sketch(self, ax, d, colour):
+        """The front at a dimension's posture, thin and light."""
+        try:
+            poses = self.posture(d.lengths)
+        except AssemblyError:
+            return
+        for name, part in self.study.kinematics.parts.items():
+            for line in part.sketch(poses[name]):
+                xs, ys = zip(*line)
+                ax.plot(xs, np.array(ys) - self.ground, color=colour, lw=0.8, alpha=0.35, zorder=2)
+
+    @property
+    def interference(self) -> str:
+        """Where the envelope reaches into the machine's own tracks (``[base]
+        track_height``), in words; empty when it does not or the tracks are not given."""
+        over = self._interference_region()
+        if over is None:
+            return ""
         g = self.ground
-        x, y = d.point
-        kw = dict(arrowprops=dict(arrowstyle="<->", color=colour, lw=1.0))
-        if d.key in ("max_reach", "max_reach_ground"):
-            yy = y if d.key == "max_reach_ground" else y + 0.35
-            ax.annotate("", xy=(x, yy), xytext=(0.0, yy), **kw)
-            ax.text(x / 2, yy + 0.08, f"{d.value:.2f} m", color=colour, ha="center", fontsize=8)
-        else:
-            ax.annotate("", xy=(x, y), xytext=(x, g), **kw)
-            left = d.key == "max_cutting_height"
-            ax.text(x - 0.12 if left else x + 0.12, (y + g) / 2 + (0.4 if left else 0.0), f"{d.value:.2f} m",
-                    color=colour, fontsize=8, va="center", ha="right" if left else "left")
+        return (f"INTERFERENCE: the envelope of the {self.point} reaches into the tracks at x "
+                f"{over[:, 0].min():.2f} … {over[:, 0].max():.2f} m, up to {over[:, 1].max() - g:.2f} m above the "
+                "ground: the poses there would hit the undercarriage")
+
+    def _interference_region(self) -> np.ndarray | None:
+        """The part of the tracks' outline the envelope covers, as the convex hull of the
+        covered points of a 2 cm raster (K × 2), or None."""
+        tracks = self.undercarriage()
+        if tracks is None:
+            return None
+        from matplotlib.path import Path as MplPath
+        from scipy.spatial import ConvexHull
+
+        x0, x1 = tracks[:, 0].min(), tracks[:, 0].max()
+        y0, y1 = tracks[:, 1].min(), tracks[:, 1].max()
+        X, Y = np.meshgrid(np.arange(x0, x1 + 1e-9, 0.02), np.arange(y0, y1 + 1e-9, 0.02))
+        P = np.column_stack([X.ravel(), Y.ravel()])
+        inside = MplPath(tracks).contains_points(P) & MplPath(self.envelope).contains_points(P)
+        if inside.sum() < 3:
+            return None
+        pts = P[inside]
+        try:
+            hull = ConvexHull(pts)
+        except Exception:  # noqa: BLE001 - collinear points: a thin strip, drawn as its bounding box
+            return np.array([[pts[:, 0].min(), pts[:, 1].min()], [pts[:, 0].max(), pts[:, 1].min()],
+                             [pts[:, 0].max(), pts[:, 1].max()], [pts[:, 0].min(), pts[:, 1].max()]])
+        return pts[hull.vertices]
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
 
 
 @one_blas_thread
@@ -463,6 +624,8 @@ def _dump_dimensions(dims, make, grid, probe, y, pin_top, pin_cyls, tool, dump, 
                     pin_top.bound if e.refined else np.nan, tuple(dict.fromkeys(pin_top.active + e.active)))
         posture = (f"{part} pin at its highest, dump position: {tools} turned open as far as the joint range "
                    f"{', '.join(e.active) or 'allows'}")
+    rise = e.points[tip][1] - pin_top.points[f"{part}/{kin.parts[part].root.name}"][1]
+    posture += f" (the {name} {abs(rise):.2f} m {'above' if rise > 0 else 'below'} the pin)"
     make("max_dump_height", e, e.value - g, name, tip, posture,
          "ISO 7135 maximum dumping height (our reading: the tip with the bucket pin at its highest and "
          "the bucket in its dump position, turned fully open)")
