@@ -199,7 +199,7 @@ class BreakoutForces(AnalysisResult):
         desc = self.study.description
         lines = [f"ISO 14397-2 breakout forces of {desc.name}: vertical, {BEHIND_EDGE * 1e3:.0f} mm behind the "
                  f"cutting edge, the bucket floor level on the ground (x {self.point[0]:.3f} m, y "
-                 f"{self.point[1]:.3f} m); weights of the equipment included, payloads left out"]
+                 f"{round(self.point[1], 6) + 0.0:.3f} m); weights of the equipment included, payloads left out"]
         for r in self.rows:
             own = "" if r["limit"].startswith(r["function"]) else \
                 f" (the {r['function']} cylinder alone: {r['own'] / 1e3:.1f} kN)"

@@ -99,6 +99,10 @@ class Extreme:
 ACTIVE = 1e-7
 #: relative residual of the first-order optimality conditions accepted as stationary
 STATIONARY = 1e-3
+#: residual gradient (objective's unit per unit of stroke fraction, relative to the objective)
+#: accepted as zero: what is left of the objective to gain, ≈ r²/(2·curvature), is far below
+#: a micrometre for the lengths and forces of a machine
+NOISE = 1e-4
 
 
 def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping[str, float], *,
@@ -215,9 +219,10 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
     limited = len(evaluate(u0)[4]) > 0
     equality = constraint is not None
 
-    def solve(u_init, held: np.ndarray | None = None):
-        """The optimiser from ``u_init``; ``held``: joint ranges kept as equalities."""
-        if not equality and not limited:
+    def solve(u_init, held: np.ndarray | None = None, tight: bool = False):
+        """The optimiser from ``u_init``; ``held``: joint ranges kept as equalities; ``tight``:
+        SLSQP to its tightest tolerance (slower; the retry)."""
+        if not equality and not limited and held is None:
             res = minimize(fun, u_init, jac=True, method="L-BFGS-B", bounds=bounds,
                            options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 200})
             return np.clip(res.x, 0.0, 1.0)
@@ -230,7 +235,7 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
         if limited:
             cons.append({"type": "ineq", "fun": lambda u: evaluate(u)[4], "jac": lambda u: evaluate(u)[5]})
         res = minimize(fun, u_init, jac=True, method="SLSQP", bounds=bounds, constraints=cons,
-                       options={"ftol": 1e-14, "maxiter": 200})
+                       options={"ftol": 1e-14 if tight else 1e-10, "maxiter": 200})
         return np.clip(res.x, 0.0, 1.0)
 
     def settle(u):
@@ -252,7 +257,7 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
         if not (np.isfinite(f) and np.all(np.abs(g) < 1e-9) and np.all(q >= -1e-11)):
             return u, False, None
         act = q < ACTIVE
-        return u, _stationary(sign * df, dg, dq[act], u, 1e-6 * max(1.0, abs(f))), act
+        return u, _stationary(sign * df, dg, dq[act], u, NOISE * max(1.0, abs(f))), act
 
     u1 = solve(u0)
     u, ok, act = settle(u1)
@@ -264,8 +269,8 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
         _, _, _, _, q0, dq0 = evaluate(u0)
         reach = np.abs(dq0) @ (np.array([steps[c] for c in vary]) / span)     # a range's change over a step
         held = (q1 < 1e-4) | (q0 < reach)
-        if held.any() or equality:
-            u2, ok2, act2 = settle(solve(u if np.isfinite(val) else u0, held))
+        if held.any() or equality or limited:
+            u2, ok2, act2 = settle(solve(u if np.isfinite(val) else u0, held, tight=True))
             val2 = evaluate(u2)[0]
             better2 = np.isfinite(val2) and (equality or sign * val2 <= sign * f0 + 1e-12)
             if ok2 and better2:

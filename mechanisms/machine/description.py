@@ -427,12 +427,13 @@ class MachineDescription:
         Examples
         --------
         >>> s = MachineDescription.load(DATA / "excavator.toml").sections()
-        >>> sorted(s)[:5], s["start"]["boom"]
-        (['base', 'circuit', 'cycles', 'default_cycle', 'ground'], '50 deg')
+        >>> sorted(s)[:6], s["start"]["boom"]
+        (['base', 'circuit', 'cycles', 'default_cycle', 'ground', 'kind'], '50 deg')
         """
         raw = self.raw_tables()
         m = raw.get("machine", {})
-        out: dict[str, Any] = {k: m[k] for k in ("name", "title", "source", "default_cycle", "ground") if k in m}
+        out: dict[str, Any] = {k: m[k] for k in ("name", "title", "source", "default_cycle", "ground", "kind")
+                               if k in m}
         for k in ("start", "outputs", "limits", "circuit", "base", "cycles"):
             if k in raw:
                 out[k] = raw[k]
