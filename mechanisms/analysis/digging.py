@@ -446,8 +446,8 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
                 "hydrobond analyse --analysis breakout-forces" if desc.kind == "loader" else
                 "a crane's is its lift capacity: lift_capacity(...)")
         raise ParameterError(f"tool forces: ISO 6015 rates the tool forces of excavators; {desc.name!r} is a "
-                             f"{desc.kind} ([machine] kind = {desc.kind!r}): {hint}; generic=True computes the "
-                             "force along the tool point's path anyway")
+                             f"{desc.kind} ([machine] kind = {desc.kind!r}): {hint}; in Python, tool_forces(..., "
+                             "generic=True) computes the force along the tool point's path anyway")
     name, part, pt = tool_point(desc, point)
     if functions is None:   # ISO 6015: not the boom; generic: those that move the tool point
         functions = study.moving_functions(part, pt) if desc.kind != "excavator" else \

@@ -76,3 +76,13 @@ def test_breakout_chart_and_files(bf, tmp_path):
     assert [f.name for f in files] == ["breakout_forces.csv", "breakout_forces.png"]
     head = (tmp_path / "breakout_forces.csv").read_text().splitlines()[0]
     assert head.startswith("function,force [N],limit,own [N]")
+
+
+def test_cli_analyse_breakout_forces(tmp_path, capsys):
+    from mechanisms.machine.cli import main
+
+    assert main(["analyse", "wheel_loader", "--analysis", "breakout-forces", "--n", "12", "--out",
+                 str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "ISO 14397-2 breakout forces" in out and "lift breakout" in out and "tilt breakout" in out
+    assert (tmp_path / "breakout_forces.csv").is_file() and (tmp_path / "breakout_forces.png").is_file()
