@@ -188,12 +188,12 @@ class _Tipping:
 def test_tipping_limit_at_the_optimum_is_its_worst_over_the_free_strokes(ex, study):
     """The bucket's force does not depend on the boom and the arm, the arm's not on the boom:
     the optimum does not fix them, and the tipping limit reported there is its least over their
-    strokes — the same at 300 and 200 bar (it was 500 972 N and 2 302 470 N for the arm, the
-    free lengths wherever the optimiser left them) and a brute-force minimum over the free
+    strokes — the same at 300 and 200 bar (it was 500 972 N and 2 302 470 N for the arm on the
+    50-point grid, the free lengths wherever the optimiser left them) and a brute-force minimum over the free
     strokes (zoomed grids on the trigonometry's moment balance)."""
     from reference.brute_range import zoom_extreme
 
-    at = {p: tool_forces(study, n=30, relief=p) for p in ("300 bar", "200 bar")}
+    at = {p: tool_forces(study, n=50, relief=p) for p in ("300 bar", "200 bar")}
     a, b = at["300 bar"].summary(), at["200 bar"].summary()
     assert a["arm_tool_force"] == pytest.approx(1.5 * b["arm_tool_force"], rel=1e-9)
     for f, k, free in (("arm", 1, (0,)), ("bucket", 2, (0, 1))):
