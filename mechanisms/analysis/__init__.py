@@ -42,6 +42,7 @@ from .digging import ToolForces, tool_forces
 from .reach import WorkingRange, working_range
 
 __all__ = ["Study", "working_range", "WorkingRange", "tool_forces", "ToolForces", "lift_capacity",
-           "LiftCapacity", "breakout_forces", "BreakoutForces", "cycle_energy", "CycleEnergy", "sweep", "ANALYSES", "run_analysis",
+           "LiftCapacity", "breakout_forces", "BreakoutForces", "cycle_energy", "CycleEnergy", "sweep", "ANALYSES",
+           "run_analysis",
            "parse_values", "AnalysisResult", "BoxKinematics", "BoxGrid", "FrontStatics",
            "cylinder_force_limits"]

@@ -190,7 +190,8 @@ class BreakoutForces(AnalysisResult):
 
         df = pd.DataFrame(self.rows)
         desc = self.study.description
-        df.attrs["units"] = {"force": "N", "own": "N", "hydraulic": "N", "tipping": "N", "x": "m", "y": "m", "relief": "Pa",
+        df.attrs["units"] = {"force": "N", "own": "N", "hydraulic": "N", "tipping": "N", "x": "m", "y": "m",
+                             "relief": "Pa",
                              **{f"{f}_length": "m" for f in desc.functions}}
         return df
 
