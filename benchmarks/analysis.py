@@ -6,17 +6,21 @@ Run: ``python benchmarks/analysis.py [--repeat 5] [--points 100] [--no-dask]``.
 * working range and tool-force maps on a 50 × 50 × 50 stroke grid (125 000 poses): the
   position analysis, the batched bond-graph statics, the refinement of the extremes and
   the envelope (goal ≤ 1 s each);
-* lift capacity (the default height × radius table) and cycle energy (the 10 s valves
-  cycle, 1 ms output step);
+* lift capacity (the default height × radius table, over the front and the side), the
+  wheel loader's breakout forces and cycle energy (the 10 s valves cycle, 1 ms output step);
 * a sweep of ``--points`` tool-force analyses (20 lengths per stroke, weights on) over the
   boom bore × the bucket mass: serial, ``processes=2``, and a Dask ``LocalCluster`` with
   2 worker processes; the cluster's start-up is timed apart.
+
+The machine's load (``os.getloadavg``, as ``uptime`` prints it) is printed before and
+after: medians on a shared machine are only comparable at a comparable load.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import time
 
@@ -53,6 +57,7 @@ def main(argv=None) -> None:
         study._grids.clear()
         return tool_forces(study, n=50)
 
+    print(f"load average (1, 5, 15 min) before: {_load()}")
     print(f"excavator, medians of {args.repeat} runs")
     print(f"{'analysis':<32} {'median [s]':>10}   split (last run)")
     t, res = _median(wr, args.repeat)
@@ -63,6 +68,13 @@ def main(argv=None) -> None:
     cells = sum(1 for r in res.rows if math.isfinite(r["rated"]))
     print(f"{'lift capacity, default table':<32} {t:>10.3f}   {cells} cells reached of {len(res.rows)}; "
           + ", ".join(f"{k} {v:.3f}" for k, v in res.timings.items()))
+    from mechanisms.analysis import breakout_forces
+
+    loader = Study(DATA / "wheel_loader.toml")
+    loader.statics                                 # built out of the timing
+    t, res = _median(lambda: breakout_forces(loader, n=30), args.repeat)
+    print(f"{'breakout forces, wheel loader':<32} {t:>10.3f}   "
+          + ", ".join(f"{r['function']} {r['force'] / 1e3:.1f} kN" for r in res.rows))
     t, res = _median(lambda: cycle_energy(study), max(1, args.repeat // 2))
     print(f"{'cycle energy, 10 s valves cycle':<32} {t:>10.3f}   integration {res.run.timings['integration']:.3f}, "
           f"table {res.run.timings['output']:.3f}; residual {abs(res.terms['residual']) / res.terms['pump_work']:.1e}")
@@ -96,6 +108,15 @@ def main(argv=None) -> None:
         print(f"{'Dask LocalCluster (2 workers)':<32} {t_dask:>10.2f} s  {t_dask / n_pts * 1e3:7.1f} ms/point  "
               f"{t_serial / t_dask:4.2f}× serial, {t_proc / t_dask:4.2f}× local processes; same table: {same}; "
               f"cluster start {t_up:.2f} s")
+    print(f"load average (1, 5, 15 min) after: {_load()}")
+
+
+def _load() -> str:
+    """The machine's load average, as ``uptime`` prints it."""
+    try:
+        return ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    except OSError:  # pragma: no cover - not on every platform
+        return "unknown"
 
 
 if __name__ == "__main__":

@@ -243,9 +243,13 @@ def test_analysis_plots(studies, name, tmp_path, monkeypatch):
 
     saves = Saves(monkeypatch)
     st = studies[name]
+    from mechanisms.analysis import breakout_forces
+
     functions = None if name == "excavator" else st.description.functions[-1:]   # one panel will do
-    results = [working_range(st, n=10), tool_forces(st, n=6, functions=functions),
+    results = [working_range(st, n=10), tool_forces(st, n=6, functions=functions, generic=True),
                cycle_energy(st, t_end=0.3, dt=0.01)]
+    if st.description.kind == "loader":
+        results.append(breakout_forces(st, n=10))
     if st.description.base:
         results.append(lift_capacity(st, n=10))
     for res in results:

@@ -608,6 +608,26 @@ fig = wr.plot()
 plt.show()
 """),
         ("md", """
+## Rated by the loader standards
+
+The file says `[machine] kind = "loader"`, so the design studies apply the loader
+standards, not the excavator's: the working range above gives the ISO 7131 dump height
+and dump reach at a 45° dump angle with the bucket pin at its highest — this bucket turns
+only 37.3° down at full lift, so both are measured there and flagged — and
+`breakout_forces` gives the ISO 14397-2 breakout forces: vertical, 100 mm behind the
+cutting edge, the bucket floor level on the ground, from the lift cylinders and from the
+tilt cylinder (the other function holding, within its own relief). The 5 t load of the
+file's `[payloads]` is left out: a breakout starts with the bucket empty. (An ISO 6015
+"tool force" is refused for a loader, by name.)
+"""),
+        ("code", """
+from mechanisms.analysis import breakout_forces
+
+print(wr.table_text())
+print()
+print(breakout_forces(loader, n=30).table_text())
+"""),
+        ("md", """
 A lengths cycle is checked against every stroke and against reachability before it runs.
 Asking for a tilt length beyond the tilt cylinder's stroke is refused with the time and
 the value:
@@ -830,13 +850,17 @@ The tool force of a cylinder is the force at the bucket lip, along the lip's own
 that cylinder alone works at the relief pressure (cap side at relief, rod side at tank).
 The velocity ratio comes from the bond graph's flows; the tipping limit from the base
 machine of the file's `[base]` section (estimates for this machine) and the front's weight
-as the chassis reactions of the bond graph. The lift table is the smaller of 87 % of the
-hydraulic lift capacity and 75 % of the tipping load at each height and radius of the
-bucket pin, in tonnes.
+as the chassis reactions of the bond graph. The arm's force comes twice, named: by ISO 6015
+(the bucket free to take its best position) and by SAE J1179 (the bucket held where its own
+cylinder gives its largest moment). The bucket's force does not depend on the boom and the
+arm: its tipping limit is given at its worst over their strokes. The lift table is the
+smaller of 87 % of the hydraulic lift capacity and 75 % of the tipping load at each height
+and radius of the bucket pin, in tonnes, over the front and over the side (the upper
+structure swung over a track, half the track gauge from the swing axis).
 """),
         ("code", """
 tf = tool_forces(study, n=30, functions=["arm", "bucket"]).table()
-shown = pd.DataFrame({"function": tf["function"], "optimum": tf["optimum"],
+shown = pd.DataFrame({"function": tf["function"], "convention": tf["convention"],
                       "tool force [kN]": (tf["tool_force"] / 1e3).round(1), "limited by": tf["limit"],
                       "lip x [m]": tf["x"].round(2), "lip y [m]": tf["y"].round(2)})
 print(shown.to_string(index=False))

@@ -2,10 +2,13 @@
 costs — and how that changes with a pin or a bore.
 
 * :func:`working_range` — ISO 7135 dimensions, envelope and chart (:mod:`.reach`);
-* :func:`tool_forces` — ISO 6015 arm- and bucket-cylinder tool forces, hydraulic and
-  tipping limits, on a stroke grid and at the optimum (:mod:`.digging`);
-* :func:`lift_capacity` — rated lift capacity over the front, ISO 10567 style
-  (:mod:`.lifting`);
+* :func:`tool_forces` — ISO 6015 arm- and bucket-cylinder tool forces (and the arm's SAE
+  J1179 one), hydraulic and tipping limits, on a stroke grid and at the optimum
+  (:mod:`.digging`);
+* :func:`lift_capacity` — rated lift capacity over the front and over the side, ISO 10567
+  style (:mod:`.lifting`);
+* :func:`breakout_forces` — a loader's ISO 14397-2 breakout forces; its ISO 7131 dump
+  height and reach at 45° come with its working range (:mod:`.loading`);
 * :func:`cycle_energy` — where the pump work of a valves cycle goes (:mod:`.energy`);
 * :func:`sweep` — any of them over a grid or a sample of parameters, in local
   processes or on a Dask cluster (:mod:`.sweeps`).
@@ -30,6 +33,7 @@ Examples
 from .energy import CycleEnergy, cycle_energy
 from .kinematics import BoxGrid, BoxKinematics
 from .lifting import LiftCapacity, lift_capacity
+from .loading import BreakoutForces, breakout_forces
 from .result import AnalysisResult
 from .statics import FrontStatics, cylinder_force_limits
 from .study import Study
@@ -38,6 +42,7 @@ from .digging import ToolForces, tool_forces
 from .reach import WorkingRange, working_range
 
 __all__ = ["Study", "working_range", "WorkingRange", "tool_forces", "ToolForces", "lift_capacity",
-           "LiftCapacity", "cycle_energy", "CycleEnergy", "sweep", "ANALYSES", "run_analysis",
+           "LiftCapacity", "breakout_forces", "BreakoutForces", "cycle_energy", "CycleEnergy", "sweep", "ANALYSES",
+           "run_analysis",
            "parse_values", "AnalysisResult", "BoxKinematics", "BoxGrid", "FrontStatics",
            "cylinder_force_limits"]

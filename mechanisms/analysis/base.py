@@ -2,7 +2,12 @@
 
 The planar front stands on a base machine (undercarriage, upper structure,
 counterweight) that tips about a line on the ground: the front tipping line (front
-idler) or the rear one. :class:`BaseMachine` reads ``[base]`` of the machine file and
+idler) or the rear one — or, with the upper structure swung 90° (ISO 10567's lift
+capacity over the side), the side tipping line (a crawler's track, half the gauge from
+the swing axis). Over the side the front, the upper structure and the counterweight keep
+their distances from the swing axis in the front's plane, while the masses that do not
+swing (``swings = false``: the undercarriage) stand on the machine's centreline, at
+distance zero from the swing axis in that plane. :class:`BaseMachine` reads ``[base]`` of the machine file and
 gives the moments that decide tipping; the front's own part of the moment comes from
 the bond graph (the chassis reactions, :mod:`.statics`), an external load's from its
 point of application.
@@ -16,10 +21,12 @@ Examples
 >>> from mechanisms.machine import DATA
 >>> from mechanisms.machine.description import MachineDescription
 >>> base = BaseMachine.of(MachineDescription.load(DATA / "excavator.toml"))
->>> base.front, base.rear, round(base.mass)
-(1.83, -1.83, 17100)
+>>> base.front, base.rear, base.side, round(base.mass)
+(1.83, -1.83, 1.19, 17100)
 >>> round(base.tipping_moment("front") / 9.81)          # kg·m: the base alone holds it down
 -43548
+>>> round(base.tipping_moment("side") / 9.81)           # the undercarriage on the centreline
+-32604
 """
 
 from __future__ import annotations
@@ -43,6 +50,8 @@ class BaseMachine:
     rear: float | None
     ground: float
     gravity: float
+    side: float | None = None                      # the side tipping line's distance from the swing axis
+    fixed: frozenset = frozenset()                 # masses that do not swing (the undercarriage)
 
     @classmethod
     def of(cls, desc) -> "BaseMachine":
@@ -59,33 +68,45 @@ class BaseMachine:
                                  "mass and cog; see mechanisms/machine/description.py)")
         b = desc.base
         return cls({k: (v["mass"], tuple(v["cog"])) for k, v in b["masses"].items()}, b["tipping_line"],
-                   b["rear_tipping_line"], desc.ground, desc.gravity)
+                   b["rear_tipping_line"], desc.ground, desc.gravity, b.get("side_tipping_line"),
+                   frozenset(k for k, v in b["masses"].items() if not v.get("swings", True)))
 
     @property
     def mass(self) -> float:
         return float(sum(m for m, _ in self.masses.values()))
 
     def line(self, which: str) -> float:
-        x = self.front if which == "front" else self.rear
+        """The tipping line's x in the front's plane: ``"front"``, ``"rear"`` or ``"side"``
+        (the upper structure swung 90°).
+
+        Raises
+        ------
+        ParameterError
+            The file gives no such line (``rear_tipping_line``, ``side_tipping_line``).
+        """
+        x = {"front": self.front, "rear": self.rear, "side": self.side}[which]
         if x is None:
-            raise ParameterError(f"[base]: no {which} tipping line (rear_tipping_line)")
+            key = {"rear": "rear_tipping_line", "side": "side_tipping_line"}[which]
+            raise ParameterError(f"[base]: no {which} tipping line: give [base] {key}"
+                                 + (" (a crawler: half its track gauge, e.g. \"1.19 m\")" if which == "side" else ""))
         return x
 
     def tipping_moment(self, which: str = "front") -> float:
         """Tipping moment of the base's own weight about a line (N·m, negative = stable)."""
         x_t = self.line(which)
-        m = sum(mass * self.gravity * (cog[0] - x_t) for mass, cog in self.masses.values())
-        return m if which == "front" else -m
+        m = sum(mass * self.gravity * ((0.0 if which == "side" and k in self.fixed else cog[0]) - x_t)
+                for k, (mass, cog) in self.masses.items())
+        return -m if which == "rear" else m
 
     def load_moment(self, which: str, px, py, fx, fy) -> np.ndarray:
         """Tipping moment about a line of forces ``(fx, fy)`` (N) acting on the machine at
-        ``(px, py)``."""
+        ``(px, py)`` (the front's plane)."""
         x_t = self.line(which)
         ccw = (np.asarray(px) - x_t) * fy - (np.asarray(py) - self.ground) * fx
-        return -ccw if which == "front" else ccw
+        return ccw if which == "rear" else -ccw
 
     def front_moment(self, which: str, statics) -> np.ndarray:
         """Tipping moment of the front's weight, from its forces on the chassis
         (:class:`~.statics.StaticsAt`)."""
         ccw = statics.moment_about(self.line(which), self.ground)
-        return -ccw if which == "front" else ccw
+        return ccw if which == "rear" else -ccw

@@ -25,19 +25,25 @@ from bondgraph.errors import ParameterError
 
 __all__ = ["add_subcommands", "parse_grid"]
 
-_ANALYSES = ("working-range", "tool-forces", "lift-capacity", "cycle-energy")
+_ANALYSES = ("working-range", "tool-forces", "lift-capacity", "breakout-forces", "cycle-energy")
 
 _ANALYSE_HELP = """\
 Run one design analysis of a machine and write its table (CSV, units in the header)
 and its chart (PNG) to --out:
 
   working-range  ISO 7135 dimensions (reach, reach at ground, digging depth, cutting
-                 and dump height) with the posture of each, and the working-range chart
-  tool-forces    ISO 6015 tool forces of each cylinder at the tool point, hydraulic
-                 limit at the relief pressure and (with [base]) the tipping limit, on a
-                 stroke grid and at the optimum pose
-  lift-capacity  rated lift capacity over the front, ISO 10567 style (needs [base]):
-                 min(87 % hydraulic, 75 % tipping) per height x radius
+                 and dump height, pin height) with the posture of each, lettered as a
+                 spec sheet, and the working-range chart; a loader's ISO 7131 dump
+                 height and reach at 45°
+  tool-forces    ISO 6015 tool forces of an excavator's arm and bucket cylinders at the
+                 tool point (and the arm's SAE J1179 one), hydraulic limit at the relief
+                 pressure and (with [base]) the tipping limit, on a stroke grid and at
+                 the optimum pose
+  lift-capacity  rated lift capacity over the front and over the side, ISO 10567 style
+                 (needs [base]): min(87 % hydraulic, 75 % tipping) per height x radius
+  breakout-forces
+                 a loader's ISO 14397-2 breakout forces (lift and tilt), 100 mm behind
+                 the cutting edge, the bucket level on the ground
   cycle-energy   where the pump work of a valves cycle goes (needs [circuit])
 """
 
@@ -90,7 +96,8 @@ def _options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--relief", metavar="PRESSURE", help="relief pressure, e.g. \"320 bar\" (default: the "
                      "circuit's relief cracking pressure)")
     sub.add_argument("--functions", metavar="F,G",
-                     help="tool forces: the functions (default all that move the tool point)")
+                     help="tool forces: the functions (default the ISO 6015 ones: an excavator's arm and "
+                          "bucket)")
     sub.add_argument("--point", metavar="NAME", help="tool point ([outputs] points; default the first); "
                      "lift capacity: the load point, an [outputs] point or \"part.point\" (default the "
                      "tool's pin, or the tool point when one function alone moves that pin)")

@@ -72,6 +72,73 @@ class ToolForceAt:
     direction: tuple[float, float]  # unit direction of the force on the soil
     lengths: dict[str, float]       # function → cylinder length (m)
     refined: bool
+    free: tuple[str, ...] = ()      # functions the force does not depend on: set where tipping is worst
+
+    @property
+    def convention(self) -> str:
+        """The standard the figure follows."""
+        if self.kind == "sae_j1179":
+            return "SAE J1179 (the bucket held at its largest moment)"
+        return "ISO 6015 (every cylinder at its optimum)" if self.kind == "hydraulic" else \
+            "ISO 6015, tipping included"
+
+    def remark(self) -> str:
+        """What the posture assumes: the free directions and where they are set."""
+        if not self.free:
+            return ""
+        return (f"the force does not depend on {', '.join(self.free)}: set where tipping is worst "
+                "(the tipping limit is its least over their strokes)")
+
+
+def _tool_functions(study, part: str, pt: str) -> list[str]:
+    """Functions that turn the tool only (move the tool point, not the pin it turns about)."""
+    kin = study.kinematics
+    if kin.parent[part] is None:
+        return []
+    pin_moving = set(study.moving_functions(*kin.parent[part]))
+    return [f for f in study.moving_functions(part, pt) if f not in pin_moving]
+
+
+def _iso_functions(study, part: str, pt: str) -> list[str]:
+    """The ISO 6015 functions: those that move the tool point but not the root pin of the
+    part that carries the tool (the arm's pivot on the boom): an excavator's arm and
+    bucket, not its boom."""
+    kin = study.kinematics
+    moving = study.moving_functions(part, pt)
+    if kin.parent[part] is None:
+        return moving
+    arm = kin.parent[part][0]
+    arm_root = kin.parts[arm].root.name
+    excluded = set(study.moving_functions(arm, arm_root))
+    return [f for f in moving if f not in excluded]
+
+
+def _free_directions(hyd: np.ndarray, grid, own: str) -> list[str]:
+    """The cylinders along whose axis the hydraulic limit does not change on the grid (to
+    1e-9 of its largest value): the directions the optimum does not fix."""
+    out = []
+    top = np.nanmax(np.abs(hyd))
+    for i, c in enumerate(grid.cylinders):
+        if c == own or hyd.shape[i] < 2:
+            continue
+        d = np.diff(hyd, axis=i)
+        if np.all(~np.isfinite(d) | (np.abs(d) <= 1e-9 * top)):
+            out.append(c)
+    return out
+
+
+def _worst_tipping(probe, f, e, free, grid, tipping_map, refine_optimum):
+    """The optimum ``e`` moved along the free directions to where the tipping limit is least
+    (the grid's least along them from the optimum's nearest node, refined)."""
+    sub = tuple(slice(None) if c in free else int(np.argmin(np.abs(grid.axes[c] - e.lengths[c])))
+                for c in grid.cylinders)
+    vals = np.where(np.isfinite(tipping_map[sub]) | (tipping_map[sub] == np.inf), tipping_map[sub], np.inf)
+    k = iter(np.unravel_index(int(np.argmin(vals)), vals.shape))
+    start = {c: (float(grid.axes[c][next(k)]) if c in free else e.lengths[c]) for c in grid.cylinders}
+    w = refine(probe, lambda p: p[f"{f}/tipping"], start, vary=free, optimise=refine_optimum)
+    if not np.isfinite(w.value) and np.isfinite(e.points[f"{f}/tipping"]):
+        return e
+    return type(e)(w.value, w.lengths, w.points, e.refined and w.refined, max(e.bound, w.bound), w.active)
 
 
 class ToolForces(AnalysisResult):
@@ -116,11 +183,18 @@ class ToolForces(AnalysisResult):
         return {k: "N" for k in self.summary()}
 
     def summary(self) -> dict[str, float]:
+        """``<f>_tool_force`` (ISO 6015, hydraulic limit), ``<f>_tool_force_governing`` (with
+        tipping, when there is a ``[base]``), ``<f>_tool_force_sae_j1179`` (the arm with the
+        bucket held, SAE J1179) and ``<f>_tipping_limit`` (the tipping limit at the hydraulic
+        optimum, its least over the directions the force does not depend on), N."""
         out = {}
         for f in self.functions:
             out[f"{f}_tool_force"] = self.optimum[f]["hydraulic"].force
             if self.base is not None:
                 out[f"{f}_tool_force_governing"] = self.optimum[f]["governing"].force
+                out[f"{f}_tipping_limit"] = self.optimum[f]["hydraulic"].tipping
+            if "sae_j1179" in self.optimum[f]:
+                out[f"{f}_tool_force_sae_j1179"] = self.optimum[f]["sae_j1179"].force
         return out
 
     def table(self):
@@ -132,13 +206,15 @@ class ToolForces(AnalysisResult):
             for kind, o in self.optimum[f].items():
                 if kind == "governing" and self.base is None:
                     continue
-                row = {"function": f, "optimum": kind, "tool_force": o.force, "limit": o.limit,
+                row = {"function": f, "optimum": kind, "convention": o.convention, "tool_force": o.force,
+                       "limit": o.limit,
                        "hydraulic_limit": o.hydraulic, "tipping_limit": o.tipping,
                        "x": o.point[0], "y": o.point[1], "direction_x": o.direction[0],
                        "direction_y": o.direction[1],
                        "stroke": "extends" if self.direction[f] > 0 else "retracts",
                        "relief": self.pressures["relief"][f], "tank": self.pressures["tank"][f]}
                 row.update({f"{g}_length": o.lengths[g] for g in desc.functions})
+                row["note"] = o.remark()
                 rows.append(row)
         df = pd.DataFrame(rows)
         df.attrs["units"] = {"tool_force": "N", "hydraulic_limit": "N", "tipping_limit": "N", "x": "m", "y": "m",
@@ -311,14 +387,18 @@ class _Probe:
 def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
                 direction: str | Mapping[str, str] = "extend", relief: Any = None, tank: Any = None,
                 n: int | Mapping[str, int] = 50, point: str | None = None, weights: bool = False,
-                tipping: bool | None = None, refine_optimum: bool = True) -> ToolForces:
-    """ISO 6015 tool forces of any machine of the description format.
+                tipping: bool | None = None, refine_optimum: bool = True, generic: bool = False) -> ToolForces:
+    """ISO 6015 tool forces of an excavator (any machine of the description format with
+    ``generic=True``).
 
     Parameters
     ----------
     machine : path, MachineDescription, Machine or Study
     functions : sequence of str, optional
-        The cylinders whose tool forces are wanted (default every function that moves the tool point).
+        The cylinders whose tool forces are wanted. Default: the ISO 6015 ones, those that
+        move the tool point but not the arm's pivot (an excavator's arm and bucket; the
+        boom's is no ISO quantity: ask for it by name); with ``generic=True`` every function
+        that moves the tool point.
     direction : "extend", "retract" or dict
         The digging stroke of each function (default: extending, as a backhoe's arm
         crowds and its bucket curls).
@@ -334,18 +414,44 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     tipping : bool, optional
         Include the tipping limit (default: when the file has ``[base]``; True without
         ``[base]`` is an error).
+    refine_optimum : bool
+        Refine each optimum continuously from the grid's best (default).
+    generic : bool
+        Compute the tool forces (force along the tool point's path by virtual work) of a
+        machine that is not an excavator — a loader, a crane — which ISO 6015 does not rate
+        (a loader's are its ISO 14397-2 breakout forces, :func:`.breakout_forces`).
+
+    Returns
+    -------
+    ToolForces
+        ``optimum[f]`` holds, per function: ``"hydraulic"`` (ISO 6015, the largest force at
+        the relief pressure over every pose), ``"governing"`` (the largest with the tipping
+        limit too) and, for the arm of an excavator, ``"sae_j1179"`` (SAE J1179: the bucket
+        held where its own cylinder gives its largest moment, the arm and boom at their
+        best). Where the force does not depend on a cylinder (the bucket's on the boom and
+        the arm, without weights) the optimum pose does not fix it: its tipping limit is
+        reported at its worst over those strokes (``ToolForceAt.free`` names them).
 
     Raises
     ------
     ParameterError
         Unknown functions, a bad direction, no relief pressure, ``tipping=True`` without
-        ``[base]``, a tool point the function does not move.
+        ``[base]``, a tool point the function does not move, a machine that is not an
+        excavator without ``generic=True``.
     """
     study = Study.of(machine)
     desc = study.description
+    if desc.kind != "excavator" and not generic:
+        hint = ("its digging forces are the ISO 14397-2 breakout forces: breakout_forces(...), "
+                "hydrobond analyse --analysis breakout-forces" if desc.kind == "loader" else
+                "a crane's is its lift capacity: lift_capacity(...)")
+        raise ParameterError(f"tool forces: ISO 6015 rates the tool forces of excavators; {desc.name!r} is a "
+                             f"{desc.kind} ([machine] kind = {desc.kind!r}): {hint}; in Python, tool_forces(..., "
+                             "generic=True) computes the force along the tool point's path anyway")
     name, part, pt = tool_point(desc, point)
-    if functions is None:   # those that move the tool point (the loader's bucket pin: the lift alone)
-        functions = study.moving_functions(part, pt)
+    if functions is None:   # ISO 6015: not the boom; generic: those that move the tool point
+        functions = study.moving_functions(part, pt) if desc.kind != "excavator" else \
+            _iso_functions(study, part, pt)
     functions = tuple(functions)
     problems = [f"tool force of {f!r}: not a function of {desc.name!r} ({', '.join(desc.functions)})"
                 for f in functions if f not in desc.functions]
@@ -384,26 +490,74 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     T = time.perf_counter()
     fn_of = {c: f for f, c in desc.cylinder_of.items()}
     optimum: dict[str, dict[str, ToolForceAt]] = {}
+    args = (study, grid, functions, sigma, pressures, weights, base, name)
+    tools = _tool_functions(study, part, pt)
+    arms = [f for f in _iso_functions(study, part, pt) if f not in tools]
+
+    def at_optimum(f, kind, e, free=()) -> ToolForceAt:
+        code = int(e.points[f"{f}/limit"])
+        gov = kind == "governing"
+        return ToolForceAt(f, kind, e.value if gov else e.points[f"{f}/hydraulic"],
+                           LIMITS[code] if gov else "hydraulic", e.points[f"{f}/hydraulic"],
+                           e.points[f"{f}/tipping"], e.points["tip"], e.points[f"{f}/direction"],
+                           {fn_of[c]: v for c, v in e.lengths.items()}, e.refined,
+                           tuple(fn_of[c] for c in free))
+
+    def hydraulic_optimum(f, probe, held=None) -> ToolForceAt:
+        """The pose of the largest hydraulic limit (``held``: cylinder → length kept), the free
+        directions (cylinders the limit does not depend on) set where tipping is worst."""
+        vals = maps_of(f)["hydraulic"]
+        sub = tuple(int(np.argmin(np.abs(grid.axes[c] - held[c]))) if held and c in held else slice(None)
+                    for c in grid.cylinders)
+        part_vals = np.where(np.isfinite(vals[sub]), vals[sub], -np.inf)
+        k = iter(np.unravel_index(int(np.argmax(part_vals)), part_vals.shape))
+        start = {c: (held[c] if held and c in held else float(grid.axes[c][next(k)])) for c in grid.cylinders}
+        vary = [c for c in grid.cylinders if not (held and c in held)]
+        e = refine(probe, lambda p, f=f: p[f"{f}/hydraulic"], start, maximise=True, vary=vary,
+                   optimise=refine_optimum)
+        free = _free_directions(maps_of(f)["hydraulic"], grid, desc.cylinder_of[f])
+        free = [c for c in free if not (held and c in held)]
+        if base is not None and free:
+            e = _worst_tipping(probe, f, e, free, grid, maps_of(f)["tipping"], refine_optimum)
+        kind = "hydraulic" if held is None else "sae_j1179"
+        return at_optimum(f, kind, e, free)
+
+    extra: dict[str, dict] = {}
+
+    def maps_of(f):
+        if f in maps:
+            return maps[f]
+        if f not in extra:    # a function not asked for (the bucket, for the arm's SAE J1179 pose)
+            sg = dict(sigma)
+            sg.setdefault(f, 1.0)
+            e2 = _evaluate(study, grid, flat, (f,), sg, pressures, weights, base, name, angles)
+            extra[f] = {k: np.where(ok, e2[f][k], np.nan).reshape(grid.shape) if k != "limit"
+                        else e2[f][k].reshape(grid.shape) for k in ("hydraulic", "tipping", "force", "limit")}
+        return extra[f]
+
     for f in functions:
         optimum[f] = {}
-        probe = _Probe((study, grid, functions, sigma, pressures, weights, base, name), f)
-        for kind, key in (("hydraulic", "hydraulic"), ("governing", "force")):
-            h = optimum[f].get("hydraulic")
-            if kind == "governing" and h is not None and (base is None or h.tipping >= h.hydraulic):
-                # the hydraulic optimum is not tipping-limited: no pose does better with tipping
-                optimum[f]["governing"] = ToolForceAt(f, "governing", h.force, "hydraulic", h.hydraulic,
-                                                      h.tipping, h.point, h.direction, h.lengths, h.refined)
-                continue
-            vals = maps[f][key]
+        probe = _Probe(args, f)
+        h = hydraulic_optimum(f, probe)
+        optimum[f]["hydraulic"] = h
+        if base is None or h.tipping >= h.hydraulic:
+            # the hydraulic optimum is not tipping-limited (at its worst free posture): no pose does better
+            optimum[f]["governing"] = ToolForceAt(f, "governing", h.force, "hydraulic", h.hydraulic, h.tipping,
+                                                  h.point, h.direction, h.lengths, h.refined, h.free)
+        else:
+            vals = maps[f]["force"]
             idx = np.unravel_index(np.nanargmax(np.where(np.isfinite(vals), vals, np.nan)), grid.shape)
             start = {c: float(grid.axes[c][k]) for c, k in zip(grid.cylinders, idx)}
-            e = refine(probe, lambda p, f=f, key=key: p[f"{f}/{key}"], start, maximise=True,
-                       vary=None if refine_optimum else [])
-            code = int(e.points[f"{f}/limit"])
-            optimum[f][kind] = ToolForceAt(
-                f, kind, e.value if kind == "governing" else e.points[f"{f}/hydraulic"],
-                LIMITS[code] if kind == "governing" else "hydraulic", e.points[f"{f}/hydraulic"],
-                e.points[f"{f}/tipping"], e.points["tip"], e.points[f"{f}/direction"],
-                {fn_of[c]: v for c, v in e.lengths.items()}, e.refined)
+            e = refine(probe, lambda p, f=f: p[f"{f}/force"], start, maximise=True, optimise=refine_optimum)
+            optimum[f]["governing"] = at_optimum(f, "governing", e)
+        if f in arms and tools:
+            # SAE J1179: the tool held where its own cylinder gives its largest moment (its optimum)
+            held = {}
+            for t in tools:
+                o = optimum[t]["hydraulic"] if t in optimum else \
+                    hydraulic_optimum(t, _Probe((study, grid, (t,), {**sigma, t: sigma.get(t, 1.0)}, pressures,
+                                                 weights, base, name), t))
+                held[desc.cylinder_of[t]] = o.lengths[t]
+            optimum[f]["sae_j1179"] = hydraulic_optimum(f, probe, held)
     timings = {"grid": t_grid, "maps": t_maps, "optimum": time.perf_counter() - T}
     return ToolForces(study, grid, functions, sigma, pressures, weights, base, maps, tip, optimum, timings, name)

@@ -1,4 +1,4 @@
-"""Lift capacity over the front (ISO 10567 style) of any machine with a ``[base]``.
+"""Lift capacity over the front and over the side (ISO 10567 style) of any machine with a ``[base]``.
 
 At each load-point height × radius of a table the front is placed with the load
 point (default: the tool's pin, the arm nose of an excavator; the tool point itself
@@ -13,10 +13,17 @@ of their digging stroke, the bucket curled) — and two loads are computed:
   bond graph's velocity ratio);
 * the **tipping load**: the load that brings the machine to its front tipping line,
   from the moment of the base machine's masses, of the front's weight (the chassis
-  reactions of the bond graph) and of the load.
+  reactions of the bond graph) and of the load; **over the side** (with ``[base]
+  side_tipping_line``), the same with the upper structure swung 90°: the side tipping
+  line half a track gauge from the swing axis, the masses that do not swing (``swings =
+  false``, the undercarriage) on the machine's centreline (:mod:`.base`).
 
 The **rated lift capacity** is the smaller of 87 % of the hydraulic lift capacity and
-75 % of the tipping load. Loads are given as masses (kg, ``load/g``).
+75 % of the tipping load, over the front and over the side (the hydraulic limit is the
+same: the front's plane turns with the upper structure). Loads are given as masses (kg,
+``load/g``). A ``[payloads]`` mass of the file (soil in the bucket, a hook load) is left
+out: the rated load is what is being lifted, on top of the empty equipment, as a spec
+sheet gives it; the table's header says which payloads were left out.
 
 Examples
 --------
@@ -25,12 +32,15 @@ Examples
 >>> row = lc.table().iloc[0]
 >>> row["limit"], round(float(row["rated"]) / 1e3, 2), round(float(row["tipping"]) / 1e3, 2)
 ('tipping', 6.32, 8.43)
+>>> round(float(row["rated_side"]) / 1e3, 2), round(float(row["tipping_side"]) / 1e3, 2)   # over the side
+(3.49, 4.65)
 """
 
 from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -80,12 +90,17 @@ class LiftCapacity(AnalysisResult):
     heights, radii : list of float
         Load-point heights above ground and radii from the swing axis (m).
     rows : list of dict
-        One per table cell (reachable or not).
+        One per table cell (reachable or not): ``rated``, ``hydraulic``, ``tipping``,
+        ``limit`` over the front; ``rated_side``, ``tipping_side``, ``limit_side`` over the
+        side (NaN without ``[base] side_tipping_line``); kg.
+    payloads : dict
+        The file's ``[payloads]`` left out of the front's weight: name → mass (kg).
     """
 
     name = "lift-capacity"
 
-    def __init__(self, study, point, moving, held, heights, radii, rows, region, timings, pressures):
+    def __init__(self, study, point, moving, held, heights, radii, rows, region, timings, pressures, payloads=None):
+        self.payloads = dict(payloads or {})
         self.study = study
         self.point = point
         self.moving, self.held = moving, held
@@ -100,32 +115,66 @@ class LiftCapacity(AnalysisResult):
 
         df = pd.DataFrame(self.rows)
         df.attrs["units"] = {"height": "m", "radius": "m", "rated": "kg", "hydraulic": "kg", "tipping": "kg",
+                             "rated_side": "kg", "tipping_side": "kg",
                              **{c: "m" for c in df.columns if c.endswith("_length")}}
         return df
 
-    def matrix(self):
-        """The familiar table: rated capacity (kg) per height (rows) and radius (columns);
-        NaN where the load point cannot be placed."""
+    @property
+    def side(self) -> bool:
+        """Whether the table has the capacities over the side (``[base] side_tipping_line``)."""
+        return any(np.isfinite(r.get("tipping_side", np.nan)) for r in self.rows) or \
+            bool(self.study.description.base and self.study.description.base.get("side_tipping_line"))
+
+    def matrix(self, over: str = "front"):
+        """The familiar table: rated capacity (kg) per height (rows) and radius (columns),
+        ``over`` the front or the side; NaN where the load point cannot be placed.
+
+        Raises
+        ------
+        ParameterError
+            ``over`` is neither ``"front"`` nor ``"side"``.
+        """
+        if over not in ("front", "side"):
+            raise ParameterError(f"lift capacity over {over!r}: expected 'front' or 'side'")
         df = self.table()
-        return df.pivot(index="height", columns="radius", values="rated").sort_index(ascending=False)
+        return df.pivot(index="height", columns="radius",
+                        values="rated" if over == "front" else "rated_side").sort_index(ascending=False)
 
     def table_text(self) -> str:
-        """The table as text, in tonnes; ``*`` marks the cells limited by hydraulics."""
+        """The table as text, in tonnes, each cell over the front / over the side; ``*``
+        marks a value limited by hydraulics (else by tipping)."""
         df = self.table()
-        lines = [f"rated lift capacity over the front [t] at {self.point[0]}.{self.point[1]} "
-                 f"(* hydraulic limit, else tipping); heights above ground, radii from x = 0 (the swing axis)",
-                 f"{'height':>8} | " + " ".join(f"{r:>7.2f} m" for r in self.radii)]
+        side = self.side
+        over = "over the front / over the side" if side else "over the front"
+        left = (f"; payloads left out: {', '.join(f'{k} {v:g} kg' for k, v in self.payloads.items())}"
+                if self.payloads else "")
+        width = 16 if side else 9
+        lines = [f"rated lift capacity {over} [t] at {self.point[0]}.{self.point[1]} "
+                 f"(* hydraulic limit, else tipping); heights above ground, radii from x = 0 (the swing axis)"
+                 + left,
+                 f"{'height':>8} | " + " ".join(f"{f'{r:.2f} m':>{width}}" for r in self.radii)]
         for h in sorted(self.heights, reverse=True):
             cells = []
             for r in self.radii:
                 row = df[(df.height == h) & (df.radius == r)].iloc[0]
-                cells.append("      —  " if not np.isfinite(row.rated) else
-                             f"{row.rated / 1e3:>7.2f}{'*' if row.limit == 'hydraulic' else ' '} ")
+                if not np.isfinite(row.rated):
+                    cells.append(f"{'—':>{width - 1}} ")
+                    continue
+                text = f"{row.rated / 1e3:.2f}{'*' if row.limit == 'hydraulic' else ' '}"
+                if side:
+                    text += (f"/ {row.rated_side / 1e3:.2f}{'*' if row.limit_side == 'hydraulic' else ' '}"
+                             if np.isfinite(row.rated_side) else "/ —  ")
+                cells.append(f"{text:>{width}}")
             lines.append(f"{h:>6.2f} m | " + " ".join(cells))
         return "\n".join(lines)
 
     def summary(self) -> dict[str, float]:
-        return {f"lift_h{row['height']:g}_r{row['radius']:g}": row["rated"] for row in self.rows}
+        """``lift_h<height>_r<radius>`` (kg, over the front) and, with a side tipping line,
+        ``lift_side_h<height>_r<radius>``."""
+        out = {f"lift_h{row['height']:g}_r{row['radius']:g}": row["rated"] for row in self.rows}
+        if self.side:
+            out.update({f"lift_side_h{row['height']:g}_r{row['radius']:g}": row["rated_side"] for row in self.rows})
+        return out
 
     @property
     def summary_units(self) -> dict[str, str]:
@@ -155,8 +204,11 @@ class LiftCapacity(AnalysisResult):
                 continue
             colour = "tab:blue" if row["limit"] == "hydraulic" else "tab:red"
             ax.plot(row["radius"], row["height"], "o", color=colour, ms=4)
-            ax.annotate(f"{row['rated'] / 1e3:.2f} t", (row["radius"], row["height"]), xytext=(4, 4),
-                        textcoords="offset points", color=colour, fontsize=8)
+            text = f"{row['rated'] / 1e3:.2f} t"
+            if np.isfinite(row.get("rated_side", np.nan)):
+                text += f"\n({row['rated_side'] / 1e3:.2f} t)"
+            ax.annotate(text, (row["radius"], row["height"]), xytext=(4, 4),
+                        textcoords="offset points", color=colour, fontsize=7)
             if shown is None or row["height"] == 0 and row["radius"] > shown["radius"]:
                 shown = row
         if shown is not None:
@@ -179,9 +231,13 @@ class LiftCapacity(AnalysisResult):
         ax.set_xlabel("load radius from x = 0 (the swing axis) [m]")
         ax.set_ylabel("load-point height above ground [m]")
         ax.grid(False)
+        if any(np.isfinite(r.get("rated_side", np.nan)) for r in self.rows):
+            ax.plot([], [], ls="none", label="(in brackets: over the side)")
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small")
         held = ", ".join(f"{f} at {v:.3f} m" for f, v in self.held.items()) or "none"
-        ax.set_title(f"{desc.name}: rated lift capacity over the front (ISO 10567 style); held: {held}",
+        left = f"; payloads left out: {', '.join(self.payloads)}" if self.payloads else ""
+        over = "over the front (over the side)" if self.side else "over the front"
+        ax.set_title(f"{desc.name}: rated lift capacity {over}, ISO 10567 style; held: {held}{left}",
                      fontsize=10)
         fig.tight_layout()
         return save_figure(fig, path)
@@ -319,24 +375,32 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
         for L in cands:
             cand_L.append(L)
             owner.append(k)
-    evals = _capacities(study, grid, part, pt, cand_L, base, pressures) if cand_L else []
+    with _payloads_removed(study.statics.machine) as payloads:
+        evals = _capacities(study, grid, part, pt, cand_L, base, pressures) if cand_L else []
     best: dict[int, dict] = {}
+    best_side: dict[int, dict] = {}
     for k, ev in zip(owner, evals):
         if k not in best or (ev["rated"] > best[k]["rated"]):
             best[k] = ev
+        if k not in best_side or (ev["rated_side"] > best_side[k]["rated_side"]):
+            best_side[k] = ev
     for k, (h, r) in enumerate(targets):
         row = {"height": float(h), "radius": float(r)}
         ev = best.get(k)
         if ev is None:
             row.update(rated=np.nan, hydraulic=np.nan, tipping=np.nan, limit="out of reach", cylinder="",
+                       rated_side=np.nan, tipping_side=np.nan, limit_side="out of reach",
                        **{f"{f}_length": np.nan for f in desc.functions})
         else:
+            sd = best_side[k]
             row.update(rated=ev["rated"], hydraulic=ev["hydraulic"], tipping=ev["tipping"], limit=ev["limit"],
-                       cylinder=ev["cylinder"], **{f"{fn_of[c]}_length": v for c, v in ev["lengths"].items()})
+                       cylinder=ev["cylinder"], rated_side=sd["rated_side"], tipping_side=sd["tipping_side"],
+                       limit_side=sd["limit_side"],
+                       **{f"{fn_of[c]}_length": v for c, v in ev["lengths"].items()})
         rows.append(row)
     timings = {"map": t_map, "table": time.perf_counter() - T}
     res = LiftCapacity(study, (part, pt), moving, held_len, list(map(float, hs)), list(map(float, rs)), rows,
-                       region, timings, pressures)
+                       region, timings, pressures, payloads)
     res._grid = grid
     return res
 
@@ -456,15 +520,44 @@ def _capacities(study, grid, part, pt, cands: list[dict], base, pressures) -> li
         lower = w < W
         W = np.where(lower, w, W)
         which = np.where(lower, f, which)
-    M0 = base.tipping_moment("front") + base.front_moment("front", st)
-    arm = base.load_moment("front", px, py, 0.0, -1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        Wt = np.where(M0 >= 0, 0.0, np.where(arm > 0, -M0 / arm, np.inf))
+    tipping = {}
+    for over in ("front", "side"):
+        if over == "side" and base.side is None:
+            tipping[over] = np.full(N, np.nan)
+            continue
+        M0 = base.tipping_moment(over) + base.front_moment(over, st)
+        arm = base.load_moment(over, px, py, 0.0, -1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tipping[over] = np.where(M0 >= 0, 0.0, np.where(arm > 0, -M0 / arm, np.inf))
     out = []
     for i in range(N):
-        hyd, tip = W[i] / gval, Wt[i] / gval
-        rated = min(HYDRAULIC_FACTOR * hyd, TIPPING_FACTOR * tip)
-        out.append({"rated": rated, "hydraulic": hyd, "tipping": tip,
-                    "limit": "hydraulic" if HYDRAULIC_FACTOR * hyd <= TIPPING_FACTOR * tip else "tipping",
-                    "cylinder": str(which[i]), "lengths": dict(cands[i])})
+        hyd = W[i] / gval
+        row = {"hydraulic": hyd, "cylinder": str(which[i]), "lengths": dict(cands[i])}
+        for over, suffix in (("front", ""), ("side", "_side")):
+            tip = tipping[over][i] / gval
+            rated = min(HYDRAULIC_FACTOR * hyd, TIPPING_FACTOR * tip) if np.isfinite(tip) or tip == np.inf \
+                else np.nan
+            row[f"rated{suffix}"] = rated
+            row[f"tipping{suffix}"] = tip
+            row[f"limit{suffix}"] = ("" if np.isnan(rated) else
+                                     "hydraulic" if HYDRAULIC_FACTOR * hyd <= TIPPING_FACTOR * tip else "tipping")
+        out.append(row)
     return out
+
+
+@contextmanager
+def _payloads_removed(machine):
+    """The machine's ``[payloads]`` masses at zero for the duration (run-time parameters of
+    its compiled model, restored after); yields name → the mass left out (kg)."""
+    desc = machine.description
+    keys = {f"payloads.{k}.mass": k for k in desc.payloads}
+    left = {k: float(desc.values[key]) for key, k in keys.items() if desc.values.get(key, 0.0) > 0}
+    if not left:
+        yield {}
+        return
+    params = machine.model.model
+    params.set_params({key: 0.0 for key in keys})
+    try:
+        yield left
+    finally:
+        params.set_params({key: float(desc.values[key]) for key in keys})

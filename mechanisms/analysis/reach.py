@@ -1,31 +1,58 @@
-"""Working range of a planar front (ISO 7135 terms): envelope, dimensions, the chart.
+"""Working range of a planar front (ISO 7135 terms; a loader's ISO 7131 ones): envelope,
+dimensions, the spec-sheet chart.
 
 Every pose of the stroke box is solved at once (:mod:`.kinematics`, 50 lengths per
 stroke by default); the tool point's positions give the envelope, and each dimension is
 found on the grid and then refined continuously (:mod:`.optimise`), so an extreme
-inside a stroke is found as exactly as one at a stroke end:
+inside a stroke is found as exactly as one at a stroke end, and one held by a joint
+range (``[limits]``) as exactly as one at a stroke end (the range met as an equality
+there, and named in the notes). A dimension the refinement cannot settle is the grid's
+value, reported so (``refined`` False) with the bound it may be off by (one grid step's
+change), in the summary (``<key>_bound``), the CSV and the notes.
 
-==========================  ===============================================================
-dimension                   what (distances from ``x = 0`` of the machine frame, the swing
-                            axis of an excavator; heights from ``[machine] ground``)
-==========================  ===============================================================
-``max_reach``               largest horizontal distance of the tool point
-``max_reach_ground``        largest horizontal distance of the tool point at ground level
-``max_digging_depth``       deepest tool point below ground
-``max_cutting_height``      highest tool point above ground
-``max_dump_height``         the tool point's lowest height with the tool's pin at its
-                            highest and the tool turned fully open (dumping position)
-``max_pin_height``          highest position of the tool's pin (the bucket pin)
-==========================  ===============================================================
+=====  ========================  ==============================================================
+code   dimension                 what (distances from ``x = 0`` of the machine frame, the swing
+                                 axis of an excavator; heights from ``[machine] ground``)
+=====  ========================  ==============================================================
+A      ``max_reach``             largest horizontal distance of the tool point
+B      ``max_reach_ground``      largest horizontal distance of the tool point at ground level
+C      ``max_digging_depth``     deepest tool point below ground
+D      ``max_cutting_height``    highest tool point above ground
+E      ``max_dump_height``       excavators: the tool point with the tool's pin at its highest
+                                 and the tool in its dump position — turned fully open, its
+                                 cylinder at the dump end of its stroke (``dump``, default
+                                 retracted) or as far as a joint range lets it turn
+F      ``max_pin_height``        highest position of the tool's pin (the bucket pin)
+G      ``dump_clearance``        excavators: the tool point's lowest height as the tool turns
+                                 through its stroke with the pin at its highest (what clears a
+                                 truck body while dumping; the figure once reported as the dump
+                                 height, with the bucket curled)
+E      ``dump_height_45``        loaders (ISO 7131): the cutting edge with the bucket pin at
+                                 its highest and the bucket floor 45° below the horizontal —
+                                 or at the largest dump angle it reaches there, flagged
+G      ``dump_reach_45``         loaders: that point's horizontal distance from ``x = 0``
+=====  ========================  ==============================================================
+
+Our reading of ISO 7135 (the hoe equipment's dimensions; in its 1993 edition, as SAE
+J/ISO 7135 adopts it, the equipment's dimensions are clause 5.2 — we could not check the
+2009 edition's numbering): the *maximum dumping height* is the height of the bucket's tip
+with the bucket pin at its highest and the bucket in the dumping position, turned fully
+open. Each dimension names its posture (``Dimension.posture``: which cylinder is where,
+and for E how far the tip stands above or below the pin); on a front whose fully opened
+bucket points up at the highest pin, E equals D and G is the truck-loading figure.
 
 The tool point is an ``[outputs.points]`` entry (default the first: the bucket lip);
 the tool's pin is the root pin of the part that carries it, and the *tool functions*
-are the cylinders that do not move that pin (the bucket cylinder).
+are the cylinders that do not move that pin (the bucket cylinder). ``[machine] kind``
+chooses the standard: excavators get E and G above, loaders the ISO 7131 ones (with
+:func:`.breakout_forces` for their digging forces), cranes neither.
 
 The envelope is the outline of the grid's tool points with every grid edge drawn as a
 segment on a raster (``resolution``, default 2 cm), holes filled and widened by one
 cell: it contains every reachable tool point and overstates the region by about a
-cell plus the sagitta of a grid step.
+cell plus the sagitta of a grid step. Where it reaches into the machine's own tracks
+(``[base] track_height``) the result says so (:attr:`WorkingRange.interference`) and the
+chart hatches it.
 
 Examples
 --------
@@ -48,12 +75,12 @@ import numpy as np
 
 from bondgraph.errors import AssemblyError, ParameterError
 
-from .optimise import Extreme, Probe, refine
+from .optimise import LIMIT, Extreme, Probe, refine
 from .result import AnalysisResult, save_figure
 from .study import Study
 from .threads import one_blas_thread
 
-__all__ = ["working_range", "WorkingRange", "Dimension", "tool_point"]
+__all__ = ["working_range", "WorkingRange", "Dimension", "tool_point", "LETTERS"]
 
 _DIMENSIONS = {
     "max_reach": "maximum reach",
@@ -61,13 +88,26 @@ _DIMENSIONS = {
     "max_digging_depth": "maximum digging depth",
     "max_cutting_height": "maximum cutting height",
     "max_dump_height": "maximum dump height",
+    "dump_height_45": "dump height at a 45° dump angle",
     "max_pin_height": "maximum pin height",
+    "dump_clearance": "dump clearance",
+    "dump_reach_45": "dump reach at a 45° dump angle",
 }
+#: spec-sheet letters of the dimensions (the chart's and its table's)
+LETTERS = {"max_reach": "A", "max_reach_ground": "B", "max_digging_depth": "C", "max_cutting_height": "D",
+           "max_dump_height": "E", "dump_height_45": "E", "max_pin_height": "F", "dump_clearance": "G",
+           "dump_reach_45": "G"}
 
 
 @dataclass
 class Dimension:
-    """One working-range dimension, the point measured and the posture that gives it."""
+    """One working-range dimension, the point measured and the posture that gives it.
+
+    ``refined`` False: the value is the grid's best pose, and ``bound`` (m) estimates how
+    far it may be from the extreme (the change over one grid step); ``active`` names the
+    joint ranges that hold the extreme (``"arm high"``); ``posture`` says how it is
+    measured (the dump position, the dump angle reached).
+    """
 
     key: str
     title: str
@@ -77,6 +117,28 @@ class Dimension:
     lengths: dict[str, float]            # function → cylinder length (m)
     refined: bool = True
     note: str = ""
+    bound: float = 0.0                   # m: how far an unrefined value may be off (estimate)
+    active: tuple[str, ...] = ()         # joint ranges at a bound there
+    posture: str = ""                    # the posture measured, in words
+
+    @property
+    def letter(self) -> str:
+        """The spec-sheet letter (A max reach, B reach at ground, ...)."""
+        return LETTERS.get(self.key, "")
+
+    def remark(self) -> str:
+        """The note, with what a user must know: not refined (and by how much it may be off),
+        joint ranges that hold it."""
+        bits = [self.posture] if self.posture else []
+        if self.note:
+            bits.append(self.note)
+        if self.active:
+            bits.append("held by the joint range " + ", ".join(self.active))
+        if not self.refined and np.isfinite(self.value):
+            bits.append("NOT REFINED: the stroke grid's best pose, "
+                        + (f"up to about {self.bound * 1e3:.0f} mm from the extreme (one grid step)"
+                           if np.isfinite(self.bound) else "its distance from the extreme not estimated"))
+        return "; ".join(bits)
 
 
 def tool_point(desc, point: str | None = None) -> tuple[str, str, str]:
@@ -116,7 +178,6 @@ class WorkingRange(AnalysisResult):
     """
 
     name = "working-range"
-    summary_units = {k: "m" for k in _DIMENSIONS}
 
     def __init__(self, study, grid, point, part, pin, envelope, dimensions, timings):
         self.study = study
@@ -132,23 +193,48 @@ class WorkingRange(AnalysisResult):
         return self.study.description.ground
 
     def summary(self) -> dict[str, float]:
-        return {k: d.value for k, d in self.dimensions.items()}
+        """Each dimension's value (m); a dimension left unrefined adds ``<key>_bound``, how far
+        it may be off (m)."""
+        out = {k: d.value for k, d in self.dimensions.items()}
+        out.update({f"{k}_bound": d.bound for k, d in self.dimensions.items()
+                    if not d.refined and np.isfinite(d.value)})
+        return out
+
+    @property
+    def summary_units(self) -> dict[str, str]:
+        return {k: "m" for k in self.summary()}
 
     def table(self):
+        """One row per dimension: letter, key, title, value, whether refined and the bound of
+        an unrefined one, the point measured and where, the cylinder lengths, the note."""
         import pandas as pd
 
         desc = self.study.description
         rows = []
         for d in self.dimensions.values():
-            row = {"dimension": d.key, "title": d.title, "value": d.value, "measured": d.measured,
+            row = {"letter": d.letter, "dimension": d.key, "title": d.title, "value": d.value,
+                   "refined": bool(d.refined), "bound": 0.0 if d.refined else d.bound, "measured": d.measured,
                    "x": d.point[0], "y": d.point[1]}
             row.update({f"{f}_length": d.lengths.get(f, np.nan) for f in desc.functions})
-            row["note"] = d.note
+            row["note"] = d.remark()
             rows.append(row)
         df = pd.DataFrame(rows)
-        df.attrs["units"] = {"value": "m", "x": "m", "y": "m",
+        df.attrs["units"] = {"value": "m", "bound": "m", "x": "m", "y": "m",
                              **{f"{f}_length": "m" for f in desc.functions}}
         return df
+
+    def table_text(self) -> str:
+        """The dimensions as a spec sheet: letter, title, value in mm, and the remarks (an
+        unrefined value says so, with its bound)."""
+        desc = self.study.description
+        lines = [f"working range of {desc.name} ({desc.kind}), the {self.point}; heights from the ground, "
+                 "reach from x = 0"]
+        for d in self.dimensions.values():
+            v = "—" if not np.isfinite(d.value) else f"{d.value * 1e3:8.0f} mm"
+            lines.append(f"{d.letter or ' '}  {d.title:<34} {v:>11}   {d.remark()}")
+        if self.interference:
+            lines.append(self.interference)
+        return "\n".join(lines)
 
     def contains(self, x, y) -> np.ndarray:
         """Whether points ``(x, y)`` lie inside the envelope."""
@@ -168,83 +254,215 @@ class WorkingRange(AnalysisResult):
         return {n: tuple(float(np.asarray(v).ravel()[0]) for v in p) for n, p in poses.items()}
 
     # ------------------------------------------------------------------ the chart
+    def undercarriage(self) -> np.ndarray | None:
+        """The crawler tracks' outline (K × 2, machine frame, m): from the rear to the front
+        tipping line, rounded by the idlers, ``[base] track_height`` high; None without it."""
+        base = self.study.description.base
+        if not base or not base.get("track_height") or base.get("rear_tipping_line") is None:
+            return None
+        h, g = base["track_height"], self.ground
+        r = h / 2
+        a = np.linspace(-np.pi / 2, np.pi / 2, 17)
+        front = np.column_stack([base["tipping_line"] + r * np.cos(a), g + r + r * np.sin(a)])
+        rear = np.column_stack([base["rear_tipping_line"] - r * np.cos(a), g + r - r * np.sin(a)])
+        return np.vstack([front, rear, front[:1]])
+
     def plot(self, path: str | Path | None = None, ax: Any = None):
-        """The working-range chart: envelope, the machine at each extreme posture,
-        dimension lines, ground and swing axis."""
+        """The working range as a spec sheet draws it: heights from the ground (at zero), a
+        1 m grid, the envelope of the tool point, the machine's silhouette (the front at its
+        start pose, the tracks of ``[base] track_height``), each dimension as a lettered
+        dimension line set out beside the envelope, and a table of the letters with their
+        values; where the envelope reaches into the tracks it is hatched and flagged.
+
+        With ``ax`` the chart is drawn there and the table and the legend go inside it;
+        otherwise in a new figure with the table and the legend in a panel of their own."""
         import matplotlib.pyplot as plt
+        from matplotlib.patches import Polygon
+        from matplotlib.ticker import MultipleLocator
 
         desc = self.study.description
+        g = self.ground
+        panel = None
         if ax is None:
-            fig, ax = plt.subplots(figsize=(12, 8))
+            fig, (ax, panel) = plt.subplots(1, 2, figsize=(13, 8.5), width_ratios=[3.2, 1.25],
+                                            layout="constrained")
+            panel.axis("off")
         else:
             fig = ax.figure
         env = self.envelope
-        ax.fill(env[:, 0], env[:, 1], color="tab:blue", alpha=0.10, lw=0)
-        ax.plot(env[:, 0], env[:, 1], color="tab:blue", lw=1.5, label=f"{self.point} envelope")
-        g = self.ground
-        xmin = min(float(env[:, 0].min()), -1.0)
-        xmax = float(env[:, 0].max())
-        ax.axhline(g, color="saddlebrown", lw=1.2)
-        ax.fill_between([xmin - 1, xmax + 1], g - 0.25, g, color="saddlebrown", alpha=0.15, lw=0)
-        ax.axvline(0.0, color="0.4", lw=0.8, ls="-.", label="x = 0: reach and radii are measured from it")
-        colours = {"max_reach": "tab:red", "max_reach_ground": "tab:orange", "max_digging_depth": "tab:purple",
-                   "max_cutting_height": "tab:green", "max_dump_height": "tab:brown"}
+        ex, ey = env[:, 0], env[:, 1] - g
+        ax.fill(ex, ey, color="tab:blue", alpha=0.10, lw=0, zorder=1)
+        ax.plot(ex, ey, color="tab:blue", lw=1.5, label=f"envelope of the {self.point}", zorder=2)
+        # the machine: the front at its start pose, the tracks
         kin = self.study.kinematics
-        for key, colour in colours.items():
-            d = self.dimensions.get(key)
-            if d is None or not np.isfinite(d.value):
-                continue
-            try:
-                poses = self.posture(d.lengths)
-            except AssemblyError:
-                continue
-            label = f"{d.title}: {d.value:.2f} m"
+        start = {f: kin.start.length(c) for f, c in desc.cylinder_of.items()}
+        try:
+            poses = self.posture(start)
+        except AssemblyError:
+            poses = None
+        label = "the machine at its start pose"
+        if poses is not None:
             for name, part in kin.parts.items():
                 for line in part.sketch(poses[name]):
                     xs, ys = zip(*line)
-                    ax.plot(xs, ys, color=colour, lw=1.6, alpha=0.75, solid_capstyle="round", label=label)
+                    ax.plot(xs, np.array(ys) - g, color="0.25", lw=1.8, solid_capstyle="round", zorder=5,
+                            label=label)
                     label = None
-            ax.plot(*d.point, "o", color=colour, ms=5)
-            self._dimension_line(ax, d, colour)
-        base = desc.base
-        if base:
-            label = "tipping lines ([base])"
-            for xt in (base["tipping_line"], base["rear_tipping_line"]):
-                if xt is not None:
-                    ax.plot([xt], [g], marker="^", color="k", ms=8, ls="none", label=label)
-                    xmin = min(xmin, xt - 0.5)
-                    label = None
+        tracks = self.undercarriage()
+        if tracks is not None:
+            ax.add_patch(Polygon(np.column_stack([tracks[:, 0], tracks[:, 1] - g]), closed=True, facecolor="0.55",
+                                 edgecolor="0.2", lw=1.0, zorder=4, label="tracks ([base] track_height)"))
+            if self.interference:
+                over = self._interference_region()
+                if over is not None:
+                    ax.add_patch(Polygon(np.column_stack([over[:, 0], over[:, 1] - g]), closed=True,
+                                         facecolor="none", edgecolor="tab:red", hatch="////", lw=0.8, zorder=6,
+                                         label="envelope inside the tracks"))
+        ax.axhline(0.0, color="saddlebrown", lw=1.4, zorder=3, label="ground")
+        xmin = min(float(ex.min()), -1.0, float(tracks[:, 0].min()) if tracks is not None else 0.0)
+        xmax = float(ex.max())
+        ymin, ymax = min(float(ey.min()), 0.0), float(ey.max())
+        ax.fill_between([xmin - 3, xmax + 6], -0.3, 0.0, color="saddlebrown", alpha=0.15, lw=0, zorder=0)
+        origin = "the swing axis" if desc.kind == "excavator" else "the machine frame's origin"
+        ax.axvline(0.0, color="0.4", lw=0.8, ls="-.", zorder=2, label=f"x = 0 ({origin})")
+        # the dimension lines: heights in a rack right of the envelope, reaches below it
+        colours = {"A": "tab:red", "B": "tab:orange", "C": "tab:purple", "D": "tab:green", "E": "tab:brown",
+                   "F": "tab:pink", "G": "tab:olive"}
+        heights = [d for d in self.dimensions.values() if d.letter and np.isfinite(d.value)
+                   and d.key not in ("max_reach", "max_reach_ground", "dump_reach_45")]
+        reaches = [d for d in self.dimensions.values() if d.letter and np.isfinite(d.value)
+                   and d.key in ("max_reach", "max_reach_ground", "dump_reach_45")]
+        gap = 0.55
+        rack = xmax + 0.6
+        for k, d in enumerate(sorted(heights, key=lambda d: d.letter)):
+            c = colours.get(d.letter, "k")
+            x = rack + gap * k
+            px, py = d.point[0], d.point[1] - g
+            top = py
+            ax.plot([px, x], [top, top], color=c, lw=0.7, ls=":", zorder=3)
+            ax.annotate("", xy=(x, top), xytext=(x, 0.0),
+                        arrowprops=dict(arrowstyle="<->", color=c, lw=1.0, shrinkA=0, shrinkB=0), zorder=3)
+            ax.plot(px, py, "o", color=c, ms=4, zorder=7)
+            self._letter(ax, x, top / 2, d.letter, c)
+            if d.lengths:
+                self._posture_sketch(ax, d, c)
+        below = ymin - 0.6
+        for k, d in enumerate(sorted(reaches, key=lambda d: d.letter)):
+            c = colours.get(d.letter, "k")
+            y = below - gap * k
+            px, py = d.point[0], d.point[1] - g
+            ax.plot([px, px], [py, y], color=c, lw=0.7, ls=":", zorder=3)
+            ax.annotate("", xy=(px, y), xytext=(0.0, y),
+                        arrowprops=dict(arrowstyle="<->", color=c, lw=1.0, shrinkA=0, shrinkB=0), zorder=3)
+            ax.plot(px, py, "o", color=c, ms=4, zorder=7)
+            self._letter(ax, px / 2, y, d.letter, c)
+            if d.lengths:
+                self._posture_sketch(ax, d, c)
         ax.set_aspect("equal")
-        ax.set_xlim(xmin - 0.8, xmax + 1.2)
-        ymin = min(float(env[:, 1].min()), g) - 0.6
-        ax.set_ylim(ymin, float(env[:, 1].max()) + 0.8)
-        ax.set_xlabel("x from the frame origin [m]")
-        ax.set_ylabel("y [m] (machine frame; ground at %.2f m)" % g)
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
+        ax.set_xlim(xmin - 0.8, rack + gap * max(len(heights), 1) + 0.4)
+        ax.set_ylim(below - gap * max(len(reaches), 1) - 0.3, ymax + 0.8)
+        ax.xaxis.set_major_locator(MultipleLocator(1.0))
+        ax.yaxis.set_major_locator(MultipleLocator(1.0))
+        ax.grid(True, which="major", color="0.85", lw=0.6)
+        ax.set_axisbelow(True)
+        ax.set_xlabel(f"distance from x = 0 ({origin}) [m]")
+        ax.set_ylabel("height above the ground [m]")
         ax.set_title(f"{desc.name}: working range of the {self.point} "
-                     f"({'×'.join(map(str, self.grid.shape))} stroke grid)")
-        fig.tight_layout()
+                     f"({ {'loader': 'ISO 7131 ', 'excavator': 'ISO 7135 '}.get(desc.kind, '')}dimensions; "
+                     f"{'×'.join(map(str, self.grid.shape))} stroke grid)", fontsize=11)
+        rows = [[d.letter, d.title, "—" if not np.isfinite(d.value) else f"{d.value:.2f} m"
+                 + ("" if d.refined or not np.isfinite(d.value) else " *") + (" †" if "FLAGGED" in d.note else "")]
+                for d in self.dimensions.values() if d.letter]
+        rows.sort(key=lambda r: r[0])
+        notes = []
+        if any(not d.refined and np.isfinite(d.value) for d in self.dimensions.values()):
+            notes.append("* not refined: the grid's value (see the table's bound)")
+        flagged: dict[str, list[str]] = {}
+        for d in self.dimensions.values():
+            if "FLAGGED" in d.note:
+                flagged.setdefault(d.posture, []).append(d.letter)
+        notes += [f"† {', '.join(letters)}: {posture}" for posture, letters in flagged.items()]
+        if self.interference:
+            notes.append(self.interference)
+        where = panel if panel is not None else ax
+        tab = where.table(cellText=rows, colLabels=["", "dimension", "value"], loc="upper center",
+                          colWidths=[0.08, 0.66, 0.26] if panel is not None else [0.03, 0.22, 0.08],
+                          cellLoc="left")
+        tab.auto_set_font_size(False)
+        tab.set_fontsize(8.5)
+        tab.scale(1.0, 1.3)
+        handles, labels = ax.get_legend_handles_labels()
+        if panel is not None:
+            panel.legend(handles, labels, loc="lower center", fontsize="small", frameon=True)
+            if notes:
+                panel.text(0.0, 0.5, "\n".join(_wrap(n, 48) for n in notes), transform=panel.transAxes,
+                           fontsize=7.5, va="center", ha="left", color="tab:red")
+        else:
+            ax.legend(handles, labels, loc="lower left", fontsize="x-small")
         return save_figure(fig, path)
 
-    def _dimension_line(self, ax, d: Dimension, colour: str) -> None:
+    @staticmethod
+    def _letter(ax, x, y, letter, colour):
+        ax.text(x, y, letter, color=colour, fontsize=10, fontweight="bold", ha="center", va="center", zorder=8,
+                bbox=dict(boxstyle="circle,pad=0.15", facecolor="white", edgecolor=colour, lw=0.8))
+
+    def _posture_sketch(self, ax, d, colour):
+        """The front at a dimension's posture, thin and light."""
+        try:
+            poses = self.posture(d.lengths)
+        except AssemblyError:
+            return
+        for name, part in self.study.kinematics.parts.items():
+            for line in part.sketch(poses[name]):
+                xs, ys = zip(*line)
+                ax.plot(xs, np.array(ys) - self.ground, color=colour, lw=0.8, alpha=0.35, zorder=2)
+
+    @property
+    def interference(self) -> str:
+        """Where the envelope reaches into the machine's own tracks (``[base]
+        track_height``), in words; empty when it does not or the tracks are not given."""
+        over = self._interference_region()
+        if over is None:
+            return ""
         g = self.ground
-        x, y = d.point
-        kw = dict(arrowprops=dict(arrowstyle="<->", color=colour, lw=1.0))
-        if d.key in ("max_reach", "max_reach_ground"):
-            yy = y if d.key == "max_reach_ground" else y + 0.35
-            ax.annotate("", xy=(x, yy), xytext=(0.0, yy), **kw)
-            ax.text(x / 2, yy + 0.08, f"{d.value:.2f} m", color=colour, ha="center", fontsize=8)
-        else:
-            ax.annotate("", xy=(x, y), xytext=(x, g), **kw)
-            left = d.key == "max_cutting_height"
-            ax.text(x - 0.12 if left else x + 0.12, (y + g) / 2 + (0.4 if left else 0.0), f"{d.value:.2f} m",
-                    color=colour, fontsize=8, va="center", ha="right" if left else "left")
+        return (f"INTERFERENCE: the envelope of the {self.point} reaches into the tracks at x "
+                f"{over[:, 0].min():.2f} … {over[:, 0].max():.2f} m, up to {over[:, 1].max() - g:.2f} m above the "
+                "ground: the poses there would hit the undercarriage")
+
+    def _interference_region(self) -> np.ndarray | None:
+        """The part of the tracks' outline the envelope covers, as the convex hull of the
+        covered points of a 2 cm raster (K × 2), or None."""
+        tracks = self.undercarriage()
+        if tracks is None:
+            return None
+        from matplotlib.path import Path as MplPath
+        from scipy.spatial import ConvexHull
+
+        x0, x1 = tracks[:, 0].min(), tracks[:, 0].max()
+        y0, y1 = tracks[:, 1].min(), tracks[:, 1].max()
+        X, Y = np.meshgrid(np.arange(x0, x1 + 1e-9, 0.02), np.arange(y0, y1 + 1e-9, 0.02))
+        P = np.column_stack([X.ravel(), Y.ravel()])
+        inside = MplPath(tracks).contains_points(P) & MplPath(self.envelope).contains_points(P)
+        if inside.sum() < 3:
+            return None
+        pts = P[inside]
+        try:
+            hull = ConvexHull(pts)
+        except Exception:  # noqa: BLE001 - collinear points: a thin strip, drawn as its bounding box
+            return np.array([[pts[:, 0].min(), pts[:, 1].min()], [pts[:, 0].max(), pts[:, 1].min()],
+                             [pts[:, 0].max(), pts[:, 1].max()], [pts[:, 0].min(), pts[:, 1].max()]])
+        return pts[hull.vertices]
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
 
 
 @one_blas_thread
 def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str | None = None,
-                  refine_extremes: bool = True, resolution: float = 0.02) -> WorkingRange:
+                  refine_extremes: bool = True, resolution: float = 0.02, dump: str = "retract") -> WorkingRange:
     """The working range of any machine of the description format.
 
     Parameters
@@ -259,11 +477,16 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
         Refine each dimension continuously from its grid optimum (default).
     resolution : float
         Raster cell of the envelope (m).
+    dump : "retract" or "extend"
+        The end of the tool functions' strokes that turns the tool open, its dump position
+        (default ``"retract"``: a backhoe's bucket cylinder and a Z-bar loader's tilt
+        cylinder dump retracting; their digging stroke extends, as :func:`.tool_forces`
+        assumes).
 
     Raises
     ------
     ParameterError
-        No ground level (``[machine] ground``), no tool point, a bad grid.
+        No ground level (``[machine] ground``), no tool point, a bad grid, a bad ``dump``.
     AssemblyError
         The start pose cannot be carried to the grid.
     """
@@ -274,6 +497,9 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
                              "[machine] ground (y of the ground in the machine frame, e.g. \"-1.70 m\")")
     if not (isinstance(resolution, (int, float)) and np.isfinite(resolution) and resolution > 0):
         raise ParameterError(f"envelope resolution {resolution!r}: expected a length > 0 (m)")
+    if dump not in ("retract", "extend"):
+        raise ParameterError(f"working range: dump = {dump!r}, expected 'retract' or 'extend' (the end of the "
+                             "tool's stroke that turns it open)")
     name, part, pt = tool_point(desc, point)
     kin = study.kinematics
     pin = kin.parts[part].root.name
@@ -299,22 +525,22 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
     def start_at(idx) -> dict[str, float]:
         return {c: float(grid.axes[c][k]) for c, k in zip(grid.cylinders, idx)}
 
-    def make(key, ext: Extreme, value: float, measured: str, where: str, note: str = ""):
+    def make(key, ext: Extreme, value: float, measured: str, where: str, posture: str = "", note: str = ""):
         dims[key] = Dimension(key, _DIMENSIONS[key], value, measured, ext.points[where],
-                              {fn_of[c]: v for c, v in ext.lengths.items()}, ext.refined, note)
+                              {fn_of[c]: v for c, v in ext.lengths.items()}, ext.refined, note, ext.bound,
+                              ext.active, posture)
 
     def best(values, maximise, objective, vary=None, constraint=None, start=None):
         idx = np.unravel_index(np.nanargmax(values) if maximise else np.nanargmin(values), grid.shape)
         s0 = start or start_at(idx)
-        if refine_extremes:
-            return refine(probe, objective, s0, maximise=maximise, vary=vary, constraint=constraint)
-        return refine(probe, objective, s0, maximise=maximise, vary=[])
+        return refine(probe, objective, s0, maximise=maximise, vary=vary, constraint=constraint,
+                      optimise=refine_extremes)
 
     e = best(x, True, lambda p: p[tip][0])
     make("max_reach", e, e.value, name, tip)
     e = best(y, False, lambda p: p[tip][1])
     make("max_digging_depth", e, g - e.value, name, tip,
-         f"negative: the {name} never goes below ground" if e.value > g else "")
+         note=f"negative: the {name} never goes below ground" if e.value > g else "")
     e = best(y, True, lambda p: p[tip][1])
     make("max_cutting_height", e, e.value - g, name, tip)
     # reach at ground level: the grid's crossings of the ground, then a constrained refinement
@@ -325,43 +551,113 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
                                              f"the {name} never reaches ground level")
     else:
         s0, _ = cross
-        if refine_extremes:
-            e = refine(probe, lambda p: p[tip][0], s0, maximise=True, constraint=lambda p: p[tip][1] - g)
-        else:
-            e = refine(probe, lambda p: p[tip][0], s0, vary=[])
+        e = refine(probe, lambda p: p[tip][0], s0, maximise=True, constraint=lambda p: p[tip][1] - g,
+                   optimise=refine_extremes)
         make("max_reach_ground", e, e.value, name, tip)
-    # dump height: the pin at its highest, then the tool turned to its lowest tip
+    # the tool's pin and, for an excavator, the dump height
     if kin.parent[part] is None:   # the point's part turns about a chassis pivot: no tool on a pin
         note = (f"the {part} turns about its chassis pivot {pin}: no tool pin to raise (measure a point "
                 "on a part carried by another, e.g. a bucket's)")
-        for key, what in (("max_pin_height", f"{part} pin {pin}"), ("max_dump_height", name)):
+        keys = [("max_pin_height", f"{part} pin {pin}")]
+        if desc.kind == "excavator":
+            keys += [("max_dump_height", name), ("dump_clearance", name)]
+        for key, what in keys:
             dims[key] = Dimension(key, _DIMENSIONS[key], np.nan, what, (np.nan, np.nan), {}, False, note)
     else:
         pin_cyls = sorted(kin._deps(kin.parent[part][0], None))
         moving = {desc.cylinder_of[f] for f in study.moving_functions(part, pt)}
         tool = [c for c in kin.cylinders if c in moving and c not in pin_cyls]
         e = best(py, True, lambda p: p[pinkey][1], vary=pin_cyls or None)
-        make("max_pin_height", e, e.value - g, f"{part} pin {pin}", pinkey)
-        if tool:
-            idx = tuple(int(np.argmin(np.abs(grid.axes[c] - e.lengths[c]))) if c in pin_cyls else slice(None)
-                        for c in grid.cylinders)
-            sub = np.where(np.isfinite(y[idx]), y[idx], np.inf)
-            k = np.unravel_index(np.argmin(sub), sub.shape)
-            s0 = dict(e.lengths)
-            for c, kk in zip([c for c in grid.cylinders if c not in pin_cyls], k):
-                s0[c] = float(grid.axes[c][kk])
-            e2 = refine(probe, lambda p: p[tip][1], s0, vary=tool if refine_extremes else [])
-            make("max_dump_height", e2, e2.value - g, name, tip,
-                 f"{name} lowest ({', '.join(fn_of[c] for c in tool)} turned) with the {part} pin highest")
-        else:
-            make("max_dump_height", e, e.points[tip][1] - g, name, tip, "no tool function: at the highest pin")
+        make("max_pin_height", e, e.value - g, f"{part} pin {pin}", pinkey, "the pin at its highest")
+        if desc.kind == "excavator":
+            _dump_dimensions(dims, make, grid, probe, y, e, pin_cyls, tool, dump, refine_extremes, name, part,
+                             tip, fn_of, g)
     timings["dimensions"] = time.perf_counter() - T
     T = time.perf_counter()
     env = envelope(grid, x, y, resolution)
     timings["envelope"] = time.perf_counter() - T
-    order = ["max_reach", "max_reach_ground", "max_digging_depth", "max_cutting_height", "max_dump_height",
-             "max_pin_height"]
+    if desc.kind == "loader":
+        from .loading import dump_at_angle
+
+        top = dims["max_pin_height"]
+        if np.isfinite(top.value):
+            dims.update(dump_at_angle(study, grid, top, part, pt, name, refine_extremes))
+        else:
+            for key in ("dump_height_45", "dump_reach_45"):
+                dims[key] = Dimension(key, _DIMENSIONS[key], np.nan, name, (np.nan, np.nan), {}, False, top.note)
+    order = [k for k in _DIMENSIONS if k in dims]
     return WorkingRange(study, grid, name, part, pin, env, {k: dims[k] for k in order}, timings)
+
+
+def _dump_dimensions(dims, make, grid, probe, y, pin_top, pin_cyls, tool, dump, refine_extremes, name, part,
+                     tip, fn_of, g) -> None:
+    """ISO 7135 maximum dumping height (the tip with the tool's pin at its highest and the
+    tool in its dump position: its cylinders at the dump end of their strokes, or as far as
+    a joint range lets them go) and the dump clearance (the tip's lowest point as the tool
+    turns, the pin at its highest), into ``dims``."""
+    if not tool:
+        make("max_dump_height", pin_top, pin_top.points[tip][1] - g, name, tip,
+             "no tool function: at the highest pin")
+        return
+    retract = dump == "retract"
+    verb = "retracted" if retract else "extended"
+    tools = ", ".join(fn_of[c] for c in tool)
+    kin = probe.kin
+    s0 = dict(pin_top.lengths)
+    for c in tool:
+        s0[c] = kin.parts[c].length_limits[0 if retract else 1]
+    pts, ok = probe.at({c: np.array([v]) for c, v in s0.items()})
+    margins = [float(np.asarray(m)[0]) for k, v in pts.items() if k.startswith(LIMIT) for m in v]
+    if ok[0] and all(m >= 0 for m in margins):     # the stroke end: exactly there
+        e = refine(probe, lambda p: p[tip][1], s0, vary=[], optimise=False)
+        e.refined, e.bound, e.active = pin_top.refined, pin_top.bound, pin_top.active
+        posture = f"{part} pin at its highest, dump position: {tools} cylinder fully {verb}"
+    else:                                          # a joint range stops the tool: turned as far as it allows
+        sign = 1.0 if retract else -1.0
+        e = refine(probe, lambda p: sum(sign * p[f"length:{c}"] for c in tool), pin_top.lengths, vary=tool,
+                   optimise=refine_extremes)
+        L = {c: np.array([v]) for c, v in e.lengths.items()}
+        pts, _ = probe.at(L)
+        first = {k: tuple(float(np.asarray(a)[0]) for a in v) if isinstance(v, tuple) else float(np.asarray(v)[0])
+                 for k, v in pts.items()}
+        e = Extreme(first[tip][1], e.lengths, first, e.refined and pin_top.refined,
+                    pin_top.bound if e.refined else np.nan, tuple(dict.fromkeys(pin_top.active + e.active)))
+        posture = (f"{part} pin at its highest, dump position: {tools} turned open as far as the joint range "
+                   f"{', '.join(e.active) or 'allows'}")
+    rise = e.points[tip][1] - pin_top.points[f"{part}/{kin.parts[part].root.name}"][1]
+    posture += f" (the {name} {abs(rise):.2f} m {'above' if rise > 0 else 'below'} the pin)"
+    make("max_dump_height", e, e.value - g, name, tip, posture,
+         "ISO 7135 maximum dumping height (our reading: the tip with the bucket pin at its highest and "
+         "the bucket in its dump position, turned fully open)")
+    # the dump clearance: the pin at its highest, the tip's lowest point as the tool turns
+    cyls = grid.cylinders
+    idx = tuple(int(np.argmin(np.abs(grid.axes[c] - pin_top.lengths[c]))) if c in pin_cyls else slice(None)
+                for c in cyls)
+    sub = np.where(np.isfinite(y[idx]), y[idx], np.inf)
+    k = np.unravel_index(np.argmin(sub), sub.shape)
+    s0 = dict(pin_top.lengths)
+    for c, kk in zip([c for c in cyls if c not in pin_cyls], k):
+        s0[c] = float(grid.axes[c][kk])
+    e2 = refine(probe, lambda p: p[tip][1], s0, vary=tool, optimise=refine_extremes)
+    if not pin_top.refined:    # the pin's posture is the grid's: its bound carries over
+        e2 = Extreme(e2.value, e2.lengths, e2.points, False, e2.bound + pin_top.bound, e2.active)
+    make("dump_clearance", e2, e2.value - g, name, tip,
+         f"the {part} pin at its highest, the {name} at its lowest as {tools} turns",
+         "the least height of the tip while the tool turns at the highest pin (clearance over a truck body)")
+
+
+def _violated(grid, idx) -> list[tuple[str, int]]:
+    """The joint ranges a grid node lies outside: ``(name, 0 low | 1 high)``."""
+    from .kinematics import limit_margins
+
+    ang = {u: np.broadcast_to(v, grid.shape)[idx] for u, v in grid.angles.items()}
+    out = []
+    for nm, (below, above) in limit_margins(ang, grid.limits).items():
+        if below < 0:
+            out.append((nm, 0))
+        if above < 0:
+            out.append((nm, 1))
+    return out
 
 
 def _ground_crossing(grid, x, y, g):

@@ -58,15 +58,16 @@ __all__ = ["sweep", "ANALYSES", "parse_values", "run_analysis"]
 def _analyses() -> dict[str, Callable]:
     from .energy import cycle_energy
     from .lifting import lift_capacity
+    from .loading import breakout_forces
     from .digging import tool_forces
     from .reach import working_range
 
     return {"working-range": working_range, "tool-forces": tool_forces, "lift-capacity": lift_capacity,
-            "cycle-energy": cycle_energy}
+            "breakout-forces": breakout_forces, "cycle-energy": cycle_energy}
 
 
 #: analysis name → ``function(study, **options)`` returning an AnalysisResult
-ANALYSES = ("working-range", "tool-forces", "lift-capacity", "cycle-energy")
+ANALYSES = ("working-range", "tool-forces", "lift-capacity", "breakout-forces", "cycle-energy")
 
 _RANGE = re.compile(r"^\s*([+-]?[\d.eE+-]+)\s*\.\.\s*([+-]?[\d.eE+-]+)\s*([^:]*?)\s*:\s*(\d+)\s*$")
 
@@ -502,6 +503,10 @@ def _check_requirements(analysis, desc, options) -> None:
         tool_point(desc, (options or {}).get("point"))
     elif analysis == "lift-capacity":
         BaseMachine.of(desc)
+    elif analysis == "breakout-forces":
+        from .loading import require_loader
+
+        require_loader(desc, "breakout forces (ISO 14397-2)")
 
 
 def _check_options(analysis, options) -> None:

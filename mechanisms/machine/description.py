@@ -10,6 +10,7 @@ reported at once, each with its key and its line in the file. The format
     gravity = "9.81 m/s^2"
     ground = "-1.70 m"             # optional: y of the ground (plots, "tip below ground")
     default_cycle = "dig_lift_dump"
+    kind = "excavator"             # optional: excavator (default) | loader | crane (the standards)
 
     [boom]                         # a part: any other table with a `type`
     type = "body"                  # body | lever | cylinder
@@ -58,9 +59,15 @@ reported at once, each with its key and its line in the file. The format
     [base]                         # optional: the base machine, for tipping (needs ground)
     tipping_line = "1.83 m"        # x of the front tipping line at ground level
     rear_tipping_line = "-1.83 m"  # optional: x of the rear tipping line
+    side_tipping_line = "1.30 m"   # optional: swing axis to the side tipping line (over-side lift)
+    track_height = "0.92 m"        # optional: crawler tracks (drawn and checked in the chart)
     [base.masses.counterweight]    # any number of named masses of the base, world frame
     mass = "3800 kg"
     cog = ["-2.35 m", "0.15 m"]
+    [base.masses.undercarriage]
+    mass = "7600 kg"
+    cog = ["0 m", "-1.25 m"]
+    swings = false                 # stays put when the upper structure swings (over-side lift)
 
     [cycles.dig_lift_dump]         # named cycles: CSV files next to the machine file
     extensions = "dig_lift_dump_lengths.csv"
@@ -103,7 +110,7 @@ from .quantities import to_si
 from .tomlfile import TomlFile
 
 __all__ = ["MachineDescription", "PartSpec", "DATA", "RESERVED", "RUNTIME_KEYS", "PORT_CLASSES",
-           "MODES"]
+           "MODES", "KINDS"]
 
 #: the folder of the shipped machine files and their cycles (``excavator.toml``, ...)
 DATA = Path(str(resources.files("mechanisms") / "data"))
@@ -125,7 +132,7 @@ class Key:
     """One key of a section: how to read it and what is expected."""
 
     name: str
-    kind: str = "quantity"     # quantity | point | int | number | text | name | table
+    kind: str = "quantity"     # quantity | point | int | number | text | name | table | bool
     unit: str = ""
     required: bool = True
     default: Any = None
@@ -141,7 +148,13 @@ _MACHINE = [
     Key("gravity", unit="m/s^2", check="nonneg", doc="acceleration of gravity along −y"),
     Key("ground", unit="m", required=False, doc="y of the ground level in the machine frame"),
     Key("default_cycle", "name", required=False, doc="the [cycles] entry a run uses by default"),
+    Key("kind", "name", required=False, default="excavator",
+        doc="what the machine is, for the design studies' standards: excavator (ISO 7135 working "
+            "range, ISO 6015 tool forces, ISO 10567 lift capacity), loader (ISO 7131 dump height and "
+            "reach, ISO 14397-2 breakout forces) or crane (working range and lift capacity only)"),
 ]
+#: the values of ``[machine] kind``
+KINDS = ("excavator", "loader", "crane")
 _BODY = [
     Key("type", "text", doc='"body": a rigid part with one Rt, one Pd and any number of Li'),
     Key("mass", unit="kg", check="nonneg", doc="mass of the part"),
@@ -205,11 +218,20 @@ _PAYLOAD = [Key("part", "name", doc="the body that carries it"),
 _BASE = [
     Key("tipping_line", unit="m", doc="x of the front tipping line, at ground level"),
     Key("rear_tipping_line", unit="m", required=False, doc="x of the rear tipping line"),
+    Key("side_tipping_line", unit="m", required=False, check="positive",
+        doc="distance from the swing axis to the side tipping line, at ground level (a crawler: "
+            "half the track gauge), for the lift capacity over the side"),
+    Key("track_height", unit="m", required=False, check="positive",
+        doc="height of the crawler tracks (the undercarriage drawn, and kept clear of, in the "
+            "working-range chart: tracks from the rear to the front tipping line)"),
     Key("masses", "table", doc="named masses of the base machine: mass and cog (world frame)"),
     Key("note", "text", required=False, doc="free text (sources, estimates)"),
 ]
 _BASE_MASS = [Key("mass", unit="kg", check="nonneg", doc="mass"),
               Key("cog", "point", unit="m", doc="centre of gravity [x, y], world frame"),
+              Key("swings", "bool", required=False, default=True,
+                  doc="false for a mass that stays with the undercarriage when the upper structure "
+                      "swings (the tracks): over the side it is taken on the machine's centreline"),
               Key("note", "text", required=False, doc="free text (sources, estimates)")]
 _PART_KEYS = {"body": _BODY, "lever": _LEVER, "cylinder": _CYLINDER}
 
@@ -260,8 +282,12 @@ class MachineDescription:
     cycles : dict
         Name → ``{mode: Path}``.
     base : dict or None
-        ``[base]``: ``tipping_line``, ``rear_tipping_line`` (or None) and ``masses``
-        (name → ``{"mass", "cog"}``), SI; None when the file has no ``[base]``.
+        ``[base]``: ``tipping_line``, ``rear_tipping_line``, ``side_tipping_line``,
+        ``track_height`` (each None when not given) and ``masses`` (name → ``{"mass",
+        "cog"}``), SI; None when the file has no ``[base]``.
+    kind : str
+        ``[machine] kind``: ``"excavator"`` (the default), ``"loader"`` or ``"crane"`` —
+        which standards the design studies apply (:data:`KINDS`).
     values : dict
         Every numeric value by dotted key (SI): what ``overrides`` and ``Machine.set`` address.
     file : TomlFile
@@ -299,6 +325,7 @@ class MachineDescription:
     overrides: dict[str, Any] = field(default_factory=dict)
     base: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    kind: str = "excavator"
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -423,12 +450,13 @@ class MachineDescription:
         Examples
         --------
         >>> s = MachineDescription.load(DATA / "excavator.toml").sections()
-        >>> sorted(s)[:5], s["start"]["boom"]
-        (['base', 'circuit', 'cycles', 'default_cycle', 'ground'], '50 deg')
+        >>> sorted(s)[:6], s["start"]["boom"]
+        (['base', 'circuit', 'cycles', 'default_cycle', 'ground', 'kind'], '50 deg')
         """
         raw = self.raw_tables()
         m = raw.get("machine", {})
-        out: dict[str, Any] = {k: m[k] for k in ("name", "title", "source", "default_cycle", "ground") if k in m}
+        out: dict[str, Any] = {k: m[k] for k in ("name", "title", "source", "default_cycle", "ground", "kind")
+                               if k in m}
         for k in ("start", "outputs", "limits", "circuit", "base", "cycles"):
             if k in raw:
                 out[k] = raw[k]
@@ -589,6 +617,11 @@ class _Reader:
                                   "starting with a letter")
                     return None
                 return raw
+            if spec.kind == "bool":
+                if not isinstance(raw, bool):
+                    self.bad(key, f"found {raw!r}, expected true or false")
+                    return None
+                return raw
             if spec.kind == "table":
                 if not isinstance(raw, Mapping):
                     self.bad(key, f"found {raw!r}, expected a table")
@@ -717,6 +750,10 @@ class _Reader:
         if circuit is not None and not isinstance(circuit, Mapping):
             self.bad("circuit", f"found {circuit!r}, expected a table with a `type`")
             circuit = None
+        kind = machine.get("kind", "excavator")
+        if kind not in KINDS:
+            self.bad("machine.kind", f"found {kind!r}, expected one of {', '.join(KINDS)}")
+            kind = "excavator"
         default_cycle = machine.get("default_cycle")
         if default_cycle is not None and default_cycle not in cycles:
             self.bad("machine.default_cycle", f"{default_cycle!r} is not one of the [cycles] "
@@ -734,7 +771,7 @@ class _Reader:
             output_points=out_points, angles=angles, start=start, guess=guess, limits=limits,
             payloads=payloads, circuit=dict(circuit) if circuit is not None else None, cycles=cycles,
             default_cycle=default_cycle, values=self.values, file=self.f,
-            overrides=dict(self.overrides), base=base, raw=data)
+            overrides=dict(self.overrides), base=base, raw=data, kind=kind)
 
     def part(self, name: str, raw: Mapping[str, Any]) -> PartSpec | None:
         typ = raw.get("type")
@@ -987,6 +1024,7 @@ class _Reader:
                 continue
             m = self.table(f"base.masses.{name}", v, _BASE_MASS)
             if {"mass", "cog"} <= set(m):
+                m.setdefault("swings", True)
                 masses[name] = m
         if isinstance(vals.get("masses"), Mapping) and not vals["masses"]:
             self.bad("base.masses", "empty: give the base machine's masses ([base.masses.NAME] "
@@ -999,6 +1037,7 @@ class _Reader:
             self.bad("base.rear_tipping_line", f"{vals['rear_tipping_line']:g} m, expected behind "
                                                f"(less than) the front tipping line {vals['tipping_line']:g} m")
         return {"tipping_line": vals.get("tipping_line"), "rear_tipping_line": vals.get("rear_tipping_line"),
+                "side_tipping_line": vals.get("side_tipping_line"), "track_height": vals.get("track_height"),
                 "masses": masses}
 
     def cycles(self, raw: Any) -> dict[str, dict[str, Path]]:

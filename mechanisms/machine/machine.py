@@ -126,7 +126,7 @@ class Machine:
                        limits: Mapping[str, Any] | None = None, circuit: Mapping[str, Any] | None = None,
                        base: Mapping[str, Any] | None = None, cycles: Mapping[str, Any] | None = None,
                        ground: Any = None, name: str | None = None, title: str | None = None,
-                       source: str | None = None, default_cycle: str | None = None,
+                       source: str | None = None, default_cycle: str | None = None, kind: str | None = None,
                        formulation: str = "causal", **kw: Any) -> "Machine":
         """A machine from a mechanism built from templates in Python: the same object, with
         the same checks and capabilities, as one read from a machine file.
@@ -155,8 +155,9 @@ class Machine:
             ``[limits]`` joint ranges, the hydraulic ``[circuit]`` (``type`` fixed,
             load-sensing or open-centre, its tables by function name), the base machine
             ``[base]`` for tipping studies, named ``[cycles]`` (CSV files).
-        ground, name, title, source, default_cycle
-            The ``[machine]`` table's keys (``ground = "-1.2 m"``).
+        ground, name, title, source, default_cycle, kind
+            The ``[machine]`` table's keys (``ground = "-1.2 m"``; ``kind = "loader"`` for the
+            loader standards of the design studies).
         formulation : str
             As for :class:`Machine`.
 
@@ -180,7 +181,8 @@ class Machine:
         t0 = time.perf_counter()
         desc = MachineDescription.from_mechanism(
             mechanism, start=start, guess=guess, outputs=outputs, limits=limits, circuit=circuit, base=base,
-            cycles=cycles, ground=ground, name=name, title=title, source=source, default_cycle=default_cycle)
+            cycles=cycles, ground=ground, name=name, title=title, source=source, default_cycle=default_cycle,
+            kind=kind)
         m = cls(desc, mode, formulation=formulation, **kw)
         m.build_time = time.perf_counter() - t0
         return m

@@ -171,7 +171,8 @@ def description_from_mechanism(mechanism, *, start: Mapping[str, Any], guess: Ma
                                circuit: Mapping[str, Any] | None = None, base: Mapping[str, Any] | None = None,
                                cycles: Mapping[str, Any] | None = None, ground: Any = None,
                                name: str | None = None, title: str | None = None, source: str | None = None,
-                               default_cycle: str | None = None, directory: str | Path | None = None):
+                               default_cycle: str | None = None, directory: str | Path | None = None,
+                               kind: str | None = None):
     """The :class:`~mechanisms.machine.MachineDescription` of a mechanism plus the machine's
     other sections, given as in a machine file (values with units); see
     :meth:`Machine.from_mechanism <mechanisms.machine.Machine.from_mechanism>`.
@@ -193,7 +194,7 @@ def description_from_mechanism(mechanism, *, start: Mapping[str, Any], guess: Ma
     data: dict[str, Any] = {"machine": {"name": name or mechanism.name,
                                         "gravity": quantity(tables.pop("gravity"), "m/s^2")}}
     m = data["machine"]
-    for k, v in (("title", title), ("source", source), ("default_cycle", default_cycle)):
+    for k, v in (("title", title), ("source", source), ("default_cycle", default_cycle), ("kind", kind)):
         if v is not None:
             m[k] = v
     if ground is not None:

@@ -73,7 +73,7 @@ def _potential(study, pose):
 def test_loader_tool_forces_equal_virtual_work_on_the_assembly_solver(loader):
     """Breakout (tilt) and lift forces with the weights, by finite differences of the
     assembly solver's poses: F_tool = (p·A_cap − ∂V/∂s)/|∂Q/∂s|."""
-    tf = tool_forces(loader, n=8, relief="250 bar", weights=True)
+    tf = tool_forces(loader, n=8, relief="250 bar", weights=True, generic=True)
     L = {"lift": 1.6, "tilt": 1.1}
     cyl = loader.description.cylinder_of
     got = tf.at({f: [v] for f, v in L.items()})

@@ -74,13 +74,49 @@ def _check_moment_balance(ex, lc):
             caps.append((p * a_cap - hold) / dy if dy > 0 else (-p * a_rod - hold) / dy)
         assert row["hydraulic"] == pytest.approx(min(caps) / grav, rel=1e-6)
         assert row["rated"] == pytest.approx(min(0.87 * min(caps), 0.75 * W_tip) / grav, rel=1e-6)
+        # over the side: the upper structure and the front swung 90°, the side tipping line half
+        # the track gauge out, the undercarriage (swings = false) on the machine's centreline
+        xs = float(ex.data["base"]["side_tipping_line"].split()[0])
+        fixed = {k for k, v in ex.data["base"]["masses"].items() if v.get("swings", True) is False}
+        M_s = sum(m * grav * (float(p[0]) - xs) for m, p in ex.weight_points(*s))
+        M_s += sum(m * grav * ((0.0 if k in fixed else float(p[0])) - xs) for k, (m, p) in ex.base.items())
+        W_side = -M_s / (K[0] - xs)
+        assert fixed == {"undercarriage"}
+        assert row["tipping_side"] == pytest.approx(W_side / grav, rel=1e-6)
+        assert row["rated_side"] == pytest.approx(min(0.87 * min(caps), 0.75 * W_side) / grav, rel=1e-6)
+        assert row["rated_side"] < row["rated"]                  # the side is the less stable
+
+
+def test_a_payload_is_what_is_rated_not_front_weight(lc):
+    """A ``[payloads]`` mass of the file (300 kg of soil in the bucket) is left out: the rated
+    loads are those of the machine without it (at 7.5 m and ground level they were 4.23 t where
+    4.44 t is right: the soil counted as dead weight of the front), and the table says what it
+    left out."""
+    from mechanisms.machine.description import MachineDescription
+
+    text = (DATA / "excavator.toml").read_text() + ('\n[payloads.soil]\npart = "bucket"\n'
+                                                    'at = ["0.4 m", "-0.5 m"]\nmass = "300 kg"\n')
+    soil = lift_capacity(MachineDescription.from_text(text, name="soil.toml", base=DATA),
+                         heights=["-1.5 m", "0 m", "3 m"], radii=["4.5 m", "7.5 m"])
+    for a, b in zip(lc.rows, soil.rows):
+        for key in ("rated", "hydraulic", "tipping", "rated_side", "tipping_side"):
+            assert b[key] == pytest.approx(a[key], rel=1e-12, nan_ok=True), key
+    assert soil.payloads == {"soil": 300.0} and lc.payloads == {}
+    assert "payloads left out: soil 300 kg" in soil.table_text()
+    # the machine's model keeps its payload for the runs that follow
+    st = soil.study.statics.machine
+    assert st.model.model.params["payloads.soil.mass"] == pytest.approx(300.0)
 
 
 def test_table_cells_out_of_reach_and_the_familiar_layout(lc, tmp_path):
     m = lc.matrix()
     assert list(m.index) == [3.0, 0.0, -1.5] and list(m.columns) == [4.5, 7.5]
+    side = lc.matrix("side")
+    assert (side.values <= m.values).all()
     text = lc.table_text()
-    assert "rated lift capacity" in text and "4.50 m" in text
+    assert "rated lift capacity over the front / over the side" in text and "4.50 m" in text
+    row = next(r for r in lc.rows if np.isfinite(r["rated"]))
+    assert f"{row['rated'] / 1e3:.2f}" in text and f"{row['rated_side'] / 1e3:.2f}" in text
     far = lift_capacity(lc.study, heights=["0 m"], radii=["20 m"])
     assert far.rows[0]["limit"] == "out of reach" and np.isnan(far.rows[0]["rated"])
     lc.write(tmp_path)

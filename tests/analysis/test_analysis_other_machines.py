@@ -58,7 +58,9 @@ def test_crane_lift_capacity_at_its_hook_equals_a_moment_balance(crane_file, cra
     """The hook (outer.T) is the load point: the knuckle, the outer boom's pin, moves with
     the lift cylinder alone and could not be placed at a height and a radius."""
     assert crane_lc.point == ("outer", "T") and crane_lc.moving == ["lift", "fold"]
-    m = Machine.from_file(crane_file, mode="extensions")
+    # the file's 500 kg hook load is what is being rated: left out of the front's weight
+    assert crane_lc.payloads == {"hook_load": 500.0} and "payloads left out: hook_load 500 kg" in crane_lc.table_text()
+    m = Machine.from_file(crane_file, {"payloads.hook_load.mass": "0 kg"}, mode="extensions")
     d = m.description
     grav, xt, p_relief, h = d.gravity, 1.2, 250e5, 1e-6
     rows = [r for r in crane_lc.rows if np.isfinite(r["rated"])]
@@ -124,7 +126,7 @@ def test_tool_forces_at_the_optimum_equal_virtual_work(machine_study):
     from mechanisms.analysis import tool_forces
 
     name, study = machine_study
-    tf = tool_forces(study, n=10)
+    tf = tool_forces(study, n=10, functions=study.description.functions, generic=True)
     m = Machine.from_file(DATA / f"{name}.toml", mode="extensions")
     d = m.description
     part, pt = d.output_points[tf.point]
@@ -153,28 +155,69 @@ def loader_range():
     return working_range(DATA / "wheel_loader.toml", n=30)
 
 
-def test_loader_pin_and_dump_heights_equal_a_direct_search(loader_range):
-    """The bucket pin's highest point (the lift alone moves it) and the edge's lowest point
-    with the pin there (the tilt turned), by a bounded scalar search over the assembly
-    solver's poses."""
+def test_loader_pin_height_and_iso_7131_dump_equal_a_direct_search(loader_range):
+    """The bucket pin's highest point (the lift alone moves it), and the ISO 7131 dump height
+    and reach: the cutting edge with the pin there and the bucket floor turned 45° down — this
+    bucket turns 37.3° down at most at full lift, so both are measured there and flagged —
+    by bounded scalar searches over the assembly solver's poses."""
     from scipy.optimize import minimize_scalar
 
     m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
     d = m.description
     tilt0 = m.start_pose.length(d.cylinder_of["tilt"])
 
-    def y(part_point, lift, tilt):
-        return m.pose_at_lengths({"lift": lift, "tilt": tilt}).points()[part_point][1]
+    def pose(lift, tilt):
+        return m.pose_at_lengths({"lift": lift, "tilt": tilt})
 
     lo, hi = d.stroke_limits("lift")
-    pin = minimize_scalar(lambda s: -y("boom/D", s, tilt0), bounds=(lo, hi), method="bounded",
+    pin = minimize_scalar(lambda s: -pose(s, tilt0).points()["boom/D"][1], bounds=(lo, hi), method="bounded",
                           options={"xatol": 1e-9})
     dim = loader_range.dimensions
     assert dim["max_pin_height"].value == pytest.approx(-pin.fun - d.ground, abs=1e-6)
     lo_t, hi_t = d.stroke_limits("tilt")
-    dump = minimize_scalar(lambda s: y("bucket/Q", pin.x, s), bounds=(lo_t, hi_t), method="bounded",
-                           options={"xatol": 1e-9})
-    assert dim["max_dump_height"].value == pytest.approx(dump.fun - d.ground, abs=1e-6)
+    deepest = minimize_scalar(lambda s: pose(pin.x, s).angle("bucket"), bounds=(lo_t, hi_t), method="bounded",
+                              options={"xatol": 1e-10})
+    angle = -np.degrees(deepest.fun)
+    assert angle == pytest.approx(37.3, abs=0.05)           # the issue's figure: short of 45°
+    edge = pose(pin.x, deepest.x).points()["bucket/Q"]
+    assert dim["dump_height_45"].value == pytest.approx(edge[1] - d.ground, abs=1e-6)
+    assert dim["dump_reach_45"].value == pytest.approx(edge[0], abs=1e-6)
+    for key in ("dump_height_45", "dump_reach_45"):
+        assert "FLAGGED" in dim[key].remark() and f"{angle:.1f}°" in dim[key].remark()
+    assert "max_dump_height" not in dim and "dump_clearance" not in dim     # the excavator's figures
+
+
+def test_loader_dump_at_an_angle_it_reaches_equals_a_bisection():
+    """At a dump angle the bucket reaches (30°), the edge is where the floor is 30° down:
+    a bisection on the tilt length with the assembly solver."""
+    import math
+
+    from mechanisms.analysis import Study
+    from mechanisms.analysis.loading import dump_at_angle
+
+    st = Study(DATA / "wheel_loader.toml")
+    wr = working_range_of(st)
+    got = dump_at_angle(st, wr.grid, wr.dimensions["max_pin_height"], "bucket", "Q", "edge",
+                        angle=math.radians(30.0))
+    m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
+    lift = wr.dimensions["max_pin_height"].lengths["lift"]
+    lo, hi = m.description.stroke_limits("tilt")
+    a, b = lo, hi                      # the bucket angle rises with the tilt length here
+    for _ in range(60):
+        mid = 0.5 * (a + b)
+        a, b = (mid, b) if m.pose_at_lengths({"lift": lift, "tilt": mid}).angle("bucket") < -math.radians(30) \
+            else (a, mid)
+    edge = m.pose_at_lengths({"lift": lift, "tilt": 0.5 * (a + b)}).points()["bucket/Q"]
+    h = got["dump_height_45"]
+    assert h.refined and "FLAGGED" not in h.remark() and "dump angle 30°" in h.posture
+    assert h.value == pytest.approx(edge[1] - m.description.ground, abs=1e-6)
+    assert got["dump_reach_45"].value == pytest.approx(edge[0], abs=1e-6)
+
+
+def working_range_of(study):
+    from mechanisms.analysis import working_range
+
+    return working_range(study, n=30)
 
 
 def test_a_point_on_a_part_pivoted_on_the_chassis_has_no_pin_or_dump_height():
@@ -184,7 +227,7 @@ def test_a_point_on_a_part_pivoted_on_the_chassis_has_no_pin_or_dump_height():
     from mechanisms.analysis import working_range
 
     wr = working_range(DATA / "wheel_loader.toml", n=20, point="pin")
-    for key in ("max_pin_height", "max_dump_height"):
+    for key in ("max_pin_height", "dump_height_45", "dump_reach_45"):
         d = wr.dimensions[key]
         assert np.isnan(d.value) and "chassis pivot A" in d.note, key
     m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
@@ -234,10 +277,10 @@ def test_cycle_energy_adds_up_and_its_potential_equals_the_weights_lifted(machin
 def test_joint_ranges_bound_the_refined_extremes():
     """A ``[limits]`` range on the loader's bucket (tilt = bucket − boom ≥ −60°): the grid
     leaves out the poses beyond it and the continuous refinement keeps to it (it went on to
-    −88°, reporting the unconstrained dump height): the dump height is the edge's lowest point
-    with the pin highest and the bucket at most 60° down, found here by root finding on the
-    range and a bounded search over the assembly solver's poses."""
-    from scipy.optimize import brentq, minimize_scalar
+    −88°, reporting the unconstrained figures): at full lift the bucket dumps only as far as
+    the range lets it, and the ISO 7131 dump height is the edge there, found here by root
+    finding on the range over the assembly solver's poses."""
+    from scipy.optimize import brentq
 
     from mechanisms.analysis import tool_forces, working_range
     from mechanisms.machine.description import MachineDescription
@@ -257,12 +300,13 @@ def test_joint_ranges_bound_the_refined_extremes():
     lift = wr.dimensions["max_pin_height"].lengths["lift"]
     lo, hi = m.description.stroke_limits("tilt")
     s_lim = brentq(lambda s: tilt_angle({"lift": lift, "tilt": s}) + 60.0, lo, hi, xtol=1e-12)
-    edge = minimize_scalar(lambda s: m.pose_at_lengths({"lift": lift, "tilt": s}).points()["bucket/Q"][1],
-                           bounds=(s_lim, hi), method="bounded", options={"xatol": 1e-10})
-    assert wr.dimensions["max_dump_height"].value == pytest.approx(edge.fun - m.description.ground, abs=1e-6)
-    unlimited = working_range(DATA / "wheel_loader.toml", n=20).dimensions["max_dump_height"].value
-    assert unlimited < wr.dimensions["max_dump_height"].value - 0.1      # the range matters here
-    tf = tool_forces(desc, n=10)
+    edge = m.pose_at_lengths({"lift": lift, "tilt": s_lim}).points()["bucket/Q"]
+    dump = wr.dimensions["dump_height_45"]
+    assert dump.value == pytest.approx(edge[1] - m.description.ground, abs=1e-6)
+    assert dump.active == ("tilt low",) and "FLAGGED" in dump.remark()
+    unlimited = working_range(DATA / "wheel_loader.toml", n=20).dimensions["dump_height_45"].value
+    assert unlimited < dump.value - 0.1      # the range matters here
+    tf = tool_forces(desc, n=10, generic=True)
     for f in ("lift", "tilt"):
         for kind in ("hydraulic", "governing"):
             assert -60 - 1e-6 <= tilt_angle(tf.optimum[f][kind].lengths) <= 40 + 1e-6, (f, kind)
@@ -298,7 +342,7 @@ def test_tool_forces_default_to_the_functions_that_move_the_point():
     relief force over the pin's speed per unit extension."""
     from mechanisms.analysis import tool_forces
 
-    tf = tool_forces(DATA / "wheel_loader.toml", n=10, point="pin")
+    tf = tool_forces(DATA / "wheel_loader.toml", n=10, point="pin", generic=True)
     assert tf.functions == ("lift",)
     o = tf.optimum["lift"]["hydraulic"]
     m = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")

@@ -125,5 +125,5 @@ def test_cli_analyse_prints_the_lift_table_and_writes_its_files(tmp_path, capsys
 
     assert main(["analyse", "excavator", "--analysis", "lift-capacity", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "rated lift capacity over the front [t]" in out and "lift_capacity.csv" in out
+    assert "rated lift capacity over the front / over the side [t]" in out and "lift_capacity.csv" in out
     assert (tmp_path / "lift_capacity.png").stat().st_size > 10_000

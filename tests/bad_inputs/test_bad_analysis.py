@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from bondgraph import AssemblyError, ParameterError
-from mechanisms.analysis import (BoxKinematics, FrontStatics, Study, cycle_energy, lift_capacity, sweep,
-                                 tool_forces, working_range)
+from mechanisms.analysis import (BoxKinematics, FrontStatics, Study, breakout_forces, cycle_energy,
+                                 lift_capacity, sweep, tool_forces, working_range)
 from mechanisms.analysis.cli import parse_grid
 from mechanisms.machine import DATA, Machine
 from mechanisms.machine.description import MachineDescription
@@ -99,6 +99,24 @@ CASES = [
     Case("base-unknown-key", lambda: variant(add='[base.masses.cab]\nmass = "1 t"\ncog = ["0 m", "0 m"]\n'
                                                  'colour = "yellow"\n'),
          ParameterError, ["base.masses.cab.colour", "unknown key"]),
+    # ---- the standards by the kind of machine (issue 20)
+    Case("machine-kind-unknown", lambda: MachineDescription.load(EXC, {"machine.kind": "dozer"}),
+         ParameterError, ["machine.kind", "'dozer'", "excavator, loader, crane"]),
+    Case("base-mass-swings-not-a-bool",
+         lambda: MachineDescription.load(EXC, {"base.masses.undercarriage.swings": "no"}),
+         ParameterError, ["base.masses.undercarriage.swings", "true or false"]),
+    Case("base-side-tipping-line-not-positive",
+         lambda: MachineDescription.load(EXC, {"base.side_tipping_line": "-1 m"}),
+         ParameterError, ["base.side_tipping_line", "> 0"]),
+    Case("breakout-forces-of-an-excavator", lambda: breakout_forces(study()), ParameterError,
+         ["excavator", "kind = \"loader\"", "ISO 14397-2"]),
+    Case("tool-forces-of-a-crane",
+         lambda: tool_forces(DATA / "knuckle_crane.toml", n=4), ParameterError,
+         ["knuckle_crane", "crane", "ISO 6015", "generic=True"]),
+    Case("working-range-unknown-dump-end", lambda: working_range(study(), n=4, dump="open"),
+         ParameterError, ["dump", "'open'", "'retract' or 'extend'"]),
+    Case("lift-matrix-over-the-top", lambda: lift_capacity(study(), heights=["0 m"], radii=["6 m"]).matrix("top"),
+         ParameterError, ["'top'", "'front' or 'side'"]),
     # ---- tool forces
     Case("tool-forces-unknown-function", lambda: tool_forces(study(), n=4, functions=["stick"]),
          ParameterError, ["'stick'", "boom, arm, bucket"]),
