@@ -103,6 +103,10 @@ def flags(run) -> list[str]:
     held = held_after_end(run.cycle, float(t[-1])) if not run.controlled else ""
     if held:
         out.append(f"HELD  {held}")
+    if not desc.guess and machine.formulation == "causal" and hasattr(machine, "branch_note"):
+        note = machine.branch_note()    # the file names no branch: say which was taken, and the others
+        if note:
+            out.append("BRANCH  " + note.replace("\n", "\n    "))
     for c in run.contacts:
         out.append(f"END STOP  {c}")
     if machine.formulation != "causal" and machine.mode == "forces":   # no end stops in these formulations

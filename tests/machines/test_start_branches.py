@@ -74,3 +74,11 @@ def test_a_single_valid_branch_gives_no_note(name):
     bucket cylinder past its stroke, so it is no pose of the machine."""
     m = Machine.from_file(DATA / f"{name}.toml", mode="extensions")
     assert len(m.start_branches()) == 1 and m.branch_note() == ""
+
+
+def test_a_run_of_a_file_without_guesses_flags_its_branch():
+    m = _by_lengths()
+    report = m.run(t_end=0.2, progress=False).report()
+    assert "BRANCH  start pose:" in report and "name the branch you mean" in report
+    with_guess = Machine.from_file(DATA / "wheel_loader.toml", mode="extensions")
+    assert "BRANCH" not in with_guess.run(t_end=0.2, progress=False).report()   # it named its branch
