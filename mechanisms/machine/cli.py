@@ -15,14 +15,14 @@ import os
 import signal
 import sys
 import time
-import tomllib
 from pathlib import Path
-from typing import Any
 
 from bondgraph import BondGraphError
 from bondgraph.errors import ParameterError
 
-__all__ = ["main", "parser", "resolve_machine"]
+from .names import parse_sets, resolve_machine
+
+__all__ = ["main", "parser"]
 
 _RUN_HELP = """\
 Simulate a work cycle of a machine and write results.csv, plots and a report.
@@ -133,42 +133,6 @@ def _run_options(run: argparse.ArgumentParser, *, default_out: str = "out/run") 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     pass
-
-
-def resolve_machine(name: str) -> Path:
-    """A machine file path, or a shipped machine by name (``excavator``)."""
-    from .description import DATA
-
-    p = Path(name)
-    if p.suffix == "" and not p.exists():
-        cand = DATA / f"{name}.toml"
-        if cand.is_file():
-            return cand
-        shipped = sorted(q.stem for q in DATA.glob("*.toml"))
-        raise ParameterError(f"machine {name!r}: no such file, and not a shipped machine "
-                             f"({', '.join(shipped)})")
-    return p
-
-
-def parse_sets(items: list[str]) -> dict[str, Any]:
-    """``["bucket.mass=900 kg", "bucket.cog=[\\"0.3 m\\", \\"-0.6 m\\"]"]`` → overrides."""
-    out: dict[str, Any] = {}
-    problems = []
-    for item in items:
-        if "=" not in item:
-            problems.append(f"--set {item!r}: expected KEY=VALUE, e.g. bucket.mass=\"900 kg\"")
-            continue
-        key, val = (x.strip() for x in item.split("=", 1))
-        if not key:
-            problems.append(f"--set {item!r}: empty key")
-            continue
-        try:
-            out[key] = tomllib.loads(f"v = {val}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[key] = val
-    if problems:
-        raise ParameterError(problems)
-    return out
 
 
 def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = None) -> int:

@@ -12,6 +12,7 @@ import pytest
 from mechanisms.machine import cli
 from mechanisms.machine.cli import main
 from mechanisms.machine.files import current_umask
+from mechanisms.machine.names import resolve_machine
 from mechanisms.machine.table import read_csv
 
 
@@ -104,7 +105,7 @@ def test_an_interrupted_animation_leaves_no_file(tmp_path, monkeypatch):
     from mechanisms.machine import Machine
     from mechanisms.machine.plots import animate
 
-    run = Machine.from_file(cli.resolve_machine("excavator"), mode="extensions").run(t_end=0.3, progress=False)
+    run = Machine.from_file(resolve_machine("excavator"), mode="extensions").run(t_end=0.3, progress=False)
 
     def boom(*a, **k):
         raise KeyboardInterrupt
@@ -121,7 +122,7 @@ def test_the_animation_of_the_10_s_cycle_keeps_its_palette(tmp_path):
     from mechanisms.machine import Machine
     from mechanisms.machine.plots import animate
 
-    run = Machine.from_file(cli.resolve_machine("excavator"), mode="valves").run(progress=False)
+    run = Machine.from_file(resolve_machine("excavator"), mode="valves").run(progress=False)
     path = animate(run, tmp_path / "cycle.gif", progress=False)
     old = GifImagePlugin.LOADING_STRATEGY
     GifImagePlugin.LOADING_STRATEGY = GifImagePlugin.LoadingStrategy.RGB_AFTER_DIFFERENT_PALETTE_ONLY
