@@ -44,8 +44,12 @@ Choose how the cylinders are driven:
 
 A cycle (--cycle) is a name from the file's [cycles] or a CSV file whose first
 column is `time` (s) and whose other columns are the machine's functions (the
-`function` of each cylinder). Without --cycle the file's default cycle is used
-(mode forces: the forces of an inverse-dynamics run of its lengths).
+`function` of each cylinder). A header may carry its unit (`time [ms]`,
+`boom [mm]`, `boom [kN]`, `boom [-]`); a bare header is in SI. A run's
+results.csv (or its folder) is a cycle too: mode extensions takes its
+`boom_length` columns, forces its `boom_force`, valves its `boom_command`.
+Without --cycle the file's default cycle is used (mode forces: the forces of an
+inverse-dynamics run of its lengths).
 
 results.csv is in SI units, each written in its header: `time [s]`,
 `tip_x [m]`, `boom_force [N]`, `boom_cap_pressure [Pa]` (gauge)...
