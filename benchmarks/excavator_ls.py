@@ -56,7 +56,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mechanisms.machine import DATA, Machine  # noqa: E402
-from mechanisms.machine.cli import parse_sets  # noqa: E402
+from mechanisms.machine.names import parse_sets  # noqa: E402
 from mechanisms.machine.compare import fuel_rate  # noqa: E402
 
 LS = {"circuit.type": "load-sensing"}

@@ -173,7 +173,7 @@ def run_analyse(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..machine.cli import parse_sets, resolve_machine
+    from ..machine.names import parse_sets, resolve_machine
     from ..machine.description import MachineDescription
     from .study import Study
     from .sweeps import run_analysis
@@ -197,7 +197,7 @@ def run_sweep(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..machine.cli import parse_sets, resolve_machine
+    from ..machine.names import parse_sets, resolve_machine
     from ..machine.description import MachineDescription
     from ..machine.files import check_output_dir
     from .result import write_table

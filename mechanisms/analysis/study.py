@@ -86,7 +86,7 @@ class Study:
         elif isinstance(source, MachineDescription):
             desc = source
         elif isinstance(source, (str, Path)):
-            from ..machine.cli import resolve_machine
+            from ..machine.names import resolve_machine
 
             desc = MachineDescription.load(resolve_machine(str(source)))
         else:

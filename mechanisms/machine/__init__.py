@@ -21,8 +21,10 @@ from . import circuits_oc  # noqa: F401  (registers the "open-centre" circuit)
 from .cycle import Cycle
 from .description import DATA, MODES, MachineDescription
 from .machine import FORMULATIONS, Machine
+from .names import parse_sets, resolve_machine
 from .run import Interrupt, MachineRun
 from .strokes import Contact
 
 __all__ = ["Machine", "MachineDescription", "MachineRun", "Cycle", "Contact", "Interrupt", "DATA",
-           "MODES", "FORMULATIONS", "CIRCUITS", "Circuit", "CircuitContext", "register_circuit"]
+           "MODES", "FORMULATIONS", "CIRCUITS", "Circuit", "CircuitContext", "register_circuit",
+           "resolve_machine", "parse_sets"]

@@ -44,7 +44,7 @@ from typing import Any, Mapping
 from bondgraph.errors import BondGraphError
 from components import Cylinder
 
-__all__ = ["mobility", "check_text", "check_file", "check_circuit"]
+__all__ = ["mobility", "check_text", "check_file", "check_circuit", "linkage_lines"]
 
 
 def mobility(mech) -> dict[str, int]:
@@ -78,27 +78,67 @@ def mobility(mech) -> dict[str, int]:
             "cylinders": n_cyl, "rigid_parts": n_rigid}
 
 
-def check_text(machine) -> str:
-    """The report of ``hydrobond check``: mobility, rules, causality, start pose."""
+def check_text(machine, *, verbose: bool = True) -> str:
+    """The linkage part of ``hydrobond check``: mobility, causality, start pose.
+
+    Parameters
+    ----------
+    machine : Machine
+        A built machine (any mode).
+    verbose : bool
+        Also the details after the summary (:func:`linkage_lines`): the Grübler count's
+        links and joints, the connection rules, the full causal report (states,
+        derivative-causality chains, loops) and each cylinder's start length in its stroke.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import Machine, DATA
+    >>> m = Machine.from_file(DATA / "wheel_loader.toml", mode="forces")
+    >>> print(check_text(m, verbose=False))   # doctest: +ELLIPSIS
+    wheel_loader: ... fully actuated
+    causality of 'wheel_loader': sound; ...
+    start pose: lift ... m (...% extended), tilt ... m (...% extended)
+    """
+    summary, details = linkage_lines(machine)
+    return "\n".join(summary + (details if verbose else []))
+
+
+def linkage_lines(machine) -> tuple[list[str], list[str]]:
+    """``(summary, details)`` of the linkage of ``machine``: the summary is the mobility
+    verdict, the causality verdict and the start pose; the details are the count's links and
+    joints, the connection rules, the causal report below its first line and the strokes.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import Machine, DATA
+    >>> summary, details = linkage_lines(Machine.from_file(DATA / "excavator.toml", mode="forces"))
+    >>> len(summary), details[1]
+    (3, 'connection rules: all satisfied (every hinge and part checked)')
+    """
     mech = machine.mechanism
     mb = mobility(mech)
     verdict = ("fully actuated" if mb["M"] == mb["cylinders"] else
                f"{'under' if mb['M'] > mb['cylinders'] else 'over'}-actuated: {mb['M']} degrees of freedom, "
                f"{mb['cylinders']} cylinders")
-    lines = [f"{machine.name}: {mb['rigid_parts']} rigid parts, {mb['cylinders']} cylinders; mobility "
-             f"M = 3·({mb['links']} − 1) − 2·{mb['joints']} = {mb['M']}, {mb['cylinders']} cylinders: {verdict}",
-             f"  ({mb['links']} links counting the chassis and barrel + rod per cylinder; {mb['revolute']} pin "
-             f"joints and {mb['sliders']} sliders)",
-             "connection rules: all satisfied (every hinge and part checked)"]
-    lines.append(str(machine.report))
+    report = str(machine.report).splitlines()
     pose = machine.start_pose
-    lines.append("start pose: " + ", ".join(
-        f"{f} {pose.length(machine.cylinder_of[f]):.4f} m" for f in machine.functions))
+    lengths, strokes = [], []
     for f in machine.functions:
         lo, hi = machine.description.stroke_limits(f)
         L = pose.length(machine.cylinder_of[f])
-        lines.append(f"  {f}: {L:.4f} m in {lo:.3f} … {hi:.3f} m ({100 * (L - lo) / (hi - lo):.0f}% extended)")
-    return "\n".join(lines)
+        share = 100 * (L - lo) / (hi - lo)
+        lengths.append(f"{f} {L:.4f} m ({share:.0f}% extended)")
+        strokes.append(f"  {f}: {L:.4f} m in {lo:.3f} … {hi:.3f} m ({share:.0f}% extended)")
+    summary = [f"{machine.name}: {mb['rigid_parts']} rigid parts, {mb['cylinders']} cylinders; mobility "
+               f"M = 3·({mb['links']} − 1) − 2·{mb['joints']} = {mb['M']}, {mb['cylinders']} cylinders: {verdict}",
+               report[0],
+               "start pose: " + ", ".join(lengths)]
+    details = [f"mobility: {mb['links']} links counting the chassis and barrel + rod per cylinder; "
+               f"{mb['revolute']} pin joints and {mb['sliders']} sliders",
+               "connection rules: all satisfied (every hinge and part checked)",
+               *report[1:],
+               "start pose in the strokes (pin-to-pin lengths):", *strokes]
+    return summary, details
 
 
 def check_circuit(desc, type_name: str | None = None):
@@ -126,15 +166,42 @@ def check_circuit(desc, type_name: str | None = None):
     return build_circuit(ctx)
 
 
-def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None) -> str:
+def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None, *,
+               verbose: bool = False) -> str:
     """``hydrobond check``: build every section of a machine file; the report text.
+
+    Parameters
+    ----------
+    path : str or Path
+        The machine file.
+    overrides : mapping, optional
+        Dotted keys with units (``--set``).
+    verbose : bool
+        After the summary (mobility and causality verdicts, the start pose, the chamber
+        pressures that hold it, the other circuit tables, each cycle reachable or not), the
+        details: the mobility count, the full causal report with its derivative-causality
+        chains, each start length in its stroke.
 
     Raises
     ------
     BondGraphError
         The description's format problems (:class:`~bondgraph.ParameterError`, all of
         them), or every problem the sections' builds met, each prefixed by its section,
-        in one error of the first failing section's class.
+        in one error of the first failing section's class. Problems are never held back
+        for ``verbose``: a file with one does not pass.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA
+    >>> print(check_file(DATA / "knuckle_crane.toml"))   # doctest: +ELLIPSIS
+    knuckle_crane: ... fully actuated
+    causality of 'knuckle_crane': sound; ...
+    start pose: lift ... m (...% extended), fold ... m (...% extended)
+    circuit 'fixed': built with the linkage (mode valves), ... hydraulic states; the start state holds the start pose with
+      lift: cap ... bar, rod ... bar
+      fold: cap ... bar, rod ... bar
+    ...
+    no problems found (--verbose: the mobility count, the causal report with its derivative-causality chains, each start length in its stroke)
     """
     from .circuits import CIRCUIT_TABLES
     from .cycle import Cycle
@@ -146,6 +213,7 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None) -> 
     problems: list[str] = []
     kinds: list[type] = []
     lines: list[str] = []
+    details: list[str] = []
 
     def fail(section: str, exc: BondGraphError, keep=None) -> None:
         probs = [p for p in exc.problems if keep is None or keep(p)]
@@ -156,7 +224,8 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None) -> 
     machine = None
     try:
         machine = Machine(desc, "forces")
-        lines.append(check_text(machine))
+        summary, details = linkage_lines(machine)
+        lines += summary
     except BondGraphError as exc:
         fail("linkage", exc)
     circ = desc.circuit
@@ -196,7 +265,14 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None) -> 
                 fail(f"[cycles.{name}] {mode}", exc)
     if problems:
         raise kinds[0](problems, subject=f"hydrobond check of {desc.file.name}")
-    return "\n".join(lines)
+    if verbose:
+        return "\n".join(lines + ["", "details:"] + details)
+    return "\n".join(lines + [f"no problems found (--verbose: {VERBOSE_CHECK})"])
+
+
+#: what ``hydrobond check --verbose`` adds to the summary
+VERBOSE_CHECK = ("the mobility count, the causal report with its derivative-causality chains, each start "
+                 "length in its stroke")
 
 
 def circuit_lines(machine, x0: Mapping[str, float]) -> list[str]:

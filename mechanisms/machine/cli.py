@@ -15,14 +15,14 @@ import os
 import signal
 import sys
 import time
-import tomllib
 from pathlib import Path
-from typing import Any
 
 from bondgraph import BondGraphError
 from bondgraph.errors import ParameterError
 
-__all__ = ["main", "parser", "resolve_machine"]
+from .names import parse_sets, resolve_machine
+
+__all__ = ["main", "parser"]
 
 _RUN_HELP = """\
 Simulate a work cycle of a machine and write results.csv, plots and a report.
@@ -44,8 +44,12 @@ Choose how the cylinders are driven:
 
 A cycle (--cycle) is a name from the file's [cycles] or a CSV file whose first
 column is `time` (s) and whose other columns are the machine's functions (the
-`function` of each cylinder). Without --cycle the file's default cycle is used
-(mode forces: the forces of an inverse-dynamics run of its lengths).
+`function` of each cylinder). A header may carry its unit (`time [ms]`,
+`boom [mm]`, `boom [kN]`, `boom [-]`); a bare header is in SI. A run's
+results.csv (or its folder) is a cycle too: mode extensions takes its
+`boom_length` columns, forces its `boom_force`, valves its `boom_command`.
+Without --cycle the file's default cycle is used (mode forces: the forces of an
+inverse-dynamics run of its lengths).
 
 results.csv is in SI units, each written in its header: `time [s]`,
 `tip_x [m]`, `boom_force [N]`, `boom_cap_pressure [Pa]` (gauge)...
@@ -72,27 +76,38 @@ def parser() -> argparse.ArgumentParser:
     _run_options(run)
     cmp_ = sub.add_parser("compare", help="overlay two runs and print a difference table",
                           description="Compare two runs: RUN_A and RUN_B are output folders of "
-                                      "`hydrobond run` (or their results.csv files). Prints, per common "
-                                      "column, the largest difference and when; writes compare.png. When "
-                                      "both folders have an energy.csv (mode valves), also the energy "
-                                      "splits side by side, why they differ (pump work, relief, "
-                                      "throttling, tip paths: e.g. the fixed and the load-sensing "
+                                      "`hydrobond run` (or their results.csv files). Prints the largest "
+                                      "difference of each quantity (point paths, cylinder lengths, forces, "
+                                      "pressures, flows...) in engineering units and when it occurs; "
+                                      "writes compare.png. When both folders have an energy.csv (mode "
+                                      "valves), also the runs' pump figures and why they differ (pump work, "
+                                      "relief, throttling, tip paths: e.g. the fixed and the load-sensing "
                                       "circuit of one machine, --set circuit.type=load-sensing) and "
-                                      "circuits.png.",
+                                      "circuits.png. --verbose adds every column's difference and the "
+                                      "energy splits side by side.",
                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     cmp_.add_argument("run_a", metavar="RUN_A")
     cmp_.add_argument("run_b", metavar="RUN_B")
     cmp_.add_argument("--out", metavar="DIR", default="out/compare", help="where compare.png goes")
+    cmp_.add_argument("-v", "--verbose", action="store_true",
+                      help="also every column's difference (SI) and the energy splits side by side")
     chk = sub.add_parser("check", help="check a machine file: every section, every problem at once",
                          description="Read a machine file and build every section of it, reporting "
                                      "every problem at once: the linkage under the connection rules "
                                      "(causal report, Grübler mobility count, start pose checked against "
                                      "every stroke), the [circuit] (its model with the linkage and the "
                                      "start state that holds the start pose; the tables of the other "
-                                     "circuit types the file carries) and every [cycles] file.")
+                                     "circuit types the file carries) and every [cycles] file. Prints a "
+                                     "summary (verdicts, start pose, the pressures that hold it, each "
+                                     "cycle reachable or not); --verbose adds the mobility count, the causal "
+                                     "report with its derivative-causality chains and the strokes. Every "
+                                     "problem is reported with or without --verbose (exit status 2).")
     chk.add_argument("machine", metavar="MACHINE")
     chk.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                      help="override a value with its unit, e.g. --set bucket.mass=\"900 kg\"")
+    chk.add_argument("-v", "--verbose", action="store_true",
+                     help="also the mobility count, the causal report with its derivative-causality "
+                          "chains and each start length in its stroke")
     sub.add_parser("list", help="list the shipped machines")
     from ..analysis.cli import add_subcommands  # design studies: `analyse` and `sweep`
 
@@ -133,42 +148,6 @@ def _run_options(run: argparse.ArgumentParser, *, default_out: str = "out/run") 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     pass
-
-
-def resolve_machine(name: str) -> Path:
-    """A machine file path, or a shipped machine by name (``excavator``)."""
-    from .description import DATA
-
-    p = Path(name)
-    if p.suffix == "" and not p.exists():
-        cand = DATA / f"{name}.toml"
-        if cand.is_file():
-            return cand
-        shipped = sorted(q.stem for q in DATA.glob("*.toml"))
-        raise ParameterError(f"machine {name!r}: no such file, and not a shipped machine "
-                             f"({', '.join(shipped)})")
-    return p
-
-
-def parse_sets(items: list[str]) -> dict[str, Any]:
-    """``["bucket.mass=900 kg", "bucket.cog=[\\"0.3 m\\", \\"-0.6 m\\"]"]`` → overrides."""
-    out: dict[str, Any] = {}
-    problems = []
-    for item in items:
-        if "=" not in item:
-            problems.append(f"--set {item!r}: expected KEY=VALUE, e.g. bucket.mass=\"900 kg\"")
-            continue
-        key, val = (x.strip() for x in item.split("=", 1))
-        if not key:
-            problems.append(f"--set {item!r}: empty key")
-            continue
-        try:
-            out[key] = tomllib.loads(f"v = {val}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[key] = val
-    if problems:
-        raise ParameterError(problems)
-    return out
 
 
 def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = None) -> int:
@@ -236,13 +215,12 @@ def _list() -> int:
 def _check(args) -> int:
     from .check import check_file
 
-    print(check_file(resolve_machine(args.machine), parse_sets(args.set)))
+    print(check_file(resolve_machine(args.machine), parse_sets(args.set), verbose=args.verbose))
     return 0
 
 
 def _compare(args) -> int:
-    import numpy as np
-
+    from .differences import differences
     from .files import check_output_dir
     from .table import read_csv
 
@@ -255,65 +233,42 @@ def _compare(args) -> int:
     a_cols, a_units = load(args.run_a)
     b_cols, b_units = load(args.run_b)
     out = check_output_dir(args.out)
-    ta, tb = a_cols.get("time"), b_cols.get("time")
-    if ta is None or tb is None:
-        raise ParameterError("compare: both results need a 'time' column")
-    common = [k for k in a_cols if k in b_cols and k != "time"]
-    if not common:
-        raise ParameterError(f"compare: {args.run_a} and {args.run_b} have no column in common")
-    t0, t1 = max(ta[0], tb[0]), min(ta[-1], tb[-1])
-    sel = (ta >= t0 - 1e-12) & (ta <= t1 + 1e-12)
-    t = ta[sel]
-    print(f"compare {args.run_a} (A) with {args.run_b} (B) over t = {t0:g} … {t1:g} s "
-          f"({len(common)} common columns; B interpolated at A's times)")
-    print(f"{'column':<34} {'unit':<8} {'max |B−A|':>12} {'at t [s]':>9} {'rms':>12} {'max |A|':>12}")
-    rows = []
-    for k in common:
-        da = a_cols[k][sel]
-        db = np.interp(t, tb, b_cols[k])
-        d = np.abs(db - da)
-        i = int(np.argmax(d))
-        rows.append((k, a_units.get(k, ""), float(d[i]), float(t[i]), float(np.sqrt(np.mean(d ** 2))),
-                     float(np.max(np.abs(da)))))
-    from .table import output_point_names
-
-    outputs = [p for p in output_point_names(a_cols) if f"{p}_x" in common and f"{p}_y" in common]
-    pts = outputs + sorted({k[:-2] for k in common if k.endswith("_x") and f"{k[:-2]}_y" in common}
-                           - set(outputs))        # the [outputs] points first, then the hinge points
-    dist = []
-    for p in pts:
-        d = np.hypot(np.interp(t, tb, b_cols[f"{p}_x"]) - a_cols[f"{p}_x"][sel],
-                     np.interp(t, tb, b_cols[f"{p}_y"]) - a_cols[f"{p}_y"][sel])
-        i = int(np.argmax(d))
-        dist.append((f"{p} (distance)", "m", float(d[i]), float(t[i]), float(np.sqrt(np.mean(d ** 2))),
-                     float("nan")))
-    rows = dist + rows
-    for r in rows:
-        print(f"{r[0]:<34} {r[1]:<8} {r[2]:>12.4g} {r[3]:>9.3f} {r[4]:>12.4g} {r[5]:>12.4g}")
+    diff = differences(a_cols, a_units, b_cols, b_units)
+    n_common = sum(1 for k in a_cols if k in b_cols and k != "time")
+    print(f"compare {args.run_a} (A) with {args.run_b} (B): {n_common} common columns")
+    print(diff.summary())
+    if args.verbose:
+        print()
+        print("every common column (SI; the distances between the point paths first):")
+        print(diff.table())
     import matplotlib
 
     matplotlib.use("Agg")
     from .plots import plot_compare
 
     plot_compare({"A": (a_cols, a_units), "B": (b_cols, b_units)}, out / "compare.png")
-    print(f"wrote {out.resolve() / 'compare.png'}")
-    _compare_energy(args.run_a, args.run_b, out)
+    written = ["compare.png"] + _compare_energy(args.run_a, args.run_b, out, args.verbose)
+    print(f"\nwrote {', '.join(written)} to {out.resolve()}")
+    if not args.verbose:
+        print("(--verbose: every column's largest difference" + (", the energy split side by side"
+                                                                  if len(written) > 1 else "") + ")")
     return 0
 
 
-def _compare_energy(run_a: str, run_b: str, out: Path) -> None:
-    """Both folders with an energy.csv: the energy splits side by side, why they differ, and
-    circuits.png (:mod:`.compare`)."""
+def _compare_energy(run_a: str, run_b: str, out: Path, verbose: bool) -> list[str]:
+    """Both folders with an energy.csv: the runs' pump figures, why they differ (and the
+    energy splits side by side when ``verbose``), and circuits.png (:mod:`.compare`); the
+    names of the files written."""
     from .compare import RunSummary, compare_runs
 
     a, b = (RunSummary.from_folder(p, label) for p, label in ((run_a, "A"), (run_b, "B")))
     if a.energy is None or b.energy is None:
-        return
+        return []
     cmp = compare_runs({"A": a, "B": b})
     print()
-    print(cmp.text())
+    print(cmp.text(table=verbose))
     cmp.plot(out / "circuits.png")
-    print(f"wrote {out.resolve() / 'circuits.png'}")
+    return ["circuits.png"]
 
 
 def _validate_run_args(args) -> None:

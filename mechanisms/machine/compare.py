@@ -325,7 +325,9 @@ class CircuitComparison:
             out += _explain_pair(a, b, gaps.get(b.label), self.point)
         return out
 
-    def text(self) -> str:
+    def text(self, *, table: bool = True) -> str:
+        """The runs' pump figures, the energy split side by side (``table``), diesel per hour
+        and why they differ, in words with numbers."""
         lines = [f"runs: " + "; ".join(f"{s.label} ({s.circuit} circuit, {s.duration:g} s)"
                                        for s in self.summaries)]
         for s in self.summaries:
@@ -342,8 +344,9 @@ class CircuitComparison:
                 if "negacon_pressure" in c:
                     row += f"; negacon pressure median {np.median(c['negacon_pressure']) / 1e5:.1f} bar"
                 lines.append(row)
-        lines.append("")
-        lines.append(self.table())
+        if table:
+            lines.append("")
+            lines.append(self.table())
         fuel = self.fuel()
         if fuel:
             lines.append("")

@@ -13,6 +13,19 @@ What the columns mean depends on the mode:
 A cycle file is a CSV with a header row ``time,<function>,...``; ``#`` starts a
 comment line. Every problem is named by the file, its row and its column.
 
+A header may carry its unit in brackets, ``time [s]``, ``boom [mm]``, ``lift [kN]``,
+``boom [-]``: the column is converted to SI (s; m for lengths, N for forces; spool
+commands are plain numbers, ``[-]``, ``[1]`` or ``[%]``). A unit of the wrong dimension
+(``boom [kg]`` in a lengths cycle) is an error naming the file and the column; a bare
+header is in SI, as it always was.
+
+A run's ``results.csv`` is a cycle too (:meth:`Cycle.from_results`; :meth:`Cycle.from_csv`
+and ``--cycle`` recognise one): the columns of the mode's quantity become the functions'
+columns — ``boom_length [m]`` the lengths of ``boom`` (mode extensions), ``boom_force [N]``
+its force (forces), ``boom_command [1]`` its spool command (valves) — and every other
+column is left alone. A run's lengths fed back this way reproduce the run to the accuracy
+of the spline through its output samples.
+
 Examples
 --------
 >>> c = Cycle("forces", [0, 1], {"lift": [0, 5e3]}, functions=("lift",))
@@ -30,6 +43,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -121,40 +135,143 @@ class Cycle:
 
     @classmethod
     def from_csv(cls, path: str | Path, mode: str, functions: Sequence[str]) -> "Cycle":
-        """Read a cycle file; errors name the file, the row and the column."""
+        """Read a cycle file; errors name the file, the row and the column.
+
+        Parameters
+        ----------
+        path : str or Path
+            A CSV whose first column is ``time`` and whose others are ``functions``, each
+            header bare (SI) or with its unit (``boom [mm]``, see the module text); or a run's
+            ``results.csv`` (a header with none of the functions but their ``<f>_length``,
+            ``<f>_force`` or ``<f>_command`` columns), read as :meth:`from_results` does.
+        mode : {"extensions", "forces", "valves"}
+        functions : sequence of str
+            The machine's functions.
+
+        Raises
+        ------
+        ParameterError
+            Every problem at once: a header unit of the wrong dimension or that is no unit,
+            a missing or unknown column, a value that is not a finite number...
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "lift.csv"
+        >>> _ = p.write_text("time [ms],lift [mm]\\n0,1250\\n500,1300\\n")
+        >>> c = Cycle.from_csv(p, "extensions", ["lift"])
+        >>> c.time.tolist(), c.values["lift"].tolist()
+        ([0.0, 0.5], [1.25, 1.3])
+        >>> _ = p.write_text("time [s],lift [kg]\\n0,1250\\n1,1300\\n")
+        >>> Cycle.from_csv(p, "extensions", ["lift"])
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ParameterError: cycle file lift.csv (extensions): 1 problem
+          - line 1, column 'lift [kg]': the unit 'kg' is a mass, expected a length (lengths in m, or with their unit: [mm], [m])
+        """
         path = Path(path)
-        text = read_text_file(path, "cycle file")
-        rows = [(i, r) for i, r in enumerate(csv.reader(io.StringIO(text)), start=1)
-                if r and any(x.strip() for x in r) and not r[0].lstrip().startswith("#")]
+        if path.is_dir() and (path / "results.csv").is_file():   # a run's output folder
+            return cls.from_results(path, mode, functions)
+        head_line, head, rows = _read_table(path, functions)
+        names = [n for n, _ in head]
+        if not set(functions) & set(names) and any(f"{f}_{_RESULT_COLUMN[mode]}" in names
+                                                     for f in functions if mode in _RESULT_COLUMN):
+            return cls.from_results(path, mode, functions)
+        return cls._from_rows(path, mode, functions, head_line, head, rows, {n: n for n in names})
+
+    @classmethod
+    def from_results(cls, path: str | Path, mode: str, functions: Sequence[str]) -> "Cycle":
+        """A run's ``results.csv`` as a cycle of ``mode``: what the run did, to be done again.
+
+        The column of each function's quantity in ``mode`` is read — ``<f>_length`` (m) for
+        mode ``extensions``, ``<f>_force`` (N) for ``forces``, ``<f>_command`` for
+        ``valves`` — with its unit converted as in :meth:`from_csv`; ``time`` is the time,
+        every other column is left alone. A run of mode valves has every one of them; a run
+        of mode extensions or forces has no spool commands.
+
+        Parameters
+        ----------
+        path : str or Path
+            A ``results.csv`` written by ``hydrobond run`` (or :meth:`MachineRun.to_csv
+            <mechanisms.machine.run.MachineRun.to_csv>`), or the run's output folder.
+        mode : {"extensions", "forces", "valves"}
+        functions : sequence of str
+            The machine's functions.
+
+        Raises
+        ------
+        ParameterError
+            A function's column is missing (named, with what a run of which mode writes
+            it), a unit of the wrong dimension, a value that is not a finite number.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "results.csv"
+        >>> _ = p.write_text("time [s],tip_x [m],lift_length [m],lift_force [N]\\n0,5,1.25,9e3\\n1,5.1,1.3,8e3\\n")
+        >>> Cycle.from_results(p, "extensions", ["lift"]).values["lift"].tolist()
+        [1.25, 1.3]
+        >>> Cycle.from_results(p, "forces", ["lift"]).values["lift"].tolist()
+        [9000.0, 8000.0]
+        >>> Cycle.from_results(p, "valves", ["lift"])
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ParameterError: cycle file results.csv (valves): 1 problem
+          - column 'lift_command': missing; a valves cycle from a run's results takes the spool commands of each function, which runs of mode valves write
+        """
+        if mode not in MODES:
+            raise ParameterError(f"cycle mode {mode!r}: expected one of {', '.join(MODES)}")
+        path = Path(path)
+        if path.is_dir() and (path / "results.csv").is_file():
+            path = path / "results.csv"
+        head_line, head, rows = _read_table(path, functions)
+        names = [n for n, _ in head]
+        suffix = _RESULT_COLUMN[mode]
+        pick = {f"{f}_{suffix}": f for f in functions}
+        missing = [c for c in pick if c not in names]
+        if missing:
+            raise ParameterError([f"column {c!r}: missing; a {mode} cycle from a run's results takes the "
+                                  f"{_QUANTITY[mode][1]} of each function, which runs of mode "
+                                  f"{'valves' if mode == 'valves' else 'extensions, forces or valves'} write"
+                                  for c in missing], subject=f"cycle file {path.name} ({mode})")
+        return cls._from_rows(path, mode, functions, head_line, head, rows, {"time": "time", **pick})
+
+    @classmethod
+    def _from_rows(cls, path: Path, mode: str, functions: Sequence[str], head_line: int,
+                   head: list[tuple[str, str]], rows: list[tuple[int, list[str]]],
+                   keep: Mapping[str, str]) -> "Cycle":
+        """The columns of ``keep`` (header name → cycle column) read and converted to SI."""
         name = path.name
-        if not rows:
-            raise ParameterError(f"cycle file {name}: empty; expected a header row time,{','.join(functions)}")
-        head_line, head = rows[0]
-        head = [h.strip() for h in head]
-        if head[0] != "time":
-            raise ParameterError(f"cycle file {name}, line {head_line}: the first column must be 'time' "
-                                 f"(found {head[0]!r})")
-        seen: dict[str, int] = {}
-        for j, h in enumerate(head, start=1):
-            if h in seen:
-                raise ParameterError(f"cycle file {name}, line {head_line}: column {h!r} appears twice "
-                                     f"(columns {seen[h]} and {j})")
-            seen[h] = j
-        data: dict[str, list[float]] = {h: [] for h in head}
-        problems = []
-        for line, r in rows[1:]:
-            if len(r) != len(head):
-                problems.append(f"line {line}: {len(r)} values, expected {len(head)} ({', '.join(head)})")
+        if mode not in MODES:
+            raise ParameterError(f"cycle mode {mode!r}: expected one of {', '.join(MODES)}")
+        problems: list[str] = []
+        factors: dict[int, float] = {}
+        for j, (h, u) in enumerate(head):
+            if h not in keep:
                 continue
-            for h, x in zip(head, r):
+            if h != "time" and keep[h] not in functions:   # an unknown column: Cycle names it
+                factors[j] = 1.0
+                continue
+            target, what, _ = _QUANTITY["time"] if h == "time" else _QUANTITY[mode]
+            f = _unit_factor(u, target, what, problems, f"line {head_line}, column {_label(h, u)!r}")
+            factors[j] = 1.0 if f is None else f        # its values are still read for their problems
+        data: dict[str, list[float]] = {keep[head[j][0]]: [] for j in factors}
+        for line, r in rows:
+            if len(r) != len(head):
+                problems.append(f"line {line}: {len(r)} values, expected {len(head)} "
+                                f"({', '.join(_label(h, u) for h, u in head)})")
+                continue
+            for j, f in factors.items():
+                h, u = head[j]
+                x = r[j]
                 try:
                     v = float(x)
                 except ValueError:
-                    problems.append(f"line {line}, column {h!r}: {x.strip()!r} is not a number")
+                    problems.append(f"line {line}, column {_label(h, u)!r}: {x.strip()!r} is not a number")
                     continue
                 if not math.isfinite(v):
-                    problems.append(f"line {line}, column {h!r}: {x.strip()} is not finite")
-                data[h].append(v)
+                    problems.append(f"line {line}, column {_label(h, u)!r}: {x.strip()} is not finite")
+                data[keep[h]].append(v * f)
         if problems:
             raise ParameterError(problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else []),
                                  subject=f"cycle file {name} ({mode})")
@@ -174,12 +291,14 @@ class Cycle:
         return {f: s.values_at(times) for f, s in self.signals().items()}
 
     def to_csv(self, path: str | Path) -> Path:
-        """Write the cycle as a CSV (atomically)."""
+        """Write the cycle as a CSV (atomically), SI with the unit in each header:
+        ``time [s]``, then ``[m]`` (extensions), ``[N]`` (forces) or ``[1]`` (valves)."""
         from .files import atomic_write
 
+        unit = _QUANTITY[self.mode][0] or "1"
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["time", *self.functions])
+        w.writerow(["time [s]", *(f"{f} [{unit}]" for f in self.functions)])
         for i, ti in enumerate(self.time):
             w.writerow([repr(float(ti))] + [repr(float(self.values[f][i])) for f in self.functions])
         return atomic_write(path, buf.getvalue())
@@ -187,6 +306,74 @@ class Cycle:
     def __repr__(self) -> str:
         return (f"Cycle({self.mode!r}, {len(self.time)} rows, {self.start:g}…{self.end:g} s, "
                 f"functions {', '.join(self.functions)}, from {self.source})")
+
+
+#: per mode (and for ``time``): the SI unit of a column ("" a plain number), what it holds,
+#: and units to suggest
+_QUANTITY = {"time": ("s", "times", "[s], [ms], [min]"), "extensions": ("m", "lengths", "[mm], [m]"),
+             "forces": ("N", "forces", "[N], [kN]"), "valves": ("", "spool commands", "[-], [1], [%]")}
+#: per mode: the results.csv column of a function's quantity (``<f>_length``...)
+_RESULT_COLUMN = {"extensions": "length", "forces": "force", "valves": "command"}
+#: header units that mean "a plain number"
+_PLAIN = {"-", "1", ""}
+_HEADER = re.compile(r"^(?P<name>.*?)\s*\[(?P<unit>[^\[\]]*)\]$")
+
+
+def _read_table(path: Path, functions: Sequence[str]) -> tuple[int, list[tuple[str, str]], list]:
+    """``(header line, [(name, unit text)...], [(line, row)...])`` of a cycle or results
+    file; comment and blank lines dropped. The first column must be ``time``; a name may
+    appear once."""
+    text = read_text_file(path, "cycle file")
+    rows = [(i, r) for i, r in enumerate(csv.reader(io.StringIO(text)), start=1)
+            if r and any(x.strip() for x in r) and not r[0].lstrip().startswith("#")]
+    name = path.name
+    if not rows:
+        raise ParameterError(f"cycle file {name}: empty; expected a header row time,{','.join(functions)}")
+    head_line, raw = rows[0]
+    head = []
+    for h in raw:
+        m = _HEADER.match(h.strip())
+        head.append((m["name"].strip(), m["unit"].strip()) if m else (h.strip(), ""))
+    if head[0][0] != "time":
+        raise ParameterError(f"cycle file {name}, line {head_line}: the first column must be 'time' "
+                             f"(found {raw[0].strip()!r})")
+    seen: dict[str, int] = {}
+    for j, (h, _u) in enumerate(head, start=1):
+        if h in seen:
+            raise ParameterError(f"cycle file {name}, line {head_line}: column {h!r} appears twice "
+                                 f"(columns {seen[h]} and {j})")
+        seen[h] = j
+    return head_line, head, rows[1:]
+
+
+def _label(name: str, unit: str) -> str:
+    return f"{name} [{unit}]" if unit else name
+
+
+def _unit_factor(text: str, target: str, what: str, problems: list[str], where: str) -> float | None:
+    """The factor from a header's unit ``text`` to ``target`` (``""``: plain numbers), or
+    ``None`` with the problem appended. No unit at all means SI."""
+    from .quantities import dimension_name, unit
+
+    hint = f"{what} in {target or 'plain numbers'}, or with their unit: " + \
+        [q[2] for q in _QUANTITY.values() if q[1] == what][0]
+    if text == "":
+        return 1.0
+    if text in _PLAIN:
+        f_src, d_src = 1.0, ""
+    else:
+        try:
+            f_src, d_src = unit(text)
+        except Exception:  # noqa: BLE001 - pint raises several unrelated types
+            problems.append(f"{where}: {text!r} is not a unit; expected {hint}")
+            return None
+    f_tgt, d_tgt = (1.0, "") if target == "" else unit(target)
+    if d_src != d_tgt:
+        found = "a plain number" if d_src == "" else dimension_name(text)
+        expected = "a plain number" if target == "" else dimension_name(target)
+        problems.append(f"{where}: the unit {text!r} is {found}, expected {expected} ({hint})")
+        return None
+    return f_src / f_tgt
 
 
 def _column(name: str, x, problems: list[str]) -> np.ndarray | None:

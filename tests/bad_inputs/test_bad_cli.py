@@ -32,6 +32,10 @@ def files(tmp_path_factory):
     (d / "binary.csv").write_bytes(b"\x00\x01" * 100)
     (d / "dup.csv").write_text("time [s],tip_x [m],tip_x [m]\n0,1,1\n1,1,1\n")
     (d / "good.csv").write_text("time [s],tip_x [m]\n0,1\n1,1\n")
+    (d / "later.csv").write_text("time [s],tip_x [m]\n5,1\n6,1\n")
+    (d / "other.csv").write_text("time [s],hook_x [m]\n0,1\n1,1\n")
+    (d / "mm.csv").write_text("time [s],boom [mm],arm [kg],bucket [m]\n0,3668.3,2.9692,3.0662\n"
+                              "1,3668.3,2.9692,3.0662\n")
     (d / "bad.toml").write_text("[machine]\nname = 'x'\ngravity = -9.81\n")
     return d
 
@@ -75,6 +79,13 @@ def cases(d):
              ["nowhere", "not found"]),
         Case("compare-duplicate-column", run("compare", str(d / "dup.csv"), str(d / "good.csv"), "--out", out), P,
              ["dup.csv", "'tip_x' appears twice"]),
+        Case("compare-no-common-time", run("compare", str(d / "good.csv"), str(d / "later.csv"), "--out", out),
+             P, ["A covers t = 0 … 1 s", "B t = 5 … 6 s", "no common time"]),
+        Case("compare-no-common-column", run("compare", str(d / "good.csv"), str(d / "other.csv"), "--out", out),
+             P, ["no column in common", "A: tip_x", "B: hook_x"]),
+        Case("cycle-unit-wrong-dimension", run("run", "excavator", "--cycle", str(d / "mm.csv"), "--out", out,
+                                               *QUICK), P, ["mm.csv", "column 'arm [kg]'", "a mass",
+                                                            "expected a length"]),
         Case("compare-binary", run("compare", str(d / "binary.csv"), str(d / "good.csv"), "--out", out), P,
              ["binary.csv", "binary"]),
     ]

@@ -43,7 +43,10 @@ def test_a_bad_fixed_circuit_fails_the_check(tmp_path, capsys):
     assert "[circuit]: 'circuit.valves.arm.flow' (m.toml, line" in msg and "expected a value > 0" in msg
     assert "[circuit]: 'circuit.power_unit.volum'" in msg and "did you mean 'circuit.power_unit.volume'" in msg
     assert main(["check", str(p)]) == 2
-    assert "circuit.valves.arm.flow" in capsys.readouterr().err
+    err = capsys.readouterr()
+    assert "circuit.valves.arm.flow" in err.err and "circuit.power_unit.volum" in err.err and err.out == ""
+    assert main(["check", str(p), "--verbose"]) == 2              # the same problems, verbose or not
+    assert capsys.readouterr().err == err.err
 
 
 def test_a_bad_load_sensing_circuit_fails_the_check(tmp_path):

@@ -11,7 +11,9 @@ import pytest
 
 from mechanisms.machine import cli
 from mechanisms.machine.cli import main
+from mechanisms.machine.differences import QUANTITIES
 from mechanisms.machine.files import current_umask
+from mechanisms.machine.names import resolve_machine
 from mechanisms.machine.table import read_csv
 
 
@@ -46,19 +48,60 @@ def test_compare_prints_a_difference_table(tmp_path, capsys):
     assert main(base + ["--out", str(a)]) == 0
     assert main(base + ["--out", str(b), "--set", "bucket.mass=900 kg"]) == 0
     capsys.readouterr()
-    assert main(["compare", str(a), str(b), "--out", str(tmp_path / "c")]) == 0
+    assert main(["compare", str(a), str(b), "--out", str(tmp_path / "c"), "--verbose"]) == 0
     text = capsys.readouterr().out
-    rows = {line.split()[0]: line for line in text.splitlines()[2:] if line.strip()}
+    table = text[text.index("every common column"):].splitlines()[2:]
+    rows = {line.split()[0]: line for line in table if line.strip()}
     assert float(rows["tip_x"].split()[2]) < 1e-5                 # same prescribed motion
     assert float(rows["bucket_force"].split()[2]) > 100.0         # a heavier bucket needs more force
     assert (tmp_path / "c" / "compare.png").stat().st_size > 0
 
 
-def test_check_prints_the_causal_report_and_mobility(capsys):
+def test_compare_summary_first_the_table_behind_verbose(tmp_path, capsys):
+    """Without --verbose: one row per quantity, in engineering units, its value the largest
+    difference of the columns of that quantity (checked against the results files); the
+    full table only with --verbose."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    base = ["run", "excavator", "--mode", "extensions", "--t-end", "0.5", "--no-animation",
+            "--no-bond-graph", "--quiet"]
+    assert main(base + ["--out", str(a)]) == 0
+    assert main(base + ["--out", str(b), "--set", "bucket.mass=900 kg"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(a), str(b), "--out", str(tmp_path / "c")]) == 0
+    text = capsys.readouterr().out
+    assert "every common column" not in text and "boom_C (distance)" not in text
+    assert "--verbose" in text
+    rows = {q: line.strip()[len(q):].split() for line in text.splitlines() if line.startswith("  ")
+            for q in QUANTITIES if line.strip().startswith(q + " ")}
+    assert list(rows)[:4] == ["output point paths", "cylinder lengths", "cylinder rates", "forces"]
+    ca, _ = read_csv(a / "results.csv")
+    cb, _ = read_csv(b / "results.csv")
+    forces = {k: np.max(np.abs(cb[k] - ca[k])) for k in ca if k.endswith("_force")}
+    worst = max(forces, key=forces.get)
+    column, value, unit = rows["forces"][:3]
+    assert column == worst and unit == "kN"
+    assert float(value) == pytest.approx(forces[worst] / 1e3, rel=1e-3)
+    pressures = [k for k in ca if k.endswith("_pressure_required")]
+    assert rows["pressures"][0] in pressures and rows["pressures"][2] == "bar"
+    assert rows["cylinder lengths"][1:] == ["0", "mm", "(the", "same)"]            # the same prescribed lengths
+    assert len(text.splitlines()) < 25
+
+
+def test_check_prints_a_summary_and_the_causal_report_with_verbose(capsys):
     assert main(["check", "excavator"]) == 0
     text = capsys.readouterr().out
     assert "mobility M = 3·(12 − 1) − 2·15 = 3, 3 cylinders: fully actuated" in text
     assert "causality of 'excavator': sound" in text
+    assert "start pose: boom 3.6683 m (95% extended)" in text
+    assert "the start state holds the start pose with\n  boom: cap " in text
+    assert "inside the strokes and reachable" in text and "no problems found" in text
+    assert "derivative causality" not in text and " ← " not in text        # the chains: --verbose
+    assert main(["check", "excavator", "-v"]) == 0
+    verbose = capsys.readouterr().out
+    assert verbose.startswith(text.rsplit("\n", 2)[0])                  # the summary first
+    assert "derivative causality (dependent storage):" in verbose and " ← " in verbose
+    assert "  boom: 3.6683 m in 2.480 … 3.730 m (95% extended)" in verbose
+    assert verbose.count("causality of 'excavator'") == 1
 
 
 def test_list_names_the_shipped_machines(capsys):
@@ -104,7 +147,7 @@ def test_an_interrupted_animation_leaves_no_file(tmp_path, monkeypatch):
     from mechanisms.machine import Machine
     from mechanisms.machine.plots import animate
 
-    run = Machine.from_file(cli.resolve_machine("excavator"), mode="extensions").run(t_end=0.3, progress=False)
+    run = Machine.from_file(resolve_machine("excavator"), mode="extensions").run(t_end=0.3, progress=False)
 
     def boom(*a, **k):
         raise KeyboardInterrupt
@@ -121,7 +164,7 @@ def test_the_animation_of_the_10_s_cycle_keeps_its_palette(tmp_path):
     from mechanisms.machine import Machine
     from mechanisms.machine.plots import animate
 
-    run = Machine.from_file(cli.resolve_machine("excavator"), mode="valves").run(progress=False)
+    run = Machine.from_file(resolve_machine("excavator"), mode="valves").run(progress=False)
     path = animate(run, tmp_path / "cycle.gif", progress=False)
     old = GifImagePlugin.LOADING_STRATEGY
     GifImagePlugin.LOADING_STRATEGY = GifImagePlugin.LoadingStrategy.RGB_AFTER_DIFFERENT_PALETTE_ONLY

@@ -43,11 +43,14 @@ def test_cli_compare_of_two_loader_folders_names_the_edge_paths(tmp_path, capsys
         assert main(["run", "wheel_loader", "--t-end", "4", "--set", f"bucket.mass={mass}", "--out",
                      str(tmp_path / label), "--no-animation", "--no-bond-graph", "--quiet"]) == 0
     capsys.readouterr()
-    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "c")]) == 0
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "c"), "-v"]) == 0
     out = capsys.readouterr().out
     assert "edge paths: up to" in out
-    rows = out.splitlines()[2:4]       # the [outputs] points head the table, hinge points after
+    table = out[out.index("every common column"):].splitlines()
+    rows = table[2:4]       # the [outputs] points head the table, hinge points after
     assert rows[0].startswith("edge (distance)") and rows[1].startswith("pin (distance)")
+    summary = out[:out.index("every common column")]
+    assert "\n  output point paths  edge " in summary or "\n  output point paths  pin " in summary
 
 
 def test_a_reader_that_leaves_ends_the_command_quietly(monkeypatch, capsys):
