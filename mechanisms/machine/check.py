@@ -98,6 +98,8 @@ def check_text(machine, *, verbose: bool = True) -> str:
     wheel_loader: ... fully actuated
     causality of 'wheel_loader': sound; ...
     start pose: lift ... m (...% extended), tilt ... m (...% extended)
+    start pose: 2 assembly branches at the [start] targets; taken: the one of the file's guess.* ...
+      other branch: ...
     """
     summary, details = linkage_lines(machine)
     return "\n".join(summary + (details if verbose else []))
@@ -133,6 +135,9 @@ def linkage_lines(machine) -> tuple[list[str], list[str]]:
                f"M = 3·({mb['links']} − 1) − 2·{mb['joints']} = {mb['M']}, {mb['cylinders']} cylinders: {verdict}",
                report[0],
                "start pose: " + ", ".join(lengths)]
+    branches = machine.branch_note() if machine.formulation == "causal" else ""
+    if branches:      # more than one assembly branch at the [start] targets: which, and how to choose
+        summary += branches.splitlines()
     details = [f"mobility: {mb['links']} links counting the chassis and barrel + rod per cylinder; "
                f"{mb['revolute']} pin joints and {mb['sliders']} sliders",
                "connection rules: all satisfied (every hinge and part checked)",
