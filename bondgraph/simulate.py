@@ -406,4 +406,4 @@ def _stats(watch: Watch, native=None) -> dict[str, Any]:
 
     return {"nfev": watch.nfev, "njev": watch.njev, "steps": watch.steps,
             "wall_time": time.perf_counter() - watch.start,
-            "backend": "native" if native is not None else "python"}
+            "backend": "native" if native is not None else "python", "method": watch.method}

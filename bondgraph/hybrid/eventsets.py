@@ -81,12 +81,13 @@ def _guard_spec(tr: "Transition", hm: "HybridModel") -> tuple | None:
 
 
 def _native_setup(hm: "HybridModel", rhs: "_Rhs", backend: str, method: str, jacobian: bool):
+    # (the session integrates the energy states with the model's when the run asks for them)
     """The native session of this run (its inputs as tables evaluated in C; a sampled
     controller's held values in constant tables), or ``None`` for the Python path."""
     model = hm.model
     python_guards = any(not tr.guard.timed and _guard_spec(tr, hm) is None for tr in hm.transitions)
     native = native_session(model, backend, method, subject=f"hybrid model {model.name!r}",
-                            jacobian=jacobian and not rhs.continuous, inputs=rhs.inputs,
+                            energy=rhs.energy, jacobian=jacobian and not rhs.continuous, inputs=rhs.inputs,
                             controller_continuous=rhs.continuous, python_guards=python_guards)
     if native is not None and rhs.inputs.names:
         ins = rhs.inputs

@@ -111,8 +111,8 @@ class HybridResults(Results):
     """
 
     def __init__(self, model, t, y, inputs, *, stats, message, events, transitions,
-                 mode_values, param_rows, param_index, du_rows):
-        super().__init__(model, t, y, inputs, energy=None, stats=stats, message=message, events=events)
+                 mode_values, param_rows, param_index, du_rows, energy: bool = False):
+        super().__init__(model, t, y, inputs, energy=energy, stats=stats, message=message, events=events)
         self.transitions: list[TransitionRecord] = transitions
         self.mode_values: dict[str, np.ndarray] = mode_values
         self._param_rows = param_rows

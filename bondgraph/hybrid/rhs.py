@@ -32,7 +32,7 @@ class _Rhs:
     :class:`~bondgraph.stepping.Watch`."""
 
     def __init__(self, hm: "HybridModel", inputs: Mapping[str, Any] | None, controller: Controller | None,
-                 signals: Mapping[str, Any] | None = None):
+                 signals: Mapping[str, Any] | None = None, energy: bool = False):
         m = hm.model
         from ..signals import as_signal
 
@@ -48,6 +48,10 @@ class _Rhs:
             raise ParameterError(sp_, subject="signals")
         self.ext = {n: as_signal(v, n) for n, v in signals.items()}
         self.hm, self.sys, self.nx = hm, m.system, m.system.nx
+        #: the three power integrals (source work, dissipation, parametric work) follow the states
+        self.energy = bool(energy)
+        self.n = self.nx + (3 if self.energy else 0)
+        self._yb, self._ob = np.zeros(self.n), np.zeros(self.n)
         if inputs is not None and not isinstance(inputs, Mapping):
             raise ParameterError(f"inputs {inputs!r}: expected a dict of input name → signal",
                                  subject="inputs")
@@ -81,6 +85,7 @@ class _Rhs:
     def control(self, t: float, x: np.ndarray) -> Mapping[str, Any]:
         """The controller's outputs at ``(t, x)``, its exceptions named (a UserCallableError)."""
         c = self.controller
+        x = x[: self.nx]
         what = f"controller (inputs {', '.join(c.inputs) or 'none'})"
         out = call_user(c.fn, (t, Measurements(self.probe, t, x)), what, t)
         if not isinstance(out, Mapping):
@@ -140,11 +145,12 @@ class _Rhs:
         return U, DU
 
     def set(self, t: float, x: np.ndarray) -> None:
-        u = self.inputs_at(t, x)
+        u = self.inputs_at(t, x[: self.nx])
         self.sys.set_inputs(u, self._du)
 
     def outputs(self, t: float, x: np.ndarray) -> np.ndarray:
         """All compiled outputs at ``(t, x)``, computed once for every guard that reads them."""
+        x = x[: self.nx]
         key = (t, x.tobytes(), self.sys.params.tobytes(), self.held.tobytes())
         if key != self._out_key:
             self.set(t, x)
@@ -153,13 +159,22 @@ class _Rhs:
         return self._out_val
 
     def __call__(self, t, y):
-        out = np.empty(self.nx)
+        out = np.empty(self.n)
         self.into(t, y, out)
         return out
 
     def into(self, t, y, out):
         self.watch.call(t)
         self.set(t, y)
+        if self.energy:      # the states' rates and the power integrals in one compiled call
+            self._yb[:] = y
+            st = self.sys.rhs_into(t, self._yb.ctypes.data, self._ob.ctypes.data, 1)
+            if st != 0:
+                out[:] = np.nan
+                self.watch.failed(t, y, self.sys.describe_status(st))
+            else:
+                out[:] = self._ob
+            return
         try:
             self.sys.rhs(t, y, out=out)
         except FloatingPointError as exc:
@@ -170,15 +185,20 @@ class _Rhs:
         self.watch.njev += 1
         self.set(t, y)
         try:
-            return self.sys.jac(t, y)
+            J = self.sys.jac(t, y[: self.nx])
         except FloatingPointError as exc:
             self.watch.failed(t, y, f"{exc} (in the Jacobian)", jacobian=True)
             raise  # not reached
+        if self.energy:      # the integrals depend on no state's rate through their own
+            Ja = np.zeros((self.n, self.n))
+            Ja[: self.nx, : self.nx] = J
+            return Ja
+        return J
 
     def rate(self, t, x):
         self.set(t, x)
-        return self.sys.rhs(t, x)
+        return self.sys.rhs(t, x[: self.nx])
 
     def monitor(self, t, x):
         self.set(t, x)
-        return self.sys.monitors(t, x)
+        return self.sys.monitors(t, x[: self.nx])

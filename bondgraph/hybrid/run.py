@@ -117,7 +117,7 @@ class _HybridRun:
         """The samples recorded so far as :class:`HybridResults`."""
         model, hm, watch = self.model, self.hm, self.watch
         t_arr = np.concatenate(self.ts) if self.ts else np.zeros(0)
-        y_arr = np.vstack(self.ys) if self.ys else np.zeros((0, model.system.nx))
+        y_arr = np.vstack(self.ys) if self.ys else np.zeros((0, self.rhs.n))
         U = np.array(self.U_rows) if self.U_rows else np.zeros((0, len(model.input_names)))
         rec = _RecordedInputs(model.input_names, t_arr, U.reshape(len(t_arr), -1))
         mv = {}
@@ -125,8 +125,9 @@ class _HybridRun:
             mv[n] = np.array([self.mode_rows[k][n] for k in self.midx], dtype=object)
         stats = {"nfev": watch.nfev, "njev": watch.njev, "steps": watch.steps,
                  "wall_time": _time.perf_counter() - watch.start, "events": len(self.log),
-                 "segments": self.n_seg, "backend": "native" if self.native is not None else "python"}
-        return HybridResults(model, t_arr, y_arr, rec, stats=stats, message=message,
+                 "segments": self.n_seg, "backend": "native" if self.native is not None else "python",
+                 "method": self.method}
+        return HybridResults(model, t_arr, y_arr, rec, stats=stats, message=message, energy=self.rhs.energy,
                              events=(np.array(self.ev_t), np.array(self.ev_i, dtype=int),
                                      np.array(self.ev_y) if self.ev_y else np.zeros((0, model.system.nx))),
                              transitions=list(self.log), mode_values=mv, param_rows=list(self.param_rows),
@@ -160,16 +161,17 @@ class _HybridRun:
         self.ev_y.append(yv.copy())
         if tr.reset is not None:
             what = f"reset of transition {tr.label!r}"
-            new = call_user(tr.reset, (t, yv.copy()), what, t)
+            nx = self.rhs.nx          # the reset sees the states, not the energy integrals after them
+            new = call_user(tr.reset, (t, yv[:nx].copy()), what, t)
             try:
                 new = np.asarray(new, dtype=float)
             except (TypeError, ValueError):
                 new = np.full(0, np.nan)
-            if new.shape != yv.shape or not np.all(np.isfinite(new)):
+            if new.shape != (nx,) or not np.all(np.isfinite(new)):
                 raise UserCallableError(f"{what}: {describe_callable(tr.reset)} returned "
-                                        f"{new!r} at t = {t:.9g} s; expected {yv.size} finite "
+                                        f"{new!r} at t = {t:.9g} s; expected {nx} finite "
                                         "state values", time=t)
-            yv = new
+            yv = np.concatenate([new, yv[nx:]])
         self.check_burst(t, yv)
         return yv
 

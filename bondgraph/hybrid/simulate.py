@@ -44,7 +44,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
                     jacobian: bool = True, max_events: int = 100_000, max_burst: int = 50,
                     burst_window: float | None = None, max_steps: int = 500_000,
                     singular: str = "error", timeout: float | None = DEFAULT_TIMEOUT,
-                    blowup: float | None = DEFAULT_BLOWUP, backend: str = "auto") -> HybridResults:
+                    blowup: float | None = DEFAULT_BLOWUP, backend: str = "auto",
+                    energy: bool = False) -> HybridResults:
     """Event-driven integration of a hybrid model.
 
     Parameters
@@ -82,6 +83,11 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
         switch is a parameter change and a restart) unless a guard is a Python function
         (``When``) or reads an external signal, the controller is continuous, or an
         input is a Python callable. ``stats["backend"]`` says which ran.
+    energy : bool
+        Also integrate the source work, the dissipation and the parametric work, as
+        :func:`~bondgraph.simulate.simulate` does, across every switch (for
+        :func:`~bondgraph.results.power_balance`). A switch that changes a storage element's
+        law makes its stored energy jump: the balance then shows that jump in its residual.
 
     Guards are located on the integrator's interpolant, including a guard that becomes
     true and false again within one step (an extremum of the guard inside the step; see
@@ -133,6 +139,8 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     if burst_window is not None and not (isinstance(burst_window, (int, float, np.number))
                                          and math.isfinite(burst_window) and burst_window > 0):
         extra.append(f"burst_window = {burst_window!r}: expected a positive number of seconds")
+    if not isinstance(energy, bool):
+        extra.append(f"energy = {energy!r}: expected True or False")
     if controller is not None and not isinstance(controller, Controller):
         extra.append(f"controller {controller!r}: expected a Controller(fn, inputs, period)")
     if modes is not None and not isinstance(modes, Mapping):
@@ -158,15 +166,18 @@ def simulate_hybrid(hm: HybridModel, t_span: Sequence[float], *,
     if modes:
         hm.set_modes(modes)
     try:
-        rhs = _Rhs(hm, inputs, controller, signals)
-        y = model.initial_state(x0)
+        rhs = _Rhs(hm, inputs, controller, signals, energy=bool(energy))
+        x_init = model.initial_state(x0)
+        y = np.concatenate([x_init, np.zeros(3)]) if energy else x_init
         native = _native_setup(hm, rhs, backend, method, jacobian)
     except BaseException:
         model.system.params[:] = saved_params
         hm._modes.update(saved_modes)
         model.system.set_native_inputs(None)
         raise
-    watch = Watch(model, t0, t1, y, method=method, timeout=timeout, blowup=blowup,
+    if energy and np.ndim(atol) == 1:   # the integrals: the tightest of the states' atol
+        atol = np.concatenate([np.asarray(atol, dtype=float), np.full(3, float(np.min(atol)))])
+    watch = Watch(model, t0, t1, x_init, method=method, timeout=timeout, blowup=blowup,
                   singular=singular, max_steps=max_steps, monitor=rhs.monitor, rate=rhs.rate)
     rhs.watch = watch
     if native is not None:

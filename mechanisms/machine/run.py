@@ -214,7 +214,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
                 # the stroke ends as transitions: the contacts are located as in a table-driven run
                 hm = HybridModel(mm.model, *contact_transitions(machine))
                 res = simulate_hybrid(hm, (t0, t_end), x0=x0, controller=ctrl, t_eval=t_eval, rtol=rtol,
-                                      atol=atol, method="LSODA" if method == "CVODE" else method)
+                                      atol=atol, method=method, energy=energy)
             else:
                 res = simulate(mm.model, (t0, t_end), x0=x0, inputs=inputs, events=all_events or None, **kw)
     except SimulationError as exc:
