@@ -87,6 +87,15 @@ def _schemas():
     return LS_POWER_UNIT_SCHEMA, LS_SCHEMA, shared, pump, section
 
 
+#: what the compensators do, by compensation (the report and the circuit comparison say it)
+COMPENSATION_WHY = {
+    "post": "the lighter functions brought up to the highest load's pressure after their metering edges "
+            "(flow sharing: every edge meters the same drop)",
+    "pre": "each section's pump pressure brought down to its own load plus the compensator setting "
+           "before its metering edge (the heaviest function's too, by the margin less the setting)",
+}
+
+
 class LoadSensingCircuit(FixedCircuit):
     """The ``"load-sensing"`` circuit: a :class:`components.hydraulics.LSCircuit`.
 
@@ -168,8 +177,9 @@ class LoadSensingCircuit(FixedCircuit):
         if "compensator_power" in tab:
             t = tab["time"]
             w = float(np.sum(0.5 * (tab["compensator_power"][1:] + tab["compensator_power"][:-1]) * np.diff(t)))
+            why = (COMPENSATION_WHY[self.kind] if self.kind in COMPENSATION_WHY else "")
             lines.append(f"    the compensators throttled {w / 1e3:.2f} kJ (part of the valves' throttling "
-                         "below): the lighter functions brought down to the highest load's pressure")
+                         f"below): {why}")
         return lines
 
 

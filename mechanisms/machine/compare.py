@@ -156,6 +156,7 @@ class RunSummary:
     columns: dict[str, np.ndarray]
     energy: EnergySplit | None
     circuit: str
+    compensation: str | None = None
 
     @classmethod
     def from_run(cls, run, label: str) -> "RunSummary":
@@ -168,7 +169,7 @@ class RunSummary:
                 energy = run.energy_split()
             except BondGraphError:
                 energy = None
-        return cls(label, dict(tab), energy, _circuit_of(tab))
+        return cls(label, dict(tab), energy, _circuit_of(tab), getattr(run.machine.circuit, "kind", None))
 
     @classmethod
     def from_folder(cls, path, label: str | None = None) -> "RunSummary":
@@ -182,7 +183,12 @@ class RunSummary:
         cols, _units = read_csv(results)
         e = folder / "energy.csv"
         energy = read_energy_csv(e) if e.is_file() else None
-        return cls(label or str(path), cols, energy, _circuit_of(cols))
+        comp = None
+        report = folder / "report.txt"
+        if report.is_file():      # the report names the compensation of a load-sensing run
+            text = report.read_text(encoding="utf-8", errors="replace")
+            comp = "pre" if "pre-compensated" in text else ("post" if "post-compensated" in text else None)
+        return cls(label or str(path), cols, energy, _circuit_of(cols), comp)
 
     @property
     def duration(self) -> float:
@@ -489,9 +495,12 @@ def _explain_pair(a: RunSummary, b: RunSummary, gap, point: str | None = "tip") 
                 if "compensator_power" in ls.columns:
                     t, w = ls.columns["time"], ls.columns["compensator_power"]
                     comp = f" ({float(np.sum(0.5 * (w[1:] + w[:-1]) * np.diff(t))) / 1e3:.1f} kJ in {ls.label})"
+                from .circuits_ls import COMPENSATION_WHY
+
+                does = COMPENSATION_WHY.get(ls.compensation or "", "each section throttled to its metering drop")
                 row += (f": the load-sensing pump holds its outlet {m / 1e5:.1f} bar (median) above the "
                         f"highest load, so the metering edges drop little and the compensators throttle "
-                        f"only the lighter functions down to the heaviest's pressure{comp}; in {fx.label} the pump "
+                        f"({does}){comp}; in {fx.label} the pump "
                         f"sits at whatever pushes its whole flow through the valves or the relief (median "
                         f"{np.median(fx.columns['pump_pressure']) / 1e5:.0f} bar), and every metering edge "
                         "burns that surplus")

@@ -226,3 +226,16 @@ def test_a_swash_plate_lag_is_not_given_a_pressure_tolerance():
     assert atol[f"{hyd}/C_P.e"] == atol[f"{hyd}/rate/x.value"] == 1e-8 * PRESSURE_ATOL_SCALE
     for cap, rod in m.circuit.chambers.values():
         assert atol[f"excavator/hyd/{cap}"] == atol[f"excavator/hyd/{rod}"] == 1e-8 * PRESSURE_ATOL_SCALE
+
+
+def test_the_report_explains_the_compensation_the_run_used():
+    """issue 20: a pre-compensated run's report printed the post-compensator explanation."""
+    from mechanisms.machine import DATA, Machine
+
+    texts = {}
+    for kind in ("pre", "post"):
+        m = Machine.from_file(DATA / "excavator.toml", {"circuit.type": "load-sensing",
+                                                       "circuit.load_sensing.compensation": kind})
+        texts[kind] = m.run(t_end=2.0, progress=False).report()
+    assert "before its metering edge" in texts["pre"] and "brought up to the highest" not in texts["pre"]
+    assert "brought up to the highest load's pressure" in texts["post"]
