@@ -102,7 +102,17 @@ def _options(sub: argparse.ArgumentParser) -> None:
                      "lift capacity: the load point, an [outputs] point or \"part.point\" (default the "
                      "tool's pin, or the tool point when one function alone moves that pin)")
     sub.add_argument("--cycle", metavar="NAME", help="cycle energy: a cycle of the file (default its default)")
-    sub.add_argument("--out", metavar="DIR", required=True, help="output folder")
+    sub.add_argument("--held", metavar="F=WHERE", action="append", default=[],
+                     help="lift capacity: where a function that does not move the load point stays: "
+                          "extend, retract or a length with its unit (repeatable; default: extend)")
+    sub.add_argument("--heights", metavar="H,H,...", help="lift capacity: load-point heights above ground, "
+                     "with units (\"0 m, 1.5 m, 3 m\")")
+    sub.add_argument("--radii", metavar="R,R,...", help="lift capacity: radii from the swing axis, with "
+                     "units (\"4.5 m, 6 m, 7.5 m\")")
+    sub.add_argument("--generic", action="store_true",
+                     help="tool forces of a loader or a crane (no ISO 6015 quantity: every function)")
+    sub.add_argument("--out", metavar="DIR", default=None,
+                     help="output folder (default out/<analysis>, as hydrobond run writes out/run)")
     sub.add_argument("--quiet", action="store_true", help="print only errors")
 
 
@@ -166,6 +176,27 @@ def _analysis_options(args) -> dict[str, Any]:
         if a != "cycle-energy":
             raise ParameterError(f"--cycle: only for cycle-energy (not {a})")
         opts["cycle"] = args.cycle
+    for name in ("held", "heights", "radii"):
+        v = getattr(args, name, None)
+        if v and a != "lift-capacity":
+            raise ParameterError(f"--{name}: only for lift-capacity (not {a})")
+    if getattr(args, "held", None):
+        held: dict[str, str] = {}
+        for item in args.held:
+            f, sep, where = item.partition("=")
+            if not sep or not f.strip() or not where.strip():
+                raise ParameterError(f"--held {item!r}: expected FUNCTION=extend|retract|LENGTH, e.g. "
+                                     "bucket=extend or bucket=\"2.9 m\"")
+            held[f.strip()] = where.strip().strip('"')
+        opts["held"] = held
+    for name in ("heights", "radii"):
+        v = getattr(args, name, None)
+        if v:
+            opts[name] = [x.strip() for x in v.split(",") if x.strip()]
+    if getattr(args, "generic", False):
+        if a != "tool-forces":
+            raise ParameterError(f"--generic: only for tool-forces (not {a})")
+        opts["generic"] = True
     return opts
 
 
@@ -182,14 +213,15 @@ def run_analyse(args) -> int:
     T = time.perf_counter()
     study = Study(MachineDescription.load(resolve_machine(args.machine), parse_sets(args.set)))
     res = run_analysis(study, args.analysis, opts)
-    files = res.write(args.out)
+    out = args.out or f"out/{args.analysis}"
+    files = res.write(out)
     if not args.quiet:
         import pandas as pd
 
         with pd.option_context("display.width", 160, "display.max_columns", 20):
             print(res.table_text() if hasattr(res, "table_text") else res.table().to_string(index=False))
         print(f"\n{args.analysis} of {study.description.name} in {time.perf_counter() - T:.2f} s; wrote "
-              f"{', '.join(f.name for f in files)} to {Path(args.out).resolve()}")
+              f"{', '.join(f.name for f in files)} to {Path(out).resolve()}")
     return 0
 
 
@@ -203,7 +235,7 @@ def run_sweep(args) -> int:
     from .result import write_table
     from .sweeps import sweep
 
-    out = check_output_dir(args.out)
+    out = check_output_dir(args.out or "out/sweep")
     opts = _analysis_options(args)
     grid = parse_grid(args.set_grid)
     desc = MachineDescription.load(resolve_machine(args.machine), parse_sets(args.set))

@@ -342,7 +342,8 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
     if len(moving) != 2:
         raise ParameterError(f"lift capacity: the load point {part}.{pt} is moved by "
                              f"{len(moving)} function(s) ({', '.join(moving)}); placing it at a "
-                             "height and a radius needs exactly two: hold the others with held={...}")
+                             "height and a radius needs exactly two: hold the others with held={...} in "
+                             "Python, --held FUNCTION=extend|retract|LENGTH with hydrobond analyse")
     if not (isinstance(n, int) and n >= 4):
         raise ParameterError(f"lift capacity: n = {n!r}, expected a whole number ≥ 4")
     pressures = study.pressures(relief, tank)

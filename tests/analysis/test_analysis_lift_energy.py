@@ -166,3 +166,25 @@ def test_cycle_energy_table_and_plot(ce, tmp_path):
     ce.write(tmp_path)
     head = (tmp_path / "cycle_energy.csv").read_text().splitlines()[0]
     assert head == "term,title,energy [J],share_of_pump_work [%]"
+
+
+def test_the_cli_takes_held_heights_radii_and_writes_where_run_would(tmp_path, monkeypatch, capsys):
+    """issue 20: the lift table's held functions, heights and radii from the command line (the
+    error named a Python keyword the CLI had no option for); --out defaults as hydrobond run's."""
+    import csv
+
+    from mechanisms.machine.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    code = main(["analyse", "excavator", "--analysis", "lift-capacity", "--point", "tip", "--held", "bucket=extend",
+                 "--heights", "0 m, 3 m", "--radii", "6 m, 7.5 m", "--n", "20"])
+    assert code == 0
+    out = tmp_path / "out" / "lift-capacity" / "lift_capacity.csv"
+    rows = list(csv.DictReader(out.open()))
+    want = lift_capacity(Study(DATA / "excavator.toml"), point="tip", held={"bucket": "extend"},
+                         heights=["0 m", "3 m"], radii=["6 m", "7.5 m"], n=20).table()
+    assert len(rows) == len(want) == 4
+    got = sorted(float(r["rated [kg]"]) for r in rows)
+    assert np.allclose(got, sorted(want["rated"]), rtol=1e-6)
+    assert main(["analyse", "excavator", "--analysis", "lift-capacity", "--point", "tip", "--held", "bucket"]) == 2
+    assert "--held 'bucket': expected FUNCTION=extend|retract|LENGTH" in capsys.readouterr().err
