@@ -142,7 +142,8 @@ def _run_options(run: argparse.ArgumentParser, *, default_out: str = "out/run") 
     run.add_argument("--no-animation", action="store_true", help="skip the GIF")
     run.add_argument("--no-bond-graph", action="store_true", help="skip the part-level causal diagram")
     run.add_argument("--full-bond-graph", action="store_true",
-                     help="also draw every element of the bond graph (bond_graph_full.png, slow)")
+                     help="also draw every element of the bond graph: bond_graph_full.pdf, one readable "
+                          "page per part and one for the hydraulics (slow)")
     run.add_argument("--quiet", action="store_true", help="print only errors")
 
 
@@ -359,9 +360,9 @@ def _run(args, name: str) -> int:
         plot_timeseries(run, out / "timeseries.png")
         written += ["trajectory.png", "timeseries.png"]
         if not args.no_bond_graph and args.formulation == "causal":
-            full = out / "bond_graph_full.png" if args.full_bond_graph else None
+            full = out / "bond_graph_full.pdf" if args.full_bond_graph else None
             plot_bond_graph(machine, out / "bond_graph.png", full)
-            written += ["bond_graph.png"] + (["bond_graph_full.png"] if full else [])
+            written += ["bond_graph.png"] + (["bond_graph_full.pdf"] if full else [])
         for num in set(plt.get_fignums()) - before:
             plt.close(num)
         if not args.no_animation:
