@@ -291,13 +291,23 @@ def plot_sweep(df, keys: list[str], path=None):
     x = keys[0]
     others = keys[1:]
     groups = [((), df)] if not others else list(df.groupby(others, sort=True))
+    from bondgraph.units import display_unit
+
+    def shown(name):      # engineering units on the axes (kN, kJ, bar, mm...); the CSV stays SI
+        u = units.get(name, "")
+        if u == "m" and name.endswith(("bore", "rod")):
+            return 1e3, "mm"
+        return display_unit(u) if u else (1.0, "unit unknown")
+
+    fx, ux = shown(x)
     for ax, col in zip(axes[0], results):
+        fy, uy = shown(col)
         for label, g in groups:
             g = g.sort_values(x)
             lab = ", ".join(f"{k} = {v:.4g}" for k, v in zip(others, np.atleast_1d(label))) if others else None
-            ax.plot(g[x], g[col], "o-", ms=3, label=lab)
-        ax.set_xlabel(f"{x} [{units.get(x, '')}]")
-        ax.set_ylabel(f"{col} [{units.get(col, '')}]")
+            ax.plot(g[x] * fx, g[col] * fy, "o-", ms=3, label=lab)
+        ax.set_xlabel(f"{x} [{ux}]")
+        ax.set_ylabel(f"{col} [{uy}]")
         ax.grid(True, alpha=0.3)
         if others and len(groups) <= 8:
             ax.legend(fontsize="x-small")
