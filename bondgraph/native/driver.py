@@ -49,7 +49,25 @@ _DP = ctypes.POINTER(_D)
 
 @dataclass
 class Driver:
-    """The loaded driver library, or why there is none (``ok``, ``reason``)."""
+    """The loaded driver library, or why there is none (``ok``, ``reason``).
+
+    Attributes
+    ----------
+    ok : bool
+    reason : str
+        Why it is not available (empty when it is).
+    lib : ctypes.CDLL or None
+    path : pathlib.Path or None
+        The compiled library in the cache.
+    compile_time : float
+        Seconds spent compiling it in this process (0 from the cache).
+
+    Examples
+    --------
+    >>> drv = load_driver()
+    >>> drv.ok == (drv.reason == "") and (drv.path is not None) == drv.ok
+    True
+    """
 
     ok: bool
     reason: str = ""
@@ -62,7 +80,18 @@ _DRIVER: list[Driver] = []
 
 
 def load_driver() -> Driver:
-    """Compile (once per cache) and load the driver; never raises (see ``reason``)."""
+    """Compile (once per cache) and load the driver; never raises (see ``reason``).
+
+    Returns
+    -------
+    Driver
+        The same object for the whole process.
+
+    Examples
+    --------
+    >>> load_driver() is load_driver()
+    True
+    """
     if _DRIVER:
         return _DRIVER[0]
     _DRIVER.append(_load())
@@ -169,6 +198,28 @@ class Session:
 
     The session has its own model buffers: :meth:`monitor` and :meth:`guard_values`
     evaluate with them, so Python sees what the C loop sees.
+
+    Examples
+    --------
+    ``ẋ = −x`` stepped in C, read at two output times:
+
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, One, I, R, build
+    >>> from bondgraph.native.cvode import native_session
+    >>> from bondgraph.stepping import Watch, run_segment
+    >>> bg = BondGraph("decay")
+    >>> _ = bg.add(One("v"), I("m", 1.0, initial=1.0), R("b", 1.0))
+    >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "b")
+    >>> model = build(bg)
+    >>> session = native_session(model, "native", "CVODE", subject="decay")
+    >>> watch = Watch(model, 0.0, 1.0, np.array([1.0]), method="CVODE", timeout=None,
+    ...               blowup=None, singular="ignore", max_steps=10_000)
+    >>> session.attach(watch)
+    >>> seg = run_segment("CVODE", None, None, 0.0, 1.0, np.array([1.0]), watch, rtol=1e-10,
+    ...                   atol=1e-12, max_step=np.inf, first_step=None, t_eval=[0.5, 1.0],
+    ...                   native=session)
+    >>> bool(np.allclose(seg.y[:, 0], np.exp(-seg.t), rtol=1e-8)), session.done
+    (True, True)
     """
 
     def __init__(self, driver: Driver, system, energy: bool = False, jacobian: bool = True):
@@ -331,27 +382,33 @@ class Session:
 
     @property
     def ie(self) -> int:
+        """Index of the next output time the C loop will write."""
         return int(self.lib.bgn_ie(self.h))
 
     # the driver protocol of stepping._examine: t_old, t, y, done, interpolation
     @property
     def t_old(self) -> float:
+        """Start of the last step."""
         return float(self.w.t_old)
 
     @property
     def t(self) -> float:
+        """End of the last step."""
         return float(self.w.t)
 
     @property
     def h_last(self) -> float:
+        """Length of the last step."""
         return float(self.w.h)
 
     @property
     def y(self) -> np.ndarray:
+        """State at :attr:`t` (a copy)."""
         return self._y.copy()
 
     @property
     def done(self) -> bool:
+        """The segment's end is reached."""
         return self.t >= self.b
 
     def __call__(self, tq: float) -> np.ndarray:
@@ -362,12 +419,15 @@ class Session:
         return self._dky.copy()
 
     def old_monitor(self) -> np.ndarray | None:
+        """The divisors at the start of the last step (None without monitors)."""
         return self._m_old.copy() if self.watch is not None and self.watch.monitor is not None else None
 
     def old_events(self) -> np.ndarray | None:
+        """The guard values at the start of the last step (None without guards)."""
         return self._g_old.copy() if self.ng else None
 
     def old_slopes(self) -> np.ndarray | None:
+        """The guard slopes at the start of the last step, if valid."""
         return self._dg_old.copy() if self.ng and self.lib.bgn_dg_valid(self.h) else None
 
     def after_look(self, watch, m, g, dg, ie: int) -> None:
