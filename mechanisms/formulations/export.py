@@ -45,8 +45,8 @@ import numpy as np
 import sympy as sp
 
 from bondgraph import ParameterError, t as T
-from bondgraph.export import (ModelicaModel, ModelicaWriter, class_name_problem, formula_problem,
-                               to_modelica)
+from bondgraph.export import ModelicaModel, ModelicaWriter, to_modelica
+from bondgraph.export.modelica import class_name_problem, formula_problem
 
 from ..assembly import Pose
 from .base import Formulation
