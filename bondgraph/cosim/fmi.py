@@ -67,10 +67,24 @@ def _import_fmpy():
 def fmu_ports(path: str | Path) -> dict[str, list[tuple[str, str]]]:
     """Real inputs and outputs of an FMU with their units (companions excluded).
 
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``.fmu`` file.
+
     Returns
     -------
     dict
         ``{"inputs": [(name, unit), ...], "outputs": [...]}``.
+
+    Raises
+    ------
+    ParameterError
+        FMPy is missing.
+
+    Examples
+    --------
+    See :func:`~bondgraph.cosim.export_fmu`.
     """
     fmpy = _import_fmpy()
     md = fmpy.read_model_description(str(path))
@@ -114,6 +128,24 @@ class FmuSubsystem(Subsystem):
     ParameterError
         If the file is not a co-simulation FMU of FMI 2 or 3, or a named variable,
         parameter or unit override does not exist (every problem listed).
+
+    Examples
+    --------
+    B1 with its spring-damper as an FMU (exported by
+    :func:`~bondgraph.cosim.export_fmu`) follows the analytic solution:
+
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from bondgraph.cosim import cosimulate, examples, export_fmu
+    >>> fmu = export_fmu("bondgraph.cosim.examples:b1_spring", tempfile.mkdtemp(),
+    ...                  model_name="spring")
+    >>> spring = FmuSubsystem(fmu, "spring")
+    >>> spring.direct_feedthrough, spring.input_derivative_order
+    (True, 2)
+    >>> res = cosimulate([examples.b1_mass(), spring], examples.B1_RELATIONS, step=1e-4,
+    ...                  end=0.02)
+    >>> bool(np.abs(res["mass.x"] - examples.b1_reference(res.time)).max() < 1e-6)
+    True
     """
 
     failure_kind = "fmu_status"
