@@ -72,6 +72,19 @@ class PythonSubsystem(Subsystem):
     ------
     ParameterError
         Listing every missing attribute or method of ``obj``.
+
+    Examples
+    --------
+    >>> class Obj:
+    ...     u = 0.0
+    >>> PythonSubsystem(Obj(), "o", inputs=[("u", "m"), ("w", "m")], outputs=[("y", "m")],
+    ...                 direct_feedthrough=False)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: subsystem 'o': 3 problems
+      - object of type Obj has no method do_step(t, h)
+      - input 'w': object of type Obj has no attribute 'w' (give it an initial value)
+      - output 'y': object of type Obj has no attribute or method 'y'
     """
 
     def __init__(self, obj: Any, name: str, inputs: Iterable[Port | Sequence[str]],

@@ -156,6 +156,24 @@ class Relations:
         Relations, or strings ``"a.out -> b.in"``.
     bonds : iterable of PowerBond or (effort, flow) tuples, optional
         Power bonds to monitor.
+
+    Raises
+    ------
+    ParameterError
+        Every malformed relation or bond, listed at once.
+
+    Examples
+    --------
+    >>> rel = Relations(["mass.x -> spring.x", "mass.v -> spring.v", "spring.F -> mass.F"],
+    ...                 bonds=[("spring.F", "mass.v")])
+    >>> len(rel), rel.bonds[0].name
+    (3, 'spring.F*mass.v')
+    >>> Relations(["mass.x => spring.x", "spring.F -> mass"])
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: relations: 2 problems
+      - relation 'mass.x => spring.x': expected 'subsystem.output -> subsystem.input'
+      - endpoint 'mass': expected 'subsystem.port'
     """
 
     def __init__(self, relations: Iterable[Relation | str],
@@ -203,7 +221,27 @@ class Relations:
 
     # ------------------------------------------------------------ validation
     def problems(self, subsystems: Sequence[Subsystem]) -> list[str]:
-        """Every inconsistency between the relations and ``subsystems``."""
+        """Every inconsistency between the relations and ``subsystems``.
+
+        Names, units (compared with pint), every input fed exactly once, power bonds
+        whose effort and flow go both ways between two subsystems.
+
+        Parameters
+        ----------
+        subsystems : sequence of Subsystem
+
+        Returns
+        -------
+        list of str
+            Empty when the relations fit.
+
+        Examples
+        --------
+        >>> from bondgraph.cosim import examples
+        >>> Relations(["mass.x -> spring.x", "mass.x -> spring.v", "spring.F -> mass.F"]).problems(
+        ...     list(examples.b1_subsystems()))
+        ["relation mass.x -> spring.v: unit mismatch, output is in 'm', input expects 'm/s': units 'm' and 'm/s': different dimensions ([length] and [length] / [time]), expected the same dimension"]
+        """
         problems: list[str] = []
         counts = Counter(s.name for s in subsystems)
         problems += [f"subsystem name {n!r} is used {c} times" for n, c in counts.items()
