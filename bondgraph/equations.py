@@ -1238,6 +1238,32 @@ def _blt(unknowns, kinds, residuals, intermediates, deps, model) -> list[Block]:
     return blocks
 
 
+def _no_zero_switches(ex: se.Basic) -> se.Basic:
+    """``ex`` with every Piecewise whose branches are all 0 replaced by 0.
+
+    symengine differentiates a switch that does not contain the variable into
+    ``Piecewise((0, c), (0, True))``, which still carries its condition's symbols; left in
+    place it made a coefficient that depends on its own state through a switch (a chamber
+    with entrained air, ``V/β(p)·ṗ``) look nonlinear in ``ṗ``.
+
+    Examples
+    --------
+    >>> x, y = se.symbols("x y")
+    >>> d = se.diff(se.Piecewise((x**2, x > 1), (3, True)) * y, y)
+    >>> d
+    y*Piecewise((0, 1 < x), (0, True)) + Piecewise((x**2, 1 < x), (3, True))
+    >>> _no_zero_switches(d)
+    Piecewise((x**2, 1 < x), (3, True))
+    """
+    for _ in range(8):  # nested switches collapse from the inside out
+        zero = {pw: se.Integer(0) for pw in ex.atoms(se.Piecewise)
+                if all(a == 0 for a in pw.args[::2])}
+        if not zero:
+            break
+        ex = ex.subs(zero)
+    return ex
+
+
 def _affine(members, residuals, defs, deps, unknowns) -> bool:
     """Are the block's residuals affine in its unknowns (through the intermediates)?"""
     mset = set(members)
@@ -1253,7 +1279,7 @@ def _affine(members, residuals, defs, deps, unknowns) -> bool:
         for s in moving:
             if s.name in defs and not affine_var(s.name):
                 return False
-            d = se.diff(ex, s)
+            d = _no_zero_switches(se.diff(ex, s))
             if any(hits(q.name) for q in d.free_symbols):
                 return False
         return True
