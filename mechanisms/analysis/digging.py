@@ -60,7 +60,48 @@ LIMITS = ("hydraulic", "tipping over the front", "tipping over the rear")
 
 @dataclass
 class ToolForceAt:
-    """The tool force of one function at its optimum pose."""
+    """The tool force of one function at its optimum pose.
+
+    Attributes
+    ----------
+    function : str
+    kind : {"hydraulic", "governing"}
+        The optimum of the hydraulic limit alone, or of the governing (smaller) one.
+    force : float
+        N.
+    limit : str
+        Which limit governs there (one of :data:`LIMITS`).
+    hydraulic, tipping : float
+        The two limits there (N; tipping ``inf`` without ``[base]``).
+    point : (float, float)
+        The tool point (m).
+    direction : (float, float)
+        Unit direction of the force on the soil: along the point's path.
+    lengths : dict
+        Function → cylinder length (m).
+    refined : bool
+
+    Examples
+    --------
+    By virtual work the hydraulic limit times the lip's velocity per unit cylinder rate
+    is the cylinder force, ``p_r·A_cap − p_t·A_rod`` (here computed from the file):
+
+    >>> import math
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> study = Study(DATA / "excavator.toml")
+    >>> tf = tool_forces(study, n=20, functions=["bucket"])
+    >>> o = tf.optimum["bucket"]["hydraulic"]
+    >>> desc = study.description
+    >>> cyl = desc.parts[desc.cylinder_of["bucket"]].values
+    >>> f_cyl = tf.pressures["relief"]["bucket"] * cyl["count"] * math.pi * cyl["bore"] ** 2 / 4
+    >>> L = {desc.cylinder_of[f]: np.array([v]) for f, v in o.lengths.items()}
+    >>> angles, ok = study.kinematics.solve(L, near=tf.grid)
+    >>> X = study.kinematics.states(study.statics.model, angles, L, shape=(1,))
+    >>> vx, vy = study.statics.evaluate(X, points=[("bucket", "Q")], functions=["bucket"]).velocity[("bucket", "Q")]["bucket"]
+    >>> bool(abs(o.hydraulic * math.hypot(vx[0], vy[0]) / f_cyl - 1) < 1e-9), o.limit
+    (True, 'hydraulic')
+    """
 
     function: str
     kind: str                       # "hydraulic" (relief alone) or "governing" (with tipping)
@@ -93,6 +134,15 @@ class ToolForces(AnalysisResult):
     optimum : dict
         Function → ``{"hydraulic": ToolForceAt, "governing": ToolForceAt}``.
     timings : dict
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA
+    >>> tf = tool_forces(DATA / "excavator.toml", n=20, functions=["bucket"])
+    >>> sorted(tf.summary()), tf.summary_units["bucket_tool_force"]
+    (['bucket_tool_force', 'bucket_tool_force_governing'], 'N')
+    >>> tf.maps["bucket"]["force"].shape == tf.grid.shape
+    True
     """
 
     name = "tool-forces"
@@ -113,9 +163,11 @@ class ToolForces(AnalysisResult):
 
     @property
     def summary_units(self) -> dict[str, str]:
+        """Newton for every :meth:`summary` entry."""
         return {k: "N" for k in self.summary()}
 
     def summary(self) -> dict[str, float]:
+        """Each function's optimum tool force (N): hydraulic, and governing with ``[base]``."""
         out = {}
         for f in self.functions:
             out[f"{f}_tool_force"] = self.optimum[f]["hydraulic"].force
@@ -124,6 +176,7 @@ class ToolForces(AnalysisResult):
         return out
 
     def table(self):
+        """One row per function and optimum: force, limits, point, direction, posture."""
         import pandas as pd
 
         desc = self.study.description
@@ -214,7 +267,32 @@ class ToolForces(AnalysisResult):
         return save_figure(fig, path)
 
     def at(self, lengths: Mapping[str, Any]) -> dict[str, dict[str, np.ndarray]]:
-        """Tool forces at scattered poses: ``lengths`` is function → cylinder lengths (m)."""
+        """Tool forces at scattered poses: ``lengths`` is function → cylinder lengths (m).
+
+        Parameters
+        ----------
+        lengths : mapping
+            Every function → lengths (m), arrays of one length.
+
+        Returns
+        -------
+        dict
+            Function → arrays ``hydraulic``, ``tipping``, ``force``, ``limit``...
+
+        Raises
+        ------
+        ParameterError
+            A function missing.
+
+        Examples
+        --------
+        >>> from mechanisms.machine import DATA
+        >>> tf = tool_forces(DATA / "excavator.toml", n=20, functions=["bucket"])
+        >>> o = tf.optimum["bucket"]["hydraulic"]
+        >>> at = tf.at({f: [v] for f, v in o.lengths.items()})
+        >>> bool(abs(at["bucket"]["hydraulic"][0] - o.hydraulic) < 1e-6)
+        True
+        """
         desc = self.study.description
         L = {desc.cylinder_of[f]: np.atleast_1d(np.asarray(v, dtype=float)) for f, v in lengths.items()}
         missing = [f for f in desc.functions if f not in lengths]
@@ -335,11 +413,29 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         Include the tipping limit (default: when the file has ``[base]``; True without
         ``[base]`` is an error).
 
+    refine_optimum : bool
+        Refine each optimum continuously from the grid's best (default).
+
+    Returns
+    -------
+    ToolForces
+
     Raises
     ------
     ParameterError
         Unknown functions, a bad direction, no relief pressure, ``tipping=True`` without
         ``[base]``, a tool point the function does not move.
+
+    Examples
+    --------
+    See the module, :class:`ToolForces` and :class:`ToolForceAt`.
+
+    >>> from mechanisms.machine import DATA
+    >>> tool_forces(DATA / "excavator.toml", n=5, functions=["stick"])
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: tool forces: 1 problem
+      - tool force of 'stick': not a function of 'excavator' (boom, arm, bucket)
     """
     study = Study.of(machine)
     desc = study.description
