@@ -81,6 +81,31 @@ class LiftCapacity(AnalysisResult):
         Load-point heights above ground and radii from the swing axis (m).
     rows : list of dict
         One per table cell (reachable or not).
+
+    Examples
+    --------
+    The tipping load balances the moments about the front tipping line — the base
+    machine's, the front's (from the chassis reactions at the posture of the row) and the
+    load's, ``W·g·(r − x_t)``:
+
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis import Study
+    >>> from mechanisms.analysis.base import BaseMachine
+    >>> study = Study(DATA / "excavator.toml")
+    >>> lc = lift_capacity(study, heights=["0 m"], radii=["6 m"], n=30)
+    >>> row = lc.table().iloc[0]
+    >>> desc, kin = study.description, study.kinematics
+    >>> L = {desc.cylinder_of[f]: np.array([row[f"{f}_length"]]) for f in desc.functions}
+    >>> angles, ok = kin.solve(L, near=study.grid(30))
+    >>> front = study.statics.evaluate(kin.states(study.statics.model, angles, L, shape=(1,)))
+    >>> base = BaseMachine.of(desc)
+    >>> W = -(base.tipping_moment("front") + base.front_moment("front", front)[0]) / (
+    ...     desc.gravity * (6.0 - base.front))
+    >>> bool(abs(W / row["tipping"] - 1) < 1e-9)
+    True
+    >>> bool(row["rated"] == min(HYDRAULIC_FACTOR * row["hydraulic"], TIPPING_FACTOR * row["tipping"]))
+    True
     """
 
     name = "lift-capacity"
@@ -96,6 +121,8 @@ class LiftCapacity(AnalysisResult):
         self.pressures = pressures
 
     def table(self):
+        """One row per cell: height, radius, rated, hydraulic and tipping loads (kg), the
+        governing limit and cylinder, the posture."""
         import pandas as pd
 
         df = pd.DataFrame(self.rows)
@@ -105,12 +132,22 @@ class LiftCapacity(AnalysisResult):
 
     def matrix(self):
         """The familiar table: rated capacity (kg) per height (rows) and radius (columns);
-        NaN where the load point cannot be placed."""
+        NaN where the load point cannot be placed.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
         df = self.table()
         return df.pivot(index="height", columns="radius", values="rated").sort_index(ascending=False)
 
     def table_text(self) -> str:
-        """The table as text, in tonnes; ``*`` marks the cells limited by hydraulics."""
+        """The table as text, in tonnes; ``*`` marks the cells limited by hydraulics.
+
+        Returns
+        -------
+        str
+        """
         df = self.table()
         lines = [f"rated lift capacity over the front [t] at {self.point[0]}.{self.point[1]} "
                  f"(* hydraulic limit, else tipping); heights above ground, radii from x = 0 (the swing axis)",
@@ -125,10 +162,12 @@ class LiftCapacity(AnalysisResult):
         return "\n".join(lines)
 
     def summary(self) -> dict[str, float]:
+        """Rated capacity (kg) per cell, keyed ``lift_h<height>_r<radius>``."""
         return {f"lift_h{row['height']:g}_r{row['radius']:g}": row["rated"] for row in self.rows}
 
     @property
     def summary_units(self) -> dict[str, str]:
+        """Kilogram for every :meth:`summary` entry."""
         return {k: "kg" for k in self.summary()}
 
     def plot(self, path: str | Path | None = None, ax: Any = None):
@@ -242,11 +281,26 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
     n : int
         Lengths per stroke of the map that seeds the placement of the load point.
 
+    Returns
+    -------
+    LiftCapacity
+
     Raises
     ------
     ParameterError
         No ``[base]`` or no ground, a bad point, heights or radii without units, a load
         point that does not move in two directions with the non-held functions.
+
+    Examples
+    --------
+    See the module and :class:`LiftCapacity`; lengths need their unit:
+
+    >>> from mechanisms.machine import DATA
+    >>> lift_capacity(DATA / "excavator.toml", heights=[0.0], radii=["6 m"], n=10)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: lift capacity: 1 problem
+      - 'height': found the bare number 0.0, expected a length with its unit, e.g. "0 m"
     """
     study = Study.of(machine)
     desc = study.description
