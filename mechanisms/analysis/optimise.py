@@ -40,6 +40,29 @@ class Probe:
 
     Any object with the same :meth:`at` (lengths → ``(dict of arrays or (x, y) tuples,
     ok)``) can stand in for it in :func:`refine`.
+
+    Parameters
+    ----------
+    kinematics : BoxKinematics
+    grid : BoxGrid
+        Solved grid the poses start from (its branch, its joint ranges).
+    points : sequence of (str, str)
+        ``(part, point)`` pairs.
+
+    Examples
+    --------
+    At the start pose's lengths the probe finds the start pose's tip:
+
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis.study import Study
+    >>> s = Study(DATA / "excavator.toml")
+    >>> kin = s.kinematics
+    >>> probe = Probe(kin, s.grid(12), [("bucket", "Q")])
+    >>> pts, ok = probe.at({c: np.array([kin.start.length(c)]) for c in kin.cylinders})
+    >>> q = kin.start.points()["bucket/Q"]
+    >>> bool(ok[0]), bool(np.hypot(pts["bucket/Q"][0][0] - q[0], pts["bucket/Q"][1][0] - q[1]) < 1e-9)
+    (True, True)
     """
 
     def __init__(self, kinematics, grid, points: Sequence[tuple[str, str]]):
@@ -50,7 +73,17 @@ class Probe:
 
     def at(self, lengths: Mapping[str, np.ndarray]) -> tuple[dict[str, tuple], np.ndarray]:
         """``({"part/point": (x, y)}, ok)`` at ``lengths`` (cylinder → array), with the grid's
-        joint ranges as ``"limit:NAME": (angle − low, high − angle)`` (:func:`limit_values`)."""
+        joint ranges as ``"limit:NAME": (angle − low, high − angle)`` (:func:`limit_values`).
+
+        Parameters
+        ----------
+        lengths : mapping
+            Cylinder → lengths (m), every cylinder.
+
+        Returns
+        -------
+        (dict, ndarray of bool)
+        """
         ang, ok = self.kin.solve(lengths, near=self.grid, limits=False)
         L = {c: np.atleast_1d(np.asarray(v, dtype=float)) for c, v in lengths.items()}
         _, pts = self.kin.forward(ang, L, parts=self.parts)
@@ -61,7 +94,27 @@ class Probe:
 
 def limit_values(angles: Mapping[str, np.ndarray], grid) -> dict[str, tuple]:
     """A probe's entries for the joint ranges ``grid`` was solved with:
-    ``"limit:NAME" → (angle − low, high − angle)``, which :func:`refine` keeps ≥ 0."""
+    ``"limit:NAME" → (angle − low, high − angle)``, which :func:`refine` keeps ≥ 0.
+
+    Parameters
+    ----------
+    angles : mapping
+        Part → absolute angle (rad).
+    grid : BoxGrid
+        Its ``limits`` (none: an empty result).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> grid = SimpleNamespace(limits={"elbow": (-2.0, 0.0, ("arm", "boom"))})
+    >>> limit_values({"arm": np.array([-0.5]), "boom": np.array([0.2])}, grid)
+    {'limit:elbow': (array([1.3]), array([0.7]))}
+    """
     from .kinematics import limit_margins
 
     return {f"{LIMIT}{k}": v for k, v in limit_margins(angles, getattr(grid, "limits", {}) or {}).items()}
@@ -73,7 +126,22 @@ LIMIT = "limit:"
 
 @dataclass
 class Extreme:
-    """A refined extreme: its value, the lengths that give it, the points there."""
+    """A refined extreme: its value, the lengths that give it, the points there.
+
+    Attributes
+    ----------
+    value : float
+    lengths : dict
+        Cylinder → length (m).
+    points : dict
+        The probe's values there (points: ``(x, y)``).
+    refined : bool
+        False when the refinement could not improve on the start (then the start).
+
+    Examples
+    --------
+    See :func:`refine`.
+    """
 
     value: float
     lengths: dict[str, float]           # cylinder → length (m)
@@ -100,6 +168,28 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
         ``points → value`` kept at zero (SLSQP), e.g. the tip's height above ground.
     h : float
         Central-difference step, as a fraction of each stroke.
+
+    Returns
+    -------
+    Extreme
+
+    Examples
+    --------
+    The greatest reach *at ground level*: the tip's x maximised with its height held at
+    the ground (SLSQP), from the grid's best point near the ground:
+
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis.study import Study
+    >>> s = Study(DATA / "excavator.toml")
+    >>> grid, ground = s.grid(12), s.description.ground
+    >>> x, y = grid.point("bucket", "Q")
+    >>> i = np.unravel_index(np.nanargmax(np.where(abs(y - ground) < 0.3, x, np.nan)), grid.shape)
+    >>> start = {c: grid.axes[c][k] for c, k in zip(grid.cylinders, i)}
+    >>> best = refine(Probe(s.kinematics, grid, [("bucket", "Q")]), lambda p: p["bucket/Q"][0],
+    ...               start, maximise=True, constraint=lambda p: p["bucket/Q"][1] - ground)
+    >>> best.refined, round(best.value, 3), bool(abs(best.points["bucket/Q"][1] - ground) < 1e-7)
+    (True, 11.372, True)
     """
     kin = probe.kin
     vary = list(vary if vary is not None else kin.cylinders)
