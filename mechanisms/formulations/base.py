@@ -55,6 +55,23 @@ class Formulation(ABC):
     mechanism : Mechanism
     model : bondgraph.Model
         The built model (its ``system`` has the compiled RHS and Jacobian).
+
+    Examples
+    --------
+    The shared read-outs work on any formulation's run:
+
+    >>> from mechanisms.examples import single_boom
+    >>> from mechanisms.formulations import build_formulation
+    >>> mech = single_boom()
+    >>> pose = mech.solve_pose({"boom_cyl": 3.0}, guess={"boom": 0.2})
+    >>> f = build_formulation(mech, "cartesian")
+    >>> res = f.simulate_forces({"boom_cyl": 0.0}, (0.0, 0.1), pose, progress=False)
+    >>> sorted(f.angles(res)), f.point(res, "boom/B").shape[1]
+    (['boom', 'boom_cyl'], 2)
+    >>> f.point(res, "boom/Z")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: ...'boom/Z': no such hinge point (points: ...
     """
 
     kind: ClassVar[str] = "?"
@@ -98,7 +115,17 @@ class Formulation(ABC):
 
     # ------------------------------------------------------------------ shared
     def angles(self, res: Results) -> dict[str, np.ndarray]:
-        """Angle of every part (rad): body frame ``θ``, lever and cylinder axis ``φ``."""
+        """Angle of every part (rad): body frame ``θ``, lever and cylinder axis ``φ``.
+
+        Parameters
+        ----------
+        res : Results
+
+        Returns
+        -------
+        dict
+            Part → angle over the run.
+        """
         out = {}
         for name, part in self.mechanism.parts.items():
             key = "phi" if isinstance(part, (Lever, Cylinder)) else "theta"
@@ -106,7 +133,23 @@ class Formulation(ABC):
         return out
 
     def point(self, res: Results, name: str) -> np.ndarray:
-        """World position of one hinge point ``"part/point"`` along the run, shape ``(n, 2)``."""
+        """World position of one hinge point ``"part/point"`` along the run, shape ``(n, 2)``.
+
+        Parameters
+        ----------
+        res : Results
+        name : str
+            ``"part/point"``.
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        ParameterError
+            No such point (the points are listed).
+        """
         pos = self.positions(res)
         if name not in pos:
             raise ParameterError(f"{name!r}: no such hinge point (points: {', '.join(pos)})")
