@@ -74,6 +74,27 @@ class Body:
 
     ``cog`` and ``points`` are in the body frame; ``part`` is the mechanism
     part it belongs to (a cylinder with mass gives two bodies).
+
+    Attributes
+    ----------
+    name, part : str
+    mass : float
+        kg.
+    inertia : float
+        About the centre of gravity (kg·m²).
+    cog : (float, float)
+    points : dict
+        Point → body-frame position (m).
+    gravity : float
+    point : bool
+        A point mass (no angle coordinate).
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> boom = Multibody(single_boom()).bodies["boom"]
+    >>> boom.coordinates, boom.masses(), boom.offset(boom.points["C"])
+    (('x', 'y', 'theta'), (1307.0, 1307.0, 8060.0), (-3.44, -0.65))
     """
 
     name: str
@@ -102,7 +123,22 @@ class Body:
 @dataclass(frozen=True)
 class Anchor:
     """A point fixed in a body (``body`` name, body-frame ``local``) or in the
-    chassis (``body=None``, ``local`` = world position)."""
+    chassis (``body=None``, ``local`` = world position).
+
+    Attributes
+    ----------
+    body : str or None
+    local : (float, float)
+    label : str
+        How messages name it.
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> act = Multibody(single_boom()).actuators["boom_cyl"]
+    >>> act.root.body, act.tip.label
+    (None, 'boom/B')
+    """
 
     body: str | None
     local: tuple[float, float]
@@ -112,7 +148,27 @@ class Anchor:
 @dataclass(frozen=True)
 class Constraint:
     """One scalar constraint row ``Φ(q) = 0`` (a drive row depends on time through
-    the cylinder's prescribed length)."""
+    the cylinder's prescribed length).
+
+    Attributes
+    ----------
+    name : str
+    joint : str
+        The joint (or drive) it belongs to.
+    kind : str
+        ``"revolute x"``, ``"revolute y"``, ``"distance"``, ``"prismatic normal"``,
+        ``"prismatic angle"``, ``"point"``, ``"drive"``.
+    expr : sympy expression
+        ``Φ`` in the coordinates.
+    cylinder : str or None
+        The driven cylinder of a drive row.
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> [(c.joint, c.kind) for c in Multibody(single_boom()).constraints]
+    [('boom/C–chassis', 'revolute x'), ('boom/C–chassis', 'revolute y')]
+    """
 
     name: str
     joint: str
@@ -123,7 +179,24 @@ class Constraint:
 
 @dataclass(frozen=True)
 class Actuator:
-    """A cylinder's axial force along the line between its two pins."""
+    """A cylinder's axial force along the line between its two pins.
+
+    Attributes
+    ----------
+    cylinder : str
+    root, tip : Anchor
+    drive : str
+        ``"force"`` or ``"extension"``.
+    length : sympy expression
+        Pin-to-pin length ``s(q)``.
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> act = Multibody(single_boom()).actuators["boom_cyl"]
+    >>> act.drive, sorted(str(s) for s in act.length.free_symbols)
+    ('force', ['boom.theta', 'boom.x', 'boom.y'])
+    """
 
     cylinder: str
     root: Anchor
@@ -163,6 +236,30 @@ class Multibody:
         has some masses but not all, or a drive kind is not supported.
     ConnectionRuleError
         Two massless parts are hinged to each other, or a body name clashes.
+
+    Examples
+    --------
+    A pose's coordinates give back its cylinder length and a closed pivot; released
+    from rest the boom starts to turn about its pivot as a pendulum,
+    ``θ̈ = −m·g·r_x/(J + m·r²)`` (``r`` from the pivot to the centre of gravity):
+
+    >>> import numpy as np
+    >>> from mechanisms.examples import single_boom
+    >>> mech = single_boom()
+    >>> mb = Multibody(mech)
+    >>> q = mb.coordinates_from_pose(mech.solve_pose({"boom_cyl": 3.0}, guess={"boom": 0.2}))
+    >>> round(mb.lengths(q)["boom_cyl"], 12), float(mb.joint_gaps(q[None, :])["boom/C–chassis"][0])
+    (3.0, 0.0)
+    >>> qdd, lam = mb.rigid_solution(q, np.zeros(mb.n_coordinates), forces={"boom_cyl": 0.0})
+    >>> b = mb.bodies["boom"]
+    >>> dx, dy = b.offset(b.points["C"])
+    >>> c, s = np.cos(q[2]), np.sin(q[2])
+    >>> rx, ry = -(c * dx - s * dy), -(s * dx + c * dy)
+    >>> bool(abs(qdd[2] + b.mass * b.gravity * rx / (b.inertia + b.mass * (rx**2 + ry**2))) < 1e-9)
+    True
+    >>> v = mb.consistent_velocities(q, {"boom_cyl": 0.1})          # extend at 0.1 m/s
+    >>> mb.length_gradients(q) @ v
+    array([0.1])
     """
 
     def __init__(self, mechanism: Mechanism):
@@ -347,6 +444,7 @@ class Multibody:
     # ------------------------------------------------------------------ views
     @property
     def n_coordinates(self) -> int:
+        """Number of coordinates (3 per body, 2 per point mass)."""
         return len(self.coords)
 
     def mass_vector(self) -> np.ndarray:
