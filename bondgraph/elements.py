@@ -908,6 +908,14 @@ def _energy(law, q, co, ctx) -> sp.Expr:
 class R(Element):
     """Resistor: linear ``e = r·f``, or a nonlinear law in either form, or both.
 
+    Give ``r``, or one law, or ``flow`` *and* ``effort`` as a pair of mutually inverse
+    laws (checked numerically), which lets the graph choose either causality freely.
+    A single law is used as written when the causality matches its form; otherwise it
+    is inverted by :func:`bondgraph.laws.invert`: by its declared inverse
+    (``flow=Law(f, inverse=g)``), or by sympy within a time limit and only if the
+    candidate is verified on both branches; if not, the element raises
+    :class:`~bondgraph.errors.EquationError` saying why and how to fix it.
+
     Parameters
     ----------
     name : str
@@ -923,14 +931,6 @@ class R(Element):
         of its own variable alone is checked at build on sample points of both signs
         over 17 decades (a law modulated by inputs, states or positions is not judged).
         False allows a deliberately active element (``r`` ≠ 0 of any sign).
-
-    Give ``r``, or one law, or ``flow`` *and* ``effort`` as a pair of mutually inverse
-    laws (checked numerically), which lets the graph choose either causality freely.
-    A single law is used as written when the causality matches its form; otherwise it
-    is inverted by :func:`bondgraph.laws.invert`: by its declared inverse
-    (``flow=Law(f, inverse=g)``), or by sympy within a time limit and only if the
-    candidate is verified on both branches; if not, the element raises
-    :class:`~bondgraph.errors.EquationError` saying why and how to fix it.
 
     Examples
     --------

@@ -42,6 +42,8 @@ __all__ = ["StateEvent", "Flag"]
 class StateEvent:
     """``g(t, x) = sign·(x[state] − threshold)``: a state crossing a level.
 
+    Other attributes may be set on an instance (e.g. what the crossing means to the caller).
+
     Parameters
     ----------
     model : Model
@@ -54,8 +56,6 @@ class StateEvent:
         Crossings of ``g`` counted: upwards, both, downwards (solve_ivp convention).
     terminal : bool
         Stop the run at the first counted crossing.
-
-    Other attributes may be set on an instance (e.g. what the crossing means to the caller).
 
     Raises
     ------

@@ -223,6 +223,10 @@ class _Abort(Exception):
 class EventSet:
     """Event or guard functions checked together (R7).
 
+    On a native run, ``values`` are the native driver's (evaluated in C) and ``polled``
+    may hold Python events checked only when the driver hands back control (a
+    :class:`~bondgraph.events.Flag`), numbered after these.
+
     Parameters
     ----------
     values : callable
@@ -233,10 +237,6 @@ class EventSet:
     names : sequence of str
     extrema : bool
         Also look for crossings between step ends (an extremum inside the step).
-
-    On a native run, ``values`` are the native driver's (evaluated in C) and ``polled``
-    may hold Python events checked only when the driver hands back control (a
-    :class:`~bondgraph.events.Flag`), numbered after these.
 
     Examples
     --------

@@ -185,6 +185,9 @@ class Session:
     """One CVODE integrator on one compiled model (:class:`~bondgraph.codegen.CompiledSystem`),
     stepped in C by :func:`bondgraph.stepping.run_segment` (``native=session``).
 
+    The session has its own model buffers: :meth:`monitor` and :meth:`guard_values`
+    evaluate with them, so Python sees what the C loop sees.
+
     Parameters
     ----------
     driver : Driver
@@ -195,9 +198,6 @@ class Session:
         Integrate the three power sums as extra states (``bg_rhs`` mode 1).
     jacobian : bool
         Give CVODE the analytic Jacobian (else it differences the right-hand side).
-
-    The session has its own model buffers: :meth:`monitor` and :meth:`guard_values`
-    evaluate with them, so Python sees what the C loop sees.
 
     Examples
     --------

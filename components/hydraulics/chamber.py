@@ -130,6 +130,8 @@ class HydraulicCapacitance(C):
 class Chamber(BondGraph):
     """An oil volume with named ports (all at the chamber pressure).
 
+    The pressure state is ``<path>/C.e``.
+
     Parameters
     ----------
     name : str
@@ -141,8 +143,6 @@ class Chamber(BondGraph):
         flow into the chamber if the bond points in).
     initial : float
         Initial gauge pressure (Pa).
-
-    The pressure state is ``<path>/C.e``.
 
     Raises
     ------

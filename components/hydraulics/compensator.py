@@ -240,6 +240,10 @@ def ls_weight(x: Any, opening: float) -> sp.Expr:
 class CompensatedValve(DirectionalValve):
     """Pressure-compensated closed-centre 4/3 valve section with its LS gallery.
 
+    Ports ``P``, ``T``, ``A``, ``B`` as for the directional valve. A valve
+    section reads the pump pressure and the LS pressure of its circuit:
+    add it with :meth:`LSCircuit.add_drive` (or :meth:`attach`).
+
     Parameters
     ----------
     name : str
@@ -253,10 +257,6 @@ class CompensatedValve(DirectionalValve):
     ls_opening : float
         Spool travel (fraction of full, 0 < · ≤ 1) over which the LS port
         switches from tank to the opened work port.
-
-    Ports ``P``, ``T``, ``A``, ``B`` as for the directional valve. A valve
-    section reads the pump pressure and the LS pressure of its circuit:
-    add it with :meth:`LSCircuit.add_drive` (or :meth:`attach`).
 
     Raises
     ------

@@ -40,6 +40,8 @@ __all__ = ["Friction"]
 class Friction:
     """Friction on a piston (N, N·s/m, m/s).
 
+    Every value may be text with units (``"1 kN"``).
+
     Parameters
     ----------
     coulomb : float
@@ -51,8 +53,6 @@ class Friction:
         ``v_brk`` (m/s), default 0.01.
     viscous : float
         ``f`` (N·s/m).
-
-    Every value may be text with units (``"1 kN"``).
 
     Raises
     ------

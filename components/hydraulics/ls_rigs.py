@@ -163,6 +163,9 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
              bypass_dp: Any = "5 bar", bypass_closed: float = 0.5, name: str = "rig") -> LoadRig:
     """Functions lifting constant loads from a load-sensing or a fixed-pump supply.
 
+    The open-centre rig starts at stand-by (:meth:`OpenCentreCircuit.standby`), its
+    sections chained in the order of ``forces``.
+
     Parameters
     ----------
     forces : mapping
@@ -192,9 +195,6 @@ def load_rig(forces: Mapping[str, Any], *, commands: Mapping[str, Any] | None = 
         The open-centre rig's pump and the end of its gallery.
     bypass_flow, bypass_dp, bypass_closed
         Each open-centre section's centre bypass (:class:`OpenCentreValve`).
-
-    The open-centre rig starts at stand-by (:meth:`OpenCentreCircuit.standby`), its
-    sections chained in the order of ``forces``.
 
     Returns
     -------

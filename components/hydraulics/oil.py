@@ -60,6 +60,8 @@ OIL_SCHEMA = ParamSchema("oil", [
 class Oil:
     """Properties of the hydraulic fluid (SI units).
 
+    Every value may also be text with units (``"1.4 GPa"``).
+
     Parameters
     ----------
     density : float
@@ -76,8 +78,6 @@ class Oil:
         Atmospheric pressure (Pa); pressures in the models are gauge.
     p_min : float
         Floor of the absolute pressure in the air law (Pa).
-
-    Every value may also be text with units (``"1.4 GPa"``).
 
     Raises
     ------

@@ -71,6 +71,10 @@ _CHECKED_EDGE = ("an open-centre meter-in edge passes no flow against its load-h
 class OpenCentreValve(DirectionalValve):
     """Open-centre 6-port proportional valve section (ports ``P``, ``T``, ``A``, ``B``, ``CI``, ``CO``).
 
+    The meter-in edges P→A and P→B pass flow only towards the work port (a
+    load-holding check in series): ``Q = Q_N·x·√(max(Δp, 0)/Δp_N)``. Connect the
+    gallery upstream *into* ``CI`` and ``CO`` *into* the gallery downstream.
+
     Parameters
     ----------
     name : str
@@ -81,10 +85,6 @@ class OpenCentreValve(DirectionalValve):
     bypass_closed : float
         Spool travel (fraction of full, 0 < · ≤ 1) at which the bypass is closed:
         its opening is ``max(1 − |x|/bypass_closed, 0)``.
-
-    The meter-in edges P→A and P→B pass flow only towards the work port (a
-    load-holding check in series): ``Q = Q_N·x·√(max(Δp, 0)/Δp_N)``. Connect the
-    gallery upstream *into* ``CI`` and ``CO`` *into* the gallery downstream.
 
     Raises
     ------
@@ -245,17 +245,17 @@ class NegativeControl:
 class OpenCentreCircuit(HydraulicCircuit):
     """A negative-control pump feeding open-centre sections in parallel, their bypasses in series.
 
-    Parameters
-    ----------
-    name : str
-    power_unit : NFCPowerUnit
-    control : NegativeControl
-
     The sections are chained in the order they are added: the pump outlet →
     bypass of the first → gallery volume ``gallery_<first>`` → bypass of the
     second → … → the gallery end ``neg`` (its pressure ``p_n`` is the state
     ``<path>/neg/C_N.e`` and the signal :attr:`negacon_pressure`) → orifice
     ``neg/nfc`` (and relief ``neg/nfc_relief``) to tank.
+
+    Parameters
+    ----------
+    name : str
+    power_unit : NFCPowerUnit
+    control : NegativeControl
 
     Examples
     --------

@@ -80,6 +80,8 @@ class SensedCapacitance(HydraulicCapacitance):
 class LSPort(BondGraph):
     """A sensed gallery reached from named ports through modulated damping orifices.
 
+    The sensed pressure is the handle :attr:`pressure` (state ``<path>/C.e``).
+
     Parameters
     ----------
     name : str
@@ -95,8 +97,6 @@ class LSPort(BondGraph):
         modulus (s); fixes the orifice conductance ``G``. Estimate 2 ms.
     initial : float
         Initial gauge pressure of the gallery (Pa).
-
-    The sensed pressure is the handle :attr:`pressure` (state ``<path>/C.e``).
 
     Raises
     ------

@@ -299,6 +299,11 @@ class LSPump:
 class LSPowerUnit(PowerUnit):
     """A load-sensing pump, its outlet volume, leakage, optional relief valve and the tank.
 
+    States: the outlet pressure ``<path>/C_P.e``, the pressure-rate filter
+    ``<path>/rate/x.value`` and, with an actuator lag, the swash plate
+    ``<path>/swash/x.value``. The delivered flow is the flow of the source
+    ``<path>/pump`` (``α = Q/(D·n)``).
+
     Parameters
     ----------
     name : str
@@ -314,11 +319,6 @@ class LSPowerUnit(PowerUnit):
         Initial swash-plate position ``α`` (0…1) of an actuator lag.
     load_pressure : expression, optional
         The LS pressure signal; an :class:`LSCircuit` sets it (:meth:`attach`).
-
-    States: the outlet pressure ``<path>/C_P.e``, the pressure-rate filter
-    ``<path>/rate/x.value`` and, with an actuator lag, the swash plate
-    ``<path>/swash/x.value``. The delivered flow is the flow of the source
-    ``<path>/pump`` (``α = Q/(D·n)``).
 
     Raises
     ------

@@ -157,6 +157,9 @@ class NFCPump:
 class NFCPowerUnit(PowerUnit):
     """A negative-control pump, its outlet volume, optional relief valve and the tank.
 
+    States: the outlet pressure ``<path>/C_P.e`` and the swash plate
+    ``<path>/swash/x.value``; the delivered flow is the flow of ``<path>/pump``.
+
     Parameters
     ----------
     name : str
@@ -173,9 +176,6 @@ class NFCPowerUnit(PowerUnit):
     control_pressure : expression, optional
         The negacon pressure ``p_n`` (a signal); an
         :class:`~components.hydraulics.OpenCentreCircuit` sets it (:meth:`attach`).
-
-    States: the outlet pressure ``<path>/C_P.e`` and the swash plate
-    ``<path>/swash/x.value``; the delivered flow is the flow of ``<path>/pump``.
 
     Raises
     ------

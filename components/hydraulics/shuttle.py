@@ -178,12 +178,12 @@ class HybridShuttle:
 class LoadSenseNetwork:
     """The LS signal of a circuit: the highest of the sections' load pressures.
 
+    Sections are added with :meth:`add` (an :class:`LSCircuit` does it);
+    :meth:`pressure` is the LS pressure as an expression of the taps' handles.
+
     Parameters
     ----------
     shuttle : SmoothShuttle or HybridShuttle
-
-    Sections are added with :meth:`add` (an :class:`LSCircuit` does it);
-    :meth:`pressure` is the LS pressure as an expression of the taps' handles.
 
     Raises
     ------

@@ -376,6 +376,8 @@ class Tank(BondGraph):
 class PowerUnit(BondGraph):
     """Pump (or ideal pressure source), outlet volume, relief valve and tank.
 
+    Ports are made per consumer with :meth:`consumer`.
+
     Parameters
     ----------
     name : str
@@ -392,8 +394,6 @@ class PowerUnit(BondGraph):
     tank_pressure : float or str
     initial_pressure : float
         Initial outlet pressure (Pa).
-
-    Ports are made per consumer with :meth:`consumer`.
 
     Raises
     ------

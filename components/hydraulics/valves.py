@@ -165,6 +165,9 @@ def _leakage_problems(leakage: Any) -> list[str]:
 class DirectionalValve(BondGraph):
     """Proportional closed-centre 4/3 directional valve (ports ``P``, ``T``, ``A``, ``B``).
 
+    Connect the supply node into ``P``, ``T`` into the tank, ``A`` into the cap
+    side and the rod side into ``B`` (positive flows P→A and B→T).
+
     Parameters
     ----------
     name : str
@@ -187,9 +190,6 @@ class DirectionalValve(BondGraph):
         the tank they refill it, as on an excavator's valve block. ``None``: none.
     makeup_crack : float or str
         Their cracking pressure (Pa).
-
-    Connect the supply node into ``P``, ``T`` into the tank, ``A`` into the cap
-    side and the rod side into ``B`` (positive flows P→A and B→T).
 
     Raises
     ------
