@@ -1011,6 +1011,17 @@ class CompiledSystem:
     def jac(self, t: float, x: np.ndarray) -> np.ndarray:
         """``∂ẋ/∂x`` at ``(t, x)`` (dense ``nx × nx``), by forward tangents.
 
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        ndarray
+
         Raises
         ------
         FloatingPointError

@@ -127,7 +127,21 @@ class OdeSubsystem(Subsystem):
     # ----------------------------------------------------------------- model
     @abstractmethod
     def rhs(self, t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """Return ``dx/dt`` at time ``t``, state ``x`` and inputs ``u``."""
+        """Return ``dx/dt`` at time ``t``, state ``x`` and inputs ``u``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+        u : ndarray
+            Input values.
+
+        Returns
+        -------
+        ndarray
+        """
 
     @abstractmethod
     def output(self, t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -160,7 +160,17 @@ class TimeManager:
         return self.substeps.get(name, 1)
 
     def step_of(self, name: str) -> float:
-        """The step subsystem ``name`` takes (``H / k``)."""
+        """The step subsystem ``name`` takes (``H / k``).
+
+        Parameters
+        ----------
+        name : str
+            The subsystem.
+
+        Returns
+        -------
+        float
+        """
         return self.step / self.substeps_of(name)
 
     def order(self, subsystems: Sequence[Subsystem]) -> list[Subsystem]:
