@@ -161,22 +161,53 @@ class Engine:
 
     # ------------------------------------------------------------------ basics
     def other(self, k: str, n: str) -> str:
-        """The end of bond ``k`` that is not node ``n``."""
+        """The end of bond ``k`` that is not node ``n``.
+
+        Parameters
+        ----------
+        k : str
+        n : str
+
+        Returns
+        -------
+        str
+        """
         u, v = self.ends[k]
         return v if u == n else u
 
     def constrains(self, n: str) -> bool:
-        """Does node ``n`` have a rule (junction or two-port)?"""
+        """Does node ``n`` have a rule (junction or two-port)?
+
+        Parameters
+        ----------
+        n : str
+
+        Returns
+        -------
+        bool
+        """
         return self.role[n] in _JUNCTIONS or self.role[n] in _TWO_PORTS
 
     def assign(self, k: str, effort_to: str, cause: tuple[str, tuple[str, ...]]) -> None:
-        """Give the free bond ``k`` its value (recorded on the trail)."""
+        """Give the free bond ``k`` its value (recorded on the trail).
+
+        Parameters
+        ----------
+        k : str
+        effort_to : str
+        cause : tuple
+        """
         self.effort_to[k] = effort_to
         self.cause[k] = cause
         self.trail.append(k)
 
     def undo(self, mark: int) -> None:
-        """Forget every assignment made since ``len(trail)`` was ``mark``."""
+        """Forget every assignment made since ``len(trail)`` was ``mark``.
+
+        Parameters
+        ----------
+        mark : int
+        """
         trail, eff, cause = self.trail, self.effort_to, self.cause
         while len(trail) > mark:
             k = trail.pop()
@@ -424,6 +455,14 @@ class Engine:
         Returns
         -------
         bool
+
+        Parameters
+        ----------
+        nodes : set
+        order : list
+            Number of derivative orders.
+        first : dict
+        limit : int
 
         Raises
         ------

@@ -1000,6 +1000,17 @@ class CompiledSystem:
 
         Returns an internal buffer (overwritten by the next call).
 
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        ndarray
+
         Raises
         ------
         FloatingPointError
@@ -1033,6 +1044,17 @@ class CompiledSystem:
     def outputs(self, t: float, x: np.ndarray) -> np.ndarray:
         """Every value named in :attr:`output_names` at ``(t, x)``.
 
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        ndarray
+
         Raises
         ------
         FloatingPointError
@@ -1057,6 +1079,13 @@ class CompiledSystem:
         values : numpy.ndarray
             One per :attr:`monitor_names`.
         status : int
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
         """
         n = len(self.divisors)
         if not n:
@@ -1081,6 +1110,18 @@ class CompiledSystem:
         """Fast path: ``ẋ`` of the state at ``xptr`` written to ``outptr`` (raw pointers).
 
         Returns the status code (0: fine; see :meth:`describe_status`).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        xptr : int
+        outptr : int
+        mode : int, optional
+
+        Returns
+        -------
+        int
         """
         p = self._ptr
         return self._rhs(t, xptr, p["_u"], p["_du"], self._pp, p["_U"], outptr, p["_work"], mode)

@@ -286,17 +286,56 @@ class Context(Protocol):
     def param(self, key: str, value: Any, check: Check | None = None) -> sp.Expr:
         """A parameter of the element: a number becomes the run-time parameter
         ``<element>.<key>`` (checked by ``check``, kept for
-        :meth:`~bondgraph.Model.set_params`); an expression is resolved."""
+        :meth:`~bondgraph.Model.set_params`); an expression is resolved.
+
+        Parameters
+        ----------
+        key : str
+        value : object
+        check : Check, optional
+
+        Returns
+        -------
+        sp.Expr
+        """
 
     def state(self, key: str, initial: float) -> sp.Symbol:
-        """Declare the state ``<element>.<key>`` with its initial value; returns its symbol."""
+        """Declare the state ``<element>.<key>`` with its initial value; returns its symbol.
+
+        Parameters
+        ----------
+        key : str
+        initial : float
+
+        Returns
+        -------
+        sp.Symbol
+        """
 
     def derivative(self, var: sp.Symbol) -> sp.Symbol:
-        """The symbol of ``d(var)/dt`` (derivative causality), expanded by the chain rule."""
+        """The symbol of ``d(var)/dt`` (derivative causality), expanded by the chain rule.
+
+        Parameters
+        ----------
+        var : sp.Symbol
+
+        Returns
+        -------
+        sp.Symbol
+        """
 
     def resolve(self, expr: Any) -> sp.Expr:
         """``expr`` as a sympy expression with displacement handles replaced by their
-        global states and inputs registered."""
+        global states and inputs registered.
+
+        Parameters
+        ----------
+        expr : object
+
+        Returns
+        -------
+        sp.Expr
+        """
 
 
 def _check_name(name: str, what: str) -> str:

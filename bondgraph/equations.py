@@ -603,6 +603,10 @@ class Collected:
         stable across processes, exact for floats, and cheap on large models.
         Parameter values and initial states are not part of it (they are read at
         run time), so building the same model with other values reuses the cache.
+
+        Returns
+        -------
+        str
         """
         import hashlib
 
@@ -632,6 +636,15 @@ def expr_digest(expr: Any, memo: dict | None = None) -> bytes:
     argument order. Subtrees shared between expressions are hashed once (``memo``,
     by object identity). Unlike ``str``/``srepr`` this prints nothing, and it does
     not depend on Python's per-process string hashing.
+
+    Parameters
+    ----------
+    expr : object
+    memo : dict, optional
+
+    Returns
+    -------
+    bytes
 
     Examples
     --------

@@ -564,6 +564,15 @@ def branchwise(make: Callable[[sp.Symbol], sp.Expr], y: sp.Symbol) -> sp.Expr:
     derivative or an energy evaluated at it is resolved on each branch, so the
     generated code has no nested non-smooth functions.
 
+    Parameters
+    ----------
+    make : callable
+    y : sp.Symbol
+
+    Returns
+    -------
+    sp.Expr
+
     Examples
     --------
     >>> import sympy as sp

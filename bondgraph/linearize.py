@@ -200,6 +200,10 @@ class LinearModel:
         str
             One line per mode: eigenvalue, natural frequency, damping ratio, time
             constant, dominant states (see the module example).
+
+        Parameters
+        ----------
+        **kw
         """
         lines = [f"linearisation of {self.name!r} at t = {self.t:g}: {len(self.state_names)} states, "
                  f"{len(self.input_names)} inputs",

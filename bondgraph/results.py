@@ -241,6 +241,10 @@ class Results:
         -------
         ndarray
 
+        Parameters
+        ----------
+        bond : str
+
         Raises
         ------
         ParameterError
@@ -254,6 +258,10 @@ class Results:
         Returns
         -------
         ndarray
+
+        Parameters
+        ----------
+        bond : str
 
         Examples
         --------
@@ -429,7 +437,14 @@ class Results:
         return path
 
     def plot(self, *names: str, ax=None, **kw):
-        """Plot named series against time; returns the axes."""
+        """Plot named series against time; returns the axes.
+
+        Parameters
+        ----------
+        *names
+        ax : optional
+        **kw
+        """
         import matplotlib.pyplot as plt
 
         if len(names) == 1 and isinstance(names[0], (list, tuple)):

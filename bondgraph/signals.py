@@ -173,6 +173,15 @@ class Signal:
     def value(self, t: float) -> float:
         """The value at time ``t``.
 
+        Parameters
+        ----------
+        t : float
+            Time (s).
+
+        Returns
+        -------
+        float
+
         Raises
         ------
         UserCallableError
@@ -183,6 +192,15 @@ class Signal:
 
     def derivative(self, t: float) -> float:
         """The time derivative at ``t``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+
+        Returns
+        -------
+        float
 
         Raises
         ------
@@ -198,15 +216,40 @@ class Signal:
         return _finite(call_user(self._derivative, (t,), what, t), self._derivative, what, t)
 
     def breakpoints(self) -> np.ndarray:
-        """Times where the signal or its derivative jumps (integration restarts)."""
+        """Times where the signal or its derivative jumps (integration restarts).
+
+        Returns
+        -------
+        ndarray
+        """
         return np.array([])
 
     def values_at(self, t: np.ndarray) -> np.ndarray:
-        """:meth:`value` at every time of ``t`` (a subclass may do it in one call)."""
+        """:meth:`value` at every time of ``t`` (a subclass may do it in one call).
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        ndarray
+        """
         return np.array([self.value(float(ti)) for ti in np.asarray(t, dtype=float)], dtype=float)
 
     def derivatives_at(self, t: np.ndarray) -> np.ndarray:
-        """:meth:`derivative` at every time of ``t``."""
+        """:meth:`derivative` at every time of ``t``.
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        ndarray
+        """
         return np.array([self.derivative(float(ti)) for ti in np.asarray(t, dtype=float)], dtype=float)
 
     def __repr__(self) -> str:
@@ -268,12 +311,32 @@ class PiecewisePolynomial(Signal):
         return float(self.dpp(t))
 
     def values_at(self, t: np.ndarray) -> np.ndarray:
-        """:meth:`value` at every time of ``t``, the polynomial evaluated in one call."""
+        """:meth:`value` at every time of ``t``, the polynomial evaluated in one call.
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        ndarray
+        """
         return self._many(t, self.pp, self._v0 + self._s0 * (np.asarray(t, float) - self._x0),
                           self._v1 + self._s1 * (np.asarray(t, float) - self._x1))
 
     def derivatives_at(self, t: np.ndarray) -> np.ndarray:
-        """:meth:`derivative` at every time of ``t``."""
+        """:meth:`derivative` at every time of ``t``.
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        ndarray
+        """
         t = np.asarray(t, dtype=float)
         return self._many(t, self.dpp, np.full(t.shape, self._s0), np.full(t.shape, self._s1))
 
@@ -287,7 +350,12 @@ class PiecewisePolynomial(Signal):
 
     def breakpoints(self) -> np.ndarray:
         """Where the integration restarts: every corner of a table; only the ends of a
-        smooth signal (spline)."""
+        smooth signal (spline).
+
+        Returns
+        -------
+        ndarray
+        """
         x = np.asarray(self.pp.x, dtype=float)
         return x if self.corners else x[[0, -1]]
 
@@ -447,7 +515,17 @@ class Spline(PiecewisePolynomial):
         self.d2 = self.cs.derivative(2)
 
     def second_derivative(self, t: float) -> float:
-        """The second time derivative at ``t`` (0 outside the spline's times)."""
+        """The second time derivative at ``t`` (0 outside the spline's times).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+
+        Returns
+        -------
+        float
+        """
         if t < self.times[0] or t > self.times[-1]:
             return 0.0
         return float(self.d2(t))
@@ -472,7 +550,12 @@ class Spline(PiecewisePolynomial):
                                    corners=False)
 
     def breakpoints(self) -> np.ndarray:
-        """The first and last time (a spline is smooth in between)."""
+        """The first and last time (a spline is smooth in between).
+
+        Returns
+        -------
+        ndarray
+        """
         return self.times[[0, -1]]
 
 
@@ -617,7 +700,17 @@ class InputSet:
     def at(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``u`` and ``du`` at every time of ``t``: arrays ``(len(t), n_inputs)`` and
         ``(len(t), n_derivatives)``, each signal evaluated as :meth:`__call__` would
-        (tables and splines in one call per signal)."""
+        (tables and splines in one call per signal).
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        tuple
+        """
         t = np.asarray(t, dtype=float).ravel()
         U = np.empty((len(t), len(self.signals)))
         DU = np.empty((len(t), len(self.dsignals)))
@@ -628,6 +721,11 @@ class InputSet:
         return U, DU
 
     def breakpoints(self) -> np.ndarray:
-        """Every input's breakpoints, sorted and unique (integration restarts)."""
+        """Every input's breakpoints, sorted and unique (integration restarts).
+
+        Returns
+        -------
+        ndarray
+        """
         pts = [s.breakpoints() for s in self.signals]
         return np.unique(np.concatenate(pts)) if pts else np.array([])

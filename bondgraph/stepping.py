@@ -324,6 +324,11 @@ class Watch:
         """Count one right-hand-side call; stop a stall or an overrun.
 
         Call it at the start of every right-hand-side evaluation (R2, R9).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
         """
         self.nfev += 1
         self.calls += 1
@@ -333,7 +338,16 @@ class Watch:
             raise _Abort(self.timeout_failure())
 
     def failed(self, t: float, y: np.ndarray, why: str, *, jacobian: bool = False) -> None:
-        """Record a failed compiled call; stop after FAIL_LIMIT of them (R1)."""
+        """Record a failed compiled call; stop after FAIL_LIMIT of them (R1).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+        why : str
+        jacobian : bool, optional
+        """
         self.fails += 1
         if self.first_fail is None or t < self.first_fail[0]:
             self.first_fail = (float(t), np.array(y, dtype=float), why)
@@ -342,32 +356,83 @@ class Watch:
 
     # the failures of the rules, worded once for every integrator (and the native driver)
     def fails_failure(self) -> Failure:
-        """R1: too many failed evaluations since the last good step, or a failed Jacobian."""
+        """R1: too many failed evaluations since the last good step, or a failed Jacobian.
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("rhs", self.first_fail[0], self.failed_cause())
 
     def calls_failure(self) -> Failure:
-        """R2: too many right-hand-side calls without an accepted step."""
+        """R2: too many right-hand-side calls without an accepted step.
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("stall", self.t_good, self.stall_cause(
             f"{STALL_CALLS} right-hand-side calls without an accepted step"))
 
     def tiny_failure(self, t_old: float) -> Failure:
-        """R2: too many consecutive tiny steps."""
+        """R2: too many consecutive tiny steps.
+
+        Parameters
+        ----------
+        t_old : float
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("stall", t_old, self.stall_cause(
             f"{STALL_STEPS} accepted steps each shorter than {TINY_ULPS} ulps of t"))
 
     def steps_failure(self, t_old: float, h: float) -> Failure:
-        """R10: more than max_steps accepted steps."""
+        """R10: more than max_steps accepted steps.
+
+        Parameters
+        ----------
+        t_old : float
+        h : float
+            Step (s).
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("steps", t_old, f"more than max_steps = {self.max_steps} steps "
                             f"(the last {h:.3g} s long): raise max_steps or look for what "
                             "makes the steps small")
 
     def solver_failure(self, msg: str) -> Failure:
-        """R3: the integrator gave up (its own message)."""
+        """R3: the integrator gave up (its own message).
+
+        Parameters
+        ----------
+        msg : str
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("solver", self.t_good, self.stall_cause("the integrator gave up"),
                             solver=msg)
 
     def nonfinite_failure(self, t_old: float, t: float, y: np.ndarray) -> Failure:
-        """R4: a non-finite accepted state at ``t``."""
+        """R4: a non-finite accepted state at ``t``.
+
+        Parameters
+        ----------
+        t_old : float
+        t : float
+            Time (s).
+        y : ndarray
+
+        Returns
+        -------
+        Failure
+        """
         bad = tuple(i for i in range(self.nx) if not np.isfinite(y[i]))
         cause = (self.failed_cause() if self.first_fail else
                  (f"the state became non-finite "
@@ -376,7 +441,12 @@ class Watch:
         return self.failure("nonfinite", t, cause)
 
     def timeout_failure(self) -> Failure:
-        """R9: the wall-clock guard stopped the run."""
+        """R9: the wall-clock guard stopped the run.
+
+        Returns
+        -------
+        Failure
+        """
         spent = _time.perf_counter() - self.start
         return self.failure(
             "timeout", self.t_good,
@@ -386,7 +456,19 @@ class Watch:
             "what makes the steps small")
 
     def accept(self, t_old: float, t: float, y: np.ndarray) -> Failure | None:
-        """Book an accepted step; a stall (R2) or too many steps (R10) come back as failures."""
+        """Book an accepted step; a stall (R2) or too many steps (R10) come back as failures.
+
+        Parameters
+        ----------
+        t_old : float
+        t : float
+            Time (s).
+        y : ndarray
+
+        Returns
+        -------
+        Failure, optional
+        """
         self.steps += 1
         self.calls = 0
         self.fails = 0
@@ -405,20 +487,47 @@ class Watch:
         return None
 
     def good(self, t: float, y: np.ndarray) -> None:
-        """The last good point (``y`` is not copied: callers pass arrays they do not reuse)."""
+        """The last good point (``y`` is not copied: callers pass arrays they do not reuse).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+        """
         self.t_good, self.y_good = float(t), y
 
     def failure(self, kind: str, t: float, cause: tuple[str, tuple[int, ...]] | str, *,
                 state: np.ndarray | None = None, solver: str = "") -> Failure:
         """A :class:`Failure` of ``kind`` at ``t``; ``cause`` is its text, or ``(text,
-        involved state indices)``."""
+        involved state indices)``.
+
+        Parameters
+        ----------
+        kind : str
+        t : float
+            Time (s).
+        cause : tuple[str, tuple[int, ...]] or str
+        state : ndarray, optional
+            A state from :meth:`save_state`.
+        solver : str, optional
+
+        Returns
+        -------
+        Failure
+        """
         text, inv = (cause, ()) if isinstance(cause, str) else cause
         return Failure(kind, float(t), text, state, solver, inv)
 
     # ------------------------------------------------------------ diagnosis
     def failed_cause(self) -> tuple[str, tuple[int, ...]]:
         """The cause of recorded failed evaluations (R1): what failed, when, and a divisor
-        near zero at the last good step if there is one."""
+        near zero at the last good step if there is one.
+
+        Returns
+        -------
+        tuple
+        """
         tf, yf, why = self.first_fail
         near, inv = self._near_zero(self.t_good, self.y_good)
         text = (f"{why} (met at t = {tf:.9g} s; {self.fails} failed evaluations since the last "
@@ -428,7 +537,16 @@ class Watch:
         return text, inv
 
     def stall_cause(self, what: str) -> tuple[str, tuple[int, ...]]:
-        """Why the integrator cannot advance from the last good step."""
+        """Why the integrator cannot advance from the last good step.
+
+        Parameters
+        ----------
+        what : str
+
+        Returns
+        -------
+        tuple
+        """
         if self.first_fail is not None:
             text, inv = self.failed_cause()
             return f"{what}: {text}", inv
@@ -501,7 +619,18 @@ class Watch:
     # ------------------------------------------------------------ the error
     def error(self, subject: str, f: Failure, results) -> Exception:
         """The :class:`SimulationError` of a failed run: true time, last good step, states
-        by name (those the cause involves, non-finite ones, the largest), probable cause."""
+        by name (those the cause involves, non-finite ones, the largest), probable cause.
+
+        Parameters
+        ----------
+        subject : str
+        f : Failure
+        results
+
+        Returns
+        -------
+        Exception
+        """
         state = f.state if f.state is not None else self.y_good
         x = np.asarray(state, dtype=float)[: self.nx]
         named = {n: float(v) for n, v in zip(self.names, x)}
@@ -534,7 +663,19 @@ class Watch:
 
     # ------------------------------------------------------------ the start (R0)
     def check_start(self, t: float, y: np.ndarray, fun) -> Failure | None:
-        """R0: the right-hand side must be finite at the start and no divisor zero there."""
+        """R0: the right-hand side must be finite at the start and no divisor zero there.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+        fun
+
+        Returns
+        -------
+        Failure, optional
+        """
         try:
             probe = np.asarray(fun(t, y), dtype=float)
             fail = self.start_monitors(t, y)
@@ -552,7 +693,18 @@ class Watch:
 
     # ------------------------------------------------------------ monitors (R6)
     def start_monitors(self, t: float, y: np.ndarray) -> Failure | None:
-        """Reference values at the run's start; a divisor already zero is a failure."""
+        """Reference values at the run's start; a divisor already zero is a failure.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+
+        Returns
+        -------
+        Failure, optional
+        """
         if self.monitor is None:
             return None
         vals, _ = self.monitor(t, y[: self.nx])
@@ -575,6 +727,13 @@ class Watch:
 
     def ill_conditioning(self, t: float, vals: np.ndarray, y: np.ndarray) -> None:
         """Warn once per divisor whose value fell below :data:`ILL_RATIO` of its start (R6).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        vals : ndarray
+        y : ndarray
 
         Warns
         -----
@@ -1149,6 +1308,11 @@ def _crossings(events: EventSet, i: int, drv, t_old: float, t: float, ga: float,
 # ---------------------------------------------------------------------------- options
 def require_model(model: Any, what: str) -> None:
     """A built :class:`~bondgraph.model.Model`, or a named :class:`ParameterError`.
+
+    Parameters
+    ----------
+    model : object
+    what : str
 
     Examples
     --------

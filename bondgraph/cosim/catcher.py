@@ -135,6 +135,14 @@ class ErrorPolicy:
     def checks(self, kind: str) -> bool:
         """False if events of ``kind`` are switched off.
 
+        Parameters
+        ----------
+        kind : str
+
+        Returns
+        -------
+        bool
+
         Examples
         --------
         >>> ErrorPolicy(divergence="off").checks("divergence"), ErrorPolicy().checks("divergence")
@@ -252,6 +260,12 @@ class ErrorCatcher:
     def hook_failed(self, sub, time: float, exc: BaseException) -> None:
         """Record that a subsystem's hook raised ``exc`` at ``time``, classified by the
         subsystem's ``failure_kind``; our own errors keep their subject and problems.
+
+        Parameters
+        ----------
+        sub
+        time : float
+        exc : BaseException
 
         Examples
         --------

@@ -74,7 +74,17 @@ class OscillatorMass:
         self.dF = (0.0, 0.0)
 
     def setup(self, t0: float, t_end: float, step: float) -> None:
-        """Back to the initial position and velocity at ``t0``."""
+        """Back to the initial position and velocity at ``t0``.
+
+        Parameters
+        ----------
+        t0 : float
+            Start time (s).
+        t_end : float
+            End time (s).
+        step : float
+            Communication step (s).
+        """
         self.x, self.v = self._start
         self.t = float(t0)
         self.F, self.dF = 0.0, (0.0, 0.0)
@@ -85,15 +95,33 @@ class OscillatorMass:
         return self.t
 
     def get_state(self) -> tuple:
-        """Everything needed to roll back."""
+        """Everything needed to roll back.
+
+        Returns
+        -------
+        tuple
+        """
         return self.x, self.v, self.t, self.F, self.dF
 
     def set_state(self, state: tuple) -> None:
-        """Roll back to a state from :meth:`get_state`."""
+        """Roll back to a state from :meth:`get_state`.
+
+        Parameters
+        ----------
+        state : tuple
+            A state from :meth:`save_state`.
+        """
         self.x, self.v, self.t, self.F, self.dF = state
 
     def set_input_derivatives(self, t: float, d: dict) -> None:
-        """Store dF/dt and d2F/dt2 at ``t`` (missing orders are zero)."""
+        """Store dF/dt and d2F/dt2 at ``t`` (missing orders are zero).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        d : dict
+        """
         der = tuple(d["F"]) + (0.0, 0.0)
         self.dF = der[:2]
 
@@ -101,13 +129,31 @@ class OscillatorMass:
         return (self.F0 * math.sin(self.Omega * t) + self.F) / self.mass
 
     def output_derivatives(self, order: int) -> dict:
-        """``{"x": (v, a), "v": (a, da/dt)}`` at the current time."""
+        """``{"x": (v, a), "v": (a, da/dt)}`` at the current time.
+
+        Parameters
+        ----------
+        order : int
+            Number of derivative orders.
+
+        Returns
+        -------
+        dict
+        """
         a = self._accel(self.t)
         jerk = (self.F0 * self.Omega * math.cos(self.Omega * self.t) + self.dF[0]) / self.mass
         return {"x": (self.v, a)[:order], "v": (a, jerk)[:order]}
 
     def do_step(self, t: float, h: float) -> None:
-        """Advance exactly from ``t`` to ``t + h`` (sine force + polynomial input)."""
+        """Advance exactly from ``t`` to ``t + h`` (sine force + polynomial input).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        h : float
+            Step (s).
+        """
         m, F0, W = self.mass, self.F0, self.Omega
         F, F1, F2 = self.F, self.dF[0], self.dF[1]
         a, w = W * t, W * h
@@ -146,32 +192,83 @@ class SpringDamper:
         self.dv = (0.0, 0.0)
 
     def get_state(self) -> tuple:
-        """Time, inputs and their derivatives (the only state)."""
+        """Time, inputs and their derivatives (the only state).
+
+        Returns
+        -------
+        tuple
+        """
         return self.time, self.x, self.v, self.dx, self.dv
 
     def set_state(self, state: tuple) -> None:
-        """Roll back to a state from :meth:`get_state`."""
+        """Roll back to a state from :meth:`get_state`.
+
+        Parameters
+        ----------
+        state : tuple
+            A state from :meth:`save_state`.
+        """
         self.time, self.x, self.v, self.dx, self.dv = state
 
     def setup(self, t0: float, t_end: float, step: float) -> None:
-        """Start the clock at ``t0``."""
+        """Start the clock at ``t0``.
+
+        Parameters
+        ----------
+        t0 : float
+            Start time (s).
+        t_end : float
+            End time (s).
+        step : float
+            Communication step (s).
+        """
         self.time = float(t0)
 
     def set_input_derivatives(self, t: float, d: dict) -> None:
-        """Store the derivatives of ``x`` and ``v``."""
+        """Store the derivatives of ``x`` and ``v``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        d : dict
+        """
         self.dx = (tuple(d["x"]) + (0.0, 0.0))[:2]
         self.dv = (tuple(d["v"]) + (0.0, 0.0))[:2]
 
     def F(self) -> float:
-        """Force on the mass."""
+        """Force on the mass.
+
+        Returns
+        -------
+        float
+        """
         return -(self.k * self.x + self.c * self.v)
 
     def output_derivatives(self, order: int) -> dict:
-        """Derivatives of ``F`` from those of the inputs."""
+        """Derivatives of ``F`` from those of the inputs.
+
+        Parameters
+        ----------
+        order : int
+            Number of derivative orders.
+
+        Returns
+        -------
+        dict
+        """
         return {"F": tuple(-(self.k * self.dx[i] + self.c * self.dv[i]) for i in range(order))}
 
     def do_step(self, t: float, h: float) -> None:
-        """No state: move the inputs to ``t + h`` along their polynomial."""
+        """No state: move the inputs to ``t + h`` along their polynomial.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        h : float
+            Step (s).
+        """
         (x1, x2), (v1, v2) = self.dx, self.dv
         self.x += h * (x1 + 0.5 * h * x2)
         self.v += h * (v1 + 0.5 * h * v2)

@@ -69,6 +69,10 @@ class {cls}(Fmi2Slave):
 def load_factory(factory: str):
     """Import ``"package.module:callable"`` and return the callable.
 
+    Parameters
+    ----------
+    factory : str
+
     Raises
     ------
     ParameterError
@@ -104,6 +108,15 @@ def load_factory(factory: str):
 
 def call_factory(factory: str, kwargs: Mapping[str, Any]) -> Any:
     """Import ``factory`` and call it with ``kwargs``; a factory that raises is wrapped.
+
+    Parameters
+    ----------
+    factory : str
+    kwargs : mapping
+
+    Returns
+    -------
+    object
 
     Raises
     ------

@@ -215,6 +215,15 @@ def extrapolate(times, values, at: float, order: int, derivatives=None) -> np.nd
 def evaluate(coefficients, tau: float) -> np.ndarray:
     """Value of a Taylor polynomial (rows: value, derivatives) ``tau`` after its origin.
 
+    Parameters
+    ----------
+    coefficients
+    tau : float
+
+    Returns
+    -------
+    ndarray
+
     Examples
     --------
     >>> evaluate(np.array([[1.0], [2.0], [2.0]]), 3.0)

@@ -123,14 +123,34 @@ class StateSpaceSubsystem(Subsystem):
         return phi
 
     def setup(self, t0: float, t_end: float, step: float) -> None:
-        """Reset the state to ``x0`` and precompute the propagator for ``step``."""
+        """Reset the state to ``x0`` and precompute the propagator for ``step``.
+
+        Parameters
+        ----------
+        t0 : float
+            Start time (s).
+        t_end : float
+            End time (s).
+        step : float
+            Communication step (s).
+        """
         self.x = self.x0.copy()
         self.t = float(t0)
         self._u[:] = 0.0
         self._propagator(step)
 
     def set_inputs(self, t: float, values: np.ndarray, derivatives: np.ndarray) -> None:
-        """Store the input polynomial (value and up to two derivatives)."""
+        """Store the input polynomial (value and up to two derivatives).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        values : ndarray
+            Input values at ``t``.
+        derivatives : ndarray
+            Input derivatives at ``t`` (row k: order k + 1).
+        """
         u = self._u
         u[0] = values
         k = derivatives.shape[0]
@@ -138,11 +158,26 @@ class StateSpaceSubsystem(Subsystem):
         u[1 + k:] = 0.0
 
     def get_outputs(self) -> np.ndarray:
-        """``C x + D u``."""
+        """``C x + D u``.
+
+        Returns
+        -------
+        ndarray
+        """
         return self.C @ self.x + self.D @ self._u[0]
 
     def get_output_derivatives(self, order: int) -> np.ndarray:
-        """Exact output derivatives from the state equation and the input polynomial."""
+        """Exact output derivatives from the state equation and the input polynomial.
+
+        Parameters
+        ----------
+        order : int
+            Number of derivative orders.
+
+        Returns
+        -------
+        ndarray
+        """
         xd = self.A @ self.x + self.B @ self._u[0] + self.e
         rows = [self.C @ xd + self.D @ self._u[1]]
         if order >= 2:
@@ -151,7 +186,19 @@ class StateSpaceSubsystem(Subsystem):
         return np.array(rows)
 
     def do_step(self, t: float, h: float) -> float | None:
-        """Propagate the state exactly over ``h`` with the stored input polynomial."""
+        """Propagate the state exactly over ``h`` with the stored input polynomial.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        h : float
+            Step (s).
+
+        Returns
+        -------
+        float, optional
+        """
         n = self.x.shape[0]
         z = self._z
         z[:n] = self.x
@@ -164,14 +211,30 @@ class StateSpaceSubsystem(Subsystem):
         return None
 
     def get_time(self) -> float:
-        """The time the last step ended at."""
+        """The time the last step ended at.
+
+        Returns
+        -------
+        float
+        """
         return self.t
 
     def save_state(self) -> Any:
-        """A copy of the time and the state vector."""
+        """A copy of the time and the state vector.
+
+        Returns
+        -------
+        object
+        """
         return self.t, self.x.copy()
 
     def restore_state(self, state: Any) -> None:
-        """Set the time and the state vector back."""
+        """Set the time and the state vector back.
+
+        Parameters
+        ----------
+        state : object
+            A state from :meth:`save_state`.
+        """
         self.t, x = state
         self.x = np.array(x, dtype=float)

@@ -108,6 +108,11 @@ class LiveCurves:
     def prepare(self, sim) -> None:
         """Check the signal names against a :class:`Cosimulation` and open the figure.
 
+        Parameters
+        ----------
+        sim
+            The co-simulation.
+
         Raises
         ------
         ParameterError

@@ -358,6 +358,11 @@ class Cosimulation:
         Returns
         -------
         DivergenceWatch or None
+
+        Parameters
+        ----------
+        step : float
+            Communication step (s).
         """
         if not (self.monitor.enabled and self.policy.checks("divergence")):
             return None
@@ -682,6 +687,26 @@ def cosimulate(subsystems: Sequence[Subsystem], relations: Relations | Sequence[
                policy: ErrorPolicy | None = None, progress: bool = False,
                callback: Callback | None = None, bonds: Sequence = ()) -> CosimResults:
     """One-call co-simulation (see :class:`Cosimulation`).
+
+    Parameters
+    ----------
+    subsystems : sequence
+        The coupled subsystems.
+    relations : Relations or Sequence[str]
+    step : float
+        Communication step (s).
+    end : float
+    glue : Glue or str or int, optional
+    scheme : str, optional
+    substeps : dict, optional
+    policy : ErrorPolicy, optional
+    progress : bool, optional
+    callback : Callback, optional
+    bonds : Sequence, optional
+
+    Returns
+    -------
+    CosimResults
 
     Raises
     ------

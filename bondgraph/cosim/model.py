@@ -202,19 +202,55 @@ class ModelSubsystem(OdeSubsystem):
 
     def rhs(self, t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
         """The compiled right-hand side with the model inputs set from ``u`` and the
-        signals at ``t``."""
+        signals at ``t``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+        u : ndarray
+            Input values.
+
+        Returns
+        -------
+        ndarray
+        """
         self._set(t, u)
         return self.model.system.rhs(t, x)
 
     def setup(self, t0: float, t_end: float, step: float) -> None:
-        """Back to the initial state at ``t0``; the native session is made again."""
+        """Back to the initial state at ``t0``; the native session is made again.
+
+        Parameters
+        ----------
+        t0 : float
+            Start time (s).
+        t_end : float
+            End time (s).
+        step : float
+            Communication step (s).
+        """
         super().setup(t0, t_end, step)
         self._native = None  # made again for this run's step cap
 
     def do_step(self, t: float, h: float) -> float | None:
         """One communication step; with ``method="CVODE"`` by SUNDIALS CVODE, stepped by
         :func:`bondgraph.stepping.run_segment` (its failure rules; natively in C unless
-        ``backend="python"`` or a signal is a Python callable)."""
+        ``backend="python"`` or a signal is a Python callable).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        h : float
+            Step (s).
+
+        Returns
+        -------
+        float, optional
+        """
         if self.method != "CVODE":
             return super().do_step(t, h)
         from ..stepping import Watch, run_segment
@@ -279,12 +315,38 @@ class ModelSubsystem(OdeSubsystem):
         return list(self.model.state_names)
 
     def jacobian(self, t: float, x: np.ndarray) -> np.ndarray:
-        """The compiled analytic Jacobian."""
+        """The compiled analytic Jacobian.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        ndarray
+        """
         self._set(t, self._input(t))
         return self.model.system.jac(t, x)
 
     def output(self, t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """The chosen states and model outputs at ``(t, x, u)``."""
+        """The chosen states and model outputs at ``(t, x, u)``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+        u : ndarray
+            Input values.
+
+        Returns
+        -------
+        ndarray
+        """
         self._set(t, u)
         y = self.model.system.outputs(t, x) if self._needs_y else None
         return np.array([x[i] if k == "x" else y[i] for k, i in self._out_index])

@@ -42,6 +42,14 @@ __all__ = ["Relation", "PowerBond", "Relations", "split_endpoint"]
 def split_endpoint(endpoint: str) -> tuple[str, str]:
     """Split ``"subsystem.port"`` into its two names.
 
+    Parameters
+    ----------
+    endpoint : str
+
+    Returns
+    -------
+    tuple
+
     Raises
     ------
     ParameterError
@@ -88,7 +96,16 @@ class Relation:
 
     @classmethod
     def parse(cls, text: str) -> "Relation":
-        """Build from ``"a.out -> b.in"``."""
+        """Build from ``"a.out -> b.in"``.
+
+        Parameters
+        ----------
+        text : str
+
+        Returns
+        -------
+        'Relation'
+        """
         parts = text.split("->") if isinstance(text, str) else []
         if len(parts) != 2:
             raise ParameterError(f"relation {text!r}: expected 'subsystem.output -> "
@@ -322,6 +339,15 @@ class Relations:
         The master multiplies the source's values (and derivatives) by it. Call after
         :meth:`validate`.
 
+        Parameters
+        ----------
+        subsystems : sequence
+            The coupled subsystems.
+
+        Returns
+        -------
+        dict
+
         Examples
         --------
         >>> from bondgraph.cosim.python import PythonSubsystem
@@ -340,6 +366,11 @@ class Relations:
 
     def validate(self, subsystems: Sequence[Subsystem]) -> None:
         """Raise :class:`CosimulationError` listing every problem, if any.
+
+        Parameters
+        ----------
+        subsystems : sequence
+            The coupled subsystems.
 
         Examples
         --------
@@ -364,7 +395,12 @@ class Relations:
 
     # ------------------------------------------------------------ printing
     def directions(self) -> dict[tuple[str, str], list[Relation]]:
-        """Relations grouped by (source subsystem, target subsystem), in order."""
+        """Relations grouped by (source subsystem, target subsystem), in order.
+
+        Returns
+        -------
+        dict
+        """
         groups: dict[tuple[str, str], list[Relation]] = {}
         for r in self.relations:
             groups.setdefault((r.source_subsystem, r.target_subsystem), []).append(r)
@@ -374,6 +410,15 @@ class Relations:
         """The relations as a text table, one block per direction.
 
         With ``subsystems``, units are shown next to each endpoint.
+
+        Parameters
+        ----------
+        subsystems : sequence, optional
+            The coupled subsystems.
+
+        Returns
+        -------
+        str
         """
         units = _units(subsystems or ())
 

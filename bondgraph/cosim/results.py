@@ -105,6 +105,14 @@ class CosimResults:
     def unit(self, name: str) -> str:
         """Unit of signal ``name``.
 
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        str
+
         Raises
         ------
         ParameterError

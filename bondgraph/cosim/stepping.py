@@ -112,6 +112,14 @@ def _time_value(value, sub: Subsystem, what: str) -> float:
 def reported_time(sub: Subsystem) -> float | None:
     """The subsystem's own clock (:meth:`Subsystem.get_time`), checked; None if unknown.
 
+    Parameters
+    ----------
+    sub : Subsystem
+
+    Returns
+    -------
+    float, optional
+
     Raises
     ------
     CosimulationError
@@ -131,6 +139,14 @@ def reported_time(sub: Subsystem) -> float | None:
 
 def checked_outputs(sub: Subsystem) -> np.ndarray:
     """``get_outputs()`` as a float vector of the declared length, or a named error.
+
+    Parameters
+    ----------
+    sub : Subsystem
+
+    Returns
+    -------
+    ndarray
 
     Raises
     ------

@@ -316,6 +316,15 @@ class Subsystem(ABC):
 
         Override to initialise solvers; the internal step must not exceed ``step``.
         The default does nothing.
+
+        Parameters
+        ----------
+        t0 : float
+            Start time (s).
+        t_end : float
+            End time (s).
+        step : float
+            Communication step (s).
         """
 
     @abstractmethod
@@ -351,6 +360,13 @@ class Subsystem(ABC):
             None if the whole step was taken; otherwise the time actually reached
             (a step that ended early is reported by the master as a time-stamp
             mismatch). Raise an exception if the step failed.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        h : float
+            Step (s).
         """
 
     def get_time(self) -> float | None:
@@ -371,6 +387,11 @@ class Subsystem(ABC):
         Returns
         -------
         ndarray, shape (order, n_outputs)
+
+        Parameters
+        ----------
+        order : int
+            Number of derivative orders.
         """
         raise NotImplementedError(
             f"subsystem {self._name!r} declares output_derivative_order="
@@ -381,7 +402,13 @@ class Subsystem(ABC):
         raise NotImplementedError(f"subsystem {self._name!r} cannot save its state")
 
     def restore_state(self, state: Any) -> None:
-        """Return to a state produced by :meth:`save_state`. Optional."""
+        """Return to a state produced by :meth:`save_state`. Optional.
+
+        Parameters
+        ----------
+        state : object
+            A state from :meth:`save_state`.
+        """
         raise NotImplementedError(f"subsystem {self._name!r} cannot restore a state")
 
     def terminate(self) -> None:

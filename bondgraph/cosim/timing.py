@@ -156,7 +156,16 @@ class TimeManager:
         return self.start + self.step * np.arange(self.n_steps + 1)
 
     def substeps_of(self, name: str) -> int:
-        """Sub-steps per communication step for subsystem ``name``."""
+        """Sub-steps per communication step for subsystem ``name``.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        int
+        """
         return self.substeps.get(name, 1)
 
     def step_of(self, name: str) -> float:
@@ -228,6 +237,11 @@ class TimeManager:
 
     def validate(self, subsystems: Sequence[Subsystem]) -> None:
         """Raise :class:`ParameterError` listing every problem with ``subsystems``.
+
+        Parameters
+        ----------
+        subsystems : sequence
+            The coupled subsystems.
 
         Raises
         ------

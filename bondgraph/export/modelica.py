@@ -387,6 +387,11 @@ class ModelicaWriter:
         -------
         str
 
+        Parameters
+        ----------
+        ours : str
+        label : str, optional
+
         Examples
         --------
         >>> w = ModelicaWriter("m")
@@ -426,7 +431,12 @@ class ModelicaWriter:
 
     # ------------------------------------------------------------------ declarations
     def section(self, title: str) -> None:
-        """A comment line among the declarations."""
+        """A comment line among the declarations.
+
+        Parameters
+        ----------
+        title : str
+        """
         self._decl.append(f"  // {title}")
 
     def parameter(self, ours: str, value: float, *, unit: str | None = None,
@@ -523,11 +533,24 @@ class ModelicaWriter:
 
     # ------------------------------------------------------------------ equations
     def comment(self, text: str) -> None:
-        """A comment line among the equations."""
+        """A comment line among the equations.
+
+        Parameters
+        ----------
+        text : str
+        """
         self._eqs.append(f"  // {text}")
 
     def expr(self, e: Any) -> str:
         """Modelica text of a sympy expression (or a number).
+
+        Parameters
+        ----------
+        e : object
+
+        Returns
+        -------
+        str
 
         Raises
         ------

@@ -37,6 +37,14 @@ def evaluable_in_c(signal) -> bool:
     """Whether the C driver evaluates this input signal itself (a table, spline or
     piecewise polynomial packs itself; a constant is a number), or it is a Python callable.
 
+    Parameters
+    ----------
+    signal
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from bondgraph.signals import Table, as_signal

@@ -270,7 +270,13 @@ class Session:
         """Take the run's rules from ``watch`` (:class:`bondgraph.stepping.Watch`): its
         blow-up bound, divisors, deadline, step limit; give it this session's monitor (so
         Python and C see the same values). ``yield_every``: seconds between returns for
-        a progress bar (0: none)."""
+        a progress bar (0: none).
+
+        Parameters
+        ----------
+        watch
+        yield_every : float, optional
+        """
         from .. import stepping as st
 
         self.watch = watch
@@ -299,7 +305,12 @@ class Session:
         """Guards ``(kind, index, sign, threshold, tolerance, constant, direction)``: the
         function ``sign·(q − threshold) − tolerance`` of a state, output, input or constant;
         with three more entries ``(kind2, index2, constant2)``, ``sign·(q − q2 − threshold)
-        − tolerance`` (a quantity exceeding another)."""
+        − tolerance`` (a quantity exceeding another).
+
+        Parameters
+        ----------
+        specs
+        """
         ng = len(specs)
         specs = [tuple(g) + (("none", 0, 0.0) if len(g) == 7 else ()) for g in specs]
         kind = np.array([GUARD_KIND[g[0]] for g in specs] or [0], dtype=np.int32)
@@ -318,21 +329,52 @@ class Session:
         self._gbuf = np.zeros(max(ng, 1))
 
     def set_inputs(self, u: np.ndarray, du: np.ndarray | None = None) -> None:
-        """Constant input values (tables, when set on the model, overwrite them per call)."""
+        """Constant input values (tables, when set on the model, overwrite them per call).
+
+        Parameters
+        ----------
+        u : ndarray
+            Input values.
+        du : ndarray, optional
+            Input derivatives.
+        """
         self.us[:] = np.asarray(u, dtype=float)[: self.us.size]
         if du is not None:
             self.dus[:] = np.asarray(du, dtype=float)[: self.dus.size]
 
     # ------------------------------------------------------------ evaluations
     def monitor(self, t: float, x: np.ndarray) -> tuple[np.ndarray, int]:
-        """The divisors at ``(t, x)`` with this session's buffers (as ``CompiledSystem.monitors``)."""
+        """The divisors at ``(t, x)`` with this session's buffers (as ``CompiledSystem.monitors``).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        tuple
+        """
         y = np.ascontiguousarray(x, dtype=float)
         st = self.lib.bgn_monitor(self.h, float(t), _ptr(y), _ptr(self._mbuf))
         return self._mbuf[: self.nmon].copy(), int(st)
 
     def guard_values(self, t: float, y: np.ndarray) -> np.ndarray:
         """The guards at ``(t, y)``; a failed output call raises :class:`FloatingPointError`
-        (as ``CompiledSystem.outputs`` does)."""
+        (as ``CompiledSystem.outputs`` does).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+
+        Returns
+        -------
+        ndarray
+        """
         yy = np.ascontiguousarray(y, dtype=float)
         st = self.lib.bgn_guards(self.h, float(t), _ptr(yy), _ptr(self._gbuf))
         if st != 0:
@@ -343,7 +385,27 @@ class Session:
     def begin(self, watch, a: float, b: float, y0: np.ndarray, *, rtol: float, atol,
               max_step: float, first_step: float | None, te: np.ndarray | None, ie: int,
               m_old: np.ndarray | None, g_old: np.ndarray | None) -> str:
-        """Start ``[a, b]`` at ``y0`` (``CVodeReInit``); "" or the solver's message."""
+        """Start ``[a, b]`` at ``y0`` (``CVodeReInit``); "" or the solver's message.
+
+        Parameters
+        ----------
+        watch
+        a : float
+        b : float
+        y0 : ndarray
+        rtol : float
+        atol
+        max_step : float
+        first_step : float, optional
+        te : ndarray, optional
+        ie : int
+        m_old : ndarray, optional
+        g_old : ndarray, optional
+
+        Returns
+        -------
+        str
+        """
         self.b = float(b)
         self.inputs_from_system()
         y = np.ascontiguousarray(y0, dtype=float)
@@ -364,14 +426,29 @@ class Session:
 
     def run(self, watch, resume: bool) -> str:
         """Step until the segment ends, a step needs Python, or a rule stops the run;
-        ``watch`` gets the counters. Returns a :data:`RUN_CODES` name."""
+        ``watch`` gets the counters. Returns a :data:`RUN_CODES` name.
+
+        Parameters
+        ----------
+        watch
+        resume : bool
+
+        Returns
+        -------
+        str
+        """
         self._low[: len(watch._low)] = watch._low  # ill-conditioning levels, as Python left them
         code = self.lib.bgn_run(self.h, 1 if resume else 0)
         self._pull(watch)
         return RUN_CODES[code]
 
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """The output rows written in C since the last call (copies)."""
+        """The output rows written in C since the last call (copies).
+
+        Returns
+        -------
+        tuple
+        """
         k = self.lib.bgn_rows(self.h, ctypes.byref(self._rt), ctypes.byref(self._ry))
         if k == 0:
             return np.zeros(0), np.zeros((0, self.n))
@@ -419,19 +496,43 @@ class Session:
         return self._dky.copy()
 
     def old_monitor(self) -> np.ndarray | None:
-        """The divisors at the start of the last step (None without monitors)."""
+        """The divisors at the start of the last step (None without monitors).
+
+        Returns
+        -------
+        ndarray, optional
+        """
         return self._m_old.copy() if self.watch is not None and self.watch.monitor is not None else None
 
     def old_events(self) -> np.ndarray | None:
-        """The guard values at the start of the last step (None without guards)."""
+        """The guard values at the start of the last step (None without guards).
+
+        Returns
+        -------
+        ndarray, optional
+        """
         return self._g_old.copy() if self.ng else None
 
     def old_slopes(self) -> np.ndarray | None:
-        """The guard slopes at the start of the last step, if valid."""
+        """The guard slopes at the start of the last step, if valid.
+
+        Returns
+        -------
+        ndarray, optional
+        """
         return self._dg_old.copy() if self.ng and self.lib.bgn_dg_valid(self.h) else None
 
     def after_look(self, watch, m, g, dg, ie: int) -> None:
-        """What Python's finished step leaves for the next: compared values, output index."""
+        """What Python's finished step leaves for the next: compared values, output index.
+
+        Parameters
+        ----------
+        watch
+        m
+        g
+        dg
+        ie : int
+        """
         if m is not None and self.nmon:
             self._m_old[:] = m
         if g is not None and self.ng:
@@ -442,7 +543,12 @@ class Session:
         self.lib.bgn_set_ie(self.h, int(ie))
 
     def message(self) -> str:
-        """The solver's words for the last error flag (scikit-sundae's, as the Python path)."""
+        """The solver's words for the last error flag (scikit-sundae's, as the Python path).
+
+        Returns
+        -------
+        str
+        """
         from .cvode import cvode_message
 
         return cvode_message(int(self.lib.bgn_flag(self.h)))

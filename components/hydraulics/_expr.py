@@ -35,6 +35,15 @@ def clip(x: Any, lo: float, hi: float) -> sp.Expr:
 def ramp(x: Any) -> sp.Expr:
     """``max(x, 0)``.
 
+    Parameters
+    ----------
+    x : object
+        State vector.
+
+    Returns
+    -------
+    sp.Expr
+
     Examples
     --------
     >>> import sympy as sp
@@ -49,6 +58,15 @@ def ramp(x: Any) -> sp.Expr:
 def maximum(a: Any, b: Any) -> sp.Expr:
     """``max(a, b)``.
 
+    Parameters
+    ----------
+    a : object
+    b : object
+
+    Returns
+    -------
+    sp.Expr
+
     Examples
     --------
     >>> maximum(2, 5), minimum(2, 5)
@@ -60,6 +78,15 @@ def maximum(a: Any, b: Any) -> sp.Expr:
 
 def minimum(a: Any, b: Any) -> sp.Expr:
     """``min(a, b)``.
+
+    Parameters
+    ----------
+    a : object
+    b : object
+
+    Returns
+    -------
+    sp.Expr
 
     Examples
     --------

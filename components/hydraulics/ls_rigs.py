@@ -123,11 +123,29 @@ class LoadRig:
         return f"{self.prefix}/{f}_cyl/m.f"
 
     def cap_pressure(self, f: str) -> str:
-        """State of a function's cap pressure."""
+        """State of a function's cap pressure.
+
+        Parameters
+        ----------
+        f : str
+
+        Returns
+        -------
+        str
+        """
         return f"{self.prefix}/{f}_cyl/C_A.e"
 
     def position(self, f: str) -> str:
-        """State of a function's rod position (extension)."""
+        """State of a function's rod position (extension).
+
+        Parameters
+        ----------
+        f : str
+
+        Returns
+        -------
+        str
+        """
         return f"{self.prefix}/{f}_cyl/piston.s"
 
     @property
@@ -141,12 +159,33 @@ class LoadRig:
         return f"{self.prefix}/hyd/neg/C_N.e"
 
     def displacement(self, res) -> np.ndarray:
-        """Swash-plate position ``α = Q/(D·n)`` over a run (LS and open-centre rigs)."""
+        """Swash-plate position ``α = Q/(D·n)`` over a run (LS and open-centre rigs).
+
+        Parameters
+        ----------
+        res
+            A run's results.
+
+        Returns
+        -------
+        ndarray
+        """
         return res.flow(self.pump_source) / self.circuit.power_unit.pump.max_flow
 
     def metering_drop(self, res, f: str) -> np.ndarray:
         """Drop across a section's meter-in edge from its flow by the orifice law (LS rig, Pa):
-        ``Δp_N·(Q/(Q_N·x))²`` with the command ``x`` of :func:`load_rig`."""
+        ``Δp_N·(Q/(Q_N·x))²`` with the command ``x`` of :func:`load_rig`.
+
+        Parameters
+        ----------
+        res
+            A run's results.
+        f : str
+
+        Returns
+        -------
+        ndarray
+        """
         v = self.circuit.sections[f]
         q = res[self.velocity(f)] * self.area[f]
         return v.dp_nominal * (q / (v.q_nominal * self.command[f])) ** 2

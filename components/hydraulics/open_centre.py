@@ -342,7 +342,16 @@ class OpenCentreCircuit(HydraulicCircuit):
         self.sections[section] = valve
 
     def add_drive(self, drive: HydraulicDrive) -> str:
-        """Add a drive whose valve is an :class:`OpenCentreValve`; returns its ``I`` port."""
+        """Add a drive whose valve is an :class:`OpenCentreValve`; returns its ``I`` port.
+
+        Parameters
+        ----------
+        drive : HydraulicDrive
+
+        Returns
+        -------
+        str
+        """
         if not isinstance(drive, HydraulicDrive):
             raise ParameterError(f"open-centre circuit {self.name!r}: add_drive got {_what(drive)}, "
                                  "expected a HydraulicDrive")
@@ -358,7 +367,16 @@ class OpenCentreCircuit(HydraulicCircuit):
 
     def add_section(self, valve: OpenCentreValve) -> tuple[str, str]:
         """Add a bare valve section named after the valve (no cylinder); returns its work
-        ports ``<name>.A``, ``<name>.B``, exposed for the caller to connect (a rig's loads)."""
+        ports ``<name>.A``, ``<name>.B``, exposed for the caller to connect (a rig's loads).
+
+        Parameters
+        ----------
+        valve : OpenCentreValve
+
+        Returns
+        -------
+        tuple
+        """
         name = getattr(valve, "name", None)
         if name in self.children:
             raise ParameterError(f"open-centre circuit {self.name!r}: a part named {name!r} exists "
@@ -381,7 +399,12 @@ class OpenCentreCircuit(HydraulicCircuit):
         ``q = Q_max·α_cmd(p_n(q))`` with ``p_n(q)`` what the orifice and its relief pass ``q``
         at (stand-by, ``α = d_min``, when the stand-by flow already gives ``p_n ≥ p_n,max``),
         each volume upstream higher by the drop of the fully open bypass after it, the pump
-        outlet above the first (the exact laws, their laminar bands included; main relief closed)."""
+        outlet above the first (the exact laws, their laminar bands included; main relief closed).
+
+        Returns
+        -------
+        dict
+        """
         from scipy.optimize import brentq
 
         pu, pump, ctl = self.power_unit, self.power_unit.pump, self.control

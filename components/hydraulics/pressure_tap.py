@@ -73,7 +73,12 @@ class SensedCapacitance(HydraulicCapacitance):
         return self._pressure
 
     def handles(self) -> dict[sp.Symbol, str]:
-        """The pressure handle, keyed to the state ``e``."""
+        """The pressure handle, keyed to the state ``e``.
+
+        Returns
+        -------
+        dict
+        """
         return {self._pressure: "e"}
 
 

@@ -118,7 +118,17 @@ class SmoothShuttle:
             raise ParameterError(problems, subject="smooth shuttle")
 
     def combine(self, pressures: Sequence[sp.Expr], net: "LoadSenseNetwork") -> sp.Expr:
-        """The LS pressure of the sections' ``pressures``: a chain of smooth maxima."""
+        """The LS pressure of the sections' ``pressures``: a chain of smooth maxima.
+
+        Parameters
+        ----------
+        pressures : sequence
+        net : 'LoadSenseNetwork'
+
+        Returns
+        -------
+        sp.Expr
+        """
         out = pressures[0]
         for p in pressures[1:]:
             out = smooth_max(out, p, self.band)
@@ -170,7 +180,17 @@ class HybridShuttle:
             raise ParameterError(problems, subject="hybrid shuttle")
 
     def combine(self, pressures: Sequence[sp.Expr], net: "LoadSenseNetwork") -> sp.Expr:
-        """The LS pressure: the selected section's pressure (indicator-weighted sum)."""
+        """The LS pressure: the selected section's pressure (indicator-weighted sum).
+
+        Parameters
+        ----------
+        pressures : sequence
+        net : 'LoadSenseNetwork'
+
+        Returns
+        -------
+        sp.Expr
+        """
         d = net.discrete
         return sp.Add(*[d.indicator(lab) * p for lab, p in zip(d.labels, pressures)])
 

@@ -147,7 +147,16 @@ class FixedPump:
                 * _pos(self.speed, "rev/s", "speed"))
 
     def law(self, p: sp.Expr) -> sp.Expr:
-        """The delivered flow, whatever the pressure ``p`` (m³/s)."""
+        """The delivered flow, whatever the pressure ``p`` (m³/s).
+
+        Parameters
+        ----------
+        p : sp.Expr
+
+        Returns
+        -------
+        sp.Expr
+        """
         return sp.Float(self.flow)
 
 
@@ -195,7 +204,16 @@ class CompensatedPump:
                 * _pos(self.speed, "rev/s", "speed"))
 
     def law(self, p: sp.Expr) -> sp.Expr:
-        """The delivered flow at the outlet pressure ``p`` (m³/s; expression or number)."""
+        """The delivered flow at the outlet pressure ``p`` (m³/s; expression or number).
+
+        Parameters
+        ----------
+        p : sp.Expr
+
+        Returns
+        -------
+        sp.Expr
+        """
         ps = _pos(self.setting, "Pa", "setting")
         band = _pos(self.band, "Pa", "band")
         return self.flow * clip((ps - p) / band, 0, 1)
@@ -217,7 +235,16 @@ class DelayedFlow:
         self._flow = flow
 
     def law(self, p: sp.Expr) -> sp.Expr:
-        """The flow expression, made now (the pressure ``p`` is not used)."""
+        """The flow expression, made now (the pressure ``p`` is not used).
+
+        Parameters
+        ----------
+        p : sp.Expr
+
+        Returns
+        -------
+        sp.Expr
+        """
         return self._flow()
 
 
@@ -363,6 +390,14 @@ class Tank(BondGraph):
 
     def port(self, name: str) -> str:
         """Expose one more port named ``name`` on the tank node; returns it.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        str
 
         Raises
         ------

@@ -100,6 +100,14 @@ class BaseMachine:
     def line(self, which: str) -> float:
         """x of the ``"front"`` or ``"rear"`` tipping line (m).
 
+        Parameters
+        ----------
+        which : str
+
+        Returns
+        -------
+        float
+
         Raises
         ------
         ParameterError

@@ -167,7 +167,12 @@ class ToolForces(AnalysisResult):
         return {k: "N" for k in self.summary()}
 
     def summary(self) -> dict[str, float]:
-        """Each function's optimum tool force (N): hydraulic, and governing with ``[base]``."""
+        """Each function's optimum tool force (N): hydraulic, and governing with ``[base]``.
+
+        Returns
+        -------
+        dict
+        """
         out = {}
         for f in self.functions:
             out[f"{f}_tool_force"] = self.optimum[f]["hydraulic"].force
@@ -201,7 +206,15 @@ class ToolForces(AnalysisResult):
     def plot(self, path: str | Path | None = None, ax: Any = None, *, cell: float = 0.1):
         """For each function, the largest tool force reachable at each place of the working
         range (``cell`` m squares), the envelope, the optimum pose drawn, and where tipping
-        governs (hatched)."""
+        governs (hatched).
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            A file name.
+        ax : object, optional
+        cell : float, optional
+        """
         import matplotlib.pyplot as plt
 
         n = len(self.functions)

@@ -96,7 +96,12 @@ class CycleEnergy(AnalysisResult):
         self.other = other
 
     def summary(self) -> dict[str, float]:
-        """The destinations (J), as :attr:`terms`."""
+        """The destinations (J), as :attr:`terms`.
+
+        Returns
+        -------
+        dict
+        """
         return dict(self.terms)
 
     def table(self):
@@ -118,7 +123,14 @@ class CycleEnergy(AnalysisResult):
         return df
 
     def plot(self, path: str | Path | None = None, ax: Any = None):
-        """Stacked bars: the pump work; where it went; the actuator work (ΔPE + ΔKE)."""
+        """Stacked bars: the pump work; where it went; the actuator work (ΔPE + ΔKE).
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            A file name.
+        ax : object, optional
+        """
         import matplotlib.pyplot as plt
 
         if ax is None:

@@ -255,7 +255,12 @@ class BoxGrid:
         return out
 
     def flat_lengths(self) -> dict[str, np.ndarray]:
-        """Each cylinder's length at every grid point, flattened (C order)."""
+        """Each cylinder's length at every grid point, flattened (C order).
+
+        Returns
+        -------
+        dict
+        """
         return {c: np.broadcast_to(v, self.shape).ravel() for c, v in self.lengths().items()}
 
 

@@ -162,7 +162,12 @@ class LiftCapacity(AnalysisResult):
         return "\n".join(lines)
 
     def summary(self) -> dict[str, float]:
-        """Rated capacity (kg) per cell, keyed ``lift_h<height>_r<radius>``."""
+        """Rated capacity (kg) per cell, keyed ``lift_h<height>_r<radius>``.
+
+        Returns
+        -------
+        dict
+        """
         return {f"lift_h{row['height']:g}_r{row['radius']:g}": row["rated"] for row in self.rows}
 
     @property
@@ -172,7 +177,14 @@ class LiftCapacity(AnalysisResult):
 
     def plot(self, path: str | Path | None = None, ax: Any = None):
         """The lift chart: the load point's reachable region, the rated capacity (t) at each
-        height × radius (blue: hydraulic limit, red: tipping), the machine at one posture."""
+        height × radius (blue: hydraulic limit, red: tipping), the machine at one posture.
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            A file name.
+        ax : object, optional
+        """
         import matplotlib.pyplot as plt
 
         desc = self.study.description

@@ -201,7 +201,12 @@ class WorkingRange(AnalysisResult):
         return self.study.description.ground
 
     def summary(self) -> dict[str, float]:
-        """Each dimension's value (m)."""
+        """Each dimension's value (m).
+
+        Returns
+        -------
+        dict
+        """
         return {k: d.value for k, d in self.dimensions.items()}
 
     def table(self):
@@ -266,7 +271,14 @@ class WorkingRange(AnalysisResult):
     # ------------------------------------------------------------------ the chart
     def plot(self, path: str | Path | None = None, ax: Any = None):
         """The working-range chart: envelope, the machine at each extreme posture,
-        dimension lines, ground and swing axis."""
+        dimension lines, ground and swing axis.
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            A file name.
+        ax : object, optional
+        """
         import matplotlib.pyplot as plt
 
         desc = self.study.description

@@ -124,7 +124,14 @@ class AnalysisResult:
     summary_units: dict[str, str] = {}
 
     def plot(self, path: str | Path | None = None, ax: Any = None):  # pragma: no cover
-        """The result's figure (written to ``path`` if given); returns the figure."""
+        """The result's figure (written to ``path`` if given); returns the figure.
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            A file name.
+        ax : object, optional
+        """
         raise NotImplementedError
 
     def write(self, out: str | Path) -> list[Path]:

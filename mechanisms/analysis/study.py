@@ -327,6 +327,11 @@ class Study:
         dict
             ``{"relief": {function: Pa}, "tank": {...}, "source": {function: text}}``.
 
+        Parameters
+        ----------
+        relief : object, optional
+        tank : object, optional
+
         Raises
         ------
         ParameterError

@@ -88,7 +88,12 @@ class Combined:
         self.results = dict(results)
 
     def summary(self) -> dict[str, float]:
-        """Every result's summary, merged."""
+        """Every result's summary, merged.
+
+        Returns
+        -------
+        dict
+        """
         out: dict[str, float] = {}
         for r in self.results.values():
             out.update(r.summary())

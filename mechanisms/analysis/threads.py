@@ -52,6 +52,10 @@ def single_blas_thread():
 def one_blas_thread(fn):
     """Decorator: run ``fn`` in :func:`single_blas_thread`.
 
+    Parameters
+    ----------
+    fn
+
     Examples
     --------
     >>> import numpy as np

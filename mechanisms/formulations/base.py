@@ -85,33 +85,114 @@ class Formulation(ABC):
     @abstractmethod
     def simulate_forces(self, forces: Mapping[str, Any], t_span, pose: Pose,
                         rates: Mapping[str, float] | None = None, **kw) -> Results:
-        """Forward dynamics: ``forces[cyl]`` a number, expression of ``t``, Signal..."""
+        """Forward dynamics: ``forces[cyl]`` a number, expression of ``t``, Signal...
+
+        Parameters
+        ----------
+        forces : mapping
+        t_span
+        pose : Pose
+        rates : mapping, optional
+        **kw
+
+        Returns
+        -------
+        Results
+        """
 
     @abstractmethod
     def simulate_extensions(self, lengths: Mapping[str, Any], t_span, *,
                             guess: Mapping[str, float] | None = None, **kw) -> Results:
-        """Inverse dynamics: ``lengths[cyl]`` a Spline or ``(times, values)``."""
+        """Inverse dynamics: ``lengths[cyl]`` a Spline or ``(times, values)``.
+
+        Parameters
+        ----------
+        lengths : mapping
+        t_span
+        guess : mapping, optional
+        **kw
+
+        Returns
+        -------
+        Results
+        """
 
     # ------------------------------------------------------------------ read-outs
     @abstractmethod
     def positions(self, res: Results) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """World position of every hinge point, keyed ``"part/point"``."""
+        """World position of every hinge point, keyed ``"part/point"``.
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
 
     @abstractmethod
     def coordinates(self, res: Results, part: str) -> dict[str, np.ndarray]:
-        """A part's coordinates: ``theta`` (body), ``phi`` (lever), ``phi`` and ``s`` (cylinder)."""
+        """A part's coordinates: ``theta`` (body), ``phi`` (lever), ``phi`` and ``s`` (cylinder).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+        part : str
+            A part's name.
+
+        Returns
+        -------
+        dict
+        """
 
     @abstractmethod
     def loop_closure(self, res: Results) -> dict[str, np.ndarray]:
-        """Gap (m) at the joints the formulation does not satisfy by construction."""
+        """Gap (m) at the joints the formulation does not satisfy by construction.
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
 
     @abstractmethod
     def cylinder_force(self, res: Results, cyl: str) -> np.ndarray:
-        """Axial force of a cylinder (N, positive pushing)."""
+        """Axial force of a cylinder (N, positive pushing).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+        cyl : str
+            A cylinder's name.
+
+        Returns
+        -------
+        ndarray
+        """
 
     @abstractmethod
     def cylinder_rate(self, res: Results, cyl: str) -> np.ndarray:
-        """Extension rate of a cylinder's pin-to-pin length (m/s)."""
+        """Extension rate of a cylinder's pin-to-pin length (m/s).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+        cyl : str
+            A cylinder's name.
+
+        Returns
+        -------
+        ndarray
+        """
 
     # ------------------------------------------------------------------ shared
     def angles(self, res: Results) -> dict[str, np.ndarray]:

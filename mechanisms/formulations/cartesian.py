@@ -286,5 +286,15 @@ class CartesianFormulation(RigidBodyFormulation):
         return res[f"force[{cyl}]"]
 
     def multipliers(self, res: Results) -> dict[str, np.ndarray]:
-        """The force each constraint row carries along the run (``λ``)."""
+        """The force each constraint row carries along the run (``λ``).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
         return {c.name: res[f"lambda[{c.name}]"] for c in self.multibody.constraints}

@@ -78,7 +78,17 @@ class CausalFormulation(Formulation):
         return self.mm.simulate_extensions(lengths, t_span, guess=guess, **kw)
 
     def initial_state(self, pose: Pose, rates: Mapping[str, float] | None = None) -> dict[str, float]:
-        """Named initial states of a pose (see :meth:`MechanismModel.initial_state`)."""
+        """Named initial states of a pose (see :meth:`MechanismModel.initial_state`).
+
+        Parameters
+        ----------
+        pose : Pose
+        rates : mapping, optional
+
+        Returns
+        -------
+        dict
+        """
         return self.mm.initial_state(pose, rates)
 
     def positions(self, res: Results) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -89,7 +99,17 @@ class CausalFormulation(Formulation):
         return self.mm.coordinates(res, part)
 
     def loop_closure(self, res: Results) -> dict[str, np.ndarray]:
-        """Gap at every ``Pd``–``Pr`` hinge; ``Rt``–``Li`` hinges close by construction."""
+        """Gap at every ``Pd``–``Pr`` hinge; ``Rt``–``Li`` hinges close by construction.
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
         return self.mm.loop_closure(res)
 
     def cylinder_force(self, res: Results, cyl: str) -> np.ndarray:

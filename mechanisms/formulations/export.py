@@ -64,6 +64,14 @@ def mechanism_units(formulation: Formulation) -> Callable[[str, str, Any], str |
     sources m/s; joint springs m/N (rad/(N·m) on an angle row) and dampers
     N·s/m (N·m·s/rad).
 
+    Parameters
+    ----------
+    formulation : Formulation
+
+    Returns
+    -------
+    callable
+
     Examples
     --------
     >>> from mechanisms.examples import single_boom
@@ -286,6 +294,15 @@ def independent_coordinates(mb: Multibody, q0: np.ndarray) -> list[int]:
     possible) are independent. The index-3 export fixes the start values of
     these only: the others follow from the constraints, so the initial problem
     is neither over- nor under-determined.
+
+    Parameters
+    ----------
+    mb : Multibody
+    q0 : ndarray
+
+    Returns
+    -------
+    list
 
     Examples
     --------

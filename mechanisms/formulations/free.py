@@ -67,7 +67,12 @@ class FreeBody(MainBody):
             self.children = {"J": J, **self.children}
 
     def check_rules(self) -> list[str]:
-        """Exactly one ``Rt``, any number of ``Li``, nothing else."""
+        """Exactly one ``Rt``, any number of ``Li``, nothing else.
+
+        Returns
+        -------
+        list
+        """
         classes = [p.cls for p in self.points.values()]
         problems = []
         n_rt = classes.count(PortClass.RT)

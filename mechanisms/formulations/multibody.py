@@ -112,11 +112,25 @@ class Body:
         return ("x", "y") if self.point else ("x", "y", "theta")
 
     def masses(self) -> tuple[float, ...]:
-        """Diagonal of the body's mass matrix, coordinate by coordinate."""
+        """Diagonal of the body's mass matrix, coordinate by coordinate.
+
+        Returns
+        -------
+        tuple
+        """
         return (self.mass, self.mass) if self.point else (self.mass, self.mass, self.inertia)
 
     def offset(self, local: tuple[float, float]) -> tuple[float, float]:
-        """Vector from the centre of gravity to a body-frame point, in the body frame."""
+        """Vector from the centre of gravity to a body-frame point, in the body frame.
+
+        Parameters
+        ----------
+        local : tuple
+
+        Returns
+        -------
+        tuple
+        """
         return local[0] - self.cog[0], local[1] - self.cog[1]
 
 
@@ -369,7 +383,16 @@ class Multibody:
 
     # ------------------------------------------------------------------ geometry
     def point(self, anchor: Anchor) -> tuple[sp.Expr, sp.Expr]:
-        """World position of an anchor as expressions of the coordinates."""
+        """World position of an anchor as expressions of the coordinates.
+
+        Parameters
+        ----------
+        anchor : Anchor
+
+        Returns
+        -------
+        tuple
+        """
         if anchor.body is None:
             return sp.Float(anchor.local[0]), sp.Float(anchor.local[1])
         b = self.bodies[anchor.body]
@@ -448,22 +471,46 @@ class Multibody:
         return len(self.coords)
 
     def mass_vector(self) -> np.ndarray:
-        """Diagonal of the mass matrix, in coordinate order ``(m, m, J)`` per body."""
+        """Diagonal of the mass matrix, in coordinate order ``(m, m, J)`` per body.
+
+        Returns
+        -------
+        ndarray
+        """
         return np.array([v for b in self.bodies.values() for v in b.masses()])
 
     def lightest_mass(self) -> float:
-        """Smallest body mass (kg)."""
+        """Smallest body mass (kg).
+
+        Returns
+        -------
+        float
+        """
         return min(b.mass for b in self.bodies.values())
 
     def gravity_forces(self) -> list[sp.Expr]:
-        """Generalized gravity force per coordinate (``−m·g`` on each ``y``)."""
+        """Generalized gravity force per coordinate (``−m·g`` on each ``y``).
+
+        Returns
+        -------
+        list
+        """
         out: list[sp.Expr] = []
         for b in self.bodies.values():
             out += [sp.Integer(0), sp.Float(-b.mass * b.gravity)] + [sp.Integer(0)] * (not b.point)
         return out
 
     def gradient(self, expr: sp.Expr) -> dict[int, sp.Expr]:
-        """Non-zero partial derivatives of an expression by coordinate index."""
+        """Non-zero partial derivatives of an expression by coordinate index.
+
+        Parameters
+        ----------
+        expr : sp.Expr
+
+        Returns
+        -------
+        dict
+        """
         out = {}
         for s in expr.free_symbols:
             i = self.index.get(s.name)
@@ -475,7 +522,16 @@ class Multibody:
 
     # ------------------------------------------------------------------ poses
     def coordinates_from_pose(self, pose: Pose) -> np.ndarray:
-        """Coordinate vector ``q`` of an assembled pose."""
+        """Coordinate vector ``q`` of an assembled pose.
+
+        Parameters
+        ----------
+        pose : Pose
+
+        Returns
+        -------
+        ndarray
+        """
         q = np.zeros(self.n_coordinates)
         mech = self.mechanism
         for b in self.bodies.values():
@@ -499,7 +555,17 @@ class Multibody:
 
     def part_poses(self, q: np.ndarray) -> dict[str, tuple]:
         """Each part's pose (as :class:`~mechanisms.assembly.Pose` stores it) from
-        coordinates ``q`` (shape ``(n,)`` or ``(n_times, n)``)."""
+        coordinates ``q`` (shape ``(n,)`` or ``(n_times, n)``).
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        dict
+        """
         q = np.asarray(q, dtype=float)
         col = (lambda i: q[..., i])
         mech = self.mechanism
@@ -565,19 +631,49 @@ class Multibody:
         return np.concatenate([q, v, L])
 
     def constraint_jacobian(self, q: np.ndarray) -> np.ndarray:
-        """``∂Φ/∂q`` at ``q`` (rows in :attr:`constraints` order)."""
+        """``∂Φ/∂q`` at ``q`` (rows in :attr:`constraints` order).
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        ndarray
+        """
         n, m = self.n_coordinates, len(self.constraints)
         if m == 0:
             return np.zeros((0, n))
         return np.asarray(self._numeric().G(self._args(q)), dtype=float).reshape(m, n)
 
     def lengths(self, q: np.ndarray) -> dict[str, float]:
-        """Pin-to-pin length of every cylinder at ``q``."""
+        """Pin-to-pin length of every cylinder at ``q``.
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        dict
+        """
         vals = np.asarray(self._numeric().s(self._args(q)), dtype=float).ravel()
         return {c: float(v) for c, v in zip(self.actuators, vals)}
 
     def length_gradients(self, q: np.ndarray) -> np.ndarray:
-        """``∂s/∂q`` of every cylinder (rows in :attr:`actuators` order)."""
+        """``∂s/∂q`` of every cylinder (rows in :attr:`actuators` order).
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        ndarray
+        """
         n, k = self.n_coordinates, len(self.actuators)
         if k == 0:
             return np.zeros((0, n))
@@ -589,6 +685,15 @@ class Multibody:
         A revolute joint reports the distance between its two pins (m), a
         massless lever its length error, a prismatic joint its offset normal
         to the axis (m) and its angle error (rad); drives are not joints.
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        dict
         """
         q = np.atleast_2d(np.asarray(q, dtype=float))
         rows = [c for c in self.constraints if c.kind != "drive"]
@@ -613,6 +718,17 @@ class Multibody:
         Extension-driven cylinders take their prescribed rate, force-driven
         ones ``rates[cyl]`` (default 0). Where the rows leave freedom (free
         bodies), the smallest velocity is taken — at rest, zero.
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+        rates : mapping, optional
+        tol : float, optional
+
+        Returns
+        -------
+        ndarray
 
         Raises
         ------
@@ -655,6 +771,15 @@ class Multibody:
         Returns
         -------
         (q̈, λ)
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+        v : ndarray
+            Velocities.
+        forces : mapping, optional
+        lengths : mapping, optional
         """
         forces, lengths = dict(forces or {}), dict(lengths or {})
         n, m = self.n_coordinates, len(self.constraints)

@@ -107,6 +107,17 @@ class RigidBodyFormulation(Formulation):
         ``rates``: cylinder extension rates (m/s); ``forces``: force-driven
         cylinders' forces at ``t0``; ``lengths[cyl] = (L, L̇, L̈)`` of
         extension-driven ones.
+
+        Parameters
+        ----------
+        pose : Pose
+        rates : mapping, optional
+        forces : mapping, optional
+        lengths : mapping, optional
+
+        Returns
+        -------
+        dict
         """
         mb = self.multibody
         q0 = mb.coordinates_from_pose(pose)
@@ -145,7 +156,17 @@ class RigidBodyFormulation(Formulation):
 
     # ------------------------------------------------------------------ read-outs
     def part_poses(self, res: Results) -> dict[str, tuple]:
-        """Every part's pose along the run (as :class:`~mechanisms.assembly.Pose` stores it)."""
+        """Every part's pose along the run (as :class:`~mechanisms.assembly.Pose` stores it).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
         poses = self.multibody.part_poses(self._coordinates(res))
         for name, part in self.mechanism.parts.items():
             if isinstance(part, (Cylinder, Lever)):  # continuous axis angles, like the states
@@ -172,7 +193,17 @@ class RigidBodyFormulation(Formulation):
         return {"theta": pose[2]}
 
     def loop_closure(self, res: Results) -> dict[str, np.ndarray]:
-        """Position error of every joint (see :meth:`Multibody.joint_gaps`)."""
+        """Position error of every joint (see :meth:`Multibody.joint_gaps`).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
         return self.multibody.joint_gaps(self._coordinates(res))
 
     def _cylinder(self, cyl: str) -> str:
@@ -183,7 +214,19 @@ class RigidBodyFormulation(Formulation):
         return d.kind
 
     def cylinder_rate(self, res: Results, cyl: str) -> np.ndarray:
-        """``ṡ = ∂s/∂q · v`` of a cylinder along the run (m/s)."""
+        """``ṡ = ∂s/∂q · v`` of a cylinder along the run (m/s).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+        cyl : str
+            A cylinder's name.
+
+        Returns
+        -------
+        ndarray
+        """
         self._cylinder(cyl)
         i = list(self.multibody.actuators).index(cyl)
         q, v = self._coordinates(res), self._velocities(res)

@@ -77,6 +77,16 @@ def stiff_bond_graph(mb: Multibody, stiffness: float, damping: float) -> BondGra
     ``cyl_axis`` (1) with the source ``cyl_force``; an extension drive's row is
     ``cyl_drive`` with the flow source ``cyl_drive_ref``.
 
+    Parameters
+    ----------
+    mb : Multibody
+    stiffness : float
+    damping : float
+
+    Returns
+    -------
+    BondGraph
+
     Examples
     --------
     >>> from mechanisms.examples import single_boom
@@ -223,10 +233,30 @@ class StiffFormulation(RigidBodyFormulation):
         return -res.effort(f"{self.name}/{cyl}_drive_lam")
 
     def joint_forces(self, res: Results) -> dict[str, np.ndarray]:
-        """Force carried by every joint row (spring + damper), like the Cartesian ``λ``."""
+        """Force carried by every joint row (spring + damper), like the Cartesian ``λ``.
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
         return {c.name: res.effort(f"{self.name}/{c.name}_lam") for c in self.multibody.constraints}
 
     def deflection_bound(self, res: Results) -> float:
-        """Largest joint deflection the run implies, ``max |λ| / k`` (m)."""
+        """Largest joint deflection the run implies, ``max |λ| / k`` (m).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        float
+        """
         forces = self.joint_forces(res)
         return max((float(np.max(np.abs(f))) for f in forces.values()), default=0.0) / self.stiffness
