@@ -21,9 +21,10 @@ from .codegen import CompiledSystem, compile_equations
 from .elements import (C, GY, I, MGY, MR, MSe, MSf, MTF, R, TF, Element, Input, One, Se, Sf,
                        Zero, t)
 from .equations import Equations, derive
-from .errors import (AssemblyError, BondGraphError, CausalityConflict, ConnectionRuleError,
-                     CosimulationError, EquationError, ModelStructureError, ParameterError,
-                     SimulationError, UnknownNameError)
+from .errors import (AssemblyError, BondGraphError, BondGraphWarning, CausalityConflict,
+                     CausalitySearchLimit, ConnectionRuleError, CosimulationError, EquationError,
+                     ModelStructureError, ParameterError, SimulationError, SingularityWarning,
+                     UnknownNameError, UserCallableError)
 from .events import Flag, StateEvent
 from .graph import Bond, BondGraph, Causality, Port, assemble, validate
 from .laws import Law
@@ -52,7 +53,9 @@ __all__ = [
     # hybrid models, linearisation
     "Discrete", "Transition", "Above", "Below", "Exceeds", "At", "When", "Controller", "HybridModel",
     "simulate_hybrid", "linearize", "equilibrium", "LinearModel",
-    # errors
-    "BondGraphError", "ModelStructureError", "CausalityConflict", "ConnectionRuleError",
-    "AssemblyError", "ParameterError", "UnknownNameError", "EquationError", "SimulationError", "CosimulationError",
+    # errors and warnings
+    "BondGraphError", "ModelStructureError", "CausalityConflict", "CausalitySearchLimit",
+    "ConnectionRuleError", "AssemblyError", "ParameterError", "UnknownNameError", "EquationError",
+    "SimulationError", "UserCallableError", "CosimulationError", "BondGraphWarning",
+    "SingularityWarning",
 ]

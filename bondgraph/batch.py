@@ -120,6 +120,24 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
     ------
     ParameterError
         Wrong shapes, unknown output names.
+
+    Examples
+    --------
+    The damper force ``b·v`` of a mass–damper at three velocities, in one call:
+
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, Se, One, I, R, build
+    >>> bg = BondGraph("d")
+    >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 1.0), R("b", 0.5))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> model = build(bg)
+    >>> evaluate_many(model.system, [[0.0], [2.0], [4.0]], select=["e[d/b3]"]).ravel()
+    array([0., 1., 2.])
+    >>> evaluate_many(model.system, [[0.0]], select=["e[d/b9]"])
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: output 'e[d/b9]': not an output of the model
     """
     if what not in ("outputs", "rhs"):
         raise ParameterError(f"what = {what!r}: expected 'outputs' or 'rhs'")

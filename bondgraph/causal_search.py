@@ -57,7 +57,29 @@ _TWO_PORTS = (Role.TRANSFORMER, Role.GYRATOR)
 @dataclass(frozen=True)
 class Clash:
     """A node whose rule cannot hold: ``kind`` is ``"many"`` (several bonds impose its
-    variable), ``"none"`` (nothing imposes it) or ``"two-port"``."""
+    variable), ``"none"`` (nothing imposes it) or ``"two-port"``.
+
+    Attributes
+    ----------
+    node : str
+    kind : {"many", "none", "two-port"}
+    bonds : tuple of str
+        The bonds that break the rule.
+
+    Examples
+    --------
+    Two effort sources on a 0-junction both give it its effort:
+
+    >>> from bondgraph import BondGraph, Se, Zero, R, assemble
+    >>> bg = BondGraph("c")
+    >>> _ = bg.add(Se("a", 1.0), Se("b", 1.0), Zero("p"), R("r", 1.0))
+    >>> for x, y in [("a", "p"), ("b", "p"), ("p", "r")]:
+    ...     _ = bg.connect(x, y)
+    >>> eng = Engine(assemble(bg))
+    >>> eng.assign("c/b1", "c/p", ("c/a", ())); eng.assign("c/b2", "c/p", ("c/b", ()))
+    >>> eng.rule("c/p")
+    Clash(node='c/p', kind='many', bonds=('c/b1', 'c/b2'))
+    """
 
     node: str
     kind: str
@@ -65,7 +87,21 @@ class Clash:
 
 
 class SearchLimit(Exception):
-    """Internal: the search exceeded its number of backtracks."""
+    """The search exceeded its number of backtracks (raised by :meth:`Engine.search`).
+
+    :func:`~bondgraph.assign_causality` turns it into the user-facing
+    :class:`~bondgraph.errors.CausalitySearchLimit`.
+
+    Parameters
+    ----------
+    steps : int
+        Backtracks made.
+
+    Examples
+    --------
+    >>> SearchLimit(1001).steps
+    1001
+    """
 
     def __init__(self, steps: int):
         self.steps = steps
@@ -82,6 +118,31 @@ class Engine:
     cause : dict
         Bond → ``(node, bonds)``: the node whose rule (or choice) set it and the
         bonds that rule read (empty for a source, a fixed port or a choice).
+
+    Parameters
+    ----------
+    g : networkx.MultiDiGraph
+        A global graph (from :func:`~bondgraph.assemble`); only node roles and bond
+        ends are read.
+
+    Examples
+    --------
+    A flow source drives a 1-junction: once its bond is set, propagation decides
+    the others (the junction receives the effort of both resistors):
+
+    >>> from bondgraph import BondGraph, Sf, One, R, assemble
+    >>> bg = BondGraph("c")
+    >>> _ = bg.add(Sf("v", 1.0), One("j"), R("r", 2.0), R("s", 1.0))
+    >>> for x, y in [("v", "j"), ("j", "r"), ("j", "s")]:
+    ...     _ = bg.connect(x, y)
+    >>> eng = Engine(assemble(bg))
+    >>> eng.components()
+    [(['c/j'], ['c/b1', 'c/b2', 'c/b3'])]
+    >>> eng.assign("c/b1", "c/v", ("c/v", ()))
+    >>> eng.search(["c/b2", "c/b3"], {}, limit=10)
+    {'c/b2': 'c/j', 'c/b3': 'c/j'}
+    >>> "c/b2" in eng.effort_to   # search leaves the engine as it was
+    False
     """
 
     def __init__(self, g: nx.MultiDiGraph):
@@ -100,21 +161,53 @@ class Engine:
 
     # ------------------------------------------------------------------ basics
     def other(self, k: str, n: str) -> str:
+        """The end of bond ``k`` that is not node ``n``.
+
+        Parameters
+        ----------
+        k : str
+        n : str
+
+        Returns
+        -------
+        str
+        """
         u, v = self.ends[k]
         return v if u == n else u
 
     def constrains(self, n: str) -> bool:
-        """Does node ``n`` have a rule (junction or two-port)?"""
+        """Does node ``n`` have a rule (junction or two-port)?
+
+        Parameters
+        ----------
+        n : str
+
+        Returns
+        -------
+        bool
+        """
         return self.role[n] in _JUNCTIONS or self.role[n] in _TWO_PORTS
 
     def assign(self, k: str, effort_to: str, cause: tuple[str, tuple[str, ...]]) -> None:
-        """Give the free bond ``k`` its value (recorded on the trail)."""
+        """Give the free bond ``k`` its value (recorded on the trail).
+
+        Parameters
+        ----------
+        k : str
+        effort_to : str
+        cause : tuple
+        """
         self.effort_to[k] = effort_to
         self.cause[k] = cause
         self.trail.append(k)
 
     def undo(self, mark: int) -> None:
-        """Forget every assignment made since ``len(trail)`` was ``mark``."""
+        """Forget every assignment made since ``len(trail)`` was ``mark``.
+
+        Parameters
+        ----------
+        mark : int
+        """
         trail, eff, cause = self.trail, self.effort_to, self.cause
         while len(trail) > mark:
             k = trail.pop()
@@ -124,7 +217,18 @@ class Engine:
     # ------------------------------------------------------------------ rules
     def rule(self, n: str) -> Clash | list[tuple[str, str, tuple[str, ...]]]:
         """What node ``n``'s rule implies now: assignments ``(bond, effort_to, read)``
-        or a :class:`Clash`."""
+        or a :class:`Clash`.
+
+        Parameters
+        ----------
+        n : str
+            A node.
+
+        Returns
+        -------
+        list of tuple or Clash
+            Empty when the rule implies nothing yet (or ``n`` has no rule).
+        """
         role = self.role[n]
         ks = self.inc[n]
         eff = self.effort_to
@@ -167,6 +271,18 @@ class Engine:
 
         With ``clashes`` given, every clash is appended there, the clashing node is
         left as it is and propagation goes on; otherwise the first clash is returned.
+
+        Parameters
+        ----------
+        start : iterable of str
+            Nodes whose rules are applied first.
+        clashes : list, optional
+            Collects every :class:`Clash`.
+
+        Returns
+        -------
+        Clash or None
+            The first clash (``clashes`` not given), else None.
         """
         queue = list(dict.fromkeys(start))
         waiting = set(queue)
@@ -200,6 +316,10 @@ class Engine:
 
         Two free bonds are in one part when a chain of free bonds through nodes with
         rules links them; an assigned bond separates (its value is fixed on both sides).
+
+        Returns
+        -------
+        list of (list of str, list of str)
         """
         parent: dict[str, str] = {}
 
@@ -234,7 +354,17 @@ class Engine:
 
     def free_part(self, start: Iterable[str]) -> tuple[list[str], list[str]]:
         """The free bonds reachable from the nodes ``start`` through nodes with rules, and
-        those nodes: the part a new choice there can affect."""
+        those nodes: the part a new choice there can affect.
+
+        Parameters
+        ----------
+        start : iterable of str
+
+        Returns
+        -------
+        (list of str, list of str)
+            Nodes and bonds, sorted.
+        """
         nodes: set[str] = set()
         bonds: set[str] = set()
         stack = [n for n in start if self.constrains(n)]
@@ -259,6 +389,19 @@ class Engine:
         value ``first[k]`` before the other; every decision is propagated. Returns the
         values of ``order``'s bonds in the first full assignment found (the engine is
         left as it was), or None when none exists.
+
+        Parameters
+        ----------
+        order : list of str
+            Bonds, in the order they are decided.
+        first : dict
+            Bond → the value tried first (default: its head).
+        limit : int
+            Backtracks allowed.
+
+        Returns
+        -------
+        dict or None
 
         Raises
         ------
@@ -305,7 +448,27 @@ class Engine:
 
     def feasible(self, nodes: set[str], order: list[str], first: dict[str, str],
                  limit: int) -> bool:
-        """Does an assignment of ``order``'s bonds satisfy the rules of ``nodes`` only?"""
+        """Does an assignment of ``order``'s bonds satisfy the rules of ``nodes`` only?
+
+        Parameters as for :meth:`search`, with ``nodes`` the rules that count.
+
+        Returns
+        -------
+        bool
+
+        Parameters
+        ----------
+        nodes : set
+        order : list
+            Number of derivative orders.
+        first : dict
+        limit : int
+
+        Raises
+        ------
+        SearchLimit
+            After ``limit`` backtracks.
+        """
         self.active, mark = nodes, len(self.trail)
         try:
             return (self.propagate(sorted(nodes)) is None
@@ -321,6 +484,18 @@ class Engine:
 
         Deletion filter: drop a node's rule, keep it dropped if the rest is still
         infeasible. A node whose test hits the search bound is kept.
+
+        Parameters
+        ----------
+        nodes : list of str
+            An infeasible part.
+        order, first, limit
+            As for :meth:`search`.
+
+        Returns
+        -------
+        list of str
+            The smallest set found, sorted.
         """
         keep = set(nodes)
         for n in nodes:

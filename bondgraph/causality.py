@@ -95,6 +95,35 @@ class Conflict:
     ``sources`` are the sources and fixed ports whose causality reaches the
     element; ``involved`` lists every junction and two-port of a conflict proved
     by search (the smallest set found whose rules admit no assignment).
+
+    Attributes
+    ----------
+    element : str
+        The junction or two-port whose rule is broken.
+    bonds : tuple of str
+        The bonds involved.
+    found : str
+        What was found.
+    suggestion : str
+        How to fix the model.
+    sources, involved : tuple of str
+
+    Examples
+    --------
+    Two effort sources on one 0-junction; the records are on the exception:
+
+    >>> from bondgraph import BondGraph, Se, Zero, assemble, CausalityConflict
+    >>> m = BondGraph("two")
+    >>> _ = m.add(Se("a", 1.0), Se("b", 2.0), Zero("p"))
+    >>> _ = m.connect("a", "p"); _ = m.connect("b", "p")
+    >>> try:
+    ...     assign_causality(assemble(m))
+    ... except CausalityConflict as err:
+    ...     (c,) = err.conflicts
+    >>> c.element, c.sources
+    ('two/p', ('two/a', 'two/b'))
+    >>> c.suggestion
+    'insert a resistance or an inertia (a 1-junction with R or I) between two/a and two/b'
     """
 
     element: str
@@ -108,7 +137,30 @@ class Conflict:
         return f"{self.element}: {self.found} (bonds {', '.join(self.bonds)}). Fix: {self.suggestion}"
 @dataclass(frozen=True)
 class DerivativeStorage:
-    """A storage element in derivative causality and the path that forced it."""
+    """A storage element in derivative causality and the path that forced it.
+
+    Attributes
+    ----------
+    element : str
+        Path of the dependent storage element.
+    kind : str
+        ``"I"`` or ``"C"``.
+    path : tuple of str
+        The elements whose causality forced it, nearest first.
+
+    Examples
+    --------
+    Two masses on one 1-junction share a velocity: one of them is dependent.
+
+    >>> from bondgraph import BondGraph, Se, One, I, assemble
+    >>> bg = BondGraph("two")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m1", 1.0), I("m2", 2.0))
+    >>> for a, b in [("F", "v"), ("v", "m1"), ("v", "m2")]:
+    ...     _ = bg.connect(a, b)
+    >>> (d,) = assign_causality(assemble(bg)).derivative
+    >>> print(d)
+    two/m2 (I) forced by two/v ← two/m1
+    """
 
     element: str
     kind: str
@@ -120,7 +172,33 @@ class DerivativeStorage:
 
 @dataclass(frozen=True)
 class AlgebraicLoop:
-    """A zero-order causal path closing on itself."""
+    """A zero-order causal path closing on itself.
+
+    The equation generator tears it (:mod:`bondgraph.equations`); it is reported
+    because a loop through nonlinear laws costs a Newton solve per call.
+
+    Attributes
+    ----------
+    elements : tuple of str
+        The elements along the loop.
+    variables : tuple of str
+        The bond variables in it.
+
+    Examples
+    --------
+    A ladder of three resistors between a source and a compliance:
+
+    >>> from bondgraph import BondGraph, Se, One, Zero, R, C, assemble
+    >>> bg = BondGraph("lp")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), R("r1", 1.0), Zero("p"), R("r2", 2.0), One("w"),
+    ...            R("r3", 3.0), C("c", 1.0))
+    >>> for a, b in [("F", "v"), ("v", "r1"), ("v", "p"), ("p", "r2"), ("p", "w"), ("w", "r3"),
+    ...              ("w", "c")]:
+    ...     _ = bg.connect(a, b)
+    >>> (loop,) = assign_causality(assemble(bg)).loops
+    >>> sorted(loop.elements)
+    ['lp/p', 'lp/r1', 'lp/r2', 'lp/r3', 'lp/v', 'lp/w']
+    """
 
     elements: tuple[str, ...]
     variables: tuple[str, ...]
@@ -150,6 +228,19 @@ class CausalReport:
     choice : dict
         Storage element offered integral causality as a choice (not forced by
         sources) → the rule that ranked it (see :mod:`bondgraph.state_choice`).
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I, R, assemble
+    >>> bg = BondGraph("drag")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0), R("b", 1.0))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> rep = assign_causality(assemble(bg))
+    >>> rep.states, rep.effort_to["drag/b1"]
+    (['drag/m.f'], 'drag/v')
+    >>> print(rep.summary())
+    causality of 'drag': sound; 1 independent states, 0 displacement states, 0 dependent storage elements, 0 algebraic loops, 0 conflicts
     """
 
     model: str
@@ -162,7 +253,12 @@ class CausalReport:
     choice: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
-        """A few lines: counts and verdict."""
+        """One line: counts and verdict (``str(report)`` gives the details).
+
+        Returns
+        -------
+        str
+        """
         verdict = "sound" if not self.conflicts else "CONFLICTS"
         return (f"causality of {self.model!r}: {verdict}; {len(self.states)} independent "
                 f"states, {len(self.displacements)} displacement states, "
@@ -568,11 +664,34 @@ def causal_dependencies(g: nx.MultiDiGraph, effort_to: dict[str, str] | None = N
     element computing ``b`` reads ``a`` without integrating. Storage elements
     break the chain (integral) or depend by differentiation (not an edge).
 
+    Parameters
+    ----------
+    g : networkx.MultiDiGraph
+        A global graph.
+    effort_to : dict, optional
+        Bond → node receiving the effort (default: the ``effort_to`` edge attributes
+        written by :func:`assign_causality`).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Its cycles are the algebraic loops.
+
     Examples
     --------
     >>> import networkx as nx
+    >>> from bondgraph import BondGraph, Se, One, R, I, assemble
     >>> causal_dependencies(nx.MultiDiGraph(), {}).number_of_nodes()
     0
+    >>> bg = BondGraph("d")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0), R("b", 1.0))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> g = assemble(bg)
+    >>> _ = assign_causality(g)
+    >>> dep = causal_dependencies(g)
+    >>> dep.has_edge(("f", "d/b3"), ("e", "d/b3")), nx.is_directed_acyclic_graph(dep)
+    (True, True)
     """
     if effort_to is None:
         effort_to = {k: d for *_, k, d in g.edges(keys=True, data="effort_to")}

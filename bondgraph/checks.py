@@ -49,6 +49,19 @@ class Check:
         Every rule includes "finite" (no NaN, no infinity).
     meaning : str
         What the parameter is, for the message (``"mass or inertia"``).
+
+    Raises
+    ------
+    ValueError
+        An unknown rule (a programming error in the element that declares it).
+
+    Examples
+    --------
+    >>> mass = Check(">=0", "mass")
+    >>> mass.accepts(0.0), mass.accepts(-1.0), mass.accepts(float("inf"))
+    (True, False, False)
+    >>> mass.problem("body 'arm', mass", -1.0)
+    "body 'arm', mass: found -1.0, expected a finite number ≥ 0 (mass)"
     """
 
     rule: str = "finite"
@@ -60,11 +73,31 @@ class Check:
 
     @property
     def expected(self) -> str:
-        """``"a finite number ≥ 0 (mass)"``."""
+        """What the rule expects, as messages say it: ``"a finite number ≥ 0 (mass)"``.
+
+        Examples
+        --------
+        >>> Check(">0", "stiffness").expected
+        'a finite number > 0 (stiffness)'
+        """
         return _RULES[self.rule] + (f" ({self.meaning})" if self.meaning else "")
 
     def accepts(self, value: float) -> bool:
-        """Does a float satisfy the rule?"""
+        """Does a float satisfy the rule?
+
+        Parameters
+        ----------
+        value : float
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> NONZERO.accepts(-3.0), NONZERO.accepts(0.0)
+        (True, False)
+        """
         if not math.isfinite(value):
             return False
         if self.rule == ">=0":
@@ -76,7 +109,26 @@ class Check:
         return True
 
     def problem(self, label: str, value: Any) -> str | None:
-        """``None`` if ``value`` is a number that satisfies the rule, else the message."""
+        """``None`` if ``value`` is a number that satisfies the rule, else the message.
+
+        Parameters
+        ----------
+        label : str
+            What is checked (``"R 'b', parameter 'r'"``), the start of the message.
+        value : object
+            Anything; text, booleans and symbols are not numbers.
+
+        Returns
+        -------
+        str or None
+
+        Examples
+        --------
+        >>> POSITIVE.problem("k", "stiff")
+        "k: found 'stiff' (text), expected a finite number > 0"
+        >>> POSITIVE.problem("k", 2) is None
+        True
+        """
         x = number(value)
         if x is None:
             return f"{label}: found {_show(value)}, expected {self.expected}"
@@ -85,7 +137,21 @@ class Check:
         return None
 
     def with_meaning(self, meaning: str) -> "Check":
-        """The same rule with another description."""
+        """The same rule with another description.
+
+        Parameters
+        ----------
+        meaning : str
+
+        Returns
+        -------
+        Check
+
+        Examples
+        --------
+        >>> FINITE.with_meaning("effort").expected
+        'a finite number (effort)'
+        """
         return Check(self.rule, meaning)
 
 
@@ -108,6 +174,20 @@ def number(value: Any) -> float | None:
 
     Text, booleans, complex numbers and symbolic expressions with free symbols are not
     numbers; numpy scalars and sympy numbers are.
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> import numpy as np, sympy as sp
+    >>> number(np.float32(0.5)), number(sp.Rational(1, 4)), number(sp.Symbol("x")), number(1j)
+    (0.5, 0.25, None, None)
     """
     if isinstance(value, (bool, str, bytes)) or value is None:
         return None
@@ -139,6 +219,16 @@ def number_problems(subject: str, values: Mapping[str, tuple[Any, Check]]) -> li
         The object, e.g. ``"lever 'link'"`` (``""``: the names alone).
     values : mapping
         ``name -> (value, check)``.
+
+    Returns
+    -------
+    list of str
+        One message per value that breaks its check (empty if all are good).
+
+    Examples
+    --------
+    >>> number_problems("lever 'link'", {"length": (0.0, POSITIVE), "mass": (2.0, NONNEGATIVE)})
+    ["lever 'link': length: found 0.0, expected a finite number > 0"]
     """
     out = []
     for name, (value, check) in values.items():

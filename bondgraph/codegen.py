@@ -57,7 +57,8 @@ import symengine as se
 from .equations import Equations
 from .errors import EquationError
 
-__all__ = ["CompiledSystem", "compile_equations", "cache_dir", "find_compiler"]
+__all__ = ["CompiledSystem", "compile_equations", "generate_c", "build_library", "cache_dir",
+           "find_compiler", "UNIT_MARK"]
 
 #: what every translation unit of a model starts with
 _HEADER = r"""
@@ -133,7 +134,21 @@ _MAXIT = 60
 
 
 def cache_dir() -> Path:
-    """Directory of compiled models (``$BONDGRAPH_CACHE`` or ``~/.cache/bondgraph``)."""
+    """Directory of compiled models (``$BONDGRAPH_CACHE`` or ``~/.cache/bondgraph``).
+
+    Created if missing. Deleting it only costs the next builds their compile time.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> import os
+    >>> d = cache_dir()
+    >>> d.is_dir(), (str(d) == os.environ["BONDGRAPH_CACHE"]) if "BONDGRAPH_CACHE" in os.environ else d.name == "bondgraph"
+    (True, True)
+    """
     root = os.environ.get("BONDGRAPH_CACHE")
     p = Path(root) if root else Path.home() / ".cache" / "bondgraph"
     p.mkdir(parents=True, exist_ok=True)
@@ -141,7 +156,21 @@ def cache_dir() -> Path:
 
 
 def find_compiler() -> str | None:
-    """The C compiler used (``$CC``, else ``cc``/``gcc``/``clang`` on PATH)."""
+    """The C compiler used (``$CC``, else ``cc``/``gcc``/``clang`` on PATH).
+
+    Returns
+    -------
+    str or None
+        Its command, or None when there is none (building then raises
+        :class:`~bondgraph.errors.EquationError`).
+
+    Examples
+    --------
+    >>> import shutil
+    >>> cc = find_compiler()
+    >>> cc is None or shutil.which(cc) is not None
+    True
+    """
     for cand in (os.environ.get("CC"), "cc", "gcc", "clang"):
         if cand and shutil.which(cand):
             return cand
@@ -506,6 +535,29 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     and shared by the three; every function is cut into chunks of about
     :data:`CHUNK_CHARS` characters whose values live in a work array of
     ``bg_sizes()[6]`` doubles.
+
+    Parameters
+    ----------
+    eqs : Equations
+        From :func:`~bondgraph.derive`.
+
+    Returns
+    -------
+    source : str
+        C source (translation units separated by :data:`UNIT_MARK`).
+    outputs : list of str
+        Names of the values ``bg_out`` writes, in order (bond variables ``e[...]`` and
+        ``f[...]``, energies, powers, observers).
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I, assemble, derive
+    >>> bg = BondGraph("p")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 2.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> source, outputs = generate_c(derive(assemble(bg)))
+    >>> "int bg_rhs(" in source, outputs[:2]
+    (True, ['e[p/b1]', 'f[p/b1]'])
     """
     prog = _Program(eqs)
     divisors = list(getattr(eqs, "divisors", []))
@@ -661,6 +713,35 @@ def build_library(source: str, flags: tuple[str, ...] = CFLAGS, libs: tuple[str,
     A source of several translation units (separated by :data:`UNIT_MARK`) is
     compiled unit by unit in parallel (as many at once as there are cores), then linked.
 
+    Parameters
+    ----------
+    source : str
+        C source.
+    flags, libs : tuple of str
+        Compiler flags and libraries.
+    prefix : str
+        File name prefix in :func:`cache_dir`.
+    what : str
+        What is compiled, for messages.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The shared library.
+    seconds : float
+        Time spent compiling (0 when cached).
+
+    Examples
+    --------
+    >>> import ctypes
+    >>> path, _ = build_library("double twice(double x) { return 2 * x; }", prefix="doc")
+    >>> lib = ctypes.CDLL(str(path))
+    >>> lib.twice.restype, lib.twice.argtypes = ctypes.c_double, [ctypes.c_double]
+    >>> lib.twice(21.0)
+    42.0
+    >>> build_library("double twice(double x) { return 2 * x; }", prefix="doc")[1]  # cached
+    0.0
+
     Raises
     ------
     EquationError
@@ -736,6 +817,48 @@ class CompiledSystem:
 
     Parameters are a vector (``params``, order of ``Equations.params``);
     inputs ``u`` and their derivatives ``du`` are set with :meth:`set_inputs`.
+    Made by :func:`compile_equations`; a :class:`~bondgraph.Model` holds one as
+    ``model.system``.
+
+    Parameters
+    ----------
+    eqs : Equations
+    source : str
+        The C source it was compiled from.
+    out_names : list of str
+        Names of the outputs (from :func:`generate_c`).
+    path : pathlib.Path
+        The shared library.
+
+    Attributes
+    ----------
+    nx : int
+        Number of states.
+    params : numpy.ndarray
+        The parameter vector the compiled functions read.
+    output_names : list of str
+        Names of :meth:`outputs`.
+
+    Examples
+    --------
+    Mass ``m = 4`` pushed by ``F = 2`` against a damper ``b = 1``:
+    ``v̇ = (F − b·v)/m`` and ``∂v̇/∂v = −b/m``:
+
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, Se, One, I, R, assemble, derive
+    >>> bg = BondGraph("d")
+    >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 4.0), R("b", 1.0))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> sys = compile_equations(derive(assemble(bg)))
+    >>> x = np.array([1.0])
+    >>> sys.rhs(0.0, x), sys.jac(0.0, x)
+    (array([0.25]), array([[-0.25]]))
+    >>> float(dict(zip(sys.output_names, sys.outputs(0.0, x)))["e[d/b3]"])   # damper force b·v
+    1.0
+    >>> sys.set_params(sys.params * 2)           # F = 4, m = 8, b = 2: same v̇
+    >>> sys.rhs(0.0, x)
+    array([0.25])
     """
 
     def __init__(self, eqs: Equations, source: str, out_names: list[str], path: Path):
@@ -782,7 +905,14 @@ class CompiledSystem:
         self.last_status = 0
 
     def set_params(self, values: np.ndarray) -> None:
-        """Replace the parameter vector (same order as ``Equations.params``)."""
+        """Replace the parameter vector (same order as ``Equations.params``).
+
+        Unchecked: :meth:`bondgraph.Model.set_params` checks values by name first.
+
+        Parameters
+        ----------
+        values : numpy.ndarray
+        """
         self.params[:] = values
 
     def set_native_inputs(self, tables: list[np.ndarray] | None, dslot: list[int] | None = None) -> None:
@@ -790,6 +920,14 @@ class CompiledSystem:
 
         The tables belong to this object (the first slot of its work array points at
         them): another model loaded from the same library is not affected.
+
+        Parameters
+        ----------
+        tables : list of numpy.ndarray or None
+            One packed piecewise-polynomial table per input
+            (:meth:`bondgraph.signals.InputSet.native`); None or empty: stop.
+        dslot : list of int, optional
+            For each input, its index among the input derivatives (-1: none).
         """
         words = self._work.view(np.uint64)
         if not tables:
@@ -809,7 +947,15 @@ class CompiledSystem:
         return int(self._work.view(np.uint64)[0])
 
     def set_inputs(self, u: np.ndarray, du: np.ndarray | None = None) -> None:
-        """Set the input values (and derivatives) for the next calls."""
+        """Set the input values (and derivatives) for the next calls.
+
+        Parameters
+        ----------
+        u : numpy.ndarray
+            Values, order of ``Equations.inputs``.
+        du : numpy.ndarray, optional
+            Derivatives, order of ``Equations.input_derivatives``.
+        """
         self._u[: len(u)] = u
         if du is not None:
             self._du[: len(du)] = du
@@ -823,7 +969,25 @@ class CompiledSystem:
             raise FloatingPointError(self.describe_status(st))
 
     def rhs(self, t: float, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """``ẋ`` at ``(t, x)``; raises :class:`FloatingPointError` on a singular block."""
+        """``ẋ`` at ``(t, x)``.
+
+        Parameters
+        ----------
+        t : float
+        x : numpy.ndarray
+            State vector.
+        out : numpy.ndarray, optional
+            Written in place and returned.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        FloatingPointError
+            A singular block or a non-finite value (message from :meth:`describe_status`).
+        """
         self._call(self._rhs, t, x, self._ptr["_xdot"])
         res = self._xdot[: self.nx]
         if out is not None:
@@ -832,17 +996,70 @@ class CompiledSystem:
         return res.copy()
 
     def rhs_power(self, t: float, x: np.ndarray) -> np.ndarray:
-        """``[ẋ, Σ source power, Σ dissipated power, Σ parametric power]`` in one call."""
+        """``[ẋ, Σ source power, Σ dissipated power, Σ parametric power]`` in one call.
+
+        Returns an internal buffer (overwritten by the next call).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        FloatingPointError
+            As :meth:`rhs`.
+        """
         self._call(self._rhs, t, x, self._ptr["_xdot"], 1)
         return self._xdot
 
     def jac(self, t: float, x: np.ndarray) -> np.ndarray:
-        """``∂ẋ/∂x`` at ``(t, x)`` (dense ``nx × nx``), by forward tangents."""
+        """``∂ẋ/∂x`` at ``(t, x)`` (dense ``nx × nx``), by forward tangents.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        FloatingPointError
+            As :meth:`rhs`.
+        """
         self._call(self._jac, t, x, self._ptr["_J"])
         return self._J[: self.nx, : self.nx].copy()
 
     def outputs(self, t: float, x: np.ndarray) -> np.ndarray:
-        """Every value named in :attr:`output_names` at ``(t, x)``."""
+        """Every value named in :attr:`output_names` at ``(t, x)``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        FloatingPointError
+            As :meth:`rhs`.
+        """
         self._call(self._out, t, x, self._ptr["_y"])
         return self._y[: len(self.output_names)].copy()
 
@@ -856,6 +1073,19 @@ class CompiledSystem:
 
         Never raises: a singular block reports 0 for its own measure and NaN for the
         blocks after it (status as :meth:`describe_status`).
+
+        Returns
+        -------
+        values : numpy.ndarray
+            One per :attr:`monitor_names`.
+        status : int
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
         """
         n = len(self.divisors)
         if not n:
@@ -867,19 +1097,47 @@ class CompiledSystem:
         return self._m[:n].copy(), int(st)
 
     def unknowns(self) -> dict[str, float]:
-        """Values of the unknowns ``U`` from the last call."""
+        """Values of the unknowns ``U`` from the last call.
+
+        Returns
+        -------
+        dict
+            Name (``der(x)``, ``z``) → value.
+        """
         return dict(zip(self.equations.unknowns, self._U[: self.nU]))
 
     def rhs_into(self, t: float, xptr: int, outptr: int, mode: int = 0) -> int:
         """Fast path: ``ẋ`` of the state at ``xptr`` written to ``outptr`` (raw pointers).
 
         Returns the status code (0: fine; see :meth:`describe_status`).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        xptr : int
+        outptr : int
+        mode : int, optional
+
+        Returns
+        -------
+        int
         """
         p = self._ptr
         return self._rhs(t, xptr, p["_u"], p["_du"], self._pp, p["_U"], outptr, p["_work"], mode)
 
     def describe_status(self, st: int) -> str:
-        """What a non-zero status of a compiled call means, naming unknowns and elements."""
+        """What a non-zero status of a compiled call means, naming unknowns and elements.
+
+        Parameters
+        ----------
+        st : int
+            Status returned by a compiled call.
+
+        Returns
+        -------
+        str
+        """
         eqs = self.equations
         if st <= -1000:
             return f"non-finite derivative of {eqs.states[-1000 - st].name}"
@@ -909,6 +1167,20 @@ def _block_elements(eqs: Equations, bi: int) -> list[str]:
 
 def compile_equations(eqs: Equations) -> CompiledSystem:
     """Generate, compile (or reuse from cache) and load the model's C code.
+
+    Parameters
+    ----------
+    eqs : Equations
+        From :func:`~bondgraph.derive`.
+
+    Returns
+    -------
+    CompiledSystem
+        With ``build_times`` (``generate``, ``compile`` seconds).
+
+    Examples
+    --------
+    See :class:`CompiledSystem`.
 
     Raises
     ------

@@ -82,7 +82,16 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 
 class Role(Enum):
-    """How an element takes part in causality assignment."""
+    """How an element takes part in causality assignment.
+
+    Every element class sets one as its ``role``; :func:`~bondgraph.assign_causality`
+    reads nothing else about it.
+
+    Examples
+    --------
+    >>> I("m", 1.0).role is Role.I_STORAGE, Zero("p").role.value
+    (True, '0-junction')
+    """
 
     EFFORT_SOURCE = "effort source"
     FLOW_SOURCE = "flow source"
@@ -96,7 +105,17 @@ class Role(Enum):
 
 
 class InputSignal(sp.Symbol):
-    """Symbol class of external inputs (made by :func:`Input`)."""
+    """Symbol class of external inputs (made by :func:`Input`).
+
+    The deriver recognises inputs by this class, so a plain ``sympy.Symbol`` of the
+    same name is a parameter, not an input.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> isinstance(Input("u"), InputSignal), isinstance(sp.Symbol("u"), InputSignal)
+    (True, False)
+    """
 
 
 def Input(name: str) -> sp.Symbol:
@@ -105,11 +124,28 @@ def Input(name: str) -> sp.Symbol:
     Its value is given at simulation time by name (constant, table, spline or
     callable). Use it in any law.
 
+    Parameters
+    ----------
+    name : str
+        The input's name, by which :func:`~bondgraph.simulate` takes its value.
+
+    Returns
+    -------
+    sympy.Symbol
+        A real symbol of class :class:`InputSignal`.
+
+    Raises
+    ------
+    ParameterError
+        ``name`` is not a non-empty string.
+
     Examples
     --------
     >>> u = Input("valve.cmd")
     >>> u.name
     'valve.cmd'
+    >>> (2 * u).free_symbols == {u}
+    True
     """
     if not isinstance(name, str) or not name:
         raise ParameterError(f"input name: found {name!r}, expected a non-empty string")
@@ -134,6 +170,16 @@ class PortVars:
     effort_in : bool
         True if the element *receives* the effort on this port (causal stroke
         at the element's end).
+
+    Examples
+    --------
+    An element reads its causality from ``effort_in`` and the power direction from
+    ``sign`` (see :class:`Element` for an element written this way):
+
+    >>> import sympy as sp
+    >>> pv = PortVars("p", "m/b1", sp.Symbol("e[m/b1]"), sp.Symbol("f[m/b1]"), +1, True)
+    >>> pv.effort_in, pv.sign * pv.e * pv.f   # power into the element
+    (True, e[m/b1]*f[m/b1])
     """
 
     port: str
@@ -146,7 +192,34 @@ class PortVars:
 
 @dataclass(frozen=True)
 class StateSpec:
-    """One state equation ``coeff·ẋ = rhs`` contributed by an element."""
+    """One state equation ``coeff·ẋ = rhs`` contributed by an element.
+
+    Attributes
+    ----------
+    symbol : sympy.Symbol
+        The state ``x`` (named ``<element>.<key>``).
+    coeff : sympy.Expr
+        Its coefficient (a mass, a capacitance; 1 for energy states).
+    rhs : sympy.Expr
+        The right-hand side, in bond variables.
+    kind : str
+        ``"flow"``, ``"effort"``, ``"momentum"``, ``"displacement"``.
+    element : str
+        Path of the element that contributed it.
+
+    Examples
+    --------
+    An inertia in integral causality contributes ``m·v̇ = e``:
+
+    >>> from bondgraph import BondGraph, Se, One, I, assemble
+    >>> from bondgraph.equations import collect
+    >>> bg = BondGraph("push")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 2.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> (spec,) = collect(assemble(bg)).states
+    >>> spec.symbol, spec.coeff, spec.kind
+    (push/m.f, push/m.m, 'flow')
+    """
 
     symbol: sp.Symbol
     coeff: sp.Expr
@@ -167,6 +240,16 @@ class Constitutive:
         State equations (integral storage, junction displacements).
     energy : sympy.Expr
         Stored energy in terms of the states (0 if none).
+
+    Examples
+    --------
+    A resistor computes one variable and stores nothing:
+
+    >>> import sympy as sp
+    >>> e, f = sp.symbols("e f")
+    >>> cons = Constitutive(outputs={f: e / 4})
+    >>> cons.outputs[f], cons.states, cons.energy
+    (e/4, [], 0)
     """
 
     outputs: dict[sp.Symbol, sp.Expr] = field(default_factory=dict)
@@ -175,17 +258,84 @@ class Constitutive:
 
 
 class Context(Protocol):
-    """What the deriver offers an element while it writes its equations."""
+    """What the deriver offers an element while it writes its equations.
+
+    An element's :meth:`Element.equations` receives one; ``name`` is the element's
+    path in the global graph.
+
+    Examples
+    --------
+    A tiny stand-in shows what an inertia asks of it in integral causality (the real
+    one, made by :func:`~bondgraph.derive`, also records and checks what it is given):
+
+    >>> import sympy as sp
+    >>> class Ctx:
+    ...     name = "m"
+    ...     def param(self, key, value, check=None): return sp.Symbol(f"m.{key}")
+    ...     def state(self, key, initial): return sp.Symbol(f"m.{key}")
+    ...     def derivative(self, var): return sp.Symbol(f"D({var})")
+    ...     def resolve(self, expr): return sp.sympify(expr)
+    >>> e, f = sp.symbols("e f")
+    >>> cons = I("m", 2.0).equations({"p": PortVars("p", "b", e, f, +1, True)}, Ctx())
+    >>> cons.outputs, cons.energy
+    ({f: m.f}, m.f**2*m.m/2)
+    """
 
     name: str
 
-    def param(self, key: str, value: Any, check: Check | None = None) -> sp.Expr: ...
+    def param(self, key: str, value: Any, check: Check | None = None) -> sp.Expr:
+        """A parameter of the element: a number becomes the run-time parameter
+        ``<element>.<key>`` (checked by ``check``, kept for
+        :meth:`~bondgraph.Model.set_params`); an expression is resolved.
 
-    def state(self, key: str, initial: float) -> sp.Symbol: ...
+        Parameters
+        ----------
+        key : str
+        value : object
+        check : Check, optional
 
-    def derivative(self, var: sp.Symbol) -> sp.Symbol: ...
+        Returns
+        -------
+        sp.Expr
+        """
 
-    def resolve(self, expr: Any) -> sp.Expr: ...
+    def state(self, key: str, initial: float) -> sp.Symbol:
+        """Declare the state ``<element>.<key>`` with its initial value; returns its symbol.
+
+        Parameters
+        ----------
+        key : str
+        initial : float
+
+        Returns
+        -------
+        sp.Symbol
+        """
+
+    def derivative(self, var: sp.Symbol) -> sp.Symbol:
+        """The symbol of ``d(var)/dt`` (derivative causality), expanded by the chain rule.
+
+        Parameters
+        ----------
+        var : sp.Symbol
+
+        Returns
+        -------
+        sp.Symbol
+        """
+
+    def resolve(self, expr: Any) -> sp.Expr:
+        """``expr`` as a sympy expression with displacement handles replaced by their
+        global states and inputs registered.
+
+        Parameters
+        ----------
+        expr : object
+
+        Returns
+        -------
+        sp.Expr
+        """
 
 
 def _check_name(name: str, what: str) -> str:
@@ -242,7 +392,39 @@ class Element(ABC):
     Parameters
     ----------
     name : str
-        Local name, unique within its parent graph.
+        Local name, unique within its parent graph: letters, digits, ``_`` or ``-``.
+
+    Raises
+    ------
+    ModelStructureError
+        ``name`` contains ``/``, ``.``, ``:`` or spaces, or is empty.
+
+    Examples
+    --------
+    A new element is a subclass with a ``role``, a ``kind`` and its equations for
+    either causality. A linear drag ``e = c·f`` behind a 2 N force on a 1 kg mass
+    reaches the terminal velocity ``F/c = 0.5 m/s``:
+
+    >>> from bondgraph import BondGraph, Se, One, I, build, simulate
+    >>> class Drag(Element):
+    ...     role = Role.RESISTOR
+    ...     kind = "Drag"
+    ...     def __init__(self, name, c):
+    ...         super().__init__(name)
+    ...         self.c = c
+    ...     def equations(self, ports, ctx):
+    ...         (p,) = ports.values()
+    ...         c = ctx.param("c", self.c)
+    ...         if p.effort_in:
+    ...             return Constitutive(outputs={p.f: p.e / c})
+    ...         return Constitutive(outputs={p.e: c * p.f})
+    >>> m = BondGraph("drag")
+    >>> _ = m.add(Se("F", 2.0), One("v"), I("m", 1.0), Drag("d", 4.0))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "d")]:
+    ...     _ = m.connect(a, b)
+    >>> res = simulate(build(m), (0.0, 10.0), rtol=1e-9, progress=False)
+    >>> round(float(res["drag/m.f"][-1]), 6)
+    0.5
     """
 
     role: ClassVar[Role]
@@ -252,24 +434,98 @@ class Element(ABC):
         self.name = _check_name(name, f"{type(self).__name__}")
 
     def port_names(self) -> tuple[str, ...] | None:
-        """Names of the element's ports; ``None`` for any number (junctions)."""
+        """Names of the element's ports; ``None`` for any number (junctions).
+
+        Returns
+        -------
+        tuple of str or None
+            ``("p",)`` for one-ports, ``("1", "2")`` for two-ports.
+
+        Examples
+        --------
+        >>> I("m", 1.0).port_names(), TF("n", 2.0).port_names(), One("v").port_names()
+        (('p',), ('1', '2'), None)
+        """
         return ("p",)
 
     def preferred_effort_in(self) -> bool | None:
-        """Preferred causality of a one-port: True = receive effort, None = any."""
+        """Preferred causality of a one-port: True = receive effort, None = any.
+
+        Returns
+        -------
+        bool or None
+            True (integral causality of an inertia, a conductance-form law), False
+            (a compliance, a resistance-form law) or None (no preference).
+
+        Examples
+        --------
+        >>> I("m", 1.0).preferred_effort_in(), C("c", 1.0).preferred_effort_in(), R("b", 1.0).preferred_effort_in()
+        (True, False, None)
+        """
         return None
 
     def handles(self) -> dict[sp.Symbol, str]:
-        """Placeholder symbols this element owns that laws elsewhere may use."""
+        """Placeholder symbols this element owns that laws elsewhere may use.
+
+        Returns
+        -------
+        dict
+            Handle symbol → local state key (e.g. a junction's displacement).
+
+        Examples
+        --------
+        >>> list(One("w", displacement="theta").handles().values())
+        ['theta']
+        """
         return {}
 
     def state_keys(self, effort_in: bool) -> tuple[str, ...]:
-        """Local names of the states this element adds with the given causality."""
+        """Local names of the states this element adds with the given causality.
+
+        Parameters
+        ----------
+        effort_in : bool
+            The causality at its port (True: it receives the effort).
+
+        Returns
+        -------
+        tuple of str
+
+        Examples
+        --------
+        An inertia has a state in integral causality (effort in), none in derivative
+        causality:
+
+        >>> I("m", 1.0).state_keys(True), I("m", 1.0).state_keys(False)
+        (('f',), ())
+        """
         return ()
 
     @abstractmethod
     def equations(self, ports: Mapping[str, PortVars], ctx: Context) -> Constitutive:
-        """Constitutive relations for the causality carried by ``ports``."""
+        """Constitutive relations for the causality carried by ``ports``.
+
+        Parameters
+        ----------
+        ports : mapping of str to PortVars
+            The element's ports with their bond variables and causality.
+        ctx : Context
+            Declares parameters and states (see :class:`Context`).
+
+        Returns
+        -------
+        Constitutive
+            One output per variable the element computes, its state equations and
+            its stored energy.
+
+        Raises
+        ------
+        EquationError
+            The law cannot be written in this causality (a law that cannot be
+            inverted, a resistor that is not passive).
+        ParameterError
+            A parameter breaks its rule.
+        """
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -279,8 +535,31 @@ class Element(ABC):
 class Se(Element):
     """Effort source ``e = value`` (number or expression of ``t``, inputs, states).
 
+    Its bond points out of it.
+
+    Parameters
+    ----------
+    name : str
+    effort : number or sympy expression
+        A finite number (a run-time parameter ``<name>.e``), or an expression of
+        :data:`t`, :func:`Input` signals, displacement handles and parameters.
+
+    Raises
+    ------
+    ParameterError
+        A non-finite number, or a callable (a law goes in an expression).
+
     Examples
     --------
+    A constant 2 N on a 4 kg mass: ``v(t) = 0.5·t``.
+
+    >>> from bondgraph import BondGraph, One, I, build, simulate
+    >>> m = BondGraph("push")
+    >>> _ = m.add(Se("F", 2.0), One("v"), I("m", 4.0))
+    >>> _ = m.connect("F", "v"); _ = m.connect("v", "m")
+    >>> res = simulate(build(m), (0.0, 2.0), progress=False)
+    >>> round(float(res["push/m.f"][-1]), 6)
+    1.0
     >>> Se("gravity", -9.81 * 3).role.value
     'effort source'
     """
@@ -303,10 +582,27 @@ class Se(Element):
 class Sf(Element):
     """Flow source ``f = value``.
 
+    Its bond points out of it; ``Sf(name, 0.0)`` is a fixed ground.
+
+    Parameters
+    ----------
+    name : str
+    flow : number or sympy expression
+        As the effort of :class:`Se`.
+
+    Raises
+    ------
+    ParameterError
+        A non-finite number, or a callable.
+
     Examples
     --------
     >>> Sf("ground", 0.0).kind
     'Sf'
+    >>> Sf("q", float("nan"))
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: Sf 'q', flow: found nan, expected a finite number (flow)
     """
 
     role = Role.FLOW_SOURCE
@@ -327,6 +623,8 @@ class Sf(Element):
 class MSe(Se):
     """Modulated effort source: the effort is an expression of inputs, time, states.
 
+    Parameters as for :class:`Se`; the kind only says what the source is meant for.
+
     Examples
     --------
     >>> MSe("F", Input("force")).kind
@@ -337,7 +635,9 @@ class MSe(Se):
 
 
 class MSf(Sf):
-    """Modulated flow source.
+    """Modulated flow source: the flow is an expression of inputs, time, states.
+
+    Parameters as for :class:`Sf`.
 
     Examples
     --------
@@ -424,13 +724,34 @@ class I(_Storage):
         ``f = law(p)``, a nonlinear flow–momentum relation (state: momentum ``p``).
     state : {"co-energy", "energy"}
         Flow state (default) or momentum state.
+    energy : callable, optional
+        ``E = energy(p)``, the stored energy of a nonlinear law (by default its
+        integral, found by sympy).
     prefer : {None, "state", "dependent"}
         Which storage element carries the state when several could: ``"state"``
         first, ``"dependent"`` last (see :mod:`bondgraph.state_choice`).
 
+    Raises
+    ------
+    ParameterError
+        Both or neither of ``m`` and ``law``, a negative mass, a bad ``state`` or
+        ``prefer``, a non-finite initial value (all listed at once).
+
     Examples
     --------
     >>> I("m", 2.0).preferred_effort_in()
+    True
+
+    A mass of 2 kg released at 3 m/s into a damper of 4 N·s/m slows as
+    ``v = 3·exp(−2t)``:
+
+    >>> import math
+    >>> from bondgraph import BondGraph, One, R, build, simulate
+    >>> m = BondGraph("coast")
+    >>> _ = m.add(One("v"), I("m", 2.0, initial=3.0), R("b", 4.0))
+    >>> _ = m.connect("v", "m"); _ = m.connect("v", "b")
+    >>> res = simulate(build(m), (0.0, 1.0), rtol=1e-10, atol=1e-12, progress=False)
+    >>> bool(abs(res["coast/m.f"][-1] - 3 * math.exp(-2.0)) < 1e-8)
     True
     """
 
@@ -492,13 +813,33 @@ class C(_Storage):
     law : callable, optional
         ``e = law(q)``, a nonlinear effort–displacement relation (state ``q``).
     state : {"co-energy", "energy"}
+        Effort state (default) or displacement state.
+    energy : callable, optional
+        ``E = energy(q)`` of a nonlinear law.
     prefer : {None, "state", "dependent"}
+        As for :class:`I`.
+
+    Raises
+    ------
+    ParameterError
         As for :class:`I`.
 
     Examples
     --------
     >>> C.spring("k", 100.0).parameter
     0.01
+
+    A unit mass on a spring of stiffness 4 N/m oscillates at 2 rad/s: released at
+    1 m/s, its velocity is ``cos(2t)``:
+
+    >>> import math
+    >>> from bondgraph import BondGraph, One, build, simulate
+    >>> osc = BondGraph("osc")
+    >>> _ = osc.add(One("v"), I("m", 1.0, initial=1.0), C.spring("k", 4.0))
+    >>> _ = osc.connect("v", "m"); _ = osc.connect("v", "k")
+    >>> res = simulate(build(osc), (0.0, 1.0), rtol=1e-10, atol=1e-12, progress=False)
+    >>> bool(abs(res["osc/m.f"][-1] - math.cos(2.0)) < 1e-8)
+    True
     """
 
     role = Role.C_STORAGE
@@ -515,7 +856,33 @@ class C(_Storage):
     @classmethod
     def spring(cls, name: str, k: float, *, initial_force: float = 0.0,
                state: str = "co-energy") -> "C":
-        """A linear spring of stiffness ``k`` (compliance ``1/k``)."""
+        """A linear spring of stiffness ``k`` (compliance ``1/k``).
+
+        Parameters
+        ----------
+        name : str
+        k : float
+            Stiffness, > 0.
+        initial_force : float
+            Initial spring force (its effort).
+        state : {"co-energy", "energy"}
+            Force state (default) or deflection state (initial ``initial_force/k``).
+
+        Returns
+        -------
+        C
+
+        Raises
+        ------
+        ParameterError
+            ``k`` is not a positive number.
+
+        Examples
+        --------
+        >>> k = C.spring("k", 50.0, initial_force=10.0, state="energy")
+        >>> k.parameter, k.initial     # compliance 1/k, deflection F/k
+        (0.02, 0.2)
+        """
         _raise([Check(">0", "stiffness").problem(f"C {name!r}, stiffness k", k)])
         init = initial_force if state == "co-energy" else initial_force / float(k)
         return cls(name, 1.0 / float(k), initial=init, state=state)
@@ -580,6 +947,14 @@ def _energy(law, q, co, ctx) -> sp.Expr:
 class R(Element):
     """Resistor: linear ``e = r·f``, or a nonlinear law in either form, or both.
 
+    Give ``r``, or one law, or ``flow`` *and* ``effort`` as a pair of mutually inverse
+    laws (checked numerically), which lets the graph choose either causality freely.
+    A single law is used as written when the causality matches its form; otherwise it
+    is inverted by :func:`bondgraph.laws.invert`: by its declared inverse
+    (``flow=Law(f, inverse=g)``), or by sympy within a time limit and only if the
+    candidate is verified on both branches; if not, the element raises
+    :class:`~bondgraph.errors.EquationError` saying why and how to fix it.
+
     Parameters
     ----------
     name : str
@@ -595,14 +970,6 @@ class R(Element):
         of its own variable alone is checked at build on sample points of both signs
         over 17 decades (a law modulated by inputs, states or positions is not judged).
         False allows a deliberately active element (``r`` ≠ 0 of any sign).
-
-    Give ``r``, or one law, or ``flow`` *and* ``effort`` as a pair of mutually inverse
-    laws (checked numerically), which lets the graph choose either causality freely.
-    A single law is used as written when the causality matches its form; otherwise it
-    is inverted by :func:`bondgraph.laws.invert`: by its declared inverse
-    (``flow=Law(f, inverse=g)``), or by sympy within a time limit and only if the
-    candidate is verified on both branches; if not, the element raises
-    :class:`~bondgraph.errors.EquationError` saying why and how to fix it.
 
     Examples
     --------
@@ -713,10 +1080,33 @@ class MR(R):
 class TF(Element):
     """Transformer ``e1 = n·e2``, ``f2 = n·f1`` (port 1 bonded in, port 2 out).
 
+    Parameters
+    ----------
+    name : str
+    modulus : number or sympy expression
+        ``n``, ≠ 0 (a number is the run-time parameter ``<name>.n``).
+
+    Raises
+    ------
+    ParameterError
+        A zero or non-finite modulus.
+
     Examples
     --------
     >>> TF("lever", 0.5).port_names()
     ('1', '2')
+
+    A 10 N force through a lever of ratio ``n = 0.5`` holds a spring at
+    ``e2 = e1/n = 20 N``:
+
+    >>> from bondgraph import BondGraph, Se, build, simulate
+    >>> m = BondGraph("lev")
+    >>> _ = m.add(Se("F", 10.0), TF("n", 0.5), One("v"), C.spring("k", 1.0), R("b", 0.1))
+    >>> for a, b in [("F", "n/1"), ("n/2", "v"), ("v", "k"), ("v", "b")]:
+    ...     _ = m.connect(a, b)
+    >>> res = simulate(build(m), (0.0, 5.0), progress=False)
+    >>> round(float(res["lev/k.e"][-1]), 6)
+    20.0
     """
 
     role = Role.TRANSFORMER
@@ -742,6 +1132,10 @@ class TF(Element):
 class MTF(TF):
     """Modulated transformer: modulus an expression of displacements, inputs, time.
 
+    Parameters as for :class:`TF`, but the modulus may pass through zero (a dead
+    centre): only the causality that divides by it minds, and it is watched during
+    the run (see :func:`~bondgraph.simulate`, ``singular=``).
+
     Examples
     --------
     >>> import sympy as sp
@@ -758,6 +1152,17 @@ class MTF(TF):
 
 class GY(Element):
     """Gyrator ``e1 = r·f2``, ``e2 = r·f1`` (port 1 bonded in, port 2 out).
+
+    Parameters
+    ----------
+    name : str
+    modulus : number or sympy expression
+        ``r``, ≠ 0 (a number is the run-time parameter ``<name>.r``).
+
+    Raises
+    ------
+    ParameterError
+        A zero or non-finite modulus.
 
     Examples
     --------
@@ -786,7 +1191,9 @@ class GY(Element):
 
 
 class MGY(GY):
-    """Modulated gyrator.
+    """Modulated gyrator: the modulus may depend on displacements, inputs, time.
+
+    Parameters as for :class:`GY`; the modulus may pass through zero.
 
     Examples
     --------
@@ -815,7 +1222,18 @@ class _Junction(Element):
 
     @property
     def displacement(self) -> sp.Symbol:
-        """Handle of the integrated junction variable, for use in other laws."""
+        """Handle of the integrated junction variable, for use in other laws.
+
+        Raises
+        ------
+        ModelStructureError
+            The junction was made without ``displacement=``.
+
+        Examples
+        --------
+        >>> One("w", displacement="theta").displacement.name
+        'w.theta'
+        """
         if self._handle is None:
             raise ModelStructureError(
                 f"{self.kind} {self.name!r}: has no displacement state; create it with "
@@ -839,6 +1257,22 @@ class Zero(_Junction):
     """0-junction: common effort, flows sum to zero (inward bonds positive).
 
     ``displacement="..."`` adds the time integral of the common effort as a state.
+
+    Parameters
+    ----------
+    name : str
+    displacement : str, optional
+        Local name of the integrated effort state (its handle is
+        :attr:`displacement`).
+    initial : float
+        Initial value of that state.
+
+    Raises
+    ------
+    ParameterError
+        A non-finite ``initial``.
+    ModelStructureError
+        A malformed name.
 
     Examples
     --------
@@ -866,11 +1300,40 @@ class One(_Junction):
     ``displacement="x"`` adds ``x = ∫f dt`` as a state (a body angle, a piston
     position) whose handle :attr:`displacement` other laws may use.
 
+    Parameters
+    ----------
+    name : str
+    displacement : str, optional
+        Local name of the integrated flow state.
+    initial : float
+        Initial value of that state.
+
+    Raises
+    ------
+    ParameterError
+        A non-finite ``initial``.
+    ModelStructureError
+        A malformed name.
+
     Examples
     --------
     >>> w = One("boom_w", displacement="theta", initial=0.8)
     >>> w.displacement.name
     'boom_w.theta'
+
+    A spring whose force is ``k·x`` of the junction's own displacement (a
+    position-dependent law): the position of a mass pushed by 3 N settles at
+    ``x = F/k = 0.75``:
+
+    >>> from bondgraph import BondGraph, Se, MSe, build, simulate
+    >>> m = BondGraph("pos")
+    >>> v = One("v", displacement="x")
+    >>> _ = m.add(Se("F", 3.0), v, I("m", 1.0), R("b", 2.0), MSe("spring", -4.0 * v.displacement))
+    >>> for a, b in [("F", "v"), ("spring", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = m.connect(a, b)
+    >>> res = simulate(build(m), (0.0, 30.0), rtol=1e-9, progress=False)
+    >>> round(float(res["pos/v.x"][-1]), 6)
+    0.75
     """
 
     role = Role.ONE

@@ -56,14 +56,36 @@ from .checks import FINITE, Check, number
 from .elements import Constitutive, InputSignal, PortVars, Role, StateSpec, _is_number
 from .errors import EquationError, ParameterError
 
-__all__ = ["StateInfo", "Block", "Divisor", "Equations", "derive", "collect", "expr_digest"]
+__all__ = ["StateInfo", "Block", "Divisor", "Equations", "derive", "collect", "Collected",
+           "expr_digest", "expression_problem"]
 
 _T = se.Symbol("t")
 
 
 @dataclass(frozen=True)
 class StateInfo:
-    """A state variable of the generated system."""
+    """A state variable of the generated system.
+
+    Attributes
+    ----------
+    name : str
+        Global name, ``<element path>.<key>`` (``"msd/m.f"``).
+    element : str
+        The element that owns it.
+    kind : str
+        ``"flow"``, ``"effort"``, ``"momentum"``, ``"displacement"``.
+    initial : float
+        Its initial value.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, One, I, C, assemble, derive
+    >>> bg = BondGraph("osc")
+    >>> _ = bg.add(One("v"), I("m", 1.0, initial=2.0), C.spring("k", 4.0))
+    >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "k")
+    >>> derive(assemble(bg)).states[0]
+    StateInfo(name='osc/m.f', element='osc/m', kind='flow', initial=2.0)
+    """
 
     name: str
     element: str
@@ -73,7 +95,28 @@ class StateInfo:
 
 @dataclass(frozen=True)
 class Block:
-    """One diagonal block of the BLT form: unknowns solved together."""
+    """One diagonal block of the BLT form: unknowns solved together.
+
+    Attributes
+    ----------
+    unknowns : tuple of int
+        Indices in :attr:`Equations.unknowns`.
+    affine : bool
+        The block's residuals are affine in its unknowns (solved by one linear
+        solve); else Newton's method.
+
+    Examples
+    --------
+    A mass–spring–damper has two explicit rows, one per state derivative:
+
+    >>> from bondgraph import BondGraph, Se, One, I, C, R, assemble, derive
+    >>> bg = BondGraph("msd")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 2.0), C.spring("k", 50.0), R("b", 0.3))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "k"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> derive(assemble(bg)).blocks
+    [Block(unknowns=(0,), affine=True), Block(unknowns=(1,), affine=True)]
+    """
 
     unknowns: tuple[int, ...]
     affine: bool
@@ -102,6 +145,23 @@ class Divisor:
         Index in :attr:`Equations.blocks` (``"block"``).
     unknowns : tuple of str
         The block's unknowns (``"block"``).
+
+    Examples
+    --------
+    A crank (a transformer of modulus ``cos θ``) drags a slider: the coefficient of
+    the flywheel's acceleration depends on ``θ`` and is watched during a run.
+
+    >>> import sympy as sp
+    >>> from bondgraph import BondGraph, Se, One, I, MTF, assemble, derive
+    >>> m = BondGraph("cr")
+    >>> w = One("w", displacement="th")
+    >>> _ = m.add(Se("T", 1.0), w, I("J", 1.0), MTF("r", sp.cos(w.displacement)), One("v"),
+    ...           I("m", 1.0))
+    >>> for a, b in [("T", "w"), ("w", "J"), ("w", "r/1"), ("r/2", "v"), ("v", "m")]:
+    ...     _ = m.connect(a, b)
+    >>> (d,) = derive(assemble(m)).divisors
+    >>> d.kind, d.unknowns, d.elements
+    ('block', ('der(cr/J.f)',), ('cr/J', 'cr/m', 'cr/r', 'cr/w'))
     """
 
     kind: str
@@ -155,6 +215,19 @@ class Equations:
     observed : dict
         Observer name → expression (:mod:`bondgraph.observers`), compiled after the
         other outputs.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I, C, R, assemble, derive
+    >>> bg = BondGraph("msd")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 2.0), C.spring("k", 50.0), R("b", 0.3))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "k"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> eqs = derive(assemble(bg))
+    >>> print(eqs)
+    equations of 'msd': 2 states, 2 unknowns in 2 blocks (0 coupled, largest 1), 4 parameters, 0 inputs
+    >>> eqs.unknowns, eqs.params["msd/k.c"]
+    (['der(msd/m.f)', 'der(msd/k.e)'], 0.02)
     """
 
     model: str
@@ -184,10 +257,19 @@ class Equations:
     # ------------------------------------------------------------------ views
     @property
     def n_states(self) -> int:
+        """Number of states, ``len(states)``."""
         return len(self.states)
 
     def symbols(self) -> dict[str, list[se.Symbol]]:
-        """The symbol lists the compiled code takes, by role."""
+        """The symbol lists the compiled code takes, by role.
+
+        Returns
+        -------
+        dict
+            ``"x"`` states, ``"U"`` unknowns, ``"u"`` inputs, ``"du"`` input
+            derivatives, ``"p"`` parameters: lists of symengine symbols, in the order
+            of the compiled code's arrays.
+        """
         return {
             "x": [se.Symbol(s.name) for s in self.states],
             "U": [se.Symbol(u) for u in self.unknowns],
@@ -202,6 +284,20 @@ class Equations:
         Intermediate bond variables first (``e[bond] = …``), then each block: an
         explicit equation solved for its unknown (``der(x) = …``), or, for a
         coupled block, the matrix equation ``E·U = f``.
+
+        Returns
+        -------
+        list of sympy.Eq
+
+        Examples
+        --------
+        >>> from bondgraph import BondGraph, Se, One, I, R, assemble, derive
+        >>> bg = BondGraph("d")
+        >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 2.0), R("b", 0.5))
+        >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        ...     _ = bg.connect(a, b)
+        >>> derive(assemble(bg)).sympy()[-1]
+        Eq(der(d/m.f), e[d/b2]/d/m.m)
         """
         out: list[sp.Eq] = [sp.Eq(sp.Symbol(v), ex._sympy_(), evaluate=False)
                             for v, ex in self.intermediates]
@@ -223,7 +319,18 @@ class Equations:
         return out
 
     def latex(self, params: bool = False) -> str:
-        """LaTeX of :meth:`sympy` (parameter values substituted unless ``params``)."""
+        """LaTeX of :meth:`sympy` (parameter values substituted unless ``params``).
+
+        Parameters
+        ----------
+        params : bool
+            Keep parameters as symbols.
+
+        Returns
+        -------
+        str
+            An ``aligned`` environment, one row per equation (what a notebook shows).
+        """
         subs = {} if params else {sp.Symbol(k): sp.Float(v, 6) for k, v in self.params.items()}
         lines = []
         for eq in self.sympy():
@@ -346,7 +453,29 @@ class _Deriver:
 
 
 def expression_problem(check: tuple[str, sp.Expr, Check], values: dict[str, float]) -> str | None:
-    """The message if a parameter expression breaks its rule for these parameter values."""
+    """The message if a parameter expression breaks its rule for these parameter values.
+
+    Parameters
+    ----------
+    check : (str, sympy.Expr, Check)
+        An entry of :attr:`Equations.expr_checks`.
+    values : dict
+        Parameter name → value.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from bondgraph.checks import POSITIVE
+    >>> k = sp.Symbol("k")
+    >>> expression_problem(("parameter 'b.r' = 2*k", 2 * k, POSITIVE), {"k": -1.0})
+    "parameter 'b.r' = 2*k: found -2.0, expected a finite number > 0"
+    >>> expression_problem(("parameter 'b.r' = 2*k", 2 * k, POSITIVE), {"k": 3.0}) is None
+    True
+    """
     label, expr, rule = check
     value = expr.xreplace({s: values[s.name] for s in expr.free_symbols})
     try:
@@ -429,7 +558,33 @@ class Collected:
     """What the elements said, before any derivation: the cheap first phase.
 
     Its :meth:`fingerprint` identifies the generated equations (and code), so a
-    model built again reuses them from the cache.
+    model built again reuses them from the cache. Made by :func:`collect`.
+
+    Attributes
+    ----------
+    name : str
+        The model.
+    report : CausalReport
+    assigned : dict
+        Bond variable name → the expression its element computes.
+    states : list of StateSpec
+    energy : dict
+        Storage element → stored energy.
+
+    Examples
+    --------
+    The fingerprint ignores parameter values: a heavier mass reuses the code.
+
+    >>> from bondgraph import BondGraph, Se, One, I, assemble
+    >>> def push(m):
+    ...     bg = BondGraph("push")
+    ...     _ = bg.add(Se("F", 1.0), One("v"), I("m", m))
+    ...     _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    ...     return collect(assemble(bg))
+    >>> push(1.0).fingerprint() == push(5.0).fingerprint()
+    True
+    >>> push(1.0).assigned["f[push/b2]"]
+    push/m.f
     """
 
     name: str
@@ -448,6 +603,10 @@ class Collected:
         stable across processes, exact for floats, and cheap on large models.
         Parameter values and initial states are not part of it (they are read at
         run time), so building the same model with other values reuses the cache.
+
+        Returns
+        -------
+        str
         """
         import hashlib
 
@@ -477,6 +636,15 @@ def expr_digest(expr: Any, memo: dict | None = None) -> bytes:
     argument order. Subtrees shared between expressions are hashed once (``memo``,
     by object identity). Unlike ``str``/``srepr`` this prints nothing, and it does
     not depend on Python's per-process string hashing.
+
+    Parameters
+    ----------
+    expr : object
+    memo : dict, optional
+
+    Returns
+    -------
+    bytes
 
     Examples
     --------
@@ -539,9 +707,30 @@ def _generator_hash() -> str:
 def collect(g: nx.MultiDiGraph, params: dict | None = None) -> Collected:
     """First phase of :func:`derive`: element relations, parameters checked.
 
+    Assigns causality first if the graph has none.
+
+    Parameters
+    ----------
+    g : networkx.MultiDiGraph
+        A global graph.
+    params : dict, optional
+        As for :func:`derive`.
+
+    Returns
+    -------
+    Collected
+
     Raises
     ------
-    ParameterError, EquationError
+    ParameterError
+        A parameter breaks its rule, a symbol has no value, a value is given that no
+        law uses (all listed).
+    EquationError
+        An element cannot write its law in its causality (all such elements listed).
+
+    Examples
+    --------
+    See :class:`Collected`.
     """
     if not g.graph.get("causality"):
         report = assign_causality(g)
@@ -636,6 +825,8 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
     params : dict, optional
         Values of symbols used in laws that are not element parameters, states,
         inputs or ``t`` (name or symbol → number).
+    collected : Collected, optional
+        The result of :func:`collect` if already computed.
 
     Returns
     -------
@@ -1060,6 +1251,32 @@ def _blt(unknowns, kinds, residuals, intermediates, deps, model) -> list[Block]:
     return blocks
 
 
+def _no_zero_switches(ex: se.Basic) -> se.Basic:
+    """``ex`` with every Piecewise whose branches are all 0 replaced by 0.
+
+    symengine differentiates a switch that does not contain the variable into
+    ``Piecewise((0, c), (0, True))``, which still carries its condition's symbols; left in
+    place it made a coefficient that depends on its own state through a switch (a chamber
+    with entrained air, ``V/β(p)·ṗ``) look nonlinear in ``ṗ``.
+
+    Examples
+    --------
+    >>> x, y = se.symbols("x y")
+    >>> d = se.diff(se.Piecewise((x**2, x > 1), (3, True)) * y, y)
+    >>> d
+    y*Piecewise((0, 1 < x), (0, True)) + Piecewise((x**2, 1 < x), (3, True))
+    >>> _no_zero_switches(d)
+    Piecewise((x**2, 1 < x), (3, True))
+    """
+    for _ in range(8):  # nested switches collapse from the inside out
+        zero = {pw: se.Integer(0) for pw in ex.atoms(se.Piecewise)
+                if all(a == 0 for a in pw.args[::2])}
+        if not zero:
+            break
+        ex = ex.subs(zero)
+    return ex
+
+
 def _affine(members, residuals, defs, deps, unknowns) -> bool:
     """Are the block's residuals affine in its unknowns (through the intermediates)?"""
     mset = set(members)
@@ -1075,7 +1292,7 @@ def _affine(members, residuals, defs, deps, unknowns) -> bool:
         for s in moving:
             if s.name in defs and not affine_var(s.name):
                 return False
-            d = se.diff(ex, s)
+            d = _no_zero_switches(se.diff(ex, s))
             if any(hits(q.name) for q in d.free_symbols):
                 return False
         return True

@@ -45,6 +45,27 @@ class BondGraphError(Exception):
         One message, or every problem found (each names its culprit).
     subject : str, optional
         What was being checked, e.g. ``"model 'excavator'"``.
+
+    Attributes
+    ----------
+    problems : list of str
+        Every problem, one line each.
+    subject : str or None
+        As given.
+
+    Examples
+    --------
+    Catch any error of the toolkit with the base class; ``problems`` lists each one:
+
+    >>> from bondgraph import I
+    >>> try:
+    ...     I("m", -1.0, initial=float("inf"))
+    ... except BondGraphError as err:
+    ...     caught = err
+    >>> type(caught).__name__, len(caught.problems)
+    ('ParameterError', 2)
+    >>> print(BondGraphError("one thing is wrong"))
+    one thing is wrong
     """
 
     def __init__(self, problems: str | Iterable[str], subject: str | None = None):
@@ -64,13 +85,47 @@ class BondGraphError(Exception):
 
 
 class ModelStructureError(BondGraphError):
-    """The graph is malformed: arity, dangling ports, bond directions, names."""
+    """The graph is malformed: arity, dangling ports, bond directions, names.
+
+    Raised by :meth:`~bondgraph.BondGraph.add`, :meth:`~bondgraph.BondGraph.connect`,
+    :func:`~bondgraph.assemble` and :func:`~bondgraph.validate`.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One
+    >>> m = BondGraph("x")
+    >>> _ = m.add(Se("F", 1.0), One("v"))
+    >>> m.connect("F", "w")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ModelStructureError: x: reference 'w': no child 'w' (children: F, v)
+    """
 
 
 class CausalityConflict(BondGraphError):
     """Causality cannot be assigned: two sources impose the same variable.
 
-    ``conflicts`` holds the structured :class:`bondgraph.causality.Conflict` records.
+    Parameters
+    ----------
+    problems, subject
+        As for :class:`BondGraphError`.
+    conflicts : list of Conflict, optional
+        The structured records (:class:`bondgraph.causality.Conflict`), kept as the
+        ``conflicts`` attribute.
+
+    Examples
+    --------
+    Two effort sources on one 0-junction both set its pressure:
+
+    >>> from bondgraph import BondGraph, Se, Zero, build
+    >>> m = BondGraph("two")
+    >>> _ = m.add(Se("a", 1.0), Se("b", 2.0), Zero("p"))
+    >>> _ = m.connect("a", "p"); _ = m.connect("b", "p")
+    >>> try:
+    ...     build(m)
+    ... except CausalityConflict as err:
+    ...     print(err.problems[0][:45])
+    two/p: 2 bonds impose its effort: from two/a
     """
 
     def __init__(self, problems, subject=None, conflicts: list[Any] | None = None):
@@ -80,19 +135,60 @@ class CausalityConflict(BondGraphError):
 
 class CausalitySearchLimit(BondGraphError):
     """The causality search hit its bound before finding an assignment or proving
-    that none exists (the message names the part of the graph and the bound)."""
+    that none exists (the message names the part of the graph and the bound).
+
+    Raised by the search of :mod:`bondgraph.causal_search` on very large undecided
+    regions; a :class:`CausalityConflict` is a proof that none exists, this is not.
+
+    Examples
+    --------
+    >>> issubclass(CausalitySearchLimit, BondGraphError), issubclass(CausalitySearchLimit, CausalityConflict)
+    (True, False)
+    """
 
 
 class ConnectionRuleError(BondGraphError):
-    """A template connection breaks the causal port rules (Rt, Pd, Pr, Li, I)."""
+    """A template connection breaks the causal port rules (Rt, Pd, Pr, Li, I).
+
+    Raised by the templates of :mod:`components` when two hinge points whose port
+    classes may not meet are joined (the rules are :data:`components.RULES`).
+
+    Examples
+    --------
+    >>> err = ConnectionRuleError("boom/Pd joined to arm/Pd: expected Pd to meet Pr")
+    >>> isinstance(err, BondGraphError), str(err)
+    (True, 'boom/Pd joined to arm/Pd: expected Pd to meet Pr')
+    """
 
 
 class AssemblyError(BondGraphError):
-    """A mechanism cannot be put together at the requested position (loop closure)."""
+    """A mechanism cannot be put together at the requested position (loop closure).
+
+    Raised by the mechanism layer (:mod:`mechanisms`) when the cylinder lengths or
+    angles asked for cannot close a kinematic loop; the message names the loop.
+
+    Examples
+    --------
+    >>> issubclass(AssemblyError, BondGraphError)
+    True
+    """
 
 
 class ParameterError(BondGraphError):
-    """A parameter is missing, unknown, of the wrong unit or out of range."""
+    """A parameter is missing, unknown, of the wrong unit or out of range.
+
+    Examples
+    --------
+    Every broken rule is listed at once:
+
+    >>> from bondgraph import I
+    >>> I("m", -1.0, initial=float("inf"))
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: 2 problems
+      - I 'm', parameter 'm': found -1.0, expected a finite number ≥ 0 (mass or inertia)
+      - I 'm', initial: found inf, expected a finite number
+    """
 
 
 class UnknownNameError(ParameterError, KeyError):
@@ -112,7 +208,26 @@ class UnknownNameError(ParameterError, KeyError):
 
 
 class EquationError(BondGraphError):
-    """Equations cannot be generated from the causal graph (e.g. index too high)."""
+    """Equations cannot be generated from the causal graph (e.g. index too high).
+
+    Raised by :func:`~bondgraph.build` (through :func:`~bondgraph.derive`): a law that
+    cannot be inverted in the causality the graph gives it, a resistor that is not
+    passive, a junction with no or two causal strokes.
+
+    Examples
+    --------
+    A "resistor" that delivers power, ``e = -f³``, is refused when built:
+
+    >>> from bondgraph import BondGraph, Sf, One, R, build
+    >>> m = BondGraph("neg")
+    >>> _ = m.add(Sf("Q", 1.0), One("v"), R("b", effort=lambda f: -f**3))
+    >>> _ = m.connect("Q", "v"); _ = m.connect("v", "b")
+    >>> try:
+    ...     build(m)
+    ... except EquationError as err:
+    ...     print(err.problems[0][:26])
+    R 'neg/b': not passive: it
+    """
 
 
 class SimulationError(BondGraphError):
@@ -130,6 +245,24 @@ class SimulationError(BondGraphError):
         The advice the message gives on how to get past the failure, as it appears in
         the message ("" when none): a layer that knows the physical cause (a cylinder
         past its stroke, a linkage at its dead centre) replaces it with better advice.
+
+    Examples
+    --------
+    An active "resistor" (``r = -1``) makes the velocity grow as ``eᵗ``: the run stops
+    at the blow-up bound, ``ln(1e12) ≈ 27.6 s``, and keeps what it computed:
+
+    >>> import math
+    >>> from bondgraph import BondGraph, Se, One, I, R, build, simulate
+    >>> m = BondGraph("grow")
+    >>> _ = m.add(Se("F", 1.0), One("v"), I("m", 1.0), R("b", -1.0, passive=False))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = m.connect(a, b)
+    >>> try:
+    ...     simulate(build(m), (0.0, 100.0), progress=False)
+    ... except SimulationError as err:
+    ...     caught = err
+    >>> abs(caught.time - math.log(1e12)) < 0.1, bool(caught.results.t[-1] > 27.0)
+    (True, True)
     """
 
     def __init__(self, problems, subject=None, *, time: float | None = None,
@@ -147,6 +280,32 @@ class UserCallableError(SimulationError):
 
     The message names the callable and what it serves (the input or transition), the time
     and the state; ``original`` is the exception it raised (``None`` for a bad value).
+
+    Parameters
+    ----------
+    problems, subject, time, state, results
+        As for :class:`SimulationError`.
+    original : BaseException, optional
+        The exception the user's function raised.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, MSe, One, I, Input, build, simulate
+    >>> m = BondGraph("push")
+    >>> _ = m.add(MSe("F", Input("u")), One("v"), I("m", 1.0))
+    >>> _ = m.connect("F", "v"); _ = m.connect("v", "m")
+    >>> def u(t):
+    ...     if t > 0.5:
+    ...         raise ValueError("sensor lost")
+    ...     return 1.0
+    >>> try:
+    ...     simulate(build(m), (0.0, 1.0), inputs={"u": u}, progress=False)
+    ... except UserCallableError as err:
+    ...     caught = err
+    >>> caught.original
+    ValueError('sensor lost')
+    >>> caught.time > 0.5
+    True
     """
 
     def __init__(self, problems, subject=None, *, time: float | None = None,
@@ -157,7 +316,26 @@ class UserCallableError(SimulationError):
 
 
 class CosimulationError(BondGraphError):
-    """A co-simulation was set up wrongly or aborted; ``results`` keeps what ran."""
+    """A co-simulation was set up wrongly or aborted; ``results`` keeps what ran.
+
+    Parameters
+    ----------
+    problems, subject
+        As for :class:`BondGraphError`.
+    time : float, optional
+        Communication time at which it was aborted (``None`` for a set-up error).
+    results : CosimResults, optional
+        What ran up to then (:class:`bondgraph.cosim.CosimResults`).
+
+    Examples
+    --------
+    >>> from bondgraph.cosim import cosimulate, examples
+    >>> mass, spring = examples.b1_subsystems()
+    >>> cosimulate([mass, spring], examples.B1_RELATIONS, step=-1e-3, end=0.1)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.CosimulationError: ...
+    """
 
     def __init__(self, problems, subject=None, *, time: float | None = None,
                  results: Any = None):
@@ -169,11 +347,31 @@ class CosimulationError(BondGraphError):
 class BondGraphWarning(UserWarning):
     """Base class of the toolkit's warnings: a result is usable but deserves attention
     (e.g. a glue order a subsystem cannot take, an ill-conditioned state choice); issued
-    with :func:`warnings.warn`, never printed."""
+    with :func:`warnings.warn`, never printed.
+
+    Examples
+    --------
+    Turn the toolkit's warnings (and only them) into errors while debugging:
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", BondGraphWarning)
+    ...     try:
+    ...         warnings.warn("glue order 2 reduced to 1", BondGraphWarning)
+    ...     except BondGraphWarning as w:
+    ...         print(w)
+    glue order 2 reduced to 1
+    """
 
 
 class SingularityWarning(BondGraphWarning):
     """A divisor of the equations became small relative to its start value (an
     ill-conditioned state choice, a pose near a dead centre), or crossed zero with
     ``singular="warn"``. Raised once per divisor and run; the message names the divisor,
-    the time and the value."""
+    the time and the value.
+
+    Examples
+    --------
+    >>> issubclass(SingularityWarning, BondGraphWarning), issubclass(SingularityWarning, UserWarning)
+    (True, True)
+    """

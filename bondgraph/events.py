@@ -42,6 +42,8 @@ __all__ = ["StateEvent", "Flag"]
 class StateEvent:
     """``g(t, x) = sign·(x[state] − threshold)``: a state crossing a level.
 
+    Other attributes may be set on an instance (e.g. what the crossing means to the caller).
+
     Parameters
     ----------
     model : Model
@@ -55,7 +57,33 @@ class StateEvent:
     terminal : bool
         Stop the run at the first counted crossing.
 
-    Other attributes may be set on an instance (e.g. what the crossing means to the caller).
+    Raises
+    ------
+    ParameterError
+        An unknown state (close names suggested), a non-finite threshold, a bad sign or
+        direction (all listed).
+
+    Examples
+    --------
+    A 2 N force on a 1 kg mass: ``x = t²`` reaches 1 m at ``t = 1 s``.
+
+    >>> from bondgraph import BondGraph, MSe, One, I, build, simulate
+    >>> bg = BondGraph("cart")
+    >>> _ = bg.add(MSe("F", 2.0), One("v", displacement="x"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> model = build(bg)
+    >>> wall = StateEvent(model, "cart/v.x", 1.0, terminal=True)
+    >>> wall
+    StateEvent(cart/v.x > 1)
+    >>> res = simulate(model, (0, 5), events=[wall], rtol=1e-10, atol=1e-12, progress=False)
+    >>> round(float(res.t[-1]), 9), res.message
+    (1.0, 'terminal event 0 at t = 1')
+    >>> StateEvent(model, "cart/v.y", float("nan"))
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: StateEvent on 'cart/v.y': 2 problems
+      - state 'cart/v.y': not a state of model 'cart'; did you mean 'cart/v.x', 'cart/m.f'?
+      - threshold = nan: expected a finite number
     """
 
     def __init__(self, model, state: str, threshold: float, *, sign: int = 1, direction: int = 0,
@@ -86,7 +114,12 @@ class StateEvent:
 
     def native_spec(self) -> tuple:
         """What the native driver evaluates: ``(kind, index, sign, threshold, tolerance,
-        constant, direction)``."""
+        constant, direction)``.
+
+        Returns
+        -------
+        tuple
+        """
         return ("state", self.index, float(self.sign), self.threshold, 0.0, 0.0, self.direction)
 
     def __repr__(self) -> str:
@@ -95,7 +128,31 @@ class StateEvent:
 
 class Flag:
     """A terminal event that ends a run cleanly once :attr:`requested` is true (see the
-    module: seen after a step, natively whenever the driver returns to Python)."""
+    module: seen after a step, natively whenever the driver returns to Python).
+
+    Attributes
+    ----------
+    requested : bool
+        Set it to stop the run (from a signal handler, a GUI, another event).
+
+    Examples
+    --------
+    A flag raised by an input function at ``t ≥ 0.5`` stops the run at the end of
+    that step (steps of at most 0.1 s here):
+
+    >>> from bondgraph import BondGraph, MSe, One, I, Input, build, simulate
+    >>> bg = BondGraph("cart")
+    >>> _ = bg.add(MSe("F", Input("u")), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> stop = Flag()
+    >>> def u(t):
+    ...     stop.requested = stop.requested or t >= 0.5
+    ...     return 1.0
+    >>> res = simulate(build(bg), (0.0, 10.0), inputs={"u": u}, events=[stop], max_step=0.1,
+    ...                progress=False)
+    >>> res.stopped, bool(0.5 <= res.t[-1] <= 0.6)
+    (True, True)
+    """
 
     terminal = True
     direction = 0

@@ -34,7 +34,17 @@ __all__ = ["atomic_write", "atomic_path", "current_umask"]
 
 
 def current_umask() -> int:
-    """The process umask (read without changing it for long)."""
+    """The process umask (read without changing it for long).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> 0 <= current_umask() <= 0o777
+    True
+    """
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
@@ -46,10 +56,40 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 
     Use it for writers that want a file name (``fig.savefig(tmp)``).
 
+    Parameters
+    ----------
+    path : str or path-like
+        The target; its folder is created if missing.
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary to write to (same folder and suffix).
+
     Raises
     ------
     ParameterError
         The folder cannot be created or written to, or ``path`` is a folder.
+
+    Examples
+    --------
+    A failure inside the block leaves no file behind:
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> target = os.path.join(d, "table.csv")
+    >>> try:
+    ...     with atomic_path(target) as tmp:
+    ...         _ = tmp.write_text("half a ta")
+    ...         raise KeyboardInterrupt
+    ... except KeyboardInterrupt:
+    ...     pass
+    >>> os.listdir(d)
+    []
+    >>> with atomic_path(target) as tmp:
+    ...     _ = tmp.write_text("a,b")
+    >>> os.listdir(d)
+    ['table.csv']
     """
     path = Path(path)
     if path.is_dir():
@@ -72,7 +112,29 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 
 
 def atomic_write(path: str | os.PathLike, data: str | bytes) -> Path:
-    """Write text or bytes to ``path`` atomically; returns the path."""
+    """Write text or bytes to ``path`` atomically; returns the path.
+
+    Parameters
+    ----------
+    path : str or path-like
+    data : str or bytes
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ParameterError
+        As :func:`atomic_path`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = atomic_write(os.path.join(tempfile.mkdtemp(), "sub", "x.bin"), b"abc")
+    >>> p.read_bytes(), p.parent.name
+    (b'abc', 'sub')
+    """
     with atomic_path(path) as tmp:
         if isinstance(data, str):
             tmp.write_text(data)

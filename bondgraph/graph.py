@@ -44,17 +44,48 @@ import sympy as sp
 from .elements import Element, Role, _check_name
 from .errors import ModelStructureError, UnknownNameError
 
-__all__ = ["Causality", "Port", "Bond", "ExposedPort", "BondGraph", "assemble", "validate"]
+__all__ = ["Causality", "Port", "Bond", "ExposedPort", "BondGraph", "assemble", "validate",
+           "iter_bonds"]
 
 
 class Causality(Enum):
-    """Causality at a port, seen from the element or component that owns it."""
+    """Causality at a port, seen from the element or component that owns it.
+
+    Examples
+    --------
+    >>> Causality("effort-in") is Causality.EFFORT_IN
+    True
+    """
 
     EFFORT_IN = "effort-in"
     FLOW_IN = "flow-in"
 
     @classmethod
     def parse(cls, value: "Causality | str | None") -> "Causality | None":
+        """Read a causality given as a member, a string (any case, ``_`` or ``-``) or None.
+
+        Parameters
+        ----------
+        value : Causality, str or None
+
+        Returns
+        -------
+        Causality or None
+
+        Raises
+        ------
+        ModelStructureError
+            Not ``"effort-in"`` or ``"flow-in"``.
+
+        Examples
+        --------
+        >>> Causality.parse("FLOW_IN"), Causality.parse(None)
+        (<Causality.FLOW_IN: 'flow-in'>, None)
+        >>> Causality.parse("effort")
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ModelStructureError: causality 'effort': expected 'effort-in' or 'flow-in'
+        """
         if value is None or isinstance(value, Causality):
             return value
         key = str(value).lower().replace("_", "-")
@@ -66,7 +97,20 @@ class Causality(Enum):
 
 @dataclass(frozen=True)
 class Port:
-    """An element port in the global graph: node path and port name."""
+    """An element port in the global graph: node path and port name.
+
+    Attributes
+    ----------
+    element : str
+        Path of the element node (``"msd/m"``).
+    name : str
+        Port name (``"p"``, ``"1"``, ``"2"``, or the bond name for junctions).
+
+    Examples
+    --------
+    >>> str(Port("msd/m", "p")), str(Port("msd/tf", "1"))
+    ('msd/m', 'msd/tf.1')
+    """
 
     element: str
     name: str
@@ -77,7 +121,24 @@ class Port:
 
 @dataclass(frozen=True)
 class Bond:
-    """A power bond from ``tail`` to ``head`` (the half-arrow points at ``head``)."""
+    """A power bond from ``tail`` to ``head`` (the half-arrow points at ``head``).
+
+    Attributes
+    ----------
+    name : str
+        Global bond name (``"msd/b1"``).
+    tail, head : Port
+        Its two ends; power ``e·f`` is positive from tail to head.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I, assemble
+    >>> bg = BondGraph("push")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> [str(b) for b in iter_bonds(assemble(bg))]
+    ['bond push/b1 (push/F → push/v.push/b1)', 'bond push/b2 (push/v.push/b2 → push/m)']
+    """
 
     name: str
     tail: Port
@@ -89,7 +150,28 @@ class Bond:
 
 @dataclass(frozen=True)
 class ExposedPort:
-    """A port a component offers its parent."""
+    """A port a component offers its parent (made by :meth:`BondGraph.expose`).
+
+    Attributes
+    ----------
+    name : str
+        Port name seen from the parent.
+    target : str
+        Reference inside the component (``"v"``, ``"tf/2"``, ``"sub/port"``).
+    causality : Causality or None
+        Fixed causality, seen from the component.
+    label : str or None
+        Readable description used in messages (e.g. ``"Pd: x effort-in"``).
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, One
+    >>> body = BondGraph("body")
+    >>> _ = body.add(One("v"))
+    >>> body.expose("x", "v", causality="flow-in", label="Rt: x")
+    >>> body.ports["x"]
+    ExposedPort(name='x', target='v', causality=<Causality.FLOW_IN: 'flow-in'>, label='Rt: x')
+    """
 
     name: str
     target: str
@@ -115,6 +197,18 @@ class BondGraph:
     name : str
         Name of the model/component (first segment of every path inside it).
 
+    Attributes
+    ----------
+    children : dict
+        Child name → element or component.
+    ports : dict
+        Exposed port name → :class:`ExposedPort`.
+
+    Raises
+    ------
+    ModelStructureError
+        A malformed name.
+
     Examples
     --------
     >>> from bondgraph import BondGraph, One, I
@@ -137,7 +231,36 @@ class BondGraph:
 
     # ------------------------------------------------------------------ building
     def add(self, *items: Child):
-        """Add elements or components; returns the item (or a tuple of them)."""
+        """Add elements or components.
+
+        Parameters
+        ----------
+        *items : Element or BondGraph
+            Children, each with a name unique in this graph.
+
+        Returns
+        -------
+        Element, BondGraph or tuple
+            The item, or a tuple of them when several are given.
+
+        Raises
+        ------
+        ModelStructureError
+            Not an element or graph, or a name already used.
+
+        Examples
+        --------
+        >>> from bondgraph import I, One
+        >>> bg = BondGraph("b")
+        >>> m = bg.add(I("m", 1.0))
+        >>> v, w = bg.add(One("v"), One("w"))
+        >>> sorted(bg.children), m.name
+        (['m', 'v', 'w'], 'm')
+        >>> bg.add(I("m", 2.0))
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ModelStructureError: b: a child named 'm' exists already (I('m')); names must be unique in a graph
+        """
         for item in items:
             if not isinstance(item, (Element, BondGraph)):
                 raise ModelStructureError(
@@ -152,7 +275,31 @@ class BondGraph:
     def connect(self, tail: str | Child, head: str | Child, name: str | None = None) -> str:
         """Bond ``tail`` → ``head`` (power positive from tail to head).
 
-        Returns the bond name (``b1``, ``b2``... unless given).
+        Parameters
+        ----------
+        tail, head : str or Element or BondGraph
+            A child (its only port, or a new port of a junction), ``"child/port"``
+            (``"tf/1"``, ``"boom/Pd.x"``), a nested path, or the child object itself.
+        name : str, optional
+            Bond name, unique in this graph.
+
+        Returns
+        -------
+        str
+            The bond name (``b1``, ``b2``... unless given).
+
+        Raises
+        ------
+        ModelStructureError
+            An unknown child, a component named without a port, a bond name used twice.
+
+        Examples
+        --------
+        >>> from bondgraph import Se, One
+        >>> bg = BondGraph("c")
+        >>> F, v = bg.add(Se("F", 1.0), One("v"))
+        >>> bg.connect(F, v), bg.connect("F", "v", name="again")
+        ('b1', 'again')
         """
         tail, head = self._ref(tail), self._ref(head)
         for ref in (tail, head):
@@ -174,8 +321,37 @@ class BondGraph:
                label: str | None = None) -> None:
         """Offer the port ``target`` to the parent under ``name``.
 
-        ``causality`` fixes it: ``"effort-in"`` means this component receives the
-        effort there, ``"flow-in"`` the flow.
+        Parameters
+        ----------
+        name : str
+            Port name seen from the parent (no ``/`` or ``:``).
+        target : str or Element or BondGraph
+            The port inside this graph (same references as :meth:`connect`).
+        causality : {"effort-in", "flow-in"} or Causality, optional
+            Fixes the causality: ``"effort-in"`` means this component receives the
+            effort there, ``"flow-in"`` the flow.
+        label : str, optional
+            How messages name the port (e.g. its port class).
+
+        Raises
+        ------
+        ModelStructureError
+            A bad or repeated name, an unknown target, an unknown causality.
+
+        Examples
+        --------
+        A mass offered as a component, then used by a model:
+
+        >>> from bondgraph import Se, One, I, build
+        >>> body = BondGraph("body")
+        >>> _ = body.add(One("v"), I("m", 3.0))
+        >>> _ = body.connect("v", "m")
+        >>> body.expose("x", "v", causality="effort-in")
+        >>> model = BondGraph("top")
+        >>> _ = model.add(Se("F", 1.0), body)
+        >>> _ = model.connect("F", "body/x")
+        >>> build(model).state_names
+        ['top/body/m.f']
         """
         if not isinstance(name, str) or not name or "/" in name or ":" in name:
             raise ModelStructureError(f"{self.name}: port name {name!r}: expected a "
@@ -187,19 +363,76 @@ class BondGraph:
         self.ports[name] = ExposedPort(name, target, Causality.parse(causality), label)
 
     def placeholder(self, symbol: sp.Symbol, description: str) -> sp.Symbol:
-        """Declare a symbol that a parent must :meth:`bind` (e.g. a port's frame angle)."""
+        """Declare a symbol that a parent must :meth:`bind` (e.g. a port's frame angle).
+
+        Parameters
+        ----------
+        symbol : sympy.Symbol
+            Used in laws inside this graph.
+        description : str
+            What it stands for, quoted if it is left unbound.
+
+        Returns
+        -------
+        sympy.Symbol
+            ``symbol``.
+
+        Examples
+        --------
+        See :meth:`bind`.
+        """
         self.placeholders[symbol] = description
         return symbol
 
     def bind(self, placeholder: sp.Symbol, handle: sp.Symbol) -> None:
         """Make ``placeholder`` (declared in this graph or below) stand for ``handle``,
-        a displacement handle of any element in the model."""
+        a displacement handle of any element in the model.
+
+        Parameters
+        ----------
+        placeholder : sympy.Symbol
+            Declared by :meth:`placeholder`.
+        handle : sympy.Symbol
+            A displacement handle (:attr:`~bondgraph.One.displacement`).
+
+        Raises
+        ------
+        ModelStructureError
+            The placeholder is already bound to another handle.
+
+        Examples
+        --------
+        A spring component whose force depends on a position it does not own:
+
+        >>> import sympy as sp
+        >>> from bondgraph import Se, MSe, One, I, R, build, simulate
+        >>> spring = BondGraph("spring")
+        >>> x = spring.placeholder(sp.Symbol("x"), "the spring's deflection")
+        >>> _ = spring.add(MSe("F", -4.0 * x))
+        >>> spring.expose("p", "F")
+        >>> top = BondGraph("top")
+        >>> v = One("v", displacement="x")
+        >>> _ = top.add(Se("push", 2.0), v, I("m", 1.0), R("b", 3.0), spring)
+        >>> for a, b in [("push", "v"), ("spring/p", "v"), ("v", "m"), ("v", "b")]:
+        ...     _ = top.connect(a, b)
+        >>> top.bind(x, v.displacement)
+        >>> res = simulate(build(top), (0.0, 30.0), rtol=1e-9, progress=False)
+        >>> round(float(res["top/v.x"][-1]), 6)     # 2 N / 4 N/m
+        0.5
+        """
         if placeholder in self.bindings and self.bindings[placeholder] != handle:
             raise ModelStructureError(f"{self.name}: placeholder {placeholder} bound twice "
                                       f"({self.bindings[placeholder]} and {handle})")
         self.bindings[placeholder] = handle
 
     def __getitem__(self, path: str) -> Child:
+        """The child at ``path`` (``"boom/w"`` for nested components).
+
+        Raises
+        ------
+        UnknownNameError
+            No such child.
+        """
         node: Child = self
         for part in path.split("/"):
             if not isinstance(node, BondGraph) or part not in node.children:
@@ -449,14 +682,33 @@ def _structure_problems(g: nx.MultiDiGraph) -> list[str]:
 def validate(g: nx.MultiDiGraph) -> None:
     """Check arity and bond directions of a global graph; list every problem.
 
+    :func:`assemble` calls it; call it again on a graph edited by hand.
+
+    Parameters
+    ----------
+    g : networkx.MultiDiGraph
+        A global graph (from :func:`assemble`).
+
     Raises
     ------
     ModelStructureError
+        Listing every unconnected port and every bond pointing the wrong way.
 
     Examples
     --------
     >>> import networkx as nx
+    >>> from bondgraph import BondGraph, Se, One, I
     >>> validate(nx.MultiDiGraph(name="empty"))
+    >>> bg = BondGraph("m")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> g = assemble(bg)
+    >>> g.remove_edge("m/v", "m/m")
+    >>> validate(g)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ModelStructureError: model 'm': 1 problem
+      - I 'm/m': not connected
     """
     problems = _structure_problems(g)
     if problems:
@@ -464,6 +716,25 @@ def validate(g: nx.MultiDiGraph) -> None:
 
 
 def iter_bonds(g: nx.MultiDiGraph) -> Iterable[Bond]:
-    """All bonds of a global graph, in insertion order."""
+    """All bonds of a global graph, in insertion order.
+
+    Parameters
+    ----------
+    g : networkx.MultiDiGraph
+        A global graph (from :func:`assemble`).
+
+    Yields
+    ------
+    Bond
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I
+    >>> bg = BondGraph("push")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> [b.name for b in iter_bonds(assemble(bg))]
+    ['push/b1', 'push/b2']
+    """
     for *_, b in g.edges(keys=True, data="bond"):
         yield b

@@ -63,6 +63,18 @@ class ModeInfo:
     oscillatory : bool
     dominant : tuple of (state, share)
         States with the largest participation (shares sum to 1 over all states).
+
+    Examples
+    --------
+    A mass on a damper alone has one real mode, ``λ = −b/m``:
+
+    >>> from bondgraph import BondGraph, One, I, R, build
+    >>> bg = BondGraph("coast")
+    >>> _ = bg.add(One("v"), I("m", 2.0), R("b", 4.0))
+    >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "b")
+    >>> (mode,) = linearize(build(bg)).modes()
+    >>> mode.eigenvalue, mode.time_constant, mode.oscillatory, mode.dominant
+    ((-2+0j), 0.5, False, (('coast/m.f', 1.0),))
     """
 
     eigenvalue: complex
@@ -76,7 +88,34 @@ class ModeInfo:
 
 @dataclass(frozen=True)
 class LinearModel:
-    """``ẋ = A·x + B·u`` about ``(t, x, u)``; see :func:`linearize`."""
+    """``ẋ = A·x + B·u`` about ``(t, x, u)``; see :func:`linearize`.
+
+    Attributes
+    ----------
+    name : str
+        The model's name.
+    A : ndarray, shape (n_states, n_states)
+    B : ndarray, shape (n_states, n_inputs)
+    state_names, input_names : tuple of str
+    x, u : ndarray
+        The operating point.
+    t : float
+
+    Examples
+    --------
+    A force input on a mass–damper: ``A = [−b/m]``, ``B = [1/m]``:
+
+    >>> from bondgraph import BondGraph, MSe, One, I, R, Input, build
+    >>> bg = BondGraph("cart")
+    >>> _ = bg.add(MSe("F", Input("force")), One("v"), I("m", 2.0), R("b", 4.0))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> lin = linearize(build(bg), inputs={"force": 1.0})
+    >>> lin.A, lin.B.round(9), lin.input_names
+    (array([[-2.]]), array([[0.5]]), ('force',))
+    >>> lin.eigenvalues()
+    array([-2.])
+    """
 
     name: str
     A: np.ndarray
@@ -88,7 +127,12 @@ class LinearModel:
     t: float
 
     def eigenvalues(self) -> np.ndarray:
-        """Eigenvalues of ``A``, sorted by magnitude."""
+        """Eigenvalues of ``A``, sorted by magnitude.
+
+        Returns
+        -------
+        ndarray of complex or float
+        """
         lam = np.linalg.eigvals(self.A)
         return lam[np.argsort(np.abs(lam), kind="stable")]
 
@@ -106,6 +150,14 @@ class LinearModel:
             How many dominant states to list per mode.
         zero_tol : float
             ``|λ|`` below this (relative to the largest) counts as zero.
+
+        Returns
+        -------
+        list of ModeInfo
+
+        Examples
+        --------
+        See :class:`ModeInfo` and the module.
         """
         A = np.asarray(self.A, dtype=float)
         if A.size == 0:
@@ -141,7 +193,18 @@ class LinearModel:
         return out
 
     def table(self, **kw: Any) -> str:
-        """A readable table of :meth:`modes` (same keyword arguments)."""
+        """A readable table of :meth:`modes` (same keyword arguments).
+
+        Returns
+        -------
+        str
+            One line per mode: eigenvalue, natural frequency, damping ratio, time
+            constant, dominant states (see the module example).
+
+        Parameters
+        ----------
+        **kw
+        """
         lines = [f"linearisation of {self.name!r} at t = {self.t:g}: {len(self.state_names)} states, "
                  f"{len(self.input_names)} inputs",
                  f"{'mode':<5} {'eigenvalue':<23} {'f_n [Hz]':<9} {'zeta':<9} {'tau [s]':<8} dominant states"]
@@ -217,6 +280,28 @@ def linearize(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
         outside (0, 0.1] (all listed at once).
     SimulationError
         The model cannot be evaluated at that point (singular block...).
+
+    Examples
+    --------
+    A pendulum of unit inertia under the gravity torque ``−g·sin θ`` (``m = L = 1``),
+    linearised hanging down, oscillates at ``√g/2π ≈ 0.4985 Hz``, undamped:
+
+    >>> import math
+    >>> import sympy as sp
+    >>> from bondgraph import BondGraph, MSe, One, I, build
+    >>> bg = BondGraph("pend")
+    >>> w = One("w", displacement="theta")
+    >>> _ = bg.add(w, I("J", 1.0), MSe("grav", -9.81 * sp.sin(w.displacement)))
+    >>> _ = bg.connect("w", "J"); _ = bg.connect("grav", "w")
+    >>> (mode,) = linearize(build(bg)).modes()
+    >>> bool(abs(mode.frequency - math.sqrt(9.81) / (2 * math.pi)) < 1e-9), mode.damping
+    (True, 0.0)
+
+    Upside down (``θ = π``) it is unstable: one real eigenvalue ``+√g``:
+
+    >>> lam = linearize(build(bg), x={"pend/w.theta": math.pi}).eigenvalues()
+    >>> bool(abs(max(lam.real) - math.sqrt(9.81)) < 1e-9)
+    True
     """
     from .stepping import require_model
 
@@ -279,6 +364,24 @@ def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
 
     The residual ``ẋ`` is scaled per row by its sensitivity to the free states,
     so pressures and velocities weigh alike. Returns the full state vector.
+
+    Parameters
+    ----------
+    model : Model
+    x : dict or array, optional
+        Starting point and the values of the held states.
+    free : sequence of str
+        The states solved for.
+    inputs : dict, optional
+        Input values or signals (at ``t``).
+    t : float
+    tol : float
+        Largest scaled residual accepted, in (0, 1).
+
+    Returns
+    -------
+    ndarray
+        The full state vector at the equilibrium.
 
     Raises
     ------

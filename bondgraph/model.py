@@ -37,7 +37,40 @@ __all__ = ["Model", "build"]
 
 
 class Model:
-    """Everything needed to simulate: see :func:`build`."""
+    """Everything needed to simulate: made by :func:`build`.
+
+    Parameters
+    ----------
+    graph : networkx.MultiDiGraph
+        The global graph, with causality.
+    report : CausalReport
+    equations : Equations
+    system : CompiledSystem
+    build_times : dict
+        Seconds per stage (see :func:`build`).
+
+    Attributes
+    ----------
+    name : str
+        The model's name (first segment of every path).
+    graph, report, equations, system, build_times
+        As given.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I, R, MSe, Input, build
+    >>> bg = BondGraph("cart")
+    >>> _ = bg.add(MSe("F", Input("force")), One("v"), I("m", 3.0), R("b", 0.5))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> model = build(bg)
+    >>> model
+    Model('cart': 1 states, 2 parameters, inputs=['force'])
+    >>> model.state_names, model.params
+    (['cart/m.f'], {'cart/m.m': 3.0, 'cart/b.r': 0.5})
+    >>> print(model.report.summary())
+    causality of 'cart': sound; 1 independent states, 0 displacement states, 0 dependent storage elements, 0 algebraic loops, 0 conflicts
+    """
 
     def __init__(self, graph: nx.MultiDiGraph, report: CausalReport, equations: Equations,
                  system: CompiledSystem, build_times: dict[str, float]):
@@ -50,10 +83,12 @@ class Model:
 
     @property
     def state_names(self) -> list[str]:
+        """Names of the states, in the order of the state vector."""
         return [s.name for s in self.equations.states]
 
     @property
     def input_names(self) -> list[str]:
+        """Names of the external inputs (:func:`~bondgraph.Input`) the model reads."""
         return list(self.equations.inputs)
 
     @property
@@ -68,6 +103,11 @@ class Model:
         resistance > 0, a transformer modulus ≠ 0, and finite for all), with the same
         message as at construction; parameter expressions (``r = 2·k``) are checked
         again with the new values. Nothing is changed unless every value is valid.
+
+        Parameters
+        ----------
+        values : mapping
+            Parameter name (a key of :attr:`params`) → number.
 
         Raises
         ------
@@ -117,6 +157,36 @@ class Model:
             self.system.params[index[k]] = x
 
     def state_index(self, name: str) -> int:
+        """Position of a state in the state vector.
+
+        Parameters
+        ----------
+        name : str
+            A state name (see :attr:`state_names`).
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        ParameterError
+            No such state (close names are suggested).
+
+        Examples
+        --------
+        >>> from bondgraph import BondGraph, One, I, C, build
+        >>> bg = BondGraph("osc")
+        >>> _ = bg.add(One("v"), I("m", 1.0), C.spring("k", 4.0))
+        >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "k")
+        >>> model = build(bg)
+        >>> model.state_index("osc/k.e")
+        1
+        >>> model.state_index("osc/k.f")
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ParameterError: state 'osc/k.f': not in model 'osc'; did you mean 'osc/m.f', 'osc/k.e'?
+        """
         try:
             return self.state_names.index(name)
         except ValueError:
@@ -124,7 +194,32 @@ class Model:
                                  + _near(name, self.state_names)) from None
 
     def initial_state(self, overrides: Mapping[str, float] | np.ndarray | None = None) -> np.ndarray:
-        """Initial state vector: element initial values, with named overrides."""
+        """Initial state vector: element initial values, with named overrides.
+
+        Parameters
+        ----------
+        overrides : dict or array, optional
+            State name → value, or a whole vector of the right length.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        ParameterError
+            Unknown state names (all listed) or a vector of the wrong shape.
+
+        Examples
+        --------
+        >>> from bondgraph import BondGraph, One, I, C, build
+        >>> bg = BondGraph("osc")
+        >>> _ = bg.add(One("v"), I("m", 1.0, initial=2.0), C.spring("k", 4.0))
+        >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "k")
+        >>> model = build(bg)
+        >>> model.initial_state(), model.initial_state({"osc/k.e": 3.0})
+        (array([2., 0.]), array([2., 3.]))
+        """
         x0 = np.array([s.initial for s in self.equations.states], dtype=float)
         if overrides is None:
             return x0
@@ -190,7 +285,37 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
 
     Raises
     ------
-    ModelStructureError, CausalityConflict, ParameterError, EquationError
+    ModelStructureError
+        A malformed graph (every problem listed), or an empty model.
+    CausalityConflict
+        No causality exists (every conflict named, with a fix).
+    ParameterError
+        ``params`` not a dict, a parameter breaking its rule, a symbol with no value.
+    EquationError
+        A law that cannot be written in its causality, no C compiler.
+
+    Examples
+    --------
+    A damped oscillator; building it again with other values reuses the code:
+
+    >>> from bondgraph import BondGraph, Se, One, I, C, R
+    >>> def msd(m):
+    ...     bg = BondGraph("msd")
+    ...     _ = bg.add(Se("F", 1.0), One("v"), I("m", m), C.spring("k", 4.0), R("b", 0.2))
+    ...     for a, b in [("F", "v"), ("v", "m"), ("v", "k"), ("v", "b")]:
+    ...         _ = bg.connect(a, b)
+    ...     return bg
+    >>> first = build(msd(1.0))
+    >>> again = build(msd(2.0))
+    >>> again.build_times["cached"], again.params["msd/m.m"]
+    (1.0, 2.0)
+
+    An observer is compiled with the outputs and becomes a column of the results:
+
+    >>> import sympy as sp
+    >>> model = build(msd(1.0), observe={"spring_energy": sp.Symbol("msd/k.e")**2 / 8})
+    >>> "spring_energy" in model.system.output_names
+    True
     """
     times: dict[str, float] = {}
     if params is not None and not isinstance(params, Mapping):

@@ -58,7 +58,36 @@ def _checked(observe: Mapping[str, Any] | None) -> dict[str, sp.Expr]:
 
 
 def observer_key(key: str, observe: Mapping[str, Any] | None) -> str:
-    """The cache key of a model with these observers (``key`` itself without any)."""
+    """The cache key of a model with these observers (``key`` itself without any).
+
+    Parameters
+    ----------
+    key : str
+        The model's fingerprint (:meth:`~bondgraph.equations.Collected.fingerprint`).
+    observe : mapping or None
+        Observer name → sympy expression.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ParameterError
+        Not a mapping, a bad name, a value that is not an expression (all listed).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> observer_key("abc", None)
+    'abc'
+    >>> observer_key("abc", {"x2": sp.Symbol("x") * 2}) == observer_key("abc", {"x2": 2 * sp.Symbol("x")})
+    True
+    >>> observer_key("abc", {"bad": "x"})
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: observer 'bad': found 'x' (str), expected a sympy expression of states, inputs, parameters, bond variables and t
+    """
     obs = _checked(observe)
     if not obs:
         return key
@@ -72,11 +101,40 @@ def resolve_observers(eqs, observe: Mapping[str, Any] | None, output_names: list
     """The observers as expressions of the compiled code's symbols (bond variables
     replaced by their expressions); every unknown symbol or clashing name is named.
 
+    Parameters
+    ----------
+    eqs : Equations
+    observe : mapping or None
+        Observer name → sympy expression.
+    output_names : list of str
+        The compiled outputs' names (an observer may not reuse one).
+
+    Returns
+    -------
+    dict
+        Name → symengine expression.
+
     Raises
     ------
     ParameterError
         Unknown symbols (with the nearest names), names that are outputs, states or
         inputs already, or a value that is not an expression.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from bondgraph import BondGraph, Se, One, I, assemble, derive
+    >>> bg = BondGraph("p")
+    >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> eqs = derive(assemble(bg))
+    >>> resolve_observers(eqs, {"power": sp.Symbol("e[p/b1]") * sp.Symbol("p/m.f")}, [])
+    {'power': p/F.e*p/m.f}
+    >>> resolve_observers(eqs, {"v2": sp.Symbol("p/m.v") ** 2}, [])
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: model 'p': observers: 1 problem
+      - observer 'v2': 'p/m.v' (did you mean 'p/m.m', 'p/m.f', 'p/F.e'?): not a state, input, parameter, bond variable or t of model 'p'
     """
     obs = _checked(observe)
     known = {s.name for s in eqs.states} | set(eqs.inputs) | set(eqs.params) | {"t"}

@@ -37,7 +37,26 @@ __all__ = ["Results", "PowerBalance", "power_balance"]
 
 
 class Results:
-    """Time series of one run.
+    """Time series of one run, made by :func:`~bondgraph.simulate`.
+
+    ``res[name]`` gives a state, a bond variable (``"e[model/b3]"``), an input, an
+    output (``"energy[model/m]"``, an observer) or ``"t"``; bond variables and
+    energies are evaluated on request from the states, all times in one call.
+
+    Parameters
+    ----------
+    model : Model
+    t : ndarray
+        Times.
+    y : ndarray
+        States (and the three energy integrals with ``energy=True``), one row per time.
+    inputs : InputSet
+        The run's inputs.
+    energy : bool or None
+        Whether ``y`` carries the energy integrals.
+    stats : dict
+    message : str
+    events : tuple, optional
 
     Attributes
     ----------
@@ -46,10 +65,38 @@ class Results:
     x : ndarray, shape (len(t), n_states)
         States, columns in ``state_names`` order.
     stats : dict
-        ``nfev``, ``njev``, ``wall_time``.
+        ``nfev``, ``njev``, ``steps``, ``wall_time``, ``backend``.
     events : tuple
         ``(times, event_indices, states)`` of located events.
     message : str
+        ``"ok"``, or why the run stopped (a terminal event).
+    stopped : bool
+        A terminal event ended the run.
+
+    Raises
+    ------
+    UnknownNameError
+        ``res[name]`` with a name that is none of the above (close names suggested).
+
+    Examples
+    --------
+    A 2 N force on a 1 kg mass against a 1 N·s/m damper: ``v = 2·(1 − e^{−t})``.
+
+    >>> import math
+    >>> from bondgraph import BondGraph, Se, One, I, R, build, simulate
+    >>> bg = BondGraph("drag")
+    >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 1.0), R("b", 1.0))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> res = simulate(build(bg), (0.0, 3.0), rtol=1e-10, atol=1e-12, progress=False)
+    >>> bool(abs(res["drag/m.f"][-1] - 2 * (1 - math.exp(-3.0))) < 1e-8)
+    True
+    >>> bool(abs(res.effort("b")[-1] - res["drag/m.f"][-1]) < 1e-12)   # damper force b·v
+    True
+    >>> res["drag/m.v"]
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.UnknownNameError: 'drag/m.v': not a state, bond variable, input or output of 'drag'; did you mean 'drag/m.f'?
     """
 
     def __init__(self, model: "Model", t: np.ndarray, y: np.ndarray, inputs: "InputSet", *,
@@ -74,6 +121,7 @@ class Results:
 
     @property
     def state_names(self) -> list[str]:
+        """Names of the columns of :attr:`x` (the model's states)."""
         return self.model.state_names
 
     def __len__(self) -> int:
@@ -81,7 +129,19 @@ class Results:
 
     # ------------------------------------------------------------------ access
     def outputs(self) -> dict[str, np.ndarray]:
-        """Every bond effort/flow, stored energy and power at every time (cached)."""
+        """Every bond effort/flow, stored energy and power at every time (cached).
+
+        Returns
+        -------
+        dict
+            Output name (see :attr:`CompiledSystem.output_names
+            <bondgraph.CompiledSystem>`) → array over :attr:`t`.
+
+        Warns
+        -----
+        BondGraphWarning
+            Once, naming the outputs that are not finite and from when.
+        """
         if self._out is None:
             from .batch import evaluate_many
 
@@ -160,19 +220,100 @@ class Results:
                              f"{self.model.name!r}" + (f" (ambiguous: {', '.join(cands)})" if cands else ""))
 
     def effort(self, bond: str) -> np.ndarray:
-        """Effort of a bond (full or unique short name, or a one-port element's name)."""
+        """Effort of a bond (full or unique short name, or a one-port element's name).
+
+        Parameters
+        ----------
+        bond : str
+            ``"drag/b3"``, ``"b3"`` (if unique) or ``"b"`` (a one-port element).
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        ParameterError
+            Not a bond or one-port element, or ambiguous.
+        """
         return self[f"e[{self._bond(bond)}]"]
 
     def flow(self, bond: str) -> np.ndarray:
-        """Flow of a bond."""
+        """Flow of a bond (names as :meth:`effort`).
+
+        Returns
+        -------
+        ndarray
+
+        Parameters
+        ----------
+        bond : str
+
+        Raises
+        ------
+        ParameterError
+            As :meth:`effort`.
+        """
         return self[f"f[{self._bond(bond)}]"]
 
     def power(self, bond: str) -> np.ndarray:
-        """Power ``e·f`` of a bond, positive in the half-arrow's direction."""
+        """Power ``e·f`` of a bond, positive in the half-arrow's direction.
+
+        Returns
+        -------
+        ndarray
+
+        Parameters
+        ----------
+        bond : str
+
+        Examples
+        --------
+        A 2 N force holding a 1 kg mass against a damper delivers ``F·v``:
+
+        >>> from bondgraph import BondGraph, Se, One, I, R, build, simulate
+        >>> bg = BondGraph("drag")
+        >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 1.0, initial=2.0), R("b", 1.0))
+        >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        ...     _ = bg.connect(a, b)
+        >>> res = simulate(build(bg), (0.0, 1.0), progress=False)
+        >>> [round(float(v), 9) for v in res.power("F")[[0, -1]]]    # steady at v = 2 m/s
+        [4.0, 4.0]
+        """
         return self.effort(bond) * self.flow(bond)
 
     def stored_energy(self, element: str | None = None) -> np.ndarray:
-        """Stored energy of one storage element, or of all of them."""
+        """Stored energy of one storage element, or of all of them.
+
+        Parameters
+        ----------
+        element : str, optional
+            Path of a storage element (``"osc/m"``); default: the sum.
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        ParameterError
+            The element stores no energy (the storage elements are listed).
+
+        Examples
+        --------
+        An undamped oscillator keeps its 0.5 J:
+
+        >>> import numpy as np
+        >>> from bondgraph import BondGraph, One, I, C, build, simulate
+        >>> bg = BondGraph("osc")
+        >>> _ = bg.add(One("v"), I("m", 1.0, initial=1.0), C.spring("k", 1.0))
+        >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "k")
+        >>> res = simulate(build(bg), (0.0, 3.0), rtol=1e-10, atol=1e-12, progress=False)
+        >>> bool(np.allclose(res.stored_energy(), 0.5, atol=1e-8))
+        True
+        >>> float(res.stored_energy("osc/k")[0])
+        0.0
+        """
         out = self.outputs()
         keys = [k for k in out if k.startswith("energy[")]
         if element is not None:
@@ -184,15 +325,65 @@ class Results:
         return sum((out[k] for k in keys), np.zeros(len(self.t)))
 
     def source_work(self) -> np.ndarray:
-        """Cumulative work delivered by all sources (needs ``energy=True``)."""
+        """Cumulative work delivered by all sources (needs ``energy=True``).
+
+        Returns
+        -------
+        ndarray
+            Zero at the start.
+
+        Raises
+        ------
+        ParameterError
+            The run was made without ``energy=True``.
+
+        Examples
+        --------
+        At steady state, a 2 N force at 2 m/s does 4 J/s, all of it dissipated:
+
+        >>> from bondgraph import BondGraph, Se, One, I, R, build, simulate
+        >>> bg = BondGraph("drag")
+        >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 1.0, initial=2.0), R("b", 1.0))
+        >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+        ...     _ = bg.connect(a, b)
+        >>> res = simulate(build(bg), (0.0, 1.5), energy=True, rtol=1e-10, atol=1e-12,
+        ...                progress=False)
+        >>> round(float(res.source_work()[-1]), 6), round(float(res.dissipated()[-1]), 6)
+        (6.0, 6.0)
+        """
         return self._need_w()[:, 0]
 
     def dissipated(self) -> np.ndarray:
-        """Cumulative energy dissipated by all resistors (needs ``energy=True``)."""
+        """Cumulative energy dissipated by all resistors (needs ``energy=True``).
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        ParameterError
+            The run was made without ``energy=True``.
+
+        Examples
+        --------
+        See :meth:`source_work`.
+        """
         return self._need_w()[:, 1]
 
     def parametric_work(self) -> np.ndarray:
-        """Cumulative energy that entered storage through varying coefficients (needs ``energy=True``)."""
+        """Cumulative energy that entered storage through varying coefficients (needs
+        ``energy=True``); see :func:`power_balance`.
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        ParameterError
+            The run was made without ``energy=True``.
+        """
         return self._need_w()[:, 2]
 
     def _need_w(self) -> np.ndarray:
@@ -203,7 +394,42 @@ class Results:
 
     # ------------------------------------------------------------------ export
     def to_csv(self, path: str | os.PathLike, columns: Sequence[str] | None = None) -> Path:
-        """Write ``time`` and the chosen columns (default: all states) atomically."""
+        """Write ``time`` and the chosen columns (default: all states) atomically.
+
+        Values are written in SI with full precision (``repr``); the header names the
+        columns as they are looked up.
+
+        Parameters
+        ----------
+        path : str or path-like
+        columns : sequence of str, optional
+            Any names ``res[name]`` accepts.
+
+        Returns
+        -------
+        pathlib.Path
+
+        Raises
+        ------
+        UnknownNameError
+            A column that does not exist (nothing is written).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from bondgraph import BondGraph, Se, One, I, build, simulate
+        >>> bg = BondGraph("push")
+        >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 4.0))
+        >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+        >>> res = simulate(build(bg), (0.0, 1.0), t_eval=[0.0, 0.5, 1.0], progress=False)
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     text = res.to_csv(pathlib.Path(d) / "push.csv", ["push/m.f", "e[push/b1]"]).read_text()
+        >>> print(text.strip())
+        time,push/m.f,e[push/b1]
+        0.0,0.0,2.0
+        0.5,0.25,2.0
+        1.0,0.5,2.0
+        """
         columns = list(columns) if columns is not None else list(self.state_names)
         data = [self[c] for c in columns]
         path = Path(path)
@@ -318,6 +544,10 @@ class PowerBalance:
     scale_term : str
         Which term that is (``"source work"``, ``"dissipation"``, ``"stored energy"``,
         ``"parametric work"``).
+
+    Examples
+    --------
+    See :func:`power_balance`.
     """
 
     stored_change: float
@@ -355,6 +585,20 @@ def power_balance(res: Results) -> PowerBalance:
     total — and the largest of these. So a motion that returns to rest, or an
     oscillation whose net work is small, is judged against the energy in play, not
     against a net change near zero; ``str()`` names that term and its size.
+
+    Parameters
+    ----------
+    res : Results
+        Of a run with ``energy=True``.
+
+    Returns
+    -------
+    PowerBalance
+
+    Raises
+    ------
+    ParameterError
+        Not a :class:`Results`, or a run without ``energy=True``.
 
     Examples
     --------

@@ -32,6 +32,14 @@ __all__ = ["Signal", "Constant", "Table", "Spline", "PiecewisePolynomial", "as_s
 def describe_callable(fn: Any) -> str:
     """How messages name a user function: ``function 'ramp' (file.py:12)``, ``<lambda> (…)``.
 
+    Parameters
+    ----------
+    fn : callable
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> def ramp(t): return t
@@ -58,6 +66,35 @@ def call_user(fn: Callable, args: tuple, what: str, t: float) -> Any:
 
     ``what`` says what the function serves (e.g. ``"input 'force'"``); errors of our own
     family pass through unchanged.
+
+    Parameters
+    ----------
+    fn : callable
+    args : tuple
+        Its arguments.
+    what : str
+        What it serves, for the message.
+    t : float
+        Simulation time, for the message.
+
+    Returns
+    -------
+    object
+        What ``fn`` returned.
+
+    Raises
+    ------
+    UserCallableError
+        ``fn`` raised (``original`` is its exception).
+
+    Examples
+    --------
+    >>> call_user(lambda t: 2 * t, (1.5,), "input 'u'", 1.5)
+    3.0
+    >>> call_user(lambda t: 1 / 0, (0.0,), "input 'u'", 0.0)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.UserCallableError: input 'u': function '<lambda>' (...) raised ZeroDivisionError: division by zero at t = 0 s
     """
     try:
         return fn(*args)
@@ -97,8 +134,29 @@ class Signal:
     value : callable
         ``value(t) -> float``.
     derivative : callable, optional
-        ``derivative(t) -> float``.
+        ``derivative(t) -> float``; needed where the equations use the input's rate
+        (a prescribed motion driving a dependent inertia).
     name : str, optional
+        The input's name, for messages.
+
+    Examples
+    --------
+    A force ``sin t`` on a unit mass: ``v = 1 − cos t``.
+
+    >>> import math
+    >>> from bondgraph import BondGraph, MSe, One, I, Input, build, simulate
+    >>> bg = BondGraph("shake")
+    >>> _ = bg.add(MSe("F", Input("force")), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> force = Signal(math.sin, math.cos, name="force")
+    >>> res = simulate(build(bg), (0.0, 2.0), inputs={"force": force}, rtol=1e-10, atol=1e-12,
+    ...                progress=False)
+    >>> bool(abs(res["shake/m.f"][-1] - (1 - math.cos(2.0))) < 1e-8)
+    True
+    >>> Signal(math.sin).derivative(0.0)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: signal 'signal': its time derivative is needed but was not given; use a Table, a Spline or Signal(value, derivative)
     """
 
     def __init__(self, value: Callable[[float], float],
@@ -109,13 +167,48 @@ class Signal:
 
     @property
     def has_derivative(self) -> bool:
+        """Can :meth:`derivative` be evaluated?"""
         return self._derivative is not None
 
     def value(self, t: float) -> float:
+        """The value at time ``t``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        UserCallableError
+            The function raised or returned something that is not a finite number.
+        """
         what = f"input {self.name!r}"
         return _finite(call_user(self._value, (t,), what, t), self._value, what, t)
 
     def derivative(self, t: float) -> float:
+        """The time derivative at ``t``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ParameterError
+            The signal has no derivative.
+        UserCallableError
+            The function raised or returned something that is not a finite number.
+        """
         if self._derivative is None:
             raise ParameterError(f"signal {self.name!r}: its time derivative is needed but "
                                  "was not given; use a Table, a Spline or Signal(value, derivative)")
@@ -123,15 +216,40 @@ class Signal:
         return _finite(call_user(self._derivative, (t,), what, t), self._derivative, what, t)
 
     def breakpoints(self) -> np.ndarray:
-        """Times where the signal or its derivative jumps (integration restarts)."""
+        """Times where the signal or its derivative jumps (integration restarts).
+
+        Returns
+        -------
+        ndarray
+        """
         return np.array([])
 
     def values_at(self, t: np.ndarray) -> np.ndarray:
-        """:meth:`value` at every time of ``t`` (a subclass may do it in one call)."""
+        """:meth:`value` at every time of ``t`` (a subclass may do it in one call).
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        ndarray
+        """
         return np.array([self.value(float(ti)) for ti in np.asarray(t, dtype=float)], dtype=float)
 
     def derivatives_at(self, t: np.ndarray) -> np.ndarray:
-        """:meth:`derivative` at every time of ``t``."""
+        """:meth:`derivative` at every time of ``t``.
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        ndarray
+        """
         return np.array([self.derivative(float(ti)) for ti in np.asarray(t, dtype=float)], dtype=float)
 
     def __repr__(self) -> str:
@@ -146,6 +264,22 @@ class PiecewisePolynomial(Signal):
     ppoly : scipy.interpolate.PPoly
     outside : {"hold", "linear"}
         Beyond the breakpoints: hold the end value, or continue along the end slope.
+    name : str
+    corners : bool
+        Restart the integration at every breakpoint (True: slopes jump there) or only
+        at the ends (a smooth signal).
+
+    Raises
+    ------
+    ParameterError
+        An unknown ``outside``.
+
+    Examples
+    --------
+    >>> from scipy.interpolate import PPoly
+    >>> ramp = PiecewisePolynomial(PPoly([[2.0], [0.0]], [0.0, 1.0]), outside="linear")
+    >>> ramp.value(0.5), ramp.value(3.0), ramp.derivative(3.0)
+    (1.0, 6.0, 2.0)
     """
 
     def __init__(self, ppoly, outside: str = "hold", name: str = "pp", corners: bool = True):
@@ -177,12 +311,32 @@ class PiecewisePolynomial(Signal):
         return float(self.dpp(t))
 
     def values_at(self, t: np.ndarray) -> np.ndarray:
-        """:meth:`value` at every time of ``t``, the polynomial evaluated in one call."""
+        """:meth:`value` at every time of ``t``, the polynomial evaluated in one call.
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        ndarray
+        """
         return self._many(t, self.pp, self._v0 + self._s0 * (np.asarray(t, float) - self._x0),
                           self._v1 + self._s1 * (np.asarray(t, float) - self._x1))
 
     def derivatives_at(self, t: np.ndarray) -> np.ndarray:
-        """:meth:`derivative` at every time of ``t``."""
+        """:meth:`derivative` at every time of ``t``.
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        ndarray
+        """
         t = np.asarray(t, dtype=float)
         return self._many(t, self.dpp, np.full(t.shape, self._s0), np.full(t.shape, self._s1))
 
@@ -196,12 +350,30 @@ class PiecewisePolynomial(Signal):
 
     def breakpoints(self) -> np.ndarray:
         """Where the integration restarts: every corner of a table; only the ends of a
-        smooth signal (spline)."""
+        smooth signal (spline).
+
+        Returns
+        -------
+        ndarray
+        """
         x = np.asarray(self.pp.x, dtype=float)
         return x if self.corners else x[[0, -1]]
 
     def pack(self) -> np.ndarray:
-        """``[n, k, linear, x0..xn, c...]`` for the compiled evaluator."""
+        """``[n, k, linear, x0..xn, c...]`` for the compiled evaluator.
+
+        Returns
+        -------
+        ndarray
+            ``n`` intervals of degree ``k``, the extrapolation flag, the breakpoints
+            and the coefficients (highest power first, interval by interval within a
+            power).
+
+        Examples
+        --------
+        >>> Table([0, 1], [0, 2]).pack()
+        array([1., 1., 0., 0., 1., 2., 0.])
+        """
         c = np.ascontiguousarray(self.pp.c, dtype=float)  # (k+1, n)
         k1, n = c.shape
         return np.concatenate([[n, k1 - 1, 1.0 if self.outside == "linear" else 0.0],
@@ -209,7 +381,27 @@ class PiecewisePolynomial(Signal):
 
 
 class Constant(Signal):
-    """A constant value (derivative 0)."""
+    """A constant value (derivative 0).
+
+    A plain number given as an input becomes one (:func:`as_signal`).
+
+    Parameters
+    ----------
+    value : float
+        Finite.
+    name : str
+
+    Raises
+    ------
+    ParameterError
+        A non-finite value.
+
+    Examples
+    --------
+    >>> c = Constant(3.5)
+    >>> c.value(10.0), c.derivative(10.0), c.breakpoints().size
+    (3.5, 0.0, 0)
+    """
 
     def __init__(self, value: float, name: str = "constant"):
         v = float(value)
@@ -222,10 +414,32 @@ class Constant(Signal):
 class Table(PiecewisePolynomial):
     """Piecewise-linear interpolation of ``(times, values)``, held at the ends.
 
+    Its corners are integration restarts, so the solver never steps over one; the
+    compiled model evaluates it natively.
+
+    Parameters
+    ----------
+    times : array_like
+        Strictly increasing, at least two.
+    values : array_like
+        One per time, finite.
+    name : str
+
+    Raises
+    ------
+    ParameterError
+        Shapes that differ, non-finite numbers, times that do not increase.
+
     Examples
     --------
     >>> Table([0, 1, 3], [0, 1, 1]).derivative(0.5)
     1.0
+    >>> Table([0, 1, 3], [0, 1, 1]).value(5.0)      # held after the end
+    1.0
+    >>> Table([0, 0], [1, 2])
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: table 'table': times must increase strictly
     """
 
     def __init__(self, times, values, name: str = "table"):
@@ -255,6 +469,28 @@ class Spline(PiecewisePolynomial):
     ``bc_type`` defaults to ``"clamped"`` (zero slope at both ends), so a
     prescribed motion starts and ends at rest; beyond the ends the spline
     continues along its end slope.
+
+    Parameters
+    ----------
+    times, values : array_like
+        As for :class:`Table`.
+    bc_type : str or tuple
+        scipy's boundary condition: ``"clamped"``, ``"natural"``, ``"not-a-knot"``,
+        ``"periodic"`` or end derivatives.
+    name : str
+
+    Raises
+    ------
+    ParameterError
+        As for :class:`Table`, or a ``bc_type`` scipy refuses.
+
+    Examples
+    --------
+    >>> s = Spline([0.0, 1.0], [0.0, 1.0])       # a rest-to-rest move: 3t² − 2t³
+    >>> s.value(0.5), s.derivative(0.5), s.second_derivative(0.0)
+    (0.5, 1.5, 6.0)
+    >>> s.breakpoints()
+    array([0., 1.])
     """
 
     def __init__(self, times, values, bc_type: Any = "clamped", name: str = "spline"):
@@ -279,21 +515,78 @@ class Spline(PiecewisePolynomial):
         self.d2 = self.cs.derivative(2)
 
     def second_derivative(self, t: float) -> float:
+        """The second time derivative at ``t`` (0 outside the spline's times).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+
+        Returns
+        -------
+        float
+        """
         if t < self.times[0] or t > self.times[-1]:
             return 0.0
         return float(self.d2(t))
 
     def rate(self, name: str | None = None) -> PiecewisePolynomial:
-        """The spline's time derivative as a signal (its own derivative is the second)."""
+        """The spline's time derivative as a signal (its own derivative is the second).
+
+        Parameters
+        ----------
+        name : str, optional
+
+        Returns
+        -------
+        PiecewisePolynomial
+
+        Examples
+        --------
+        >>> Spline([0.0, 1.0], [0.0, 1.0]).rate().derivative(0.0)
+        6.0
+        """
         return PiecewisePolynomial(self.cs.derivative(), "hold", name or f"{self.name} rate",
                                    corners=False)
 
     def breakpoints(self) -> np.ndarray:
+        """The first and last time (a spline is smooth in between).
+
+        Returns
+        -------
+        ndarray
+        """
         return self.times[[0, -1]]
 
 
 def as_signal(obj: Any, name: str) -> Signal:
-    """Turn a number, sympy expression of ``t``, callable or Signal into a Signal."""
+    """Turn a number, sympy expression of ``t``, callable or Signal into a Signal.
+
+    Parameters
+    ----------
+    obj : number, sympy.Expr, callable or Signal
+        An expression of :data:`bondgraph.t` brings its derivative; a callable does not.
+    name : str
+        The input's name.
+
+    Returns
+    -------
+    Signal
+
+    Raises
+    ------
+    ParameterError
+        An expression of other symbols than ``t``, or anything else.
+
+    Examples
+    --------
+    >>> from bondgraph import t
+    >>> s = as_signal(3 * t**2, "u")
+    >>> s.value(2.0), s.derivative(2.0)
+    (12.0, 12.0)
+    >>> type(as_signal(4, "u")).__name__, as_signal(abs, "u").has_derivative
+    ('Constant', False)
+    """
     if isinstance(obj, Signal):
         return obj
     if isinstance(obj, (int, float, np.floating, np.integer)) and not isinstance(obj, bool):
@@ -317,7 +610,39 @@ def as_signal(obj: Any, name: str) -> Signal:
 
 
 class InputSet:
-    """All inputs of a model, evaluated together: ``u(t)``, ``du(t)``."""
+    """All inputs of a model, evaluated together: ``u(t)``, ``du(t)``.
+
+    Made by :func:`~bondgraph.simulate` from its ``inputs=``; calling it gives the
+    value and derivative vectors at one time.
+
+    Parameters
+    ----------
+    names : list of str
+        The model's inputs.
+    deriv_names : list of str
+        Those whose time derivative the equations use.
+    given : mapping or None
+        Input name → number, expression of ``t``, callable or :class:`Signal`.
+
+    Raises
+    ------
+    ParameterError
+        A missing or unknown input, or an input whose derivative is needed but
+        cannot be had (all listed).
+
+    Examples
+    --------
+    >>> inp = InputSet(["a", "b"], ["b"], {"a": 2.0, "b": Table([0, 1], [0, 4])})
+    >>> u, du = inp(0.5)
+    >>> u.tolist(), du.tolist()
+    ([2.0, 2.0], [4.0])
+    >>> InputSet(["a"], [], {"b": 1.0})
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: inputs: 2 problems
+      - input 'a' has no signal; pass inputs={'a': ...}
+      - input 'b' given but the model has no such input (inputs: a)
+    """
 
     def __init__(self, names: list[str], deriv_names: list[str], given: Mapping[str, Any] | None):
         if given is not None and not isinstance(given, Mapping):
@@ -347,7 +672,14 @@ class InputSet:
         self._du = np.zeros(len(deriv_names))
 
     def native(self) -> list[np.ndarray] | None:
-        """Packed tables for the compiled evaluator, if every input is piecewise polynomial."""
+        """Packed tables for the compiled evaluator, if every input is piecewise polynomial.
+
+        Returns
+        -------
+        list of ndarray or None
+            One :meth:`PiecewisePolynomial.pack` per input (a constant is a one-piece
+            table); None if any input is a Python callable.
+        """
         out = []
         for s in self.signals:
             if isinstance(s, PiecewisePolynomial):
@@ -368,7 +700,17 @@ class InputSet:
     def at(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``u`` and ``du`` at every time of ``t``: arrays ``(len(t), n_inputs)`` and
         ``(len(t), n_derivatives)``, each signal evaluated as :meth:`__call__` would
-        (tables and splines in one call per signal)."""
+        (tables and splines in one call per signal).
+
+        Parameters
+        ----------
+        t : ndarray
+            Time (s).
+
+        Returns
+        -------
+        tuple
+        """
         t = np.asarray(t, dtype=float).ravel()
         U = np.empty((len(t), len(self.signals)))
         DU = np.empty((len(t), len(self.dsignals)))
@@ -379,5 +721,11 @@ class InputSet:
         return U, DU
 
     def breakpoints(self) -> np.ndarray:
+        """Every input's breakpoints, sorted and unique (integration restarts).
+
+        Returns
+        -------
+        ndarray
+        """
         pts = [s.breakpoints() for s in self.signals]
         return np.unique(np.concatenate(pts)) if pts else np.array([])

@@ -59,7 +59,29 @@ __all__ = ["StorageRank", "storage_order", "coordinate_junctions"]
 
 @dataclass(frozen=True)
 class StorageRank:
-    """One storage element's place in the order and the reason for it."""
+    """One storage element's place in the order and the reason for it.
+
+    Attributes
+    ----------
+    element : str
+        Path of the storage element.
+    key : tuple
+        The sort key (preference, nonlinear law, coordinate, gain, name).
+    reason : str
+        Which rule placed it, as the causal report quotes it.
+
+    Examples
+    --------
+    ``prefer="state"`` ranks a mass first whatever its name:
+
+    >>> from bondgraph import BondGraph, Se, One, I, assemble
+    >>> bg = BondGraph("two")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("a", 1.0), I("b", 2.0, prefer="state"))
+    >>> for x, y in [("F", "v"), ("v", "a"), ("v", "b")]:
+    ...     _ = bg.connect(x, y)
+    >>> [(r.element, r.reason) for r in storage_order(assemble(bg))]
+    [('two/b', "prefer='state'"), ('two/a', 'by name')]
+    """
 
     element: str
     key: tuple
@@ -69,10 +91,30 @@ class StorageRank:
 def coordinate_junctions(g: nx.MultiDiGraph) -> dict[str, str]:
     """Junctions whose displacement a law uses: node → global state name.
 
+    Parameters
+    ----------
+    g : networkx.MultiDiGraph
+        A global graph.
+
+    Returns
+    -------
+    dict
+
     Examples
     --------
+    >>> import sympy as sp
+    >>> from bondgraph import BondGraph, Se, MTF, One, I, assemble
     >>> coordinate_junctions(nx.MultiDiGraph())
     {}
+    >>> bg = BondGraph("arm")
+    >>> w = One("w", displacement="theta")
+    >>> _ = bg.add(Se("T", 1.0), w, I("J", 1.0), MTF("t", sp.cos(w.displacement)), One("v"),
+    ...            I("m", 1.0), One("free", displacement="x"), I("n", 1.0), Se("F", 1.0))
+    >>> for a, b in [("T", "w"), ("w", "J"), ("w", "t/1"), ("t/2", "v"), ("v", "m"),
+    ...              ("F", "free"), ("free", "n")]:
+    ...     _ = bg.connect(a, b)
+    >>> coordinate_junctions(assemble(bg))
+    {'arm/w': 'arm/w.theta'}
     """
     handles = g.graph.get("handles", {})
     if not handles:
@@ -102,6 +144,10 @@ def storage_order(g: nx.MultiDiGraph) -> list[StorageRank]:
     -------
     list of StorageRank
         Best first; the rule is in the module docstring.
+
+    Examples
+    --------
+    See :class:`StorageRank` and the module.
     """
     coords = coordinate_junctions(g)
     gains = _gains(g, coords) if coords else {}
@@ -136,12 +182,16 @@ def storage_order(g: nx.MultiDiGraph) -> list[StorageRank]:
 
 
 def _law_symbols(el) -> set[sp.Symbol]:
-    """Free symbols of an element's expression-valued parameters (moduli, masses, sources)."""
+    """Free symbols of an element's expression-valued parameters (moduli, masses, sources).
+
+    A junction's own displacement handle is not a law of it (it is the symbol other
+    laws use), so it does not count.
+    """
     syms: set[sp.Symbol] = set()
     for value in vars(el).values():
         if isinstance(value, sp.Basic):
             syms |= value.free_symbols
-    return syms
+    return syms - set(el.handles())
 
 
 def _initial_values(g: nx.MultiDiGraph) -> dict[sp.Symbol, float]:

@@ -102,7 +102,7 @@ from scipy.optimize import brentq, minimize_scalar
 
 from .errors import ParameterError, SimulationError, SingularityWarning, UserCallableError
 
-__all__ = ["run_segment", "Watch", "EventSet", "Failure", "Segment", "check_options",
+__all__ = ["run_segment", "Watch", "EventSet", "Failure", "Segment", "check_options", "require_model",
            "SOLVE_IVP_METHODS", "FAIL_LIMIT", "STALL_CALLS", "STALL_STEPS", "TINY_ULPS",
            "BLOCK_EPS", "ILL_RATIO", "DEFAULT_TIMEOUT", "DEFAULT_BLOWUP"]
 
@@ -130,7 +130,44 @@ _EPS = np.finfo(float).eps
 # ---------------------------------------------------------------------------- records
 @dataclass
 class Failure:
-    """Why and when a run stopped (see the module rules)."""
+    """Why and when a run stopped (see the module rules).
+
+    Attributes
+    ----------
+    kind : str
+        ``"rhs"``, ``"stall"``, ``"solver"``, ``"nonfinite"``, ``"blowup"``,
+        ``"singular"``, ``"timeout"``, ``"steps"``, ``"callable"`` or ``"start"``.
+    time : float
+        The true failure time (see the rules).
+    cause : str
+        The probable cause, as the error message gives it.
+    state : ndarray or None
+        The state at ``time`` when it was located.
+    solver : str
+        The integrator's own message (R3).
+    involved : tuple of int
+        Indices of the states the cause names.
+    error : Exception or None
+        A :class:`~bondgraph.errors.UserCallableError` to raise as it is (R11).
+
+    Examples
+    --------
+    :meth:`Watch.error` turns one into the :class:`~bondgraph.errors.SimulationError`
+    a caller raises:
+
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, One, I, R, build
+    >>> bg = BondGraph("decay")
+    >>> _ = bg.add(One("v"), I("m", 1.0, initial=1.0), R("b", 1.0))
+    >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "b")
+    >>> w = Watch(build(bg), 0.0, 1.0, np.array([1.0]), method="RK45", timeout=None,
+    ...           blowup=None, singular="ignore", max_steps=10)
+    >>> f = w.steps_failure(0.25, 0.01)
+    >>> f.kind, f.time
+    ('steps', 0.25)
+    >>> print(w.error("model 'decay'", f, None))
+    model 'decay': integration failed at t = 0.25 s (RK45): more than max_steps = 10 steps (the last 0.01 s long): raise max_steps or look for what makes the steps small. Last good step t = 0 s; states at the last good step t = 0 s: decay/m.f = 1
+    """
 
     kind: str  # rhs | stall | solver | nonfinite | blowup | singular | timeout | steps | callable
     time: float
@@ -144,7 +181,26 @@ class Failure:
 
 @dataclass
 class Segment:
-    """What :func:`run_segment` returns."""
+    """What :func:`run_segment` returns.
+
+    Attributes
+    ----------
+    t, y : ndarray
+        Output times and states (rows).
+    events : list of (float, int, ndarray)
+        Located non-terminal events: time, index, state.
+    hit : (float, int, ndarray) or None
+        The terminal event that ended the segment.
+    t_end, y_end : float, ndarray
+        Where the segment ended (its end, the event, or the last good step).
+    failure : Failure or None
+    t_good, y_good : float, ndarray
+        The last good step.
+
+    Examples
+    --------
+    See :func:`run_segment`.
+    """
 
     t: np.ndarray
     y: np.ndarray
@@ -168,6 +224,10 @@ class _Abort(Exception):
 class EventSet:
     """Event or guard functions checked together (R7).
 
+    On a native run, ``values`` are the native driver's (evaluated in C) and ``polled``
+    may hold Python events checked only when the driver hands back control (a
+    :class:`~bondgraph.events.Flag`), numbered after these.
+
     Parameters
     ----------
     values : callable
@@ -179,9 +239,12 @@ class EventSet:
     extrema : bool
         Also look for crossings between step ends (an extremum inside the step).
 
-    On a native run, ``values`` are the native driver's (evaluated in C) and ``polled``
-    may hold Python events checked only when the driver hands back control (a
-    :class:`~bondgraph.events.Flag`), numbered after these.
+    Examples
+    --------
+    >>> import numpy as np
+    >>> half = EventSet(lambda t, y: np.array([y[0] - 0.5]), [-1], [True], ["x = 0.5"])
+    >>> len(half), half.values(0.0, np.array([1.0]))
+    (1, array([0.5]))
     """
 
     polled: "EventSet | None" = None
@@ -213,6 +276,14 @@ class Watch:
         ``monitor(t, x) -> (values, status)``: the compiled divisors (inputs set).
     rate : callable or None
         ``rate(t, x) -> ẋ`` (inputs set), for the diagnosis; may raise.
+    method : str
+        The integrator's name, for messages.
+    timeout, blowup, singular, max_steps
+        As for :func:`~bondgraph.simulate`.
+
+    Examples
+    --------
+    See :func:`run_segment` and :class:`Failure`.
     """
 
     def __init__(self, model, t0: float, t1: float, x0: np.ndarray, *, method: str,
@@ -251,7 +322,15 @@ class Watch:
 
     # ------------------------------------------------------------ callbacks (R1, R2, R9)
     def call(self, t: float) -> None:
-        """Count one right-hand-side call; stop a stall or an overrun."""
+        """Count one right-hand-side call; stop a stall or an overrun.
+
+        Call it at the start of every right-hand-side evaluation (R2, R9).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        """
         self.nfev += 1
         self.calls += 1
         if self.calls > STALL_CALLS:
@@ -260,7 +339,16 @@ class Watch:
             raise _Abort(self.timeout_failure())
 
     def failed(self, t: float, y: np.ndarray, why: str, *, jacobian: bool = False) -> None:
-        """Record a failed compiled call; stop after FAIL_LIMIT of them (R1)."""
+        """Record a failed compiled call; stop after FAIL_LIMIT of them (R1).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+        why : str
+        jacobian : bool, optional
+        """
         self.fails += 1
         if self.first_fail is None or t < self.first_fail[0]:
             self.first_fail = (float(t), np.array(y, dtype=float), why)
@@ -269,32 +357,83 @@ class Watch:
 
     # the failures of the rules, worded once for every integrator (and the native driver)
     def fails_failure(self) -> Failure:
-        """R1: too many failed evaluations since the last good step, or a failed Jacobian."""
+        """R1: too many failed evaluations since the last good step, or a failed Jacobian.
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("rhs", self.first_fail[0], self.failed_cause())
 
     def calls_failure(self) -> Failure:
-        """R2: too many right-hand-side calls without an accepted step."""
+        """R2: too many right-hand-side calls without an accepted step.
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("stall", self.t_good, self.stall_cause(
             f"{STALL_CALLS} right-hand-side calls without an accepted step"))
 
     def tiny_failure(self, t_old: float) -> Failure:
-        """R2: too many consecutive tiny steps."""
+        """R2: too many consecutive tiny steps.
+
+        Parameters
+        ----------
+        t_old : float
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("stall", t_old, self.stall_cause(
             f"{STALL_STEPS} accepted steps each shorter than {TINY_ULPS} ulps of t"))
 
     def steps_failure(self, t_old: float, h: float) -> Failure:
-        """R10: more than max_steps accepted steps."""
+        """R10: more than max_steps accepted steps.
+
+        Parameters
+        ----------
+        t_old : float
+        h : float
+            Step (s).
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("steps", t_old, f"more than max_steps = {self.max_steps} steps "
                             f"(the last {h:.3g} s long): raise max_steps or look for what "
                             "makes the steps small")
 
     def solver_failure(self, msg: str) -> Failure:
-        """R3: the integrator gave up (its own message)."""
+        """R3: the integrator gave up (its own message).
+
+        Parameters
+        ----------
+        msg : str
+
+        Returns
+        -------
+        Failure
+        """
         return self.failure("solver", self.t_good, self.stall_cause("the integrator gave up"),
                             solver=msg)
 
     def nonfinite_failure(self, t_old: float, t: float, y: np.ndarray) -> Failure:
-        """R4: a non-finite accepted state at ``t``."""
+        """R4: a non-finite accepted state at ``t``.
+
+        Parameters
+        ----------
+        t_old : float
+        t : float
+            Time (s).
+        y : ndarray
+
+        Returns
+        -------
+        Failure
+        """
         bad = tuple(i for i in range(self.nx) if not np.isfinite(y[i]))
         cause = (self.failed_cause() if self.first_fail else
                  (f"the state became non-finite "
@@ -303,6 +442,12 @@ class Watch:
         return self.failure("nonfinite", t, cause)
 
     def timeout_failure(self) -> Failure:
+        """R9: the wall-clock guard stopped the run.
+
+        Returns
+        -------
+        Failure
+        """
         spent = _time.perf_counter() - self.start
         return self.failure(
             "timeout", self.t_good,
@@ -312,7 +457,19 @@ class Watch:
             "what makes the steps small")
 
     def accept(self, t_old: float, t: float, y: np.ndarray) -> Failure | None:
-        """Book an accepted step; a stall (R2) or too many steps (R10) come back as failures."""
+        """Book an accepted step; a stall (R2) or too many steps (R10) come back as failures.
+
+        Parameters
+        ----------
+        t_old : float
+        t : float
+            Time (s).
+        y : ndarray
+
+        Returns
+        -------
+        Failure, optional
+        """
         self.steps += 1
         self.calls = 0
         self.fails = 0
@@ -331,16 +488,51 @@ class Watch:
         return None
 
     def good(self, t: float, y: np.ndarray) -> None:
-        """The last good point (``y`` is not copied: callers pass arrays they do not reuse)."""
+        """The last good point (``y`` is not copied: callers pass arrays they do not reuse).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+        """
         self.t_good, self.y_good = float(t), y
 
     def failure(self, kind: str, t: float, cause: tuple[str, tuple[int, ...]] | str, *,
                 state: np.ndarray | None = None, solver: str = "", advice: str = "") -> Failure:
+        """A :class:`Failure` of ``kind`` at ``t``; ``cause`` is its text, or ``(text,
+        involved state indices)``.
+
+        Parameters
+        ----------
+        kind : str
+        t : float
+            Time (s).
+        cause : tuple[str, tuple[int, ...]] or str
+        state : ndarray, optional
+            A state from :meth:`save_state`.
+        solver : str, optional
+        advice : str, optional
+            How to get past it (kept apart from the cause, so that a layer that knows the
+            physical cause can replace it: :attr:`SimulationError.advice
+            <bondgraph.errors.SimulationError.advice>`).
+
+        Returns
+        -------
+        Failure
+        """
         text, inv = (cause, ()) if isinstance(cause, str) else cause
         return Failure(kind, float(t), text, state, solver, inv, advice=advice)
 
     # ------------------------------------------------------------ diagnosis
     def failed_cause(self) -> tuple[str, tuple[int, ...]]:
+        """The cause of recorded failed evaluations (R1): what failed, when, and a divisor
+        near zero at the last good step if there is one.
+
+        Returns
+        -------
+        tuple
+        """
         tf, yf, why = self.first_fail
         near, inv = self._near_zero(self.t_good, self.y_good)
         text = (f"{why} (met at t = {tf:.9g} s; {self.fails} failed evaluations since the last "
@@ -350,7 +542,16 @@ class Watch:
         return text, inv
 
     def stall_cause(self, what: str) -> tuple[str, tuple[int, ...]]:
-        """Why the integrator cannot advance from the last good step."""
+        """Why the integrator cannot advance from the last good step.
+
+        Parameters
+        ----------
+        what : str
+
+        Returns
+        -------
+        tuple
+        """
         if self.first_fail is not None:
             text, inv = self.failed_cause()
             return f"{what}: {text}", inv
@@ -423,7 +624,18 @@ class Watch:
     # ------------------------------------------------------------ the error
     def error(self, subject: str, f: Failure, results) -> Exception:
         """The :class:`SimulationError` of a failed run: true time, last good step, states
-        by name (those the cause involves, non-finite ones, the largest), probable cause."""
+        by name (those the cause involves, non-finite ones, the largest), probable cause.
+
+        Parameters
+        ----------
+        subject : str
+        f : Failure
+        results
+
+        Returns
+        -------
+        Exception
+        """
         state = f.state if f.state is not None else self.y_good
         x = np.asarray(state, dtype=float)[: self.nx]
         named = {n: float(v) for n, v in zip(self.names, x)}
@@ -457,7 +669,19 @@ class Watch:
 
     # ------------------------------------------------------------ the start (R0)
     def check_start(self, t: float, y: np.ndarray, fun) -> Failure | None:
-        """R0: the right-hand side must be finite at the start and no divisor zero there."""
+        """R0: the right-hand side must be finite at the start and no divisor zero there.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+        fun
+
+        Returns
+        -------
+        Failure, optional
+        """
         try:
             probe = np.asarray(fun(t, y), dtype=float)
             fail = self.start_monitors(t, y)
@@ -475,7 +699,18 @@ class Watch:
 
     # ------------------------------------------------------------ monitors (R6)
     def start_monitors(self, t: float, y: np.ndarray) -> Failure | None:
-        """Reference values at the run's start; a divisor already zero is a failure."""
+        """Reference values at the run's start; a divisor already zero is a failure.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+
+        Returns
+        -------
+        Failure, optional
+        """
         if self.monitor is None:
             return None
         vals, _ = self.monitor(t, y[: self.nx])
@@ -497,6 +732,20 @@ class Watch:
         self._low = np.maximum(self._ill_level, np.where(self._coupled, BLOCK_EPS, 0.0))
 
     def ill_conditioning(self, t: float, vals: np.ndarray, y: np.ndarray) -> None:
+        """Warn once per divisor whose value fell below :data:`ILL_RATIO` of its start (R6).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        vals : ndarray
+        y : ndarray
+
+        Warns
+        -----
+        SingularityWarning
+            Naming the divisor, the time, the value and the pose.
+        """
         if self.ref is None:
             return
         low = np.abs(vals) < self._ill_level
@@ -669,6 +918,52 @@ def run_segment(method: str, fun, jac, a: float, b: float, y0: np.ndarray, watch
     and ``jac`` are then not called); it applies R1–R4, R9, R10 itself and hands back
     every step where R5–R7 may find something, which is finished here by the same code
     as the Python path's steps.
+
+    Parameters
+    ----------
+    method : str
+        ``"CVODE"`` or a solve_ivp method.
+    fun, jac : callable
+        Right-hand side and Jacobian (``jac`` may be None).
+    a, b : float
+        The segment.
+    y0 : ndarray
+    watch : Watch
+        The run's policy and bookkeeping.
+    rtol, atol, max_step, first_step
+        Integrator options.
+    t_eval : ndarray, optional
+    events : EventSet, optional
+    on_step : callable, optional
+        ``on_step(t)`` after every accepted step (a progress bar).
+    native : Session, optional
+
+    Returns
+    -------
+    Segment
+        Never raises for a failed run: the failure is in ``Segment.failure``.
+
+    Examples
+    --------
+    ``ẋ = −x`` from 1 with a terminal event at ``x = 0.5``: it stops at ``t = ln 2``.
+
+    >>> import math
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, One, I, R, build
+    >>> bg = BondGraph("decay")
+    >>> _ = bg.add(One("v"), I("m", 1.0, initial=1.0), R("b", 1.0))
+    >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "b")
+    >>> watch = Watch(build(bg), 0.0, 1.0, np.array([1.0]), method="RK45", timeout=None,
+    ...               blowup=None, singular="ignore", max_steps=10_000)
+    >>> def fun(t, y):
+    ...     watch.call(t)
+    ...     return -y
+    >>> half = EventSet(lambda t, y: np.array([y[0] - 0.5]), [-1], [True], ["half"])
+    >>> seg = run_segment("RK45", fun, None, 0.0, 1.0, np.array([1.0]), watch, rtol=1e-10,
+    ...                   atol=1e-12, max_step=np.inf, first_step=None, t_eval=[0.5, 1.0],
+    ...                   events=half)
+    >>> seg.failure is None, bool(abs(seg.hit[0] - math.log(2)) < 1e-9), seg.t
+    (True, True, array([0.5]))
     """
     te = None if t_eval is None else np.asarray(t_eval, dtype=float)
     out = _Out(te, len(y0))
@@ -1020,6 +1315,11 @@ def _crossings(events: EventSet, i: int, drv, t_old: float, t: float, ga: float,
 def require_model(model: Any, what: str) -> None:
     """A built :class:`~bondgraph.model.Model`, or a named :class:`ParameterError`.
 
+    Parameters
+    ----------
+    model : object
+    what : str
+
     Examples
     --------
     >>> from bondgraph import BondGraph
@@ -1042,7 +1342,43 @@ def check_options(model, *, t_span, method: str, rtol, atol, max_step, first_ste
                   extra: Sequence[str] = ()) -> tuple[float, float]:
     """Validate a run's arguments; one :class:`ParameterError` lists every problem.
 
-    Returns ``(t0, t1)``.
+    Parameters
+    ----------
+    model : Model
+    t_span, method, rtol, atol, max_step, first_step, t_eval, x0, timeout, blowup, singular, max_steps
+        As for :func:`~bondgraph.simulate`.
+    what : str
+        The caller's name, for the message.
+    extra : sequence of str
+        Problems the caller found already (listed with these).
+
+    Returns
+    -------
+    (float, float)
+        ``(t0, t1)``.
+
+    Raises
+    ------
+    ParameterError
+        Not a built model, or any bad option (all listed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, One, I, build
+    >>> bg = BondGraph("m")
+    >>> _ = bg.add(One("v"), I("m", 1.0))
+    >>> _ = bg.connect("v", "m")
+    >>> model = build(bg)
+    >>> check_options(model, t_span=(0, 2), method="BDF", rtol=1e-6, atol=1e-9, max_step=np.inf)
+    (0.0, 2.0)
+    >>> check_options(model, t_span=(0, 2), method="BDF", rtol=1.0, atol=-1.0, max_step=0)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: simulate('m'): 3 problems
+      - rtol = 1.0: expected a number in [2.2e-14, 0.1] (relative error per step)
+      - atol = -1.0: expected finite values ≥ 0
+      - max_step = 0: expected a positive number (inf: no limit)
     """
     problems = list(extra)
     require_model(model, what)

@@ -56,7 +56,22 @@ def _registry():
 
 
 def ureg():
-    """The shared ``pint.UnitRegistry`` (with ``rev`` defined as a revolution)."""
+    """The shared ``pint.UnitRegistry`` (with ``rev`` defined as a revolution).
+
+    Made at the first call (importing pint costs time), then reused.
+
+    Returns
+    -------
+    pint.UnitRegistry
+
+    Examples
+    --------
+    >>> reg = ureg()
+    >>> reg.Quantity(250, "bar").to("MPa").magnitude
+    25.0
+    >>> ureg() is reg
+    True
+    """
     return _registry()
 
 
@@ -83,7 +98,22 @@ _DIM_NAMES = {
 
 
 def describe_unit(unit: str) -> str:
-    """``"a pressure in Pa"`` for ``"Pa"``: what a message should say is expected."""
+    """``"a pressure in Pa"`` for ``"Pa"``: what a message should say is expected.
+
+    Parameters
+    ----------
+    unit : str
+        A pint unit.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> describe_unit("Pa"), describe_unit("N*s/m"), describe_unit("")
+    ('a pressure in Pa', 'a damping coefficient in N*s/m', 'a dimensionless number')
+    """
     reg = ureg()
     q = reg.Quantity(1.0, unit)
     dim = str(q.dimensionality)
@@ -142,6 +172,17 @@ def plausible_unit(value: float, unit: str) -> str:
     """``value`` with a unit its size suggests for the kind of ``unit`` (``150, "m"`` →
     ``"150 mm"``); the target unit itself when nothing better is known.
 
+    Parameters
+    ----------
+    value : float
+        A bare number as a user wrote it.
+    unit : str
+        The SI unit expected.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> plausible_unit(150, "m"), plausible_unit(1.25, "m"), plausible_unit(300, "Pa")
@@ -158,6 +199,16 @@ def plausible_unit(value: float, unit: str) -> str:
 def implausible(value: float, unit: str) -> str | None:
     """Why a bare SI ``value`` in ``unit`` is implausible for its kind (None if it is not,
     or if nothing is known of the kind), with the unit its size suggests.
+
+    Parameters
+    ----------
+    value : float
+    unit : str
+        An SI unit (``"m"``, ``"Pa"``, ``"m^3/s"``...).
+
+    Returns
+    -------
+    str or None
 
     Examples
     --------
@@ -204,6 +255,10 @@ def to_si(value: Any, unit: str, *, bare_si: bool = False, name: str = "value") 
     name : str
         Used in the error message.
 
+    Returns
+    -------
+    float
+
     Raises
     ------
     ParameterError
@@ -215,6 +270,12 @@ def to_si(value: Any, unit: str, *, bare_si: bool = False, name: str = "value") 
     0.0005
     >>> to_si(0.1, "m", bare_si=True)
     0.1
+    >>> to_si({"value": 2, "unit": "L"}, "m^3")
+    0.002
+    >>> to_si(150, "m", name="bore")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: 'bore': found the bare number 150, expected a length in m with its unit, e.g. "150 mm"
     """
     if bare_si and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)  # already in `unit`: no registry needed (keeps pint out of warm builds)
@@ -267,6 +328,16 @@ class ParamSpec:
         Inclusive bounds in the target unit.
     positive : bool
         Require a value > 0.
+
+    Examples
+    --------
+    >>> spec = ParamSpec("p_max", "Pa", "relief setting", required=False, default="300 bar",
+    ...                  maximum=5e7)
+    >>> ParamSchema("pump", [spec]).load({"p_max": "600 bar"})
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: pump: 1 problem
+      - 'p_max': found '600 bar', expected ≤ 5e+07 Pa
     """
 
     name: str
@@ -288,6 +359,15 @@ class ParamSchema:
     name : str
         What the parameters describe (used as the error subject).
     specs : iterable of ParamSpec
+
+    Examples
+    --------
+    >>> schema = ParamSchema("oil", [ParamSpec("density", "kg/m^3", "at 15 °C"),
+    ...                              ParamSpec("bulk_modulus", "Pa", positive=True)])
+    >>> schema.keys
+    ['density', 'bulk_modulus']
+    >>> schema.load({"density": "0.87 g/cm^3", "bulk_modulus": "1.6 GPa"})
+    {'density': 870.0, 'bulk_modulus': 1600000000.0}
     """
 
     name: str
@@ -299,10 +379,27 @@ class ParamSchema:
 
     @property
     def keys(self) -> list[str]:
+        """The parameter names, in the schema's order."""
         return [s.name for s in self.specs]
 
     def load(self, values: Mapping[str, Any], *, bare_si: bool = False) -> dict[str, float | None]:
         """Validate ``values`` and return SI floats for every spec (``None`` if absent).
+
+        Parameters
+        ----------
+        values : mapping
+            Key → value with units (text, quantity, ``{value, unit}`` table).
+        bare_si : bool
+            Accept bare numbers as already in SI (Python API calls).
+
+        Returns
+        -------
+        dict
+            Every key of the schema → float in its unit, or None (absent, no default).
+
+        Examples
+        --------
+        See :class:`ParamSchema`.
 
         Raises
         ------
@@ -350,7 +447,18 @@ class ParamSchema:
         return out
 
     def describe(self) -> str:
-        """A readable list of the parameters (name, unit, required/default, doc)."""
+        """A readable list of the parameters (name, unit, required/default, doc).
+
+        Returns
+        -------
+        str
+            One line per parameter.
+
+        Examples
+        --------
+        >>> print(ParamSchema("s", [ParamSpec("k", "N/m", "stiffness")]).describe())
+        k                      N/m        required               stiffness
+        """
         lines = []
         for s in self.specs:
             req = "required" if s.required else f"default {s.default!r}"
@@ -360,6 +468,29 @@ class ParamSchema:
 
 def load_toml(path: str | Path) -> dict[str, Any]:
     """Read a TOML parameter file (``tomllib``); errors name the file.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+
+    Returns
+    -------
+    dict
+        The file's tables (values as written; convert them with a :class:`ParamSchema`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     f = pathlib.Path(d) / "pump.toml"
+    ...     _ = f.write_text('pump = { displacement = "45 cm^3/rev" }')
+    ...     data = load_toml(f)
+    >>> to_si(data["pump"]["displacement"], "m^3/rev")
+    4.5e-05
+    >>> load_toml("no/such/file.toml")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: parameter file 'no/such/file.toml': not found
 
     Raises
     ------

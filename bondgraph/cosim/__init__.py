@@ -20,7 +20,7 @@ True
 from .config import CosimSetup, build_setup, load_config
 from .catcher import KINDS, LEVELS, CosimulationWarning, ErrorCatcher, ErrorPolicy, Event
 from .divergence import DivergenceMonitor, DivergenceWatch
-from .export import export_fmu, load_factory
+from .export import export_fmu
 from .fmi import FmuSubsystem, fmu_ports
 from .glue import Glue, evaluate, extrapolate, taylor_matrix
 from .linear import StateSpaceSubsystem
@@ -39,7 +39,7 @@ from .timing import TimeManager
 __all__ = [
     "ModelSubsystem",
     "Subsystem", "Port", "PythonSubsystem", "StateSpaceSubsystem", "OdeSubsystem",
-    "FmuSubsystem", "fmu_ports", "export_fmu", "load_factory",
+    "FmuSubsystem", "fmu_ports", "export_fmu",
     "Relation", "Relations", "PowerBond",
     "TimeManager", "Glue", "extrapolate", "evaluate", "taylor_matrix",
     "InputPackage", "OutputPackage", "check_times",

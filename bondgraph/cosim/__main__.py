@@ -51,7 +51,40 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit code."""
+    """Entry point; returns the exit code.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments (default: the command line).
+
+    Returns
+    -------
+    int
+        0 success, 1 the run aborted or ended with errors, 2 bad configuration.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> cfg = pathlib.Path(tempfile.mkdtemp()) / "b1.json"
+    >>> _ = cfg.write_text(json.dumps({
+    ...     "step": 1e-3, "end": 0.01, "bonds": [["spring.F", "mass.v"]],
+    ...     "relations": ["mass.x -> spring.x", "mass.v -> spring.v", "spring.F -> mass.F"],
+    ...     "subsystems": [{"factory": "bondgraph.cosim.examples:b1_mass"},
+    ...                    {"factory": "bondgraph.cosim.examples:b1_spring"}]}))
+    >>> main(["table", str(cfg)])
+    mass -> spring
+      mass.x [m]    -> spring.x [m]
+      mass.v [m/s]  -> spring.v [m/s]
+    spring -> mass
+      spring.F [N]  -> mass.F [N]
+    power bonds
+      spring.F [N] * mass.v [m/s]
+    0
+    >>> main(["run", str(cfg)])     # doctest: +ELLIPSIS
+    wrote .../b1.csv (11 points, t=0..0.01 s, ... s wall)
+    0
+    """
     args = _parser().parse_args(argv)
     from .config import load_config
 

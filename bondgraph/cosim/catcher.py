@@ -60,7 +60,22 @@ _CAN_BE_OFF = ("divergence", "tolerance")
 
 class CosimulationWarning(BondGraphWarning):
     """Issued for events at level ``"warning"`` and for a glue order a subsystem cannot
-    take (a :class:`~bondgraph.errors.BondGraphWarning`)."""
+    take (a :class:`~bondgraph.errors.BondGraphWarning`).
+
+    Examples
+    --------
+    Silence the co-simulation's warnings and only them:
+
+    >>> import warnings
+    >>> from bondgraph import BondGraphWarning
+    >>> issubclass(CosimulationWarning, BondGraphWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", CosimulationWarning)
+    ...     ErrorCatcher(ErrorPolicy(time_mismatch="warning")).report(
+    ...         "time_mismatch", 0.5, "subsystem 'hyd'", "stamped 0.4 s")
+    False
+    """
 
 
 @dataclass(frozen=True)
@@ -104,11 +119,35 @@ class ErrorPolicy:
             raise ParameterError(problems, subject="error policy")
 
     def level(self, kind: str) -> str:
-        """Level for ``kind``."""
+        """Level for ``kind``.
+
+        Parameters
+        ----------
+        kind : str
+            One of :data:`KINDS`.
+
+        Returns
+        -------
+        str
+        """
         return getattr(self, kind)
 
     def checks(self, kind: str) -> bool:
-        """False if events of ``kind`` are switched off."""
+        """False if events of ``kind`` are switched off.
+
+        Parameters
+        ----------
+        kind : str
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> ErrorPolicy(divergence="off").checks("divergence"), ErrorPolicy().checks("divergence")
+        (False, True)
+        """
         return getattr(self, kind) != "off"
 
 
@@ -128,6 +167,11 @@ class Event:
         The culprit: ``"subsystem 'hyd'"``, ``"output mech.x"``, ``"bond hyd.F*mech.v"``.
     message : str
         What was found and what was expected.
+
+    Examples
+    --------
+    >>> print(Event("non_finite", "abort", 0.25, "output mech.x", "found nan"))
+    t=0.25 s, output mech.x: found nan
     """
 
     kind: str
@@ -147,6 +191,25 @@ class ErrorCatcher:
     ----------
     policy : ErrorPolicy
         Level for each kind of event.
+
+    Attributes
+    ----------
+    events : list of Event
+        Everything recorded, in order.
+    abort_event : Event or None
+        The event that stopped the run.
+
+    Examples
+    --------
+    Errors are collected and the run goes on; the master raises them at the end:
+
+    >>> catcher = ErrorCatcher(ErrorPolicy(non_finite="error"))
+    >>> catcher.report("non_finite", 0.1, "output a.x", "found nan")
+    False
+    >>> catcher.report("non_finite", 0.2, "output a.x", "found inf")
+    False
+    >>> [str(e) for e in catcher.errors]
+    ['t=0.1 s, output a.x: found nan', 't=0.2 s, output a.x: found inf']
     """
 
     def __init__(self, policy: ErrorPolicy):
@@ -161,7 +224,26 @@ class ErrorCatcher:
         return [e for e in self.events if e.level == "error"]
 
     def report(self, kind: str, time: float, subject: str, message: str) -> bool:
-        """Record an event; return True if the run must stop now."""
+        """Record an event; return True if the run must stop now.
+
+        Parameters
+        ----------
+        kind : str
+            One of :data:`KINDS`.
+        time : float
+        subject : str
+            The culprit.
+        message : str
+
+        Returns
+        -------
+        bool
+
+        Warns
+        -----
+        CosimulationWarning
+            At level ``"warning"``, once per kind and subject.
+        """
         level = self.policy.level(kind)
         if level == "off":
             return False
@@ -177,7 +259,22 @@ class ErrorCatcher:
 
     def hook_failed(self, sub, time: float, exc: BaseException) -> None:
         """Record that a subsystem's hook raised ``exc`` at ``time``, classified by the
-        subsystem's ``failure_kind``; our own errors keep their subject and problems."""
+        subsystem's ``failure_kind``; our own errors keep their subject and problems.
+
+        Parameters
+        ----------
+        sub
+        time : float
+        exc : BaseException
+
+        Examples
+        --------
+        >>> from bondgraph.cosim import examples
+        >>> catcher = ErrorCatcher(ErrorPolicy())
+        >>> catcher.hook_failed(examples.b1_mass(), 0.3, ZeroDivisionError("division by zero"))
+        >>> str(catcher.abort_event)
+        "t=0.3 s, subsystem 'mass': ZeroDivisionError: division by zero"
+        """
         if isinstance(exc, BondGraphError):
             detail = "; ".join(exc.problems)
             detail = f"{exc.subject}: {detail}" if exc.subject else detail

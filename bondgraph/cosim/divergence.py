@@ -197,6 +197,20 @@ class DivergenceWatch:
         Output columns of each bond's effort and flow.
     step : float
         Communication step in s, for the messages.
+
+    Examples
+    --------
+    A signal growing by 1.5 e-folds per step (the bound is 1) is reported after two
+    windows of 4 steps beyond the first:
+
+    >>> import numpy as np
+    >>> T = np.arange(41) * 1e-3
+    >>> Y = np.exp(1.5 * np.arange(41))[:, None]
+    >>> watch = DivergenceWatch(DivergenceMonitor(), ["a.F"], [0], [], [], [], step=1e-3)
+    >>> found = [(n, f) for n in range(4, 41, 4) for f in watch.growth(n, T, Y)]
+    >>> n, (subject, message) = found[0]
+    >>> n, subject, message[:45]
+    (12, 'signal a.F', 'grew 1.63e+05x in 8 steps (0.004-0.012 s), mo')
     """
 
     def __init__(self, monitor: DivergenceMonitor, signal_names: Sequence[str],
@@ -321,7 +335,20 @@ class DivergenceWatch:
     # ------------------------------------------------------------------ growth bound
     def growth(self, n: int, T: np.ndarray, Y: np.ndarray) -> list[tuple[str, str]]:
         """Signals over the growth bound at point ``n`` (call when
-        ``n % growth_window == 0``)."""
+        ``n % growth_window == 0``).
+
+        Parameters
+        ----------
+        n : int
+            Index of the newest communication point.
+        T, Y : ndarray
+            Times and outputs (rows up to ``n`` filled).
+
+        Returns
+        -------
+        list of (subject, message)
+            Each signal is reported once per run.
+        """
         m = self.monitor
         W = m.growth_window
         if not self.watched.size or n < W:

@@ -69,6 +69,10 @@ class {cls}(Fmi2Slave):
 def load_factory(factory: str):
     """Import ``"package.module:callable"`` and return the callable.
 
+    Parameters
+    ----------
+    factory : str
+
     Raises
     ------
     ParameterError
@@ -105,6 +109,15 @@ def load_factory(factory: str):
 def call_factory(factory: str, kwargs: Mapping[str, Any]) -> Any:
     """Import ``factory`` and call it with ``kwargs``; a factory that raises is wrapped.
 
+    Parameters
+    ----------
+    factory : str
+    kwargs : mapping
+
+    Returns
+    -------
+    object
+
     Raises
     ------
     ParameterError
@@ -139,6 +152,26 @@ class SlaveBridge:
     """Maps a pythonfmu ``Fmi2Slave`` onto a :class:`~bondgraph.cosim.Subsystem`.
 
     Used by the scripts :func:`export_fmu` writes; not meant to be called directly.
+
+    Parameters
+    ----------
+    slave : pythonfmu.Fmi2Slave
+        The FMU's slave object; the subsystem's ports are registered on it.
+    factory : str
+        ``"package.module:callable"`` building the subsystem.
+    kwargs : mapping
+        Its keyword arguments.
+
+    Raises
+    ------
+    ParameterError
+        The factory cannot be called or does not make a Subsystem.
+
+    Examples
+    --------
+    The units and output dependencies an importer reads (:func:`fmu_ports
+    <bondgraph.cosim.fmu_ports>` in the example of :func:`export_fmu`) are those
+    :meth:`to_xml` writes.
     """
 
     def __init__(self, slave, factory: str, kwargs: Mapping[str, Any]):
@@ -198,21 +231,41 @@ class SlaveBridge:
         self.sub.set_inputs(t, self.u.copy(), self.du.copy())
 
     def outputs(self) -> np.ndarray:
-        """Current outputs (recomputed after an input changed or a step)."""
+        """Current outputs (recomputed after an input changed or a step).
+
+        Returns
+        -------
+        ndarray
+        """
         if self._y is None:
             self._push_inputs(self._start)
             self._y = np.asarray(self.sub.get_outputs(), dtype=float)
         return self._y
 
     def output_derivatives(self) -> np.ndarray:
-        """Current output derivatives."""
+        """Current output derivatives.
+
+        Returns
+        -------
+        ndarray, shape (order, n_outputs)
+        """
         if self._dy is None:
             self._push_inputs(self._start)
             self._dy = np.asarray(self.sub.get_output_derivatives(self.kout), dtype=float)
         return self._dy
 
     def do_step(self, t: float, h: float) -> bool:
-        """Set the inputs, step the subsystem; False (discard) if it stopped early."""
+        """Set the inputs, step the subsystem; False (discard) if it stopped early.
+
+        Parameters
+        ----------
+        t, h : float
+            Communication point and step.
+
+        Returns
+        -------
+        bool
+        """
         if not self._started:
             self.sub.setup(t, self._stop, h)
             self._started = True
@@ -223,7 +276,17 @@ class SlaveBridge:
         return reached is None or abs(reached - (t + h)) <= 1e-9 * h
 
     def to_xml(self, root):
-        """Add units, unit definitions and output dependencies to pythonfmu's XML."""
+        """Add units, unit definitions and output dependencies to pythonfmu's XML.
+
+        Parameters
+        ----------
+        root : xml.etree.ElementTree.Element
+            pythonfmu's ``fmiModelDescription``.
+
+        Returns
+        -------
+        xml.etree.ElementTree.Element
+        """
         from xml.etree.ElementTree import Element, SubElement
 
         variables = root.find("ModelVariables")
@@ -281,6 +344,22 @@ def export_fmu(factory: str, dest: str | Path, *, model_name: str,
     ParameterError
         If pythonfmu is missing, the name is not an identifier, the keyword arguments
         are not JSON, or the factory does not produce a Subsystem.
+
+    Examples
+    --------
+    The B1 spring-damper as an FMU; its ports keep their units:
+
+    >>> import tempfile
+    >>> from bondgraph.cosim import fmu_ports
+    >>> fmu = export_fmu("bondgraph.cosim.examples:b1_spring", tempfile.mkdtemp(),
+    ...                  model_name="spring")
+    >>> fmu.name, fmu_ports(fmu)
+    ('spring.fmu', {'inputs': [('x', 'm'), ('v', 'm/s')], 'outputs': [('F', 'N')]})
+    >>> export_fmu("bondgraph.cosim.examples:b1_spring", tempfile.mkdtemp(), model_name="2nd")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: FMU export of 'bondgraph.cosim.examples:b1_spring': 1 problem
+      - model_name: found '2nd', expected an identifier
     """
     try:
         from pythonfmu import FmuBuilder

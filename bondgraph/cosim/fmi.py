@@ -67,10 +67,24 @@ def _import_fmpy():
 def fmu_ports(path: str | Path) -> dict[str, list[tuple[str, str]]]:
     """Real inputs and outputs of an FMU with their units (companions excluded).
 
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``.fmu`` file.
+
     Returns
     -------
     dict
         ``{"inputs": [(name, unit), ...], "outputs": [...]}``.
+
+    Raises
+    ------
+    ParameterError
+        FMPy is missing.
+
+    Examples
+    --------
+    See :func:`~bondgraph.cosim.export_fmu`.
     """
     fmpy = _import_fmpy()
     md = fmpy.read_model_description(str(path))
@@ -114,6 +128,24 @@ class FmuSubsystem(Subsystem):
     ParameterError
         If the file is not a co-simulation FMU of FMI 2 or 3, or a named variable,
         parameter or unit override does not exist (every problem listed).
+
+    Examples
+    --------
+    B1 with its spring-damper as an FMU (exported by
+    :func:`~bondgraph.cosim.export_fmu`) follows the analytic solution:
+
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from bondgraph.cosim import cosimulate, examples, export_fmu
+    >>> fmu = export_fmu("bondgraph.cosim.examples:b1_spring", tempfile.mkdtemp(),
+    ...                  model_name="spring")
+    >>> spring = FmuSubsystem(fmu, "spring")
+    >>> spring.direct_feedthrough, spring.input_derivative_order
+    (True, 2)
+    >>> res = cosimulate([examples.b1_mass(), spring], examples.B1_RELATIONS, step=1e-4,
+    ...                  end=0.02)
+    >>> bool(np.abs(res["mass.x"] - examples.b1_reference(res.time)).max() < 1e-6)
+    True
     """
 
     failure_kind = "fmu_status"
@@ -305,7 +337,17 @@ class FmuSubsystem(Subsystem):
 
     # ------------------------------------------------------------ hooks
     def setup(self, t0: float, t_end: float, step: float) -> None:
-        """Extract, instantiate, set parameters and initialise the FMU at ``t0``."""
+        """Extract, instantiate, set parameters and initialise the FMU at ``t0``.
+
+        Parameters
+        ----------
+        t0 : float
+            Start time (s).
+        t_end : float
+            End time (s).
+        step : float
+            Communication step (s).
+        """
         self.terminate()
         self._broken = 0
         fmpy = self._fmpy
@@ -345,7 +387,17 @@ class FmuSubsystem(Subsystem):
             self._get, self._set = self.fmu.getFloat64, self.fmu.setFloat64
 
     def set_inputs(self, t: float, values: np.ndarray, derivatives: np.ndarray) -> None:
-        """Write the inputs (and their derivatives, if the FMU takes them)."""
+        """Write the inputs (and their derivatives, if the FMU takes them).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        values : ndarray
+            Input values at ``t``.
+        derivatives : ndarray
+            Input derivatives at ``t`` (row k: order k + 1).
+        """
         try:
             self._set(self._vin, values.tolist())
             k = derivatives.shape[0]
@@ -364,14 +416,29 @@ class FmuSubsystem(Subsystem):
             raise self._fail(f"setting inputs at t={t:.9g} s failed", exc) from exc
 
     def get_outputs(self) -> np.ndarray:
-        """Read the outputs."""
+        """Read the outputs.
+
+        Returns
+        -------
+        ndarray
+        """
         try:
             return np.array(self._get(self._vout), dtype=float)
         except Exception as exc:
             raise self._fail("reading outputs failed", exc) from exc
 
     def get_output_derivatives(self, order: int) -> np.ndarray:
-        """Output derivatives from the FMU (native or companions)."""
+        """Output derivatives from the FMU (native or companions).
+
+        Parameters
+        ----------
+        order : int
+            Number of derivative orders.
+
+        Returns
+        -------
+        ndarray
+        """
         try:
             if self._native_out_der:
                 vr = self._vout * order
@@ -384,7 +451,19 @@ class FmuSubsystem(Subsystem):
             raise self._fail("reading output derivatives failed", exc) from exc
 
     def do_step(self, t: float, h: float) -> float | None:
-        """``doStep``; returns the last successful time if the FMU stopped early."""
+        """``doStep``; returns the last successful time if the FMU stopped early.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        h : float
+            Step (s).
+
+        Returns
+        -------
+        float, optional
+        """
         f = self.fmu
         if self.version == "2.0":
             try:
@@ -427,11 +506,21 @@ class FmuSubsystem(Subsystem):
 
     def get_time(self) -> float | None:
         """The FMU's own time after its last step (None before the first step, or if the
-        FMU cannot tell)."""
+        FMU cannot tell).
+
+        Returns
+        -------
+        float, optional
+        """
         return self._time if self._clock else None
 
     def save_state(self) -> Any:
-        """``getFMUstate`` (FMI 2) / ``getFMUState`` (FMI 3)."""
+        """``getFMUstate`` (FMI 2) / ``getFMUState`` (FMI 3).
+
+        Returns
+        -------
+        object
+        """
         if not self._can_state:
             return super().save_state()
         state = self.fmu.getFMUstate() if self.version == "2.0" else self.fmu.getFMUState()
@@ -439,7 +528,13 @@ class FmuSubsystem(Subsystem):
         return state
 
     def restore_state(self, state: Any) -> None:
-        """``setFMUstate`` (FMI 2) / ``setFMUState`` (FMI 3)."""
+        """``setFMUstate`` (FMI 2) / ``setFMUState`` (FMI 3).
+
+        Parameters
+        ----------
+        state : object
+            A state from :meth:`save_state`.
+        """
         if not self._can_state:
             return super().restore_state(state)
         if self.version == "2.0":

@@ -189,6 +189,16 @@ def extrapolate(times, values, at: float, order: int, derivatives=None) -> np.nd
     -------
     ndarray, shape (order + 1, n)
         Value, first derivative, ... at ``at``.
+
+    Examples
+    --------
+    Samples of ``y = t²`` at 0, 1, 2 extrapolated to ``t = 3`` by a quadratic are
+    exact (value 9, slope 6, curvature 2); a line through the last two is not:
+
+    >>> extrapolate([0.0, 1.0, 2.0], [[0.0], [1.0], [4.0]], at=3.0, order=2).ravel()
+    array([9., 6., 2.])
+    >>> extrapolate([0.0, 1.0, 2.0], [[0.0], [1.0], [4.0]], at=3.0, order=1).ravel()
+    array([7., 3.])
     """
     times = np.asarray(times, dtype=float)
     values = np.asarray(values, dtype=float)
@@ -204,6 +214,15 @@ def extrapolate(times, values, at: float, order: int, derivatives=None) -> np.nd
 
 def evaluate(coefficients, tau: float) -> np.ndarray:
     """Value of a Taylor polynomial (rows: value, derivatives) ``tau`` after its origin.
+
+    Parameters
+    ----------
+    coefficients
+    tau : float
+
+    Returns
+    -------
+    ndarray
 
     Examples
     --------

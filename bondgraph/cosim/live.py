@@ -64,6 +64,29 @@ class LiveCurves:
     axes : list of Axes
     updates : int
         Number of redraws so far.
+
+    Raises
+    ------
+    ParameterError
+        No signals, or (when the run starts) a name that is not exchanged.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from bondgraph.cosim import cosimulate, examples
+    >>> live = LiveCurves(["mass.v"], title="B1")
+    >>> _ = cosimulate(list(examples.b1_subsystems()), examples.B1_RELATIONS, step=1e-3,
+    ...                end=0.01, callback=live)
+    >>> live.axes[0].get_xlabel(), live.axes[0].get_ylabel(), live.fig._suptitle.get_text()
+    ('time [s]', 'mass.v [m/s]', 'B1')
+    >>> live.close()
+    >>> cosimulate(list(examples.b1_subsystems()), examples.B1_RELATIONS, step=1e-3,
+    ...            end=0.01, callback=LiveCurves(["mass.a"]))
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: live curves: 1 problem
+      - signal 'mass.a': not an exchanged output or input (known: mass.x, mass.v, spring.F, mass.F, spring.x, spring.v)
     """
 
     def __init__(self, signals: Sequence[str], *, title: str | None = None,
@@ -84,6 +107,11 @@ class LiveCurves:
 
     def prepare(self, sim) -> None:
         """Check the signal names against a :class:`Cosimulation` and open the figure.
+
+        Parameters
+        ----------
+        sim
+            The co-simulation.
 
         Raises
         ------
@@ -121,7 +149,13 @@ class LiveCurves:
             plt.close(self.fig)  # keep the inline backend from showing it twice
 
     def __call__(self, results: CosimResults) -> None:
-        """Update the curves with the results so far (throttled while running)."""
+        """Update the curves with the results so far (throttled while running).
+
+        Parameters
+        ----------
+        results : CosimResults
+            The run so far (``status == "running"``) or complete.
+        """
         now = time.perf_counter()
         if results.status == "running" and now - self._last < self.interval:
             return

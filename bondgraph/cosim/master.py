@@ -99,6 +99,24 @@ def setup_problems(subsystems, relations, timing, glue=None, policy=None,
     Checks the types of the parts, the relations against the subsystems (names, units,
     every input fed once, power bonds) and the schedule against the subsystems
     (substeps, sequence, internal steps).
+
+    Parameters
+    ----------
+    subsystems, relations, timing, glue, policy, monitor
+        As for :class:`Cosimulation`.
+
+    Returns
+    -------
+    list of str
+        Empty for a sound set-up.
+
+    Examples
+    --------
+    >>> from bondgraph.cosim import Relations, TimeManager, examples
+    >>> setup_problems(list(examples.b1_subsystems()),
+    ...                Relations(["mass.x -> spring.x", "spring.F -> mass.F"]),
+    ...                TimeManager(step=1e-3, end=0.01))
+    ['relations: input spring.v [m/s] is fed by no relation']
     """
     problems = []
     if isinstance(subsystems, (str, bytes)) or not isinstance(subsystems, Sequence):
@@ -157,6 +175,30 @@ class Cosimulation:
         not fit the subsystems (names, units, inputs fed twice or never, bonds), a
         schedule that does not fit them, or direct-feedthrough subsystems in an
         algebraic loop.
+
+    Examples
+    --------
+    >>> from bondgraph.cosim import Relations, TimeManager, examples
+    >>> sim = Cosimulation(list(examples.b1_subsystems()), examples.B1_RELATIONS,
+    ...                    TimeManager(step=1e-3, end=0.01))
+    >>> print(sim.table())
+    mass -> spring
+      mass.x [m]    -> spring.x [m]
+      mass.v [m/s]  -> spring.v [m/s]
+    spring -> mass
+      spring.F [N]  -> mass.F [N]
+    power bonds
+      spring.F [N] * mass.v [m/s]
+    >>> float(sim.run().time[-1])
+    0.01
+    >>> Cosimulation(list(examples.b1_subsystems()),
+    ...              Relations(["mass.x -> spring.x", "mass.v -> spring.q", "spring.F -> mass.F"]),
+    ...              TimeManager(step=1e-3, end=0.01))
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.CosimulationError: co-simulation set-up: 2 problems
+      - relations: relation mass.v -> spring.q: subsystem 'spring' has no input 'q' (inputs: x, v)
+      - relations: input spring.v [m/s] is fed by no relation
     """
 
     def __init__(self, subsystems: Sequence[Subsystem], relations: Relations,
@@ -217,7 +259,12 @@ class Cosimulation:
         self.non_ft = [k for k in range(len(subs)) if not subs[k].direct_feedthrough]
 
     def table(self) -> str:
-        """The relations as a table, with units (and unit factors where they differ)."""
+        """The relations as a table, with units (and unit factors where they differ).
+
+        Returns
+        -------
+        str
+        """
         return self.relations.table(self.subsystems)
 
     # ------------------------------------------------------------------ helpers
@@ -269,6 +316,15 @@ class Cosimulation:
         What the effort's receiver used times the flow it sent, minus what the flow's
         receiver used times the effort it was sent (values in the outputs' units). Rows
         of ``Y`` and ``U`` are communication points.
+
+        Parameters
+        ----------
+        Y : ndarray, shape (k, n_outputs)
+        U : ndarray, shape (k, n_inputs)
+
+        Returns
+        -------
+        ndarray, shape (k, n_bonds)
         """
         e_used = U[:, self.e_in]
         f_used = U[:, self.f_in]
@@ -297,7 +353,17 @@ class Cosimulation:
         return "found " + ", ".join(bad) + ", expected finite values"
 
     def watch(self, step: float) -> DivergenceWatch | None:
-        """The divergence watch for a run at communication step ``step`` (None if off)."""
+        """The divergence watch for a run at communication step ``step`` (None if off).
+
+        Returns
+        -------
+        DivergenceWatch or None
+
+        Parameters
+        ----------
+        step : float
+            Communication step (s).
+        """
         if not (self.monitor.enabled and self.policy.checks("divergence")):
             return None
         return DivergenceWatch(self.monitor, self.output_names, self.src, self.bond_names,
@@ -307,6 +373,15 @@ class Cosimulation:
         """Subsystems that take fewer input derivatives than the glue order, warned once.
 
         Returns ``{name: what happens to its inputs}`` (also put in ``results.info``).
+
+        Returns
+        -------
+        dict
+
+        Warns
+        -----
+        CosimulationWarning
+            For each such subsystem.
         """
         p = self.glue.order
         held = {}
@@ -328,7 +403,18 @@ class Cosimulation:
         return held
 
     def check_start(self, catcher: ErrorCatcher, t0: float, step: float) -> bool:
-        """Compare every subsystem's own clock with the start time; True to abort."""
+        """Compare every subsystem's own clock with the start time; True to abort.
+
+        Parameters
+        ----------
+        catcher : ErrorCatcher
+            Receives a ``time_mismatch`` event per subsystem that disagrees.
+        t0, step : float
+
+        Returns
+        -------
+        bool
+        """
         stop = False
         for s in self.subsystems:
             self._culprit = s
@@ -601,6 +687,26 @@ def cosimulate(subsystems: Sequence[Subsystem], relations: Relations | Sequence[
                policy: ErrorPolicy | None = None, progress: bool = False,
                callback: Callback | None = None, bonds: Sequence = ()) -> CosimResults:
     """One-call co-simulation (see :class:`Cosimulation`).
+
+    Parameters
+    ----------
+    subsystems : sequence
+        The coupled subsystems.
+    relations : Relations or Sequence[str]
+    step : float
+        Communication step (s).
+    end : float
+    glue : Glue or str or int, optional
+    scheme : str, optional
+    substeps : dict, optional
+    policy : ErrorPolicy, optional
+    progress : bool, optional
+    callback : Callback, optional
+    bonds : Sequence, optional
+
+    Returns
+    -------
+    CosimResults
 
     Raises
     ------

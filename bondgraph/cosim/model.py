@@ -83,8 +83,40 @@ class ModelSubsystem(OdeSubsystem):
     signals : dict, optional
         Model inputs that are signals of time (valve commands...): name → number,
         Table, Spline or callable.
+    rtol, atol : float
+        Tolerances of the steps.
+    max_step : float, optional
+        Cap on the internal step in addition to the communication step.
     backend : {"auto", "native", "python"}
         Who drives CVODE (``method="CVODE"``), as in :func:`bondgraph.simulate`.
+
+    Raises
+    ------
+    ParameterError
+        Inputs, signals or outputs that are not the model's, a model input fed by
+        nothing, a bad method or backend (all listed).
+
+    Examples
+    --------
+    The B1 mass as a bond graph (its sine force an ``Se`` of ``t``, the spring force a
+    model input), coupled to the B1 spring-damper, follows the analytic oscillator:
+
+    >>> import sympy as sp
+    >>> from bondgraph import BondGraph, MSe, Se, One, I, Input, build, t
+    >>> from bondgraph.cosim import cosimulate, examples
+    >>> B1 = examples.B1
+    >>> M = BondGraph("m")
+    >>> _ = M.add(MSe("F", Input("force")), Se("drive", B1["F0"] * sp.sin(B1["Omega"] * t)),
+    ...           One("v", displacement="x"), I("m", B1["m"]))
+    >>> for a, b in [("F", "v"), ("drive", "v"), ("v", "m")]:
+    ...     _ = M.connect(a, b)
+    >>> mass = ModelSubsystem(build(M), "mass", inputs={"F": ("force", "N")},
+    ...                       outputs={"x": ("m/v.x", "m"), "v": ("m/m.f", "m/s")},
+    ...                       method="CVODE")
+    >>> res = cosimulate([mass, examples.b1_spring()], examples.B1_RELATIONS, step=1e-4,
+    ...                  end=0.05)
+    >>> bool(np.abs(res["mass.x"] - examples.b1_reference(res.time)).max() < 1e-6)
+    True
     """
 
     def __init__(self, model, name: str, inputs: Mapping[str, tuple[str, str]],
@@ -169,17 +201,56 @@ class ModelSubsystem(OdeSubsystem):
         self.model.system.set_inputs(self._uvec, self._duvec[self._dnames] if self._dnames else None)
 
     def rhs(self, t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """The compiled right-hand side with the model inputs set from ``u`` and the
+        signals at ``t``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+        u : ndarray
+            Input values.
+
+        Returns
+        -------
+        ndarray
+        """
         self._set(t, u)
         return self.model.system.rhs(t, x)
 
     def setup(self, t0: float, t_end: float, step: float) -> None:
+        """Back to the initial state at ``t0``; the native session is made again.
+
+        Parameters
+        ----------
+        t0 : float
+            Start time (s).
+        t_end : float
+            End time (s).
+        step : float
+            Communication step (s).
+        """
         super().setup(t0, t_end, step)
         self._native = None  # made again for this run's step cap
 
     def do_step(self, t: float, h: float) -> float | None:
         """One communication step; with ``method="CVODE"`` by SUNDIALS CVODE, stepped by
         :func:`bondgraph.stepping.run_segment` (its failure rules; natively in C unless
-        ``backend="python"`` or a signal is a Python callable)."""
+        ``backend="python"`` or a signal is a Python callable).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        h : float
+            Step (s).
+
+        Returns
+        -------
+        float, optional
+        """
         if self.method != "CVODE":
             return super().do_step(t, h)
         from ..stepping import Watch, run_segment
@@ -240,14 +311,42 @@ class ModelSubsystem(OdeSubsystem):
 
     @property
     def state_labels(self) -> list[str]:
+        """The model's state names (messages name the states by them)."""
         return list(self.model.state_names)
 
     def jacobian(self, t: float, x: np.ndarray) -> np.ndarray:
-        """The compiled analytic Jacobian."""
+        """The compiled analytic Jacobian.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        ndarray
+        """
         self._set(t, self._input(t))
         return self.model.system.jac(t, x)
 
     def output(self, t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """The chosen states and model outputs at ``(t, x, u)``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+        u : ndarray
+            Input values.
+
+        Returns
+        -------
+        ndarray
+        """
         self._set(t, u)
         y = self.model.system.outputs(t, x) if self._needs_y else None
         return np.array([x[i] if k == "x" else y[i] for k, i in self._out_index])

@@ -52,6 +52,13 @@ class OutputPackage:
         Output values, in the subsystem's output order.
     stamp : str
         Who gave the time: ``"step"``, ``"clock"`` or ``"master"`` (see :data:`STAMPS`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pkg = OutputPackage("mass", 0.002, np.array([0.1, 0.0]), stamp="clock")
+    >>> pkg.source, STAMPS[pkg.stamp]
+    ('mass', 'its own clock reads')
     """
 
     source: str
@@ -74,6 +81,15 @@ class InputPackage:
         Input values at ``time``.
     derivatives : ndarray, shape (order, n_inputs)
         Time derivatives at ``time`` (row k: derivative of order k + 1).
+
+    Examples
+    --------
+    A ramp ``u = 1 + 2·(t − 0.5)`` handed over at ``t = 0.5`` s:
+
+    >>> import numpy as np
+    >>> pkg = InputPackage("spring", 0.5, np.array([1.0]), np.array([[2.0]]))
+    >>> float(pkg.values[0] + pkg.derivatives[0, 0] * 0.1)     # u at t = 0.6 s
+    1.2
     """
 
     target: str
@@ -99,6 +115,14 @@ def check_times(packages: Iterable[OutputPackage], expected: float,
     -------
     list of (str, str)
         Empty when all stamps agree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_times([OutputPackage("a", 0.1 + 1e-13, np.zeros(1))], expected=0.1, step=0.01)
+    []
+    >>> check_times([OutputPackage("a", 0.09, np.zeros(1))], expected=0.1, step=0.01)
+    [('a', 'its step reached t=0.09 s after the step, expected t=0.1 s')]
     """
     tol = TIME_TOLERANCE * step
     return [(p.source, f"{STAMPS.get(p.stamp, 'stamped')} t={p.time:.9g} s after the step, "

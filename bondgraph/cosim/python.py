@@ -72,6 +72,19 @@ class PythonSubsystem(Subsystem):
     ------
     ParameterError
         Listing every missing attribute or method of ``obj``.
+
+    Examples
+    --------
+    >>> class Obj:
+    ...     u = 0.0
+    >>> PythonSubsystem(Obj(), "o", inputs=[("u", "m"), ("w", "m")], outputs=[("y", "m")],
+    ...                 direct_feedthrough=False)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: subsystem 'o': 3 problems
+      - object of type Obj has no method do_step(t, h)
+      - input 'w': object of type Obj has no attribute 'w' (give it an initial value)
+      - output 'y': object of type Obj has no attribute or method 'y'
     """
 
     def __init__(self, obj: Any, name: str, inputs: Iterable[Port | Sequence[str]],
@@ -119,13 +132,33 @@ class PythonSubsystem(Subsystem):
         return self._has_state
 
     def setup(self, t0: float, t_end: float, step: float) -> None:
-        """Call ``obj.setup(t0, t_end, step)`` if the object has it."""
+        """Call ``obj.setup(t0, t_end, step)`` if the object has it.
+
+        Parameters
+        ----------
+        t0 : float
+            Start time (s).
+        t_end : float
+            End time (s).
+        step : float
+            Communication step (s).
+        """
         fn = getattr(self.obj, "setup", None)
         if callable(fn):
             fn(t0, t_end, step)
 
     def set_inputs(self, t: float, values: np.ndarray, derivatives: np.ndarray) -> None:
-        """Write each input as an attribute; pass derivatives if the object takes them."""
+        """Write each input as an attribute; pass derivatives if the object takes them.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        values : ndarray
+            Input values at ``t``.
+        derivatives : ndarray
+            Input derivatives at ``t`` (row k: order k + 1).
+        """
         obj = self.obj
         for name, value in zip(self._in_names, values.tolist()):
             setattr(obj, name, value)
@@ -134,13 +167,28 @@ class PythonSubsystem(Subsystem):
             obj.set_input_derivatives(t, {n: tuple(d[i]) for i, n in enumerate(self._in_names)})
 
     def get_outputs(self) -> np.ndarray:
-        """Read each output attribute (calling it if it is a method)."""
+        """Read each output attribute (calling it if it is a method).
+
+        Returns
+        -------
+        ndarray
+        """
         obj = self.obj
         return np.array([getattr(obj, n)() if m else getattr(obj, n)
                          for n, m in zip(self._out_names, self._out_is_method)], dtype=float)
 
     def get_output_derivatives(self, order: int) -> np.ndarray:
-        """Ask the object for ``{name: (d1, ...)}`` and stack it as (order, n_out)."""
+        """Ask the object for ``{name: (d1, ...)}`` and stack it as (order, n_out).
+
+        Parameters
+        ----------
+        order : int
+            Number of derivative orders.
+
+        Returns
+        -------
+        ndarray
+        """
         d = self.obj.output_derivatives(order)
         missing = [n for n in self._out_names if n not in d]
         if missing:
@@ -150,24 +198,52 @@ class PythonSubsystem(Subsystem):
         return np.array([[float(d[n][k]) for n in self._out_names] for k in range(order)])
 
     def do_step(self, t: float, h: float) -> float | None:
-        """Call ``obj.do_step(t, h)``."""
+        """Call ``obj.do_step(t, h)``.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        h : float
+            Step (s).
+
+        Returns
+        -------
+        float, optional
+        """
         return self.obj.do_step(t, h)
 
     def get_time(self) -> float | None:
-        """``obj.time`` (called if it is a method), or None if the object has none."""
+        """``obj.time`` (called if it is a method), or None if the object has none.
+
+        Returns
+        -------
+        float, optional
+        """
         if not self._has_time:
             return None
         clock = self.obj.time
         return clock() if callable(clock) else clock
 
     def save_state(self) -> Any:
-        """Call ``obj.get_state()``."""
+        """Call ``obj.get_state()``.
+
+        Returns
+        -------
+        object
+        """
         if not self._has_state:
             return super().save_state()
         return self.obj.get_state()
 
     def restore_state(self, state: Any) -> None:
-        """Call ``obj.set_state(state)``."""
+        """Call ``obj.set_state(state)``.
+
+        Parameters
+        ----------
+        state : object
+            A state from :meth:`save_state`.
+        """
         if not self._has_state:
             return super().restore_state(state)
         self.obj.set_state(state)

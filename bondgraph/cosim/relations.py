@@ -42,6 +42,14 @@ __all__ = ["Relation", "PowerBond", "Relations", "split_endpoint"]
 def split_endpoint(endpoint: str) -> tuple[str, str]:
     """Split ``"subsystem.port"`` into its two names.
 
+    Parameters
+    ----------
+    endpoint : str
+
+    Returns
+    -------
+    tuple
+
     Raises
     ------
     ParameterError
@@ -88,7 +96,16 @@ class Relation:
 
     @classmethod
     def parse(cls, text: str) -> "Relation":
-        """Build from ``"a.out -> b.in"``."""
+        """Build from ``"a.out -> b.in"``.
+
+        Parameters
+        ----------
+        text : str
+
+        Returns
+        -------
+        'Relation'
+        """
         parts = text.split("->") if isinstance(text, str) else []
         if len(parts) != 2:
             raise ParameterError(f"relation {text!r}: expected 'subsystem.output -> "
@@ -156,6 +173,24 @@ class Relations:
         Relations, or strings ``"a.out -> b.in"``.
     bonds : iterable of PowerBond or (effort, flow) tuples, optional
         Power bonds to monitor.
+
+    Raises
+    ------
+    ParameterError
+        Every malformed relation or bond, listed at once.
+
+    Examples
+    --------
+    >>> rel = Relations(["mass.x -> spring.x", "mass.v -> spring.v", "spring.F -> mass.F"],
+    ...                 bonds=[("spring.F", "mass.v")])
+    >>> len(rel), rel.bonds[0].name
+    (3, 'spring.F*mass.v')
+    >>> Relations(["mass.x => spring.x", "spring.F -> mass"])
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: relations: 2 problems
+      - relation 'mass.x => spring.x': expected 'subsystem.output -> subsystem.input'
+      - endpoint 'mass': expected 'subsystem.port'
     """
 
     def __init__(self, relations: Iterable[Relation | str],
@@ -203,7 +238,27 @@ class Relations:
 
     # ------------------------------------------------------------ validation
     def problems(self, subsystems: Sequence[Subsystem]) -> list[str]:
-        """Every inconsistency between the relations and ``subsystems``."""
+        """Every inconsistency between the relations and ``subsystems``.
+
+        Names, units (compared with pint), every input fed exactly once, power bonds
+        whose effort and flow go both ways between two subsystems.
+
+        Parameters
+        ----------
+        subsystems : sequence of Subsystem
+
+        Returns
+        -------
+        list of str
+            Empty when the relations fit.
+
+        Examples
+        --------
+        >>> from bondgraph.cosim import examples
+        >>> Relations(["mass.x -> spring.x", "mass.x -> spring.v", "spring.F -> mass.F"]).problems(
+        ...     list(examples.b1_subsystems()))
+        ["relation mass.x -> spring.v: unit mismatch, output is in 'm', input expects 'm/s': units 'm' and 'm/s': different dimensions ([length] and [length] / [time]), expected the same dimension"]
+        """
         problems: list[str] = []
         counts = Counter(s.name for s in subsystems)
         problems += [f"subsystem name {n!r} is used {c} times" for n, c in counts.items()
@@ -284,6 +339,15 @@ class Relations:
         The master multiplies the source's values (and derivatives) by it. Call after
         :meth:`validate`.
 
+        Parameters
+        ----------
+        subsystems : sequence
+            The coupled subsystems.
+
+        Returns
+        -------
+        dict
+
         Examples
         --------
         >>> from bondgraph.cosim.python import PythonSubsystem
@@ -302,6 +366,11 @@ class Relations:
 
     def validate(self, subsystems: Sequence[Subsystem]) -> None:
         """Raise :class:`CosimulationError` listing every problem, if any.
+
+        Parameters
+        ----------
+        subsystems : sequence
+            The coupled subsystems.
 
         Examples
         --------
@@ -326,7 +395,12 @@ class Relations:
 
     # ------------------------------------------------------------ printing
     def directions(self) -> dict[tuple[str, str], list[Relation]]:
-        """Relations grouped by (source subsystem, target subsystem), in order."""
+        """Relations grouped by (source subsystem, target subsystem), in order.
+
+        Returns
+        -------
+        dict
+        """
         groups: dict[tuple[str, str], list[Relation]] = {}
         for r in self.relations:
             groups.setdefault((r.source_subsystem, r.target_subsystem), []).append(r)
@@ -336,6 +410,15 @@ class Relations:
         """The relations as a text table, one block per direction.
 
         With ``subsystems``, units are shown next to each endpoint.
+
+        Parameters
+        ----------
+        subsystems : sequence, optional
+            The coupled subsystems.
+
+        Returns
+        -------
+        str
         """
         units = _units(subsystems or ())
 

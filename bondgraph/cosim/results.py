@@ -54,6 +54,20 @@ class CosimResults:
         ``"aborted"``.
     reason : str
         Why the run aborted or erred (empty when completed).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from bondgraph.cosim import cosimulate, examples
+    >>> res = cosimulate(list(examples.b1_subsystems()), examples.B1_RELATIONS, step=1e-3,
+    ...                  end=0.003)
+    >>> res
+    <CosimResults completed: 4 points, t=0..0.003 s, 3 outputs, 0 events>
+    >>> res.unit("spring.F"), res["mass.x"].shape, res.aborted
+    ('N', (4,), False)
+    >>> p = res.to_csv(pathlib.Path(tempfile.mkdtemp()) / "b1.csv", ["mass.x", "spring.F*mass.v"])
+    >>> p.read_text().splitlines()[0]
+    'time [s],mass.x [m],spring.F*mass.v [J]'
     """
 
     time: np.ndarray
@@ -89,7 +103,21 @@ class CosimResults:
             f"({', '.join(self.output_names)}) or inputs ({', '.join(self.input_names)})")
 
     def unit(self, name: str) -> str:
-        """Unit of signal ``name``."""
+        """Unit of signal ``name``.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ParameterError
+            Not a signal of the run.
+        """
         for names, units in ((self.output_names, self.output_units),
                              (self.input_names, self.input_units)):
             if name in names:
@@ -97,7 +125,16 @@ class CosimResults:
         raise ParameterError(f"signal {name!r}: not in the results")
 
     def columns(self, names: Sequence[str] | None = None) -> list[str]:
-        """Column names for :meth:`to_csv` (all outputs, inputs and bonds by default)."""
+        """Column names for :meth:`to_csv` (all outputs, inputs and bonds by default).
+
+        Parameters
+        ----------
+        names : sequence of str, optional
+
+        Returns
+        -------
+        list of str
+        """
         if names is None:
             return ["time"] + [f"out:{n}" for n in self.output_names] + [
                 f"in:{n}" for n in self.input_names] + [
@@ -113,6 +150,15 @@ class CosimResults:
             Destination file.
         names : sequence of str, optional
             Signals to write (default: every output, input and bond residual).
+
+        Returns
+        -------
+        pathlib.Path
+
+        Raises
+        ------
+        ParameterError
+            A name that is not a signal of the run.
         """
         path = Path(path)
         if names is None:

@@ -57,6 +57,22 @@ class StepDoubling:
         Factor applied to the predicted step.
     max_growth : float
         Largest factor by which the step may grow after an accepted step.
+
+    Raises
+    ------
+    ParameterError
+        Every bad setting, listed at once.
+
+    Examples
+    --------
+    >>> StepDoubling(rtol=1e-5).max_growth
+    2.0
+    >>> StepDoubling(rtol=0, max_growth=1)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: step doubling: 2 problems
+      - rtol: found 0, expected a positive number
+      - max_growth: found 1, expected a factor > 1
     """
 
     rtol: float = 1e-4
@@ -91,6 +107,39 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
     """Run ``sim`` (a :class:`~bondgraph.cosim.Cosimulation`) with step doubling.
 
     Called by ``Cosimulation.run(step_control=...)``; see there for the errors.
+
+    Parameters
+    ----------
+    sim : Cosimulation
+        Jacobi order; every subsystem able to save and restore its state.
+    control : StepDoubling
+    progress : bool
+    callback : callable, optional
+        As for :meth:`~bondgraph.cosim.Cosimulation.run`.
+
+    Returns
+    -------
+    CosimResults
+        ``info`` has ``accepted``, ``rejected``, ``min_step`` and ``max_step``.
+
+    Raises
+    ------
+    ParameterError
+        A subsystem that cannot roll back, or Gauss-Seidel order.
+    CosimulationError
+        As :meth:`~bondgraph.cosim.Cosimulation.run`.
+
+    Examples
+    --------
+    B2 (stiff coupling) at a relative tolerance of 1e-4 stays within 0.1 % of the
+    exact solution, the step adapting by a factor of more than ten:
+
+    >>> from bondgraph.cosim import Cosimulation, Glue, TimeManager, examples
+    >>> sim = Cosimulation(list(examples.b2_subsystems()), examples.B2_RELATIONS,
+    ...                    TimeManager(step=1e-3, end=0.1), Glue("quadratic"))
+    >>> res = run_adaptive(sim, StepDoubling(rtol=1e-4, atol=1e-9))
+    >>> bool(examples.b2_error(res) < 1e-3), bool(res.info["max_step"] > 10 * res.info["min_step"])
+    (True, True)
     """
     subs = sim.subsystems
     tm, glue = sim.timing, sim.glue

@@ -36,7 +36,27 @@ __all__ = ["shift_matrix", "truncated_value", "step_subsystem", "reported_time",
 
 
 def shift_matrix(order: int, delta: float) -> np.ndarray:
-    """Matrix re-expanding Taylor coefficients (value, derivatives) ``delta`` later."""
+    """Matrix re-expanding Taylor coefficients (value, derivatives) ``delta`` later.
+
+    Parameters
+    ----------
+    order : int
+        Highest derivative order.
+    delta : float
+        The shift (s).
+
+    Returns
+    -------
+    ndarray, shape (order + 1, order + 1)
+
+    Examples
+    --------
+    ``u = 1 + 2τ + 4τ²/2``: at ``τ = 0.5`` its value is 2.5 and its slope 4:
+
+    >>> import numpy as np
+    >>> shift_matrix(2, 0.5) @ np.array([1.0, 2.0, 4.0])
+    array([2.5, 4. , 4. ])
+    """
     S = np.zeros((order + 1, order + 1))
     for a in range(order + 1):
         for b in range(a, order + 1):
@@ -45,7 +65,28 @@ def shift_matrix(order: int, delta: float) -> np.ndarray:
 
 
 def truncated_value(coeffs: np.ndarray, orders: int, tau: float) -> np.ndarray:
-    """Value ``tau`` after the origin of the polynomial truncated to ``orders`` derivatives."""
+    """Value ``tau`` after the origin of the polynomial truncated to ``orders`` derivatives.
+
+    What a subsystem that takes ``orders`` input derivatives really applies.
+
+    Parameters
+    ----------
+    coeffs : ndarray, shape (p + 1, n)
+        Taylor coefficients.
+    orders : int
+    tau : float
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.array([[1.0], [2.0], [4.0]])
+    >>> truncated_value(c, 0, 0.5), truncated_value(c, 1, 0.5), truncated_value(c, 2, 0.5)
+    (array([1.]), array([2.]), array([2.5]))
+    """
     if orders == 0:
         return coeffs[0]
     k = min(orders, coeffs.shape[0] - 1) + 1
@@ -69,13 +110,55 @@ def _time_value(value, sub: Subsystem, what: str) -> float:
 
 
 def reported_time(sub: Subsystem) -> float | None:
-    """The subsystem's own clock (:meth:`Subsystem.get_time`), checked; None if unknown."""
+    """The subsystem's own clock (:meth:`Subsystem.get_time`), checked; None if unknown.
+
+    Parameters
+    ----------
+    sub : Subsystem
+
+    Returns
+    -------
+    float, optional
+
+    Raises
+    ------
+    CosimulationError
+        ``get_time()`` returned something that is not a finite time.
+
+    Examples
+    --------
+    >>> from bondgraph.cosim import examples
+    >>> mass = examples.b1_mass()
+    >>> mass.setup(0.0, 1.0, 1e-3)
+    >>> reported_time(mass)
+    0.0
+    """
     clock = sub.get_time()
     return None if clock is None else _time_value(clock, sub, "get_time()")
 
 
 def checked_outputs(sub: Subsystem) -> np.ndarray:
-    """``get_outputs()`` as a float vector of the declared length, or a named error."""
+    """``get_outputs()`` as a float vector of the declared length, or a named error.
+
+    Parameters
+    ----------
+    sub : Subsystem
+
+    Returns
+    -------
+    ndarray
+
+    Raises
+    ------
+    CosimulationError
+        A vector of another length.
+
+    Examples
+    --------
+    >>> from bondgraph.cosim import examples
+    >>> checked_outputs(examples.b1_mass())
+    array([0., 0.])
+    """
     y = sub.get_outputs()
     if type(y) is not np.ndarray or y.dtype != float:
         y = np.asarray(y, dtype=float)
@@ -116,6 +199,26 @@ def step_subsystem(sub: Subsystem, coeffs: np.ndarray, t: float, H: float, subst
         Outputs at the end, stamped with the time the subsystem reports.
     applied : ndarray, shape (n_inputs,)
         The inputs the subsystem applied at the end of its last sub-step.
+
+    Raises
+    ------
+    CosimulationError
+        A step or clock that returned a non-time, outputs of the wrong length.
+
+    Examples
+    --------
+    A mass (``m = 2``, no sine force) pushed by a ramp ``F = 4 + 8t`` for 1 s in four
+    sub-steps: ``x = (4/2 + 8/6)/2``.
+
+    >>> import numpy as np
+    >>> from bondgraph.cosim import examples
+    >>> mass = examples.b1_mass(m=2.0, F0=0.0)
+    >>> mass.setup(0.0, 1.0, 0.25)
+    >>> coeffs = np.array([[4.0], [8.0], [0.0]])
+    >>> shifts = {(4, j): shift_matrix(2, j * 0.25) for j in range(1, 4)}
+    >>> pkg, applied = step_subsystem(mass, coeffs, 0.0, 1.0, 4, 2, shifts, expected=1.0)
+    >>> pkg.time, bool(np.isclose(pkg.values[0], (2 + 8 / 6) / 2)), applied
+    (1.0, True, array([12.]))
     """
     h = H / substeps
     reached = None

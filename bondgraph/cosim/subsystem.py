@@ -193,6 +193,43 @@ class Subsystem(ABC):
     failure_kind : str
         Error-catcher kind used when a hook of this subsystem raises
         (``"step_failed"``; FMU adapters use ``"fmu_status"``).
+
+    Raises
+    ------
+    ParameterError
+        A bad name, ports, ``max_step`` or ``direct_feedthrough`` (all listed).
+
+    Examples
+    --------
+    A source of ``sin t`` (no inputs), written on the hooks and coupled to a mass:
+
+    >>> import math
+    >>> from bondgraph.cosim import StateSpaceSubsystem, cosimulate
+    >>> class Sine(Subsystem):
+    ...     def __init__(self):
+    ...         super().__init__("force", inputs=[], outputs=[("F", "N")],
+    ...                          direct_feedthrough=False)
+    ...         self.t = 0.0
+    ...     def setup(self, t0, t_end, step):
+    ...         self.t = t0
+    ...     def set_inputs(self, t, values, derivatives):
+    ...         pass
+    ...     def get_outputs(self):
+    ...         return np.array([math.sin(self.t)])
+    ...     def do_step(self, t, h):
+    ...         self.t = t + h
+    >>> mass = StateSpaceSubsystem("mass", A=[[0, 1], [0, 0]], B=[[0], [1]], C=[[0, 1]],
+    ...                            D=[[0]], x0=[0, 0], inputs=[("F", "N")],
+    ...                            outputs=[("v", "m/s")])
+    >>> res = cosimulate([Sine(), mass], ["force.F -> mass.F"], step=0.01, end=1.0)
+    >>> bool(abs(res["mass.v"][-1] - (1 - math.cos(1.0))) < 1e-4)     # v = 1 − cos t, O(H²)
+    True
+    >>> Subsystem.__init__(Sine(), "my force", [], [], direct_feedthrough="no")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: subsystem 'my force': 2 problems
+      - name 'my force': expected an identifier (letters, digits, underscores; no '.')
+      - direct_feedthrough: found 'no', expected True or False
     """
 
     input_derivative_order: int = 0
@@ -279,6 +316,15 @@ class Subsystem(ABC):
 
         Override to initialise solvers; the internal step must not exceed ``step``.
         The default does nothing.
+
+        Parameters
+        ----------
+        t0 : float
+            Start time (s).
+        t_end : float
+            End time (s).
+        step : float
+            Communication step (s).
         """
 
     @abstractmethod
@@ -314,6 +360,13 @@ class Subsystem(ABC):
             None if the whole step was taken; otherwise the time actually reached
             (a step that ended early is reported by the master as a time-stamp
             mismatch). Raise an exception if the step failed.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        h : float
+            Step (s).
         """
 
     def get_time(self) -> float | None:
@@ -334,6 +387,11 @@ class Subsystem(ABC):
         Returns
         -------
         ndarray, shape (order, n_outputs)
+
+        Parameters
+        ----------
+        order : int
+            Number of derivative orders.
         """
         raise NotImplementedError(
             f"subsystem {self._name!r} declares output_derivative_order="
@@ -344,7 +402,13 @@ class Subsystem(ABC):
         raise NotImplementedError(f"subsystem {self._name!r} cannot save its state")
 
     def restore_state(self, state: Any) -> None:
-        """Return to a state produced by :meth:`save_state`. Optional."""
+        """Return to a state produced by :meth:`save_state`. Optional.
+
+        Parameters
+        ----------
+        state : object
+            A state from :meth:`save_state`.
+        """
         raise NotImplementedError(f"subsystem {self._name!r} cannot restore a state")
 
     def terminate(self) -> None:
@@ -356,6 +420,30 @@ def terminate_all(subs: Sequence[Subsystem]) -> None:
 
     A ``terminate`` that raises does not stop the others; it is reported as a
     :class:`~bondgraph.errors.BondGraphWarning` naming the subsystem and the error.
+
+    Parameters
+    ----------
+    subs : sequence of Subsystem
+
+    Warns
+    -----
+    BondGraphWarning
+        For each ``terminate`` that raised.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from bondgraph.cosim import examples
+    >>> class Stubborn:
+    ...     name = "stubborn"
+    ...     def terminate(self):
+    ...         raise OSError("file busy")
+    >>> spring = examples.b1_spring()
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     terminate_all([Stubborn(), spring])
+    >>> str(caught[0].message)
+    "subsystem 'stubborn': terminate() raised OSError: file busy"
     """
     for s in subs:
         try:

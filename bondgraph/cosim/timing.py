@@ -72,6 +72,18 @@ class TimeManager:
     ------
     ParameterError
         Listing every bad value.
+
+    Examples
+    --------
+    >>> tm = TimeManager(step=0.25, end=1.0, scheme="gauss-seidel", substeps={"hyd": 5})
+    >>> tm.n_steps, tm.times(), tm.step_of("hyd"), tm.step_of("mech")
+    (4, array([0.  , 0.25, 0.5 , 0.75, 1.  ]), 0.05, 0.25)
+    >>> TimeManager(step=0.3, end=1.0, scheme="parallel")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: time manager: 2 problems
+      - end time 1 s: found 3.33333 communication steps of 0.3 s from t=0 s, expected a whole number
+      - scheme: found 'parallel', expected one of 'jacobi', 'gauss-seidel'
     """
 
     step: float
@@ -135,26 +147,75 @@ class TimeManager:
         return int(round((self.end - self.start) / self.step))
 
     def times(self) -> np.ndarray:
-        """All communication instants, start and end included."""
+        """All communication instants, start and end included.
+
+        Returns
+        -------
+        ndarray, shape (n_steps + 1,)
+        """
         return self.start + self.step * np.arange(self.n_steps + 1)
 
     def substeps_of(self, name: str) -> int:
-        """Sub-steps per communication step for subsystem ``name``."""
+        """Sub-steps per communication step for subsystem ``name``.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        int
+        """
         return self.substeps.get(name, 1)
 
     def step_of(self, name: str) -> float:
-        """The step subsystem ``name`` takes (``H / k``)."""
+        """The step subsystem ``name`` takes (``H / k``).
+
+        Parameters
+        ----------
+        name : str
+            The subsystem.
+
+        Returns
+        -------
+        float
+        """
         return self.step / self.substeps_of(name)
 
     def order(self, subsystems: Sequence[Subsystem]) -> list[Subsystem]:
-        """The subsystems in stepping order (``sequence`` if given)."""
+        """The subsystems in stepping order (``sequence`` if given).
+
+        Parameters
+        ----------
+        subsystems : sequence of Subsystem
+
+        Returns
+        -------
+        list of Subsystem
+        """
         if self.sequence is None:
             return list(subsystems)
         by_name = {s.name: s for s in subsystems}
         return [by_name[n] for n in self.sequence]
 
     def problems(self, subsystems: Sequence[Subsystem]) -> list[str]:
-        """Every inconsistency between this schedule and ``subsystems``."""
+        """Every inconsistency between this schedule and ``subsystems``.
+
+        Parameters
+        ----------
+        subsystems : sequence of Subsystem
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> from bondgraph.cosim import examples
+        >>> TimeManager(step=1e-3, end=1.0, substeps={"hdy": 2}).problems(
+        ...     list(examples.b3_subsystems()))
+        ["substeps given for 'hdy', which is not a subsystem (known: mech, hyd)"]
+        """
         names = [s.name for s in subsystems]
         problems = []
         for name in self.substeps:
@@ -175,7 +236,18 @@ class TimeManager:
         return problems
 
     def validate(self, subsystems: Sequence[Subsystem]) -> None:
-        """Raise :class:`ParameterError` listing every problem with ``subsystems``."""
+        """Raise :class:`ParameterError` listing every problem with ``subsystems``.
+
+        Parameters
+        ----------
+        subsystems : sequence
+            The coupled subsystems.
+
+        Raises
+        ------
+        ParameterError
+            The problems of :meth:`problems`, if any.
+        """
         problems = self.problems(subsystems)
         if problems:
             raise ParameterError(problems, subject="time manager")

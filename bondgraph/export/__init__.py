@@ -14,8 +14,9 @@ Examples
 4
 """
 
-from .modelica import (ModelicaModel, ModelicaWriter, class_name_problem, formula_problem,
-                       modelica_identifier, simulate_rumoca, to_modelica)
+from .modelica import ModelicaModel, ModelicaWriter, modelica_identifier, simulate_rumoca, to_modelica
 
+# the argument checks every exporter shares (class_name_problem, formula_problem) stay in
+# bondgraph.export.modelica: plumbing, not the package's surface
 __all__ = ["to_modelica", "ModelicaModel", "ModelicaWriter", "modelica_identifier",
-           "class_name_problem", "formula_problem", "simulate_rumoca"]
+           "simulate_rumoca"]

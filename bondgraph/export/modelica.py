@@ -108,6 +108,17 @@ def modelica_identifier(name: str, model: str | None = None) -> str:
     ``_``, and a name that would clash with a Modelica keyword or start with
     a digit gets a suffix or prefix.
 
+    Parameters
+    ----------
+    name : str
+        Our name (a path, a state, a bond variable ``e[...]``).
+    model : str, optional
+        The model's name, dropped from the front.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> modelica_identifier("four_bar/crank/w.theta", model="four_bar")
@@ -260,6 +271,16 @@ class ModelicaModel:
         Unknown scalar variables, scalar equations (they balance) and parameters.
     states : tuple of str
         Our names of the variables given a fixed start value.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I
+    >>> bg = BondGraph("push")
+    >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 4.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> mo = to_modelica(bg)
+    >>> mo.names["push/m.f"], mo.names["push/m.m"], mo.states
+    ('f_m', 'm_m', ('f[push/b2]',))
     """
 
     name: str
@@ -274,7 +295,29 @@ class ModelicaModel:
         return self.text
 
     def write(self, path: str | Path) -> Path:
-        """Write ``<name>.mo`` (or to the given file); returns the path."""
+        """Write ``<name>.mo`` (or to the given file); returns the path.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            A folder (the file is ``<name>.mo`` in it) or a file name.
+
+        Returns
+        -------
+        pathlib.Path
+
+        Raises
+        ------
+        ParameterError
+            The file cannot be written.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> p = ModelicaWriter("empty").render().write(tempfile.mkdtemp())
+        >>> p.name, p.read_text().splitlines()[0]
+        ('empty.mo', 'model empty')
+        """
         from ..files import atomic_write
 
         p = Path(path)
@@ -289,6 +332,15 @@ class ModelicaWriter:
     Our names are mapped to unique identifiers on first use
     (:meth:`identifier`); expressions are sympy, their symbols named by our
     names (``D(x)`` stands for ``der(x)``, :data:`bondgraph.t` for ``time``).
+
+    Parameters
+    ----------
+    name : str
+        The Modelica class name (made an identifier).
+    description : str, optional
+        The class's description string.
+    model : str, optional
+        Our model name, dropped from identifiers.
 
     Examples
     --------
@@ -330,6 +382,21 @@ class ModelicaWriter:
         """The identifier of one of our names (allocated on first use, unique).
 
         ``label``, if given, is the readable name to build it from instead.
+
+        Returns
+        -------
+        str
+
+        Parameters
+        ----------
+        ours : str
+        label : str, optional
+
+        Examples
+        --------
+        >>> w = ModelicaWriter("m")
+        >>> w.identifier("a/x"), w.identifier("a.x"), w.identifier("a/x")
+        ('a_x', 'a_x_2', 'a_x')
         """
         if ours in self.names:
             return self.names[ours]
@@ -342,7 +409,16 @@ class ModelicaWriter:
         return ident
 
     def alias(self, ours: str, text: str, parameter: bool = False) -> None:
-        """Print our name ``ours`` as ``text`` (e.g. a matrix element ``M[1, 1]``)."""
+        """Print our name ``ours`` as ``text`` (e.g. a matrix element ``M[1, 1]``).
+
+        Parameters
+        ----------
+        ours : str
+        text : str
+            Modelica text printed wherever the symbol ``ours`` appears.
+        parameter : bool
+            It is a parameter (for the printer's bookkeeping).
+        """
         self.names[ours] = text
         if parameter:
             self._params.add(ours)
@@ -355,12 +431,30 @@ class ModelicaWriter:
 
     # ------------------------------------------------------------------ declarations
     def section(self, title: str) -> None:
-        """A comment line among the declarations."""
+        """A comment line among the declarations.
+
+        Parameters
+        ----------
+        title : str
+        """
         self._decl.append(f"  // {title}")
 
     def parameter(self, ours: str, value: float, *, unit: str | None = None,
                   comment: str | None = None) -> str:
-        """Declare ``parameter Real`` for our name; returns its identifier."""
+        """Declare ``parameter Real`` for our name; returns its identifier.
+
+        Parameters
+        ----------
+        ours : str
+        value : float
+        unit : str, optional
+            Modelica unit string (``"N/m"``).
+        comment : str, optional
+
+        Returns
+        -------
+        str
+        """
         ident = self.identifier(ours)
         self._params.add(ours)
         attrs = f'(unit="{unit}")' if unit else ""
@@ -374,6 +468,21 @@ class ModelicaWriter:
         """Declare an unknown ``Real`` (``prefix="input "``: an external input).
 
         ``label``: a readable name to build the identifier from (default ``ours``).
+
+        Parameters
+        ----------
+        ours : str
+        start : float, optional
+        fixed : bool, optional
+            A fixed start value (a state's initial condition).
+        unit, comment : str, optional
+        prefix : str
+            ``"input "`` for an input (not counted as an unknown).
+        label : str, optional
+
+        Returns
+        -------
+        str
         """
         ident = self.identifier(ours, label)
         attrs = []
@@ -393,7 +502,26 @@ class ModelicaWriter:
 
     def matrix_parameter(self, ours: str, rows: list[list[float]], *, unit: str | None = None,
                          comment: str | None = None) -> str:
-        """Declare a ``parameter Real name[n, m]`` matrix (counts n·m parameters)."""
+        """Declare a ``parameter Real name[n, m]`` matrix (counts n·m parameters).
+
+        Parameters
+        ----------
+        ours : str
+        rows : list of list of float
+        unit, comment : str, optional
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> w = ModelicaWriter("m")
+        >>> w.matrix_parameter("M", [[1.0, 0.0], [0.0, 2.0]])
+        'M'
+        >>> w.render().text.splitlines()[1], w.n_parameters
+        ('  parameter Real M[2, 2] = [1.0, 0.0; 0.0, 2.0];', 4)
+        """
         ident = self.identifier(ours)
         self._params.add(ours)
         n, m = len(rows), len(rows[0])
@@ -405,22 +533,63 @@ class ModelicaWriter:
 
     # ------------------------------------------------------------------ equations
     def comment(self, text: str) -> None:
-        """A comment line among the equations."""
+        """A comment line among the equations.
+
+        Parameters
+        ----------
+        text : str
+        """
         self._eqs.append(f"  // {text}")
 
     def expr(self, e: Any) -> str:
-        """Modelica text of a sympy expression (or a number)."""
+        """Modelica text of a sympy expression (or a number).
+
+        Parameters
+        ----------
+        e : object
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ModelStructureError
+            A symbol never declared, or a function Modelica lacks.
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> from bondgraph import t
+        >>> w = ModelicaWriter("m")
+        >>> _ = w.parameter("k", 2.0)
+        >>> w.expr(sp.Symbol("k") * sp.sin(t))
+        'k*sin(time)'
+        """
         return self._printer.doprint(sp.sympify(e))
 
     def equation(self, lhs: Any, rhs: Any, n: int = 1) -> None:
-        """``lhs = rhs`` (``n`` scalar equations if it is an array equation)."""
+        """``lhs = rhs`` (``n`` scalar equations if it is an array equation).
+
+        Parameters
+        ----------
+        lhs, rhs : sympy expression, number or str
+            A string is written as it is.
+        n : int
+            Scalar equations it counts for.
+        """
         left = lhs if isinstance(lhs, str) else self.expr(lhs)
         right = rhs if isinstance(rhs, str) else self.expr(rhs)
         self._eqs.append(f"  {left} = {right};")
         self.n_equations += n
 
     def render(self) -> ModelicaModel:
-        """The finished model."""
+        """The finished model.
+
+        Returns
+        -------
+        ModelicaModel
+        """
         head = f"model {self.name}" + (f" {_string(self.description)}" if self.description else "")
         text = "\n".join([head, *self._decl, "equation", *self._eqs, f"end {self.name};", ""])
         return ModelicaModel(self.name, text, dict(self.names), self.n_variables,
@@ -693,6 +862,16 @@ def _finite_number(value: Any) -> bool:
 def class_name_problem(name: Any, fallback: str = "model") -> str | None:
     """Why ``name`` cannot be a Modelica class name (None if it can).
 
+    Parameters
+    ----------
+    name : object
+    fallback : str
+        Suggested when ``name`` is empty.
+
+    Returns
+    -------
+    str or None
+
     Examples
     --------
     >>> class_name_problem("boom_lift") is None
@@ -710,6 +889,16 @@ def class_name_problem(name: Any, fallback: str = "model") -> str | None:
 def formula_problem(label: str, value: Any) -> str | None:
     """Why ``value`` is no real, finite number or formula of ``bondgraph.t`` — what an
     exported input must be — or None if it is one.
+
+    Parameters
+    ----------
+    label : str
+        What is checked, the start of the message.
+    value : object
+
+    Returns
+    -------
+    str or None
 
     Examples
     --------
@@ -868,6 +1057,23 @@ def simulate_rumoca(model: ModelicaModel, t_end: float, dt: float, *, rtol: floa
         positive (all listed at once).
     SimulationError
         rumoca is missing, rejects the source or fails to integrate.
+
+    Examples
+    --------
+    A 2 N force on a 4 kg mass against a 1 N·s/m damper, exported and run by rumoca:
+    ``v = 2·(1 − e^{−t/4})``.
+
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, Se, One, I, R
+    >>> bg = BondGraph("drag")
+    >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 4.0), R("b", 1.0))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = bg.connect(a, b)
+    >>> out = simulate_rumoca(to_modelica(bg), 4.0, 1.0, names=["drag/m.f"])
+    >>> out["time"]
+    array([0., 1., 2., 3., 4.])
+    >>> bool(np.allclose(out["drag/m.f"], 2 * (1 - np.exp(-out["time"] / 4)), atol=1e-6))
+    True
     """
     import numpy as np
 

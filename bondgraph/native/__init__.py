@@ -43,7 +43,31 @@ _WARNED: set[str] = set()
 @contextmanager
 def auto_backend(choice: str) -> Iterator[None]:
     """Inside the block, ``backend="auto"`` means ``choice``: ``"native"`` (the
-    default: natively where possible) or ``"python"`` (always the Python path)."""
+    default: natively where possible) or ``"python"`` (always the Python path).
+
+    Blocks nest; the previous meaning comes back at the end of each.
+
+    Parameters
+    ----------
+    choice : {"native", "python"}
+
+    Raises
+    ------
+    ParameterError
+        Any other choice.
+
+    Examples
+    --------
+    >>> with auto_backend("python"):
+    ...     inside = auto_choice()
+    >>> inside, auto_choice()
+    ('python', 'native')
+    >>> with auto_backend("C"):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: auto_backend('C'): expected 'native' or 'python'
+    """
     if choice not in ("native", "python"):
         raise ParameterError(f"auto_backend({choice!r}): expected 'native' or 'python'")
     _AUTO.append(choice)
@@ -54,12 +78,35 @@ def auto_backend(choice: str) -> Iterator[None]:
 
 
 def auto_choice() -> str:
-    """What ``backend="auto"`` means now (see :func:`auto_backend`)."""
+    """What ``backend="auto"`` means now (see :func:`auto_backend`).
+
+    Returns
+    -------
+    {"native", "python"}
+
+    Examples
+    --------
+    >>> auto_choice()
+    'native'
+    """
     return _AUTO[-1]
 
 
 def available() -> tuple[bool, str]:
-    """``(True, "")`` if the native driver loads here, else ``(False, why)``."""
+    """``(True, "")`` if the native driver loads here, else ``(False, why)``.
+
+    The first call compiles the driver into the model cache (once per cache).
+
+    Returns
+    -------
+    (bool, str)
+
+    Examples
+    --------
+    >>> ok, why = available()
+    >>> ok == (why == "")
+    True
+    """
     from .driver import load_driver
 
     drv = load_driver()
@@ -67,7 +114,24 @@ def available() -> tuple[bool, str]:
 
 
 def warn_fallback() -> None:
-    """Warn once per process when the native path is missing (no compiler, no SUNDIALS)."""
+    """Warn once per process when the native path is missing (no compiler, no SUNDIALS).
+
+    Warns
+    -----
+    RuntimeWarning
+        Once per reason: CVODE runs on the slower Python path, and why.
+
+    Examples
+    --------
+    Where the driver loads (a C compiler and SUNDIALS 7 here), nothing is said:
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_fallback()
+    >>> available()[0], len(caught)
+    (True, 0)
+    """
     ok, why = available()
     if not ok and why not in _WARNED:
         _WARNED.add(why)

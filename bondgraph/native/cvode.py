@@ -37,6 +37,14 @@ def evaluable_in_c(signal) -> bool:
     """Whether the C driver evaluates this input signal itself (a table, spline or
     piecewise polynomial packs itself; a constant is a number), or it is a Python callable.
 
+    Parameters
+    ----------
+    signal
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from bondgraph.signals import Table, as_signal
@@ -50,7 +58,36 @@ def native_reasons(model, *, method: str = "CVODE", inputs=None, events=None,
                    controller_continuous: bool = False, python_guards: bool = False,
                    extra: Sequence[str] = ()) -> list[str]:
     """Why the native path cannot run this simulation (empty: it can); ``extra``: the
-    caller's own reasons."""
+    caller's own reasons.
+
+    Parameters
+    ----------
+    model : Model
+    method : str
+    inputs : InputSet, optional
+    events : sequence, optional
+        Python event functions of the run.
+    controller_continuous, python_guards : bool
+        What a hybrid run needs (:func:`bondgraph.simulate_hybrid`).
+    extra : sequence of str
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, MSe, One, I, Input, build
+    >>> from bondgraph.signals import InputSet, Table
+    >>> bg = BondGraph("m")
+    >>> _ = bg.add(MSe("F", Input("u")), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> model = build(bg)
+    >>> native_reasons(model, inputs=InputSet(["u"], [], {"u": Table([0, 1], [0, 1])}))
+    []
+    >>> native_reasons(model, inputs=InputSet(["u"], [], {"u": abs}))
+    ['inputs given as Python callables (u): give a Table, a Spline, a PiecewisePolynomial or a number to run natively']
+    """
     why = list(extra)
     if method != "CVODE":
         why.append(f"method {method!r}: the native path integrates with CVODE only "
@@ -81,6 +118,42 @@ def native_session(model, backend: str, method: str, *, subject: str, energy: bo
     :func:`~bondgraph.native.auto_backend` does not say ``"python"``); else it warns once
     if the driver is missing. ``backend="native"`` where it is impossible is a
     :class:`~bondgraph.errors.ParameterError` listing why.
+
+    Parameters
+    ----------
+    model : Model
+    backend : {"auto", "native", "python"}
+    method : str
+    subject : str
+        Who asks, for the message.
+    energy, jacobian : bool
+        As for :class:`~bondgraph.native.driver.Session`.
+    **needs
+        What the run needs (the keyword arguments of :func:`native_reasons`).
+
+    Returns
+    -------
+    Session or None
+
+    Raises
+    ------
+    ParameterError
+        ``backend="native"`` and the run cannot go native.
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I, build
+    >>> bg = BondGraph("m")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> model = build(bg)
+    >>> native_session(model, "auto", "LSODA", subject="m") is None
+    True
+    >>> native_session(model, "native", "BDF", subject="m")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: m: 1 problem
+      - backend 'native' cannot run this simulation: method 'BDF': the native path integrates with CVODE only (pass method='CVODE')
     """
     from . import auto_choice, warn_fallback
 
@@ -101,7 +174,22 @@ _MESSAGES: dict[int, str] = {}
 
 def cvode_message(flag: int) -> str:
     """scikit-sundae's wording of a CVODE flag (the same text as the Python path); its
-    table is imported only for a failure (importing scikit-sundae takes ~0.5 s)."""
+    table is imported only for a failure (importing scikit-sundae takes ~0.5 s).
+
+    Parameters
+    ----------
+    flag : int
+        A CVODE return flag.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> cvode_message(-999)
+    'CVODE flag -999'
+    """
     if flag not in _MESSAGES:
         try:
             from sksundae._cy_cvode import CVMESSAGES

@@ -49,7 +49,25 @@ _DP = ctypes.POINTER(_D)
 
 @dataclass
 class Driver:
-    """The loaded driver library, or why there is none (``ok``, ``reason``)."""
+    """The loaded driver library, or why there is none (``ok``, ``reason``).
+
+    Attributes
+    ----------
+    ok : bool
+    reason : str
+        Why it is not available (empty when it is).
+    lib : ctypes.CDLL or None
+    path : pathlib.Path or None
+        The compiled library in the cache.
+    compile_time : float
+        Seconds spent compiling it in this process (0 from the cache).
+
+    Examples
+    --------
+    >>> drv = load_driver()
+    >>> drv.ok == (drv.reason == "") and (drv.path is not None) == drv.ok
+    True
+    """
 
     ok: bool
     reason: str = ""
@@ -62,7 +80,18 @@ _DRIVER: list[Driver] = []
 
 
 def load_driver() -> Driver:
-    """Compile (once per cache) and load the driver; never raises (see ``reason``)."""
+    """Compile (once per cache) and load the driver; never raises (see ``reason``).
+
+    Returns
+    -------
+    Driver
+        The same object for the whole process.
+
+    Examples
+    --------
+    >>> load_driver() is load_driver()
+    True
+    """
     if _DRIVER:
         return _DRIVER[0]
     _DRIVER.append(_load())
@@ -156,6 +185,9 @@ class Session:
     """One CVODE integrator on one compiled model (:class:`~bondgraph.codegen.CompiledSystem`),
     stepped in C by :func:`bondgraph.stepping.run_segment` (``native=session``).
 
+    The session has its own model buffers: :meth:`monitor` and :meth:`guard_values`
+    evaluate with them, so Python sees what the C loop sees.
+
     Parameters
     ----------
     driver : Driver
@@ -167,8 +199,27 @@ class Session:
     jacobian : bool
         Give CVODE the analytic Jacobian (else it differences the right-hand side).
 
-    The session has its own model buffers: :meth:`monitor` and :meth:`guard_values`
-    evaluate with them, so Python sees what the C loop sees.
+    Examples
+    --------
+    ``ẋ = −x`` stepped in C, read at two output times:
+
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, One, I, R, build
+    >>> from bondgraph.native.cvode import native_session
+    >>> from bondgraph.stepping import Watch, run_segment
+    >>> bg = BondGraph("decay")
+    >>> _ = bg.add(One("v"), I("m", 1.0, initial=1.0), R("b", 1.0))
+    >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "b")
+    >>> model = build(bg)
+    >>> session = native_session(model, "native", "CVODE", subject="decay")
+    >>> watch = Watch(model, 0.0, 1.0, np.array([1.0]), method="CVODE", timeout=None,
+    ...               blowup=None, singular="ignore", max_steps=10_000)
+    >>> session.attach(watch)
+    >>> seg = run_segment("CVODE", None, None, 0.0, 1.0, np.array([1.0]), watch, rtol=1e-10,
+    ...                   atol=1e-12, max_step=np.inf, first_step=None, t_eval=[0.5, 1.0],
+    ...                   native=session)
+    >>> bool(np.allclose(seg.y[:, 0], np.exp(-seg.t), rtol=1e-8)), session.done
+    (True, True)
     """
 
     def __init__(self, driver: Driver, system, energy: bool = False, jacobian: bool = True):
@@ -224,7 +275,13 @@ class Session:
         """Take the run's rules from ``watch`` (:class:`bondgraph.stepping.Watch`): its
         blow-up bound, divisors, deadline, step limit; give it this session's monitor (so
         Python and C see the same values). ``yield_every``: seconds between returns for
-        a progress bar (0: none)."""
+        a progress bar (0: none).
+
+        Parameters
+        ----------
+        watch
+        yield_every : float, optional
+        """
         from .. import stepping as st
 
         self.watch = watch
@@ -253,7 +310,12 @@ class Session:
         """Guards ``(kind, index, sign, threshold, tolerance, constant, direction)``: the
         function ``sign·(q − threshold) − tolerance`` of a state, output, input or constant;
         with three more entries ``(kind2, index2, constant2)``, ``sign·(q − q2 − threshold)
-        − tolerance`` (a quantity exceeding another)."""
+        − tolerance`` (a quantity exceeding another).
+
+        Parameters
+        ----------
+        specs
+        """
         ng = len(specs)
         specs = [tuple(g) + (("none", 0, 0.0) if len(g) == 7 else ()) for g in specs]
         kind = np.array([GUARD_KIND[g[0]] for g in specs] or [0], dtype=np.int32)
@@ -272,21 +334,52 @@ class Session:
         self._gbuf = np.zeros(max(ng, 1))
 
     def set_inputs(self, u: np.ndarray, du: np.ndarray | None = None) -> None:
-        """Constant input values (tables, when set on the model, overwrite them per call)."""
+        """Constant input values (tables, when set on the model, overwrite them per call).
+
+        Parameters
+        ----------
+        u : ndarray
+            Input values.
+        du : ndarray, optional
+            Input derivatives.
+        """
         self.us[:] = np.asarray(u, dtype=float)[: self.us.size]
         if du is not None:
             self.dus[:] = np.asarray(du, dtype=float)[: self.dus.size]
 
     # ------------------------------------------------------------ evaluations
     def monitor(self, t: float, x: np.ndarray) -> tuple[np.ndarray, int]:
-        """The divisors at ``(t, x)`` with this session's buffers (as ``CompiledSystem.monitors``)."""
+        """The divisors at ``(t, x)`` with this session's buffers (as ``CompiledSystem.monitors``).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        x : ndarray
+            State vector.
+
+        Returns
+        -------
+        tuple
+        """
         y = np.ascontiguousarray(x, dtype=float)
         st = self.lib.bgn_monitor(self.h, float(t), _ptr(y), _ptr(self._mbuf))
         return self._mbuf[: self.nmon].copy(), int(st)
 
     def guard_values(self, t: float, y: np.ndarray) -> np.ndarray:
         """The guards at ``(t, y)``; a failed output call raises :class:`FloatingPointError`
-        (as ``CompiledSystem.outputs`` does)."""
+        (as ``CompiledSystem.outputs`` does).
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        y : ndarray
+
+        Returns
+        -------
+        ndarray
+        """
         yy = np.ascontiguousarray(y, dtype=float)
         st = self.lib.bgn_guards(self.h, float(t), _ptr(yy), _ptr(self._gbuf))
         if st != 0:
@@ -297,7 +390,27 @@ class Session:
     def begin(self, watch, a: float, b: float, y0: np.ndarray, *, rtol: float, atol,
               max_step: float, first_step: float | None, te: np.ndarray | None, ie: int,
               m_old: np.ndarray | None, g_old: np.ndarray | None) -> str:
-        """Start ``[a, b]`` at ``y0`` (``CVodeReInit``); "" or the solver's message."""
+        """Start ``[a, b]`` at ``y0`` (``CVodeReInit``); "" or the solver's message.
+
+        Parameters
+        ----------
+        watch
+        a : float
+        b : float
+        y0 : ndarray
+        rtol : float
+        atol
+        max_step : float
+        first_step : float, optional
+        te : ndarray, optional
+        ie : int
+        m_old : ndarray, optional
+        g_old : ndarray, optional
+
+        Returns
+        -------
+        str
+        """
         self.b = float(b)
         self.inputs_from_system()
         y = np.ascontiguousarray(y0, dtype=float)
@@ -318,14 +431,29 @@ class Session:
 
     def run(self, watch, resume: bool) -> str:
         """Step until the segment ends, a step needs Python, or a rule stops the run;
-        ``watch`` gets the counters. Returns a :data:`RUN_CODES` name."""
+        ``watch`` gets the counters. Returns a :data:`RUN_CODES` name.
+
+        Parameters
+        ----------
+        watch
+        resume : bool
+
+        Returns
+        -------
+        str
+        """
         self._low[: len(watch._low)] = watch._low  # ill-conditioning levels, as Python left them
         code = self.lib.bgn_run(self.h, 1 if resume else 0)
         self._pull(watch)
         return RUN_CODES[code]
 
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """The output rows written in C since the last call (copies)."""
+        """The output rows written in C since the last call (copies).
+
+        Returns
+        -------
+        tuple
+        """
         k = self.lib.bgn_rows(self.h, ctypes.byref(self._rt), ctypes.byref(self._ry))
         if k == 0:
             return np.zeros(0), np.zeros((0, self.n))
@@ -336,27 +464,33 @@ class Session:
 
     @property
     def ie(self) -> int:
+        """Index of the next output time the C loop will write."""
         return int(self.lib.bgn_ie(self.h))
 
     # the driver protocol of stepping._examine: t_old, t, y, done, interpolation
     @property
     def t_old(self) -> float:
+        """Start of the last step."""
         return float(self.w.t_old)
 
     @property
     def t(self) -> float:
+        """End of the last step."""
         return float(self.w.t)
 
     @property
     def h_last(self) -> float:
+        """Length of the last step."""
         return float(self.w.h)
 
     @property
     def y(self) -> np.ndarray:
+        """State at :attr:`t` (a copy)."""
         return self._y.copy()
 
     @property
     def done(self) -> bool:
+        """The segment's end is reached."""
         return self.t >= self.b
 
     def __call__(self, tq: float) -> np.ndarray:
@@ -367,16 +501,43 @@ class Session:
         return self._dky.copy()
 
     def old_monitor(self) -> np.ndarray | None:
+        """The divisors at the start of the last step (None without monitors).
+
+        Returns
+        -------
+        ndarray, optional
+        """
         return self._m_old.copy() if self.watch is not None and self.watch.monitor is not None else None
 
     def old_events(self) -> np.ndarray | None:
+        """The guard values at the start of the last step (None without guards).
+
+        Returns
+        -------
+        ndarray, optional
+        """
         return self._g_old.copy() if self.ng else None
 
     def old_slopes(self) -> np.ndarray | None:
+        """The guard slopes at the start of the last step, if valid.
+
+        Returns
+        -------
+        ndarray, optional
+        """
         return self._dg_old.copy() if self.ng and self.lib.bgn_dg_valid(self.h) else None
 
     def after_look(self, watch, m, g, dg, ie: int) -> None:
-        """What Python's finished step leaves for the next: compared values, output index."""
+        """What Python's finished step leaves for the next: compared values, output index.
+
+        Parameters
+        ----------
+        watch
+        m
+        g
+        dg
+        ie : int
+        """
         if m is not None and self.nmon:
             self._m_old[:] = m
         if g is not None and self.ng:
@@ -387,7 +548,12 @@ class Session:
         self.lib.bgn_set_ie(self.h, int(ie))
 
     def message(self) -> str:
-        """The solver's words for the last error flag (scikit-sundae's, as the Python path)."""
+        """The solver's words for the last error flag (scikit-sundae's, as the Python path).
+
+        Returns
+        -------
+        str
+        """
         from .cvode import cvode_message
 
         return cvode_message(int(self.lib.bgn_flag(self.h)))

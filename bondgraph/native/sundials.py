@@ -39,7 +39,24 @@ _LIBS = ("sundials_core", "sundials_nvecserial", "sundials_sunmatrixdense",
 
 @dataclass
 class SundialsInfo:
-    """What was found: ``ok``, the ``version``, the library ``paths``, or a ``reason``."""
+    """What was found: ``ok``, the ``version``, the library ``paths``, or a ``reason``.
+
+    Attributes
+    ----------
+    ok : bool
+    version : str
+        ``"7.x.y"`` as the library reports it.
+    paths : dict
+        Library name → file.
+    reason : str
+        Why they cannot be used (empty when ``ok``).
+
+    Examples
+    --------
+    >>> info = sundials_info()
+    >>> info.ok == info.version.startswith(f"{REQUIRED_MAJOR}.") or not info.ok
+    True
+    """
 
     ok: bool
     version: str = ""
@@ -48,7 +65,13 @@ class SundialsInfo:
     handles: list = field(default_factory=list, repr=False)
 
     def key(self) -> str:
-        """Identifies the libraries (part of the driver's cache key)."""
+        """Identifies the libraries (part of the driver's cache key).
+
+        Returns
+        -------
+        str
+            The version and the library file names.
+        """
         return self.version + "|" + "|".join(p.name for p in self.paths.values())
 
 
@@ -78,7 +101,21 @@ def _find(libdir: Path) -> tuple[dict[str, Path], list[str]]:
 
 
 def sundials_info() -> SundialsInfo:
-    """Locate, version-check and load (once) the SUNDIALS libraries of scikit-sundae."""
+    """Locate, version-check and load (once) the SUNDIALS libraries of scikit-sundae.
+
+    Never raises: a missing or wrong library is a ``reason``.
+
+    Returns
+    -------
+    SundialsInfo
+        The same object for the whole process.
+
+    Examples
+    --------
+    >>> info = sundials_info()
+    >>> info is sundials_info(), sorted(info.paths) == sorted(_LIBS) or not info.ok
+    (True, True)
+    """
     if _INFO:
         return _INFO[0]
     _INFO.append(_load())

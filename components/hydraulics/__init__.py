@@ -24,7 +24,8 @@ from .friction import Friction
 from .lines import Hose, Line
 from ._values import SIValue, read_with_units
 from .oil import HLP46, Oil
-from .orifice import Orifice, nominal_flow, orifice_flow, signed_sqrt
+from .orifice import (Orifice, nominal_flow, nominal_flow_inverse, nominal_law, orifice_flow,
+                      orifice_flow_inverse, orifice_law, signed_sqrt, signed_sqrt_inverse)
 from .params import DRIVE_SCHEMA, POWER_UNIT_SCHEMA, circuit_from_params, load_circuit
 from .supply import CompensatedPump, FixedPump, PowerUnit, PumpSource, ReliefValve, Tank
 from .valves import DirectionalValve, OnOffValve, Spool, SpoolDynamics
@@ -36,10 +37,12 @@ from .pump_ls import LS_POWER_UNIT_SCHEMA, LSPowerUnit, LSPump
 from .ls_circuit import LS_SCHEMA, LSCircuit, ls_circuit_from_params
 from .pump_nfc import NFCPowerUnit, NFCPump
 from .open_centre import NegativeControl, OpenCentreCircuit, OpenCentreValve
+from .ls_rigs import LoadRig, load_rig
 
 __all__ = [
     "Oil", "HLP46",
     "signed_sqrt", "orifice_flow", "nominal_flow", "Orifice",
+    "signed_sqrt_inverse", "orifice_flow_inverse", "nominal_flow_inverse", "orifice_law", "nominal_law",
     "HydraulicCapacitance", "Chamber", "Hose", "Line",
     "Friction", "EndStop", "HydraulicCylinder",
     "SpoolDynamics", "Spool", "DirectionalValve", "OnOffValve",
@@ -52,6 +55,8 @@ __all__ = [
     "LSCircuit", "LS_SCHEMA", "ls_circuit_from_params",
     "NFCPump", "NFCPowerUnit", "OpenCentreValve", "NegativeControl", "OpenCentreCircuit",
     "SIValue", "read_with_units",
+    # ready-made test rigs (notebooks, tests, benchmarks)
+    "load_rig", "LoadRig",
 ]
 
 from pathlib import Path as _Path

@@ -36,13 +36,50 @@ class SIValue(float):
 
 def read_with_units(values: dict) -> dict:
     """``values`` (a table read with units: name → float or ``None``) with each float marked
-    :class:`SIValue`; other entries (integers, text, ``None``) as they are."""
+    :class:`SIValue`; other entries (integers, text, ``None``) as they are.
+
+    Parameters
+    ----------
+    values : dict
+        E.g. the result of :meth:`bondgraph.units.ParamSchema.load`.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    A 0.9 mm orifice read from a file is not mistaken for an implausible bare number:
+
+    >>> read = read_with_units({"diameter": 0.0009, "count": 2, "name": None})
+    >>> type(read["diameter"]).__name__, read["count"], si(read["diameter"], "m", "d", [])
+    ('SIValue', 2, 0.0009)
+    """
     return {k: SIValue(v) if type(v) is float else v for k, v in values.items()}
 
 
 def si(value: Any, unit: str, name: str, problems: list[str], check: Check = FINITE, *,
        plausible: bool = True) -> float:
     """``value`` (text with units, a quantity, or a bare SI number) in ``unit``, checked.
+
+    Parameters
+    ----------
+    value : str, quantity or number
+    unit : str
+        The SI unit wanted.
+    name : str
+        How the message names the value.
+    problems : list of str
+        Appended to, never raised.
+    check : Check
+        The rule the value must meet (finite, ≥ 0, > 0...).
+    plausible : bool
+        Check a bare number's size against its kind.
+
+    Returns
+    -------
+    float
+        The value in ``unit``, or NaN when there is a problem.
 
     A problem is appended to ``problems`` (and NaN returned) instead of raising, so a
     constructor can report all its bad values in one error. A *bare* number is taken in
@@ -81,7 +118,27 @@ def si(value: Any, unit: str, name: str, problems: list[str], check: Check = FIN
 
 
 def raise_all(problems: list[str], subject: str) -> None:
-    """One :class:`ParameterError` listing every problem of ``subject`` (if any)."""
+    """One :class:`ParameterError` listing every problem of ``subject`` (if any).
+
+    Parameters
+    ----------
+    problems : list of str
+    subject : str
+
+    Raises
+    ------
+    ParameterError
+        If ``problems`` is not empty.
+
+    Examples
+    --------
+    >>> raise_all([], "orifice 'o'")
+    >>> raise_all(["'d': found -1, expected > 0"], "orifice 'o'")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: orifice 'o': 1 problem
+      - 'd': found -1, expected > 0
+    """
     if problems:
         raise ParameterError(problems, subject=subject)
 
@@ -92,6 +149,18 @@ def convert_units(obj: Any, units: dict[str, str], owner: str) -> list[str]:
     ``units`` maps field name → SI unit; fields holding text (``"1 kN"``) or a pint
     quantity are converted, numbers (taken as SI) and ``None`` are left as they are.
     Returns the problems (unreadable text, wrong dimension), each naming the field.
+
+    Parameters
+    ----------
+    obj : dataclass instance
+    units : dict
+        Field name → SI unit.
+    owner : str
+        How messages name the object.
+
+    Returns
+    -------
+    list of str
 
     Examples
     --------

@@ -92,6 +92,26 @@ class Compensator:
         metering edge sees ``p_P − p_LS − Δp_s``.
     time_constant : float or str, optional
         Lag ``τ_c`` of the compensator spool (s); ``None`` (default): quasi-static.
+
+    Raises
+    ------
+    ParameterError
+        Another kind, a pre-compensator without setting, bad values (all listed).
+
+    Examples
+    --------
+    A pre-compensator holding 12 bar, 150 bar of supply and 100 bar of load, throttles
+    the rest: ``y = 150 − 100 − 12 = 38`` bar; a post-compensator throttles up to the
+    highest load (LS 120 bar):
+
+    >>> pre, post = Compensator("pre", setting="12 bar"), Compensator("post")
+    >>> float(pre.target(150e5, 120e5, 100e5)) / 1e5, float(post.target(150e5, 120e5, 100e5)) / 1e5
+    (38.0, 20.0)
+    >>> Compensator("middle")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: pressure compensator: 1 problem
+      - 'kind': found 'middle', expected 'pre' (classic LS) or 'post' (LUDV, flow sharing)
     """
 
     kind: str
@@ -132,13 +152,32 @@ class Compensator:
         object.__setattr__(self, "time_constant", tau)
 
     def argument(self, p_supply: Any, p_ls: Any, p_load: Any) -> sp.Expr:
-        """``u`` with ``y* = max(u, 0)``: ``p_P − p_load − Δp_c`` (pre), ``p_LS + Δp_s − p_load`` (post)."""
+        """``u`` with ``y* = max(u, 0)``: ``p_P − p_load − Δp_c`` (pre), ``p_LS + Δp_s − p_load`` (post).
+
+        Parameters
+        ----------
+        p_supply, p_ls, p_load : number or sympy expression
+            Pump, LS and section load pressures (Pa).
+
+        Returns
+        -------
+        sympy expression or float
+        """
         if self.kind == "pre":
             return p_supply - p_load - self.setting
         return p_ls + self.setting - p_load
 
     def target(self, p_supply: Any, p_ls: Any, p_load: Any) -> sp.Expr:
-        """Throttling drop ``y*`` the compensator regulates to (Pa, ≥ 0)."""
+        """Throttling drop ``y*`` the compensator regulates to (Pa, ≥ 0).
+
+        Parameters
+        ----------
+        p_supply, p_ls, p_load : number or sympy expression
+
+        Returns
+        -------
+        sympy expression
+        """
         return ramp(self.argument(p_supply, p_ls, p_load))
 
 
@@ -157,6 +196,20 @@ def check_sqrt(dp: Any, p_tr: float) -> sp.Expr:
 
     Between, the odd cubic of :func:`~components.hydraulics.signed_sqrt` (laminar
     flow, matching the square root's value and slope at ``p_tr``).
+
+    Parameters
+    ----------
+    dp : number or sympy expression
+    p_tr : float
+
+    Returns
+    -------
+    sympy.Piecewise
+
+    Examples
+    --------
+    >>> [float(check_sqrt(v, 4.0)) for v in (-9.0, 0.0, 4.0, 16.0)]
+    [0.0, 0.0, 2.0, 4.0]
     """
     dp = sp.sympify(dp)
     u = dp / p_tr
@@ -184,7 +237,22 @@ def ls_openings(x: Any, opening: float) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
 
 
 def ls_weight(x: Any, opening: float) -> sp.Expr:
-    """C¹ step: 0 for ``x ≤ 0``, ``3s² − 2s³`` (``s = x/opening``), 1 for ``x ≥ opening``."""
+    """C¹ step: 0 for ``x ≤ 0``, ``3s² − 2s³`` (``s = x/opening``), 1 for ``x ≥ opening``.
+
+    Parameters
+    ----------
+    x : number or sympy expression
+    opening : float
+
+    Returns
+    -------
+    sympy.Piecewise
+
+    Examples
+    --------
+    >>> [float(ls_weight(x, 0.05)) for x in (-0.1, 0.025, 0.05, 0.3)]
+    [0.0, 0.5, 1.0, 1.0]
+    """
     x = sp.sympify(x)
     s = x / opening
     return sp.Piecewise((0, x <= 0), (1, x >= opening), (3 * s**2 - 2 * s**3, True))
@@ -192,6 +260,10 @@ def ls_weight(x: Any, opening: float) -> sp.Expr:
 
 class CompensatedValve(DirectionalValve):
     """Pressure-compensated closed-centre 4/3 valve section with its LS gallery.
+
+    Ports ``P``, ``T``, ``A``, ``B`` as for the directional valve. A valve
+    section reads the pump pressure and the LS pressure of its circuit:
+    add it with :meth:`LSCircuit.add_drive` (or :meth:`attach`).
 
     Parameters
     ----------
@@ -208,9 +280,26 @@ class CompensatedValve(DirectionalValve):
         switches from tank to the opened work port (the drain closes over its
         first half, the sense opens over its second half).
 
-    Ports ``P``, ``T``, ``A``, ``B`` as for the directional valve. A valve
-    section reads the pump pressure and the LS pressure of its circuit:
-    add it with :meth:`LSCircuit.add_drive` (or :meth:`attach`).
+    Raises
+    ------
+    ParameterError
+        No :class:`Compensator` or :class:`Oil`, a bad ``ls_opening`` (all listed); and
+        those of :class:`DirectionalValve`.
+
+    Examples
+    --------
+    Pre-compensated, two sections at the same opening lift 20 kN and 80 kN at the same
+    flow — the one the orifice law gives at the compensator's 12 bar:
+
+    >>> from bondgraph import simulate
+    >>> from components.hydraulics.ls_rigs import load_rig
+    >>> rig = load_rig({"light": 20e3, "heavy": 80e3}, commands={"light": 0.5, "heavy": 0.5},
+    ...                compensation="pre")
+    >>> res = simulate(rig.model, (0.0, 1.0), x0=rig.x0, method="CVODE", progress=False)
+    >>> q_ref = rig.circuit.sections["light"].compensated_flow(0.5, 12e5)
+    >>> [bool(abs(res[rig.velocity(f)][-1] * rig.area[f] / q_ref - 1) < 1e-4)
+    ...  for f in ("light", "heavy")]
+    [True, True]
     """
 
     def __init__(self, name: str, *, q_nominal: Any, dp_nominal: Any, command: Any,
@@ -264,7 +353,14 @@ class CompensatedValve(DirectionalValve):
         return Law(quasi_static, not_invertible=_CHECKED_EDGE)
 
     def attach(self, *, supply: Any, network) -> None:
-        """Give the section its pump pressure signal and LS network (an LSCircuit does it)."""
+        """Give the section its pump pressure signal and LS network (an LSCircuit does it).
+
+        Parameters
+        ----------
+        supply : sympy expression
+            The pump outlet pressure signal.
+        network : LoadSenseNetwork
+        """
         self._supply = sp.sympify(supply)
         self._network = network
 
@@ -280,6 +376,18 @@ class CompensatedValve(DirectionalValve):
 
     def compensated_flow(self, opening: float, dp_metering: float) -> float:
         """The orifice law of a meter-in edge at a metering drop (m³/s): the reference
-        the compensator makes the flow follow (``Q_N·x·√(Δp/Δp_N)`` above ``p_tr``)."""
+        the compensator makes the flow follow (``Q_N·x·√(Δp/Δp_N)`` above ``p_tr``).
+
+        Parameters
+        ----------
+        opening : float
+            0 … 1.
+        dp_metering : float
+            Pa.
+
+        Returns
+        -------
+        float
+        """
         return float(nominal_flow(sp.Float(dp_metering), opening, self.q_nominal, self.dp_nominal,
                                   self.p_tr))

@@ -115,10 +115,44 @@ class HydraulicCylinder(BondGraph):
     single_acting : bool
         No rod chamber (the rod side is vented): ports ``A`` and ``I`` only.
 
+    Attributes
+    ----------
+    area_A, area_B : float
+        Piston areas of the cap and rod sides, times ``count`` (m²).
+    length_symbol : sympy.Symbol
+        The length handle the chamber volumes and the end stop use.
+    extension : sympy expression
+        ``x`` in terms of it (m).
+
     Raises
     ------
     ParameterError
         Listing every bad value.
+
+    Examples
+    --------
+    Standing alone, fed 0.1 L/s into the cap side against a 5 kN load and a viscous
+    friction of 20 kN·s/m, the rod settles at ``v = Q/A_A`` with the cap pressure
+    ``p_A = (F + f·v)/A_A``:
+
+    >>> from bondgraph import BondGraph, Sf, Se, Zero, build, simulate
+    >>> from components.hydraulics import Friction
+    >>> cyl = HydraulicCylinder("cyl", bore="100 mm", rod="60 mm", stroke="0.5 m", oil=Oil(),
+    ...                         x0=0.1, piston_mass=50.0, friction=Friction(viscous=2e4))
+    >>> rig = BondGraph("rig")
+    >>> _ = rig.add(Sf("Q", 1e-4), cyl, Zero("tank"), Se("T", 0.0), Se("load", -5e3))
+    >>> for a, b in [("Q", "cyl/A"), ("cyl/B", "tank"), ("T", "tank"), ("load", "cyl/I")]:
+    ...     _ = rig.connect(a, b)
+    >>> res = simulate(build(rig), (0.0, 0.5), progress=False)
+    >>> v, pA = float(res["rig/cyl/m.f"][-1]), float(res["rig/cyl/C_A.e"][-1])
+    >>> bool(abs(v / (1e-4 / cyl.area_A) - 1) < 1e-6), bool(abs(pA * cyl.area_A - (5e3 + 2e4 * v)) < 1e-3)
+    (True, True)
+    >>> HydraulicCylinder("c", bore="100 mm", rod="120 mm", stroke=-1.0, oil=Oil())
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: hydraulic cylinder 'c': 2 problems
+      - 'stroke': found -1.0, expected a finite number > 0 (m)
+      - 'rod': found '120 mm', expected less than the bore '100 mm'
     """
 
     @classmethod
@@ -291,12 +325,49 @@ class HydraulicCylinder(BondGraph):
     def state(self, what: str) -> str:
         """Local state name: ``"pA"``, ``"pB"`` (pressures), ``"v"`` (rod velocity),
         ``"s"`` (own length state, only without ``length``). Prefix it with the
-        component's path in the model (``f"{model}/{...}/{name}/"``)."""
+        component's path in the model (``f"{model}/{...}/{name}/"``).
+
+        Parameters
+        ----------
+        what : {"pA", "pB", "v", "s"}
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ParameterError
+            Another name.
+
+        Examples
+        --------
+        >>> cyl = HydraulicCylinder("c", bore=0.1, rod=0.06, stroke=0.5, oil=Oil())
+        >>> cyl.state("pB"), cyl.state("v")
+        ('C_B.e', 'm.f')
+        """
         if what not in self._STATES:
             raise ParameterError(f"cylinder {self.name!r}: state {what!r}: expected one of "
                                  f"{', '.join(self._STATES)}")
         return self._STATES[what]
 
     def force(self, pA: float, pB: float) -> float:
-        """Hydraulic force (N, positive extending) for the chamber pressures."""
+        """Hydraulic force (N, positive extending) for the chamber pressures.
+
+        Parameters
+        ----------
+        pA, pB : float
+            Cap and rod chamber pressures (Pa).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import math
+        >>> cyl = HydraulicCylinder("c", bore=0.1, rod=0.06, stroke=0.5, oil=Oil())
+        >>> bool(abs(cyl.force(100e5, 0.0) - 100e5 * math.pi * 0.1**2 / 4) < 1e-6)
+        True
+        """
         return pA * self.area_A - pB * self.area_B

@@ -63,6 +63,38 @@ class HydraulicDrive(BondGraph):
     hoses : (volume, volume), optional
         Hose volumes on the cap and rod sides (m³ or with units), lumped with
         the chambers; ``None`` for none.
+
+    Raises
+    ------
+    ParameterError
+        A single-acting cylinder, or a valve that is not a :class:`DirectionalValve`.
+
+    Examples
+    --------
+    Fully open on a 100 bar supply against 20 kN, the rod settles where the two metering
+    edges and the piston balance, ``p_A·A_A − p_B·A_B = F`` with
+    ``v·A_A = Q_N·√((p_s − p_A)/Δp_N)`` and ``v·A_B = Q_N·√(p_B/Δp_N)`` (solved here by
+    scipy's root finder):
+
+    >>> from scipy.optimize import brentq
+    >>> from bondgraph import BondGraph, Se, build, simulate
+    >>> from components.hydraulics import Oil, HydraulicCylinder, DirectionalValve, PowerUnit
+    >>> oil = Oil()
+    >>> cyl = HydraulicCylinder("cyl", bore=0.08, rod=0.04, stroke=1.0, oil=oil,
+    ...                         piston_mass=200.0, x0=0.1)
+    >>> drive = HydraulicDrive("lift", cylinder=cyl, hoses=("0.5 L", "0.5 L"),
+    ...                        valve=DirectionalValve("valve", q_nominal=1e-3, dp_nominal=5e5,
+    ...                                               command=1.0))
+    >>> circuit = HydraulicCircuit("hyd", PowerUnit("pu", oil=oil, pressure="100 bar"))
+    >>> top = BondGraph("rig")
+    >>> _ = top.add(circuit, Se("load", -20e3))
+    >>> _ = top.connect("load", "hyd/" + circuit.add_drive(drive))
+    >>> res = simulate(build(top), (0.0, 0.5), method="CVODE", progress=False)
+    >>> A, B = cyl.area_A, cyl.area_B
+    >>> v = brentq(lambda v: (100e5 - 5e5 * (v * A / 1e-3) ** 2) * A
+    ...            - 5e5 * (v * B / 1e-3) ** 2 * B - 20e3, 1e-6, 1.0, xtol=1e-14)
+    >>> bool(abs(res["rig/" + circuit.state("lift", "v")][-1] / v - 1) < 1e-6)
+    True
     """
 
     def __init__(self, name: str, *, cylinder: HydraulicCylinder, valve: DirectionalValve,
@@ -98,6 +130,15 @@ class HydraulicCircuit(BondGraph):
     ----------
     name : str
     power_unit : PowerUnit
+
+    Raises
+    ------
+    ParameterError
+        Not a :class:`PowerUnit`.
+
+    Examples
+    --------
+    See :class:`HydraulicDrive` and the module.
     """
 
     def __init__(self, name: str, power_unit: PowerUnit):
@@ -109,7 +150,22 @@ class HydraulicCircuit(BondGraph):
         self.add(power_unit)
 
     def add_drive(self, drive: HydraulicDrive) -> str:
-        """Add a drive, connect it to the power unit; returns its mechanical port name."""
+        """Add a drive, connect it to the power unit; returns its mechanical port name.
+
+        Parameters
+        ----------
+        drive : HydraulicDrive
+
+        Returns
+        -------
+        str
+            ``"<drive>.I"``.
+
+        Raises
+        ------
+        ParameterError
+            Not a drive, or a drive added twice.
+        """
         if not isinstance(drive, HydraulicDrive):
             raise ParameterError(f"circuit {self.name!r}: add_drive got {drive!r}, expected a "
                                  "HydraulicDrive")
@@ -123,6 +179,17 @@ class HydraulicCircuit(BondGraph):
         return port
 
     def state(self, drive: str, what: str) -> str:
-        """Path of a drive's cylinder state below this circuit (``"pA"``, ``"pB"``, ``"v"``)."""
+        """Path of a drive's cylinder state below this circuit (``"pA"``, ``"pB"``, ``"v"``).
+
+        Parameters
+        ----------
+        drive : str
+        what : {"pA", "pB", "v"}
+
+        Returns
+        -------
+        str
+            Prefix it with the path of the circuit's parent (``"rig/"``).
+        """
         d = self.drives[drive]
         return f"{self.name}/{drive}/{d.cylinder.name}/{d.cylinder.state(what)}"

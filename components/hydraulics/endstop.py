@@ -55,6 +55,22 @@ class EndStop:
         With it the spring hardens: ``k·δ·(1 + (δ/h)²)`` instead of ``k·δ``, so even an
         absurd push (1e9 N on a 1e9 N/m stop) ends about ``10·h`` past the stroke end
         instead of a metre past it (m). ``None``: linear.
+
+    Raises
+    ------
+    ParameterError
+        A non-positive stiffness, negative damping or lengths (all listed).
+
+    Examples
+    --------
+    1 mm past the end of a hardening stop (``h = 1`` mm) pushes ``k·δ·(1 + 1) = 2·k·δ``;
+    a cushion brakes only towards its end:
+
+    >>> EndStop(stiffness=1e8, damping=0.0, hardening_length=0.001).force(1.001, 0.0, 1.0)
+    200000.0
+    >>> cushioned = EndStop(cushion_length=0.05, cushion_damping=1e5)
+    >>> cushioned.force(0.975, 0.2, 1.0), cushioned.force(0.975, -0.2, 1.0)   # half-way in
+    (10000.0, 0.0)
     """
 
     stiffness: float = 1e9
@@ -81,7 +97,22 @@ class EndStop:
             raise ParameterError(problems)
 
     def law(self, v: Any, x: Any, stroke: float) -> sp.Expr:
-        """Force resisting extension (positive at the outer end) as a sympy expression."""
+        """Force resisting extension (positive at the outer end) as a sympy expression.
+
+        Parameters
+        ----------
+        v : number or sympy expression
+            Piston velocity (m/s).
+        x : number or sympy expression
+            Piston position (m, 0 … stroke inside).
+        stroke : float
+            m.
+
+        Returns
+        -------
+        sympy expression
+            N.
+        """
         v, x = sp.sympify(v), sp.sympify(x)
         k, d = self.stiffness, self.damping
         hi = x - stroke
@@ -100,6 +131,15 @@ class EndStop:
         return out
 
     def force(self, x: float, v: float, stroke: float) -> float:
-        """Numeric value of :meth:`law`."""
+        """Numeric value of :meth:`law`.
+
+        Parameters
+        ----------
+        x, v, stroke : float
+
+        Returns
+        -------
+        float
+        """
         X, V = sp.symbols("X V", real=True)
         return float(self.law(V, X, stroke).subs({X: x, V: v}))

@@ -40,6 +40,8 @@ __all__ = ["Friction"]
 class Friction:
     """Friction on a piston (N, N·s/m, m/s).
 
+    Every value may be text with units (``"1 kN"``).
+
     Parameters
     ----------
     coulomb : float
@@ -51,6 +53,20 @@ class Friction:
         ``v_brk`` (m/s), default 0.01.
     viscous : float
         ``f`` (N·s/m).
+
+    Raises
+    ------
+    ParameterError
+        Negative forces, a non-positive break-away velocity, ``breakaway < coulomb``.
+
+    Examples
+    --------
+    >>> Friction(coulomb="1 kN", viscous="5 kN*s/m").breakaway      # default 1.2·F_C
+    1200.0
+    >>> Friction(coulomb=1000.0, breakaway=800.0)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: friction: breakaway: found 800.0 < coulomb 1000.0, expected breakaway ≥ coulomb
     """
 
     coulomb: float = 0.0
@@ -82,11 +98,41 @@ class Friction:
 
     @property
     def is_viscous(self) -> bool:
-        """Only the viscous term (a linear resistor)."""
+        """Only the viscous term (a linear resistor).
+
+        Examples
+        --------
+        >>> Friction(viscous=5e3).is_viscous, Friction(coulomb=1.0).is_viscous
+        (True, False)
+        """
         return self.coulomb == 0 and self.breakaway == 0
 
     def law(self, v: Any) -> Any:
-        """The friction force as an expression of the velocity ``v`` (sympy or float)."""
+        """The friction force as an expression of the velocity ``v`` (sympy or float).
+
+        Parameters
+        ----------
+        v : float or sympy expression
+            Piston velocity (m/s).
+
+        Returns
+        -------
+        float or sympy expression
+            Force (N), odd in ``v``.
+
+        Examples
+        --------
+        The slope at rest is ``F_C/v_Coul + √(2e)·(F_brk − F_C)/v_St + f``:
+
+        >>> import math
+        >>> import sympy as sp
+        >>> v = sp.Symbol("v")
+        >>> fr = Friction(coulomb=1000.0, viscous=5e3)
+        >>> slope = float(sp.diff(fr.law(v), v).subs(v, 0))
+        >>> hand = 1000 / 0.001 + math.sqrt(2 * math.e) * 200 / (math.sqrt(2) * 0.01) + 5e3
+        >>> bool(abs(slope / hand - 1) < 1e-12)
+        True
+        """
         mod = sp if isinstance(v, sp.Basic) else math
         v_st = math.sqrt(2.0) * self.breakaway_velocity
         v_c = self.breakaway_velocity / 10.0
@@ -99,5 +145,16 @@ class Friction:
         return out
 
     def force(self, v: float) -> float:
-        """Numeric value of the friction force at velocity ``v``."""
+        """Numeric value of the friction force at velocity ``v``.
+
+        Parameters
+        ----------
+        v : float
+            m/s.
+
+        Returns
+        -------
+        float
+            N.
+        """
         return float(self.law(float(v)))

@@ -56,6 +56,25 @@ class Hose(Chamber):
     ports : sequence of str
     initial : float
         Initial gauge pressure (Pa).
+
+    Raises
+    ------
+    ParameterError
+        Both or neither of ``volume`` and ``length``/``diameter``, bad values, a wall
+        stiffness with entrained air (all listed).
+
+    Examples
+    --------
+    A wall as stiff as 3 GPa in series with oil of 1.5 GPa gives
+    ``1/(1/1.5 + 1/3) = 1 GPa``:
+
+    >>> h = Hose("h", Oil(bulk_modulus=1.5e9), volume="0.5 L", wall_stiffness="3 GPa")
+    >>> h.volume, round(h.children["C"].oil.bulk_modulus / 1e9, 9)
+    (0.0005, 1.0)
+    >>> Hose("h", Oil(), volume=1e-3, length=1.0, diameter=0.01)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: hose 'h': give volume=..., or length=... and diameter=...
     """
 
     def __init__(self, name: str, oil: Oil, *, volume: Any = None, length: Any = None,
@@ -93,6 +112,35 @@ class Line(BondGraph):
     length, diameter : float or str
     inertance : bool
         Add the oil column's inertance ``ρ·L/A`` (a state: the line flow ``I.f``).
+
+    Attributes
+    ----------
+    resistance : float
+        ``128·μ·L/(π·d⁴)`` (Pa·s/m³).
+    inertance : float
+        ``ρ·L/A`` (kg/m⁴).
+
+    Raises
+    ------
+    ParameterError
+        Bad length or diameter, no :class:`Oil` (all listed).
+
+    Examples
+    --------
+    1 bar across 2 m of 10 mm pipe: the flow settles (time constant ``ρLA⁻¹/R``) at the
+    Hagen–Poiseuille value ``π·d⁴·Δp/(128·μ·L)``:
+
+    >>> import math
+    >>> from bondgraph import BondGraph, Se, Zero, build, simulate
+    >>> ln = Line("ln", Oil(viscosity=0.036), length="2 m", diameter="10 mm", inertance=True)
+    >>> r = BondGraph("pipe")
+    >>> _ = r.add(Se("P", 1e5), ln, Zero("tank"), Se("T", 0.0))
+    >>> for a, b in [("P", "ln/A"), ("ln/B", "tank"), ("T", "tank")]:
+    ...     _ = r.connect(a, b)
+    >>> res = simulate(build(r), (0.0, 2.0), rtol=1e-9, progress=False)
+    >>> q = math.pi * 0.01**4 * 1e5 / (128 * 0.036 * 2)
+    >>> bool(abs(res["pipe/ln/I.f"][-1] / q - 1) < 1e-6), round(ln.inertance / ln.resistance, 4)
+    (True, 0.0755)
     """
 
     def __init__(self, name: str, oil: Oil, *, length: Any, diameter: Any, inertance: bool = False):
@@ -121,6 +169,19 @@ def drain(graph: BondGraph, node: str, name: str, conductance: float, tank_press
     at ``p_t`` by an effort source: it sees the drop ``p − p_t`` and stays passive, and
     the tank source takes the drained power (a one-port law ``G·(p − p_t)`` would
     generate power whenever ``0 < p < p_t``).
+
+    Parameters
+    ----------
+    graph : BondGraph
+        The component to add to.
+    node : str
+        A 0-junction of ``graph`` (the leaking volume).
+    name : str
+        Name of the resistor (and prefix of the parts added).
+    conductance : float
+        ``G`` (m³/(s·Pa)).
+    tank_pressure : float
+        ``p_t`` (Pa).
 
     Examples
     --------

@@ -85,11 +85,32 @@ class LSCircuit(HydraulicCircuit):
     shuttle : SmoothShuttle or HybridShuttle, optional
         How the highest load pressure is chosen (default: smooth maximum, 0.5 bar).
 
+    Raises
+    ------
+    ParameterError
+        Not an :class:`LSPowerUnit`.
+
     Notes
     -----
     A pre-compensator's setting must be below the pump margin (it needs
     ``Δp_c`` across its spool plus some drop of its own): checked when a
     section is added.
+
+    Examples
+    --------
+    >>> from components.hydraulics import CompensatedValve, Compensator, LSPump, Oil
+    >>> oil = Oil()
+    >>> pu = LSPowerUnit("pu", oil=oil, pump=LSPump("100 cm^3/rev", "1500 rpm", "20 bar"))
+    >>> hyd = LSCircuit("hyd", pu)
+    >>> hyd.add_section(CompensatedValve("boom", q_nominal="60 L/min", dp_nominal="10 bar",
+    ...                                  command=0.5, compensator=Compensator("post"), oil=oil))
+    ('boom.A', 'boom.B')
+    >>> hyd.add_section(CompensatedValve("arm", q_nominal="60 L/min", dp_nominal="10 bar",
+    ...                                  command=0.5, oil=oil,
+    ...                                  compensator=Compensator("pre", setting="25 bar")))
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: LS circuit 'hyd': section 'arm': pre-compensator setting 2.5e+06 Pa, expected below the pump margin 2e+06 Pa (the compensator could never regulate)
     """
 
     def __init__(self, name: str, power_unit: LSPowerUnit, *,
@@ -121,7 +142,22 @@ class LSCircuit(HydraulicCircuit):
         self.sections[section] = valve
 
     def add_drive(self, drive: HydraulicDrive) -> str:
-        """Add a drive whose valve is a :class:`CompensatedValve`; returns its ``I`` port."""
+        """Add a drive whose valve is a :class:`CompensatedValve`; returns its ``I`` port.
+
+        Parameters
+        ----------
+        drive : HydraulicDrive
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ParameterError
+            Not a drive, a valve that is not compensated, a compensator setting not below
+            the pump margin.
+        """
         if not isinstance(drive, HydraulicDrive):
             raise ParameterError(f"LS circuit {self.name!r}: add_drive got {_what(drive)}, expected "
                                  "a HydraulicDrive")
@@ -130,7 +166,21 @@ class LSCircuit(HydraulicCircuit):
 
     def add_section(self, valve: CompensatedValve) -> tuple[str, str]:
         """Add a bare valve section named after the valve (no cylinder); returns its work
-        ports ``<name>.A``, ``<name>.B``, exposed for the caller to connect (a rig's loads)."""
+        ports ``<name>.A``, ``<name>.B``, exposed for the caller to connect (a rig's loads).
+
+        Parameters
+        ----------
+        valve : CompensatedValve
+
+        Returns
+        -------
+        (str, str)
+
+        Raises
+        ------
+        ParameterError
+            As :meth:`add_drive`, or a name already used.
+        """
         name = getattr(valve, "name", None)
         if name in self.children:
             raise ParameterError(f"LS circuit {self.name!r}: a part named {name!r} exists already")
@@ -145,7 +195,17 @@ class LSCircuit(HydraulicCircuit):
 
     def hybrid_model(self, bg, *, params: Mapping[str, Any] | None = None):
         """Build ``bg`` (containing this circuit) as a :class:`~bondgraph.HybridModel`
-        with the shuttle mode of a :class:`HybridShuttle`."""
+        with the shuttle mode of a :class:`HybridShuttle`.
+
+        Parameters
+        ----------
+        bg : BondGraph
+        params : mapping, optional
+
+        Returns
+        -------
+        HybridModel
+        """
         return self.network.hybrid_model(bg, params=dict(params or {}))
 
 
@@ -165,10 +225,18 @@ def ls_circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, s
     shuttle : optional
         Overrides the smooth shuttle the table describes (e.g. a :class:`HybridShuttle`).
 
+    Returns
+    -------
+    LSCircuit
+
     Raises
     ------
     ParameterError
         Every unknown, missing or ill-united key, named by its table path.
+
+    Examples
+    --------
+    See the module.
     """
     problems: list[str] = []
     oil_p, pu_p, drive_p = _common_tables(params, lengths, commands, _TOP, LS_POWER_UNIT_SCHEMA,
@@ -208,7 +276,27 @@ def ls_circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, s
 def ls_power_unit_from_si(p: Mapping[str, Any], oil: Oil, problems: list[str]) -> LSPowerUnit | None:
     """An :class:`LSPowerUnit` from SI values (every :data:`LS_POWER_UNIT_SCHEMA` key; ``None``
     for absent ones), starting at stand-by (the margin); problems are appended to
-    ``problems`` (``None`` returned)."""
+    ``problems`` (``None`` returned).
+
+    Parameters
+    ----------
+    p : mapping
+        E.g. ``LS_POWER_UNIT_SCHEMA.load(table)``.
+    oil : Oil
+    problems : list of str
+
+    Returns
+    -------
+    LSPowerUnit or None
+
+    Examples
+    --------
+    >>> p = LS_POWER_UNIT_SCHEMA.load({"pump_displacement": "100 cm^3/rev",
+    ...                                "pump_speed": "1500 rpm", "margin": "20 bar"})
+    >>> pu = ls_power_unit_from_si(p, Oil(), [])
+    >>> pu.pump.margin, pu.children["C_P"].initial          # starts at the margin
+    (2000000.0, 2000000.0)
+    """
     ok, relief = _relief(p, problems)
     if not ok:
         return None

@@ -60,6 +60,8 @@ OIL_SCHEMA = ParamSchema("oil", [
 class Oil:
     """Properties of the hydraulic fluid (SI units).
 
+    Every value may also be text with units (``"1.4 GPa"``).
+
     Parameters
     ----------
     density : float
@@ -76,6 +78,24 @@ class Oil:
         Atmospheric pressure (Pa); pressures in the models are gauge.
     p_min : float
         Floor of the absolute pressure in the air law (Pa).
+
+    Raises
+    ------
+    ParameterError
+        Unreadable or non-positive values, an air fraction outside 0 … 0.5, a bare number
+        outside the range of hydraulic fluids (a density of 0.87 meant as g/cm³) — all
+        listed.
+
+    Examples
+    --------
+    >>> Oil(bulk_modulus="1.6 GPa", viscosity="46 mPa*s").viscosity
+    0.046
+    >>> Oil(density=0.87, bulk_modulus="1.4 bar")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: 2 problems
+      - oil: density: found 0.87 kg/m^3, outside 500 … 2000 kg/m^3 of hydraulic fluids; give it with its unit, e.g. "870 kg/m^3"
+      - oil: bulk_modulus: found 140000 Pa, outside 1e+07 … 1e+10 Pa of hydraulic fluids; give it with its unit, e.g. "1.4 GPa"
     """
 
     density: float = 870.0
@@ -116,6 +136,20 @@ class Oil:
     def from_params(cls, values: Mapping[str, Any]) -> "Oil":
         """From a parameter table with units (see :data:`OIL_SCHEMA`).
 
+        Parameters
+        ----------
+        values : mapping
+            Keys of :data:`OIL_SCHEMA`, values with units.
+
+        Returns
+        -------
+        Oil
+
+        Raises
+        ------
+        ParameterError
+            Unknown or missing keys, wrong units (all listed).
+
         Examples
         --------
         >>> Oil.from_params({"density": "870 kg/m^3", "bulk_modulus": "1.4 GPa"}).bulk_modulus
@@ -125,10 +159,26 @@ class Oil:
 
     @property
     def has_air(self) -> bool:
+        """True if the oil carries entrained air (its bulk modulus depends on pressure)."""
         return self.air_fraction > 0.0
 
     def effective_bulk_modulus(self, p: Any) -> Any:
-        """Mixture bulk modulus at gauge pressure ``p`` (float or sympy expression)."""
+        """Mixture bulk modulus at gauge pressure ``p`` (float or sympy expression).
+
+        Parameters
+        ----------
+        p : float or sympy expression
+            Gauge pressure (Pa).
+
+        Returns
+        -------
+        float or sympy expression
+            Pa; the constant ``bulk_modulus`` without air.
+
+        Examples
+        --------
+        See the module.
+        """
         El = self.bulk_modulus
         if not self.has_air:
             return El
@@ -142,7 +192,22 @@ class Oil:
             1 + a * pa ** (1 / n) / (n * pabs ** ((n + 1) / n)) * El)
 
     def with_(self, **changes) -> "Oil":
-        """A copy with some properties changed."""
+        """A copy with some properties changed.
+
+        Parameters
+        ----------
+        **changes
+            Fields and their new values (checked as at construction).
+
+        Returns
+        -------
+        Oil
+
+        Examples
+        --------
+        >>> HLP46.with_(air_fraction=0.01).has_air, HLP46.has_air
+        (True, False)
+        """
         from dataclasses import replace
 
         return replace(self, **changes)

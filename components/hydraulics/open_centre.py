@@ -71,6 +71,10 @@ _CHECKED_EDGE = ("an open-centre meter-in edge passes no flow against its load-h
 class OpenCentreValve(DirectionalValve):
     """Open-centre 6-port proportional valve section (ports ``P``, ``T``, ``A``, ``B``, ``CI``, ``CO``).
 
+    The meter-in edges P→A and P→B pass flow only towards the work port (a
+    load-holding check in series): ``Q = Q_N·x·√(max(Δp, 0)/Δp_N)``. Connect the
+    gallery upstream *into* ``CI`` and ``CO`` *into* the gallery downstream.
+
     Parameters
     ----------
     name : str
@@ -82,9 +86,34 @@ class OpenCentreValve(DirectionalValve):
         Spool travel (fraction of full, 0 < · ≤ 1) at which the bypass is closed:
         its opening is ``max(1 − |x|/bypass_closed, 0)``.
 
-    The meter-in edges P→A and P→B pass flow only towards the work port (a
-    load-holding check in series): ``Q = Q_N·x·√(max(Δp, 0)/Δp_N)``. Connect the
-    gallery upstream *into* ``CI`` and ``CO`` *into* the gallery downstream.
+    Raises
+    ------
+    ParameterError
+        Bad bypass values (all listed), and those of the directional valve.
+
+    Examples
+    --------
+    Centred, the bypass passes its rating, 150 L/min at 5 bar; a quarter-way shifted
+    spool (half the bypass travel) passes half of it:
+
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, Se, Zero, Input, build
+    >>> rig = BondGraph("rig")
+    >>> v = OpenCentreValve("v", q_nominal="150 L/min", dp_nominal="10 bar", command=Input("x"),
+    ...                     bypass_flow="150 L/min", bypass_dp="5 bar", bypass_closed=0.5)
+    >>> _ = rig.add(v, Se("pump", 5e5), Zero("tank"), Se("T", 0.0))
+    >>> for a, b in [("pump", "v/CI"), ("v/CO", "tank"), ("T", "tank")]:
+    ...     _ = rig.connect(a, b)
+    >>> for name in ("P", "A", "B"):        # the work ports are not used here: plug them
+    ...     _ = rig.add(Se(f"plug_{name}", 0.0)); _ = rig.connect(f"plug_{name}", f"v/{name}")
+    >>> _ = rig.connect("v/T", "tank")
+    >>> sysm = build(rig).system
+    >>> flows = []
+    >>> for x in (0.0, 0.25):
+    ...     sysm.set_inputs(np.array([x]))
+    ...     flows.append(float(dict(zip(sysm.output_names, sysm.outputs(0.0, np.zeros(0))))["f[rig/b1]"]) * 6e4)
+    >>> [round(q, 6) for q in flows]    # L/min
+    [150.0, 75.0]
     """
 
     def __init__(self, name: str, *, q_nominal: Any, dp_nominal: Any, command: Any,
@@ -110,7 +139,17 @@ class OpenCentreValve(DirectionalValve):
         self.expose("CO", "BP")
 
     def bypass_opening(self, x: Any) -> sp.Expr:
-        """``max(1 − |x|/bypass_closed, 0)``, written with plain conditions."""
+        """``max(1 − |x|/bypass_closed, 0)``, written with plain conditions.
+
+        Parameters
+        ----------
+        x : number or sympy expression
+            Spool position.
+
+        Returns
+        -------
+        sympy.Piecewise
+        """
         x, c = sp.sympify(x), self.bypass_closed
         return sp.Piecewise((0, x >= c), (0, x <= -c), (1 - x / c, x >= 0), (1 + x / c, True))
 
@@ -140,6 +179,23 @@ class NegativeControl:
         Oil volume between two sections in the gallery (m³).
     p_tr : float or str
         Laminar transition of the orifice law (Pa).
+
+    Raises
+    ------
+    ParameterError
+        Bad values, a diameter of 50 mm or more (a bare number meant as mm), a relief
+        that is not a :class:`ReliefValve` (all listed).
+
+    Examples
+    --------
+    >>> nc = NegativeControl(diameter="3.2 mm", cd=0.7)
+    >>> round(nc.area * 1e6, 4)              # mm²
+    8.0425
+    >>> NegativeControl(diameter=3.2)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: negative control: 1 problem
+      - 'diameter': found 3.2 (m), expected an orifice below 50 mm (negative-control orifices are a few millimetres: "4 mm")
     """
 
     diameter: Any
@@ -170,24 +226,36 @@ class NegativeControl:
         return math.pi * self.diameter ** 2 / 4
 
     def pressure(self, flow: float, density: float) -> float:
-        """``p_n`` at a flow through the orifice alone, ``ρ/2·(Q/(C_d·A))²`` (Pa)."""
+        """``p_n`` at a flow through the orifice alone, ``ρ/2·(Q/(C_d·A))²`` (Pa).
+
+        Parameters
+        ----------
+        flow : float
+            m³/s.
+        density : float
+            kg/m³.
+
+        Returns
+        -------
+        float
+        """
         return density / 2 * (flow / (self.cd * self.area)) ** 2
 
 
 class OpenCentreCircuit(HydraulicCircuit):
     """A negative-control pump feeding open-centre sections in parallel, their bypasses in series.
 
-    Parameters
-    ----------
-    name : str
-    power_unit : NFCPowerUnit
-    control : NegativeControl
-
     The sections are chained in the order they are added: the pump outlet →
     bypass of the first → gallery volume ``gallery_<first>`` → bypass of the
     second → … → the gallery end ``neg`` (its pressure ``p_n`` is the state
     ``<path>/neg/C_N.e`` and the signal :attr:`negacon_pressure`) → orifice
     ``neg/nfc`` (and relief ``neg/nfc_relief``) to tank.
+
+    Parameters
+    ----------
+    name : str
+    power_unit : NFCPowerUnit
+    control : NegativeControl
 
     Examples
     --------
@@ -201,6 +269,23 @@ class OpenCentreCircuit(HydraulicCircuit):
     ...                       command=Input(f"{f}.cmd"), bypass_flow="150 L/min", bypass_dp="5 bar"))
     >>> c.order, sorted(c.ports)
     (['a', 'b'], ['a.A', 'a.B', 'b.A', 'b.B'])
+
+    The negative-control loop: centred, the stand-by flow holds ``p_n`` at the orifice's
+    pressure for it and the pump at stand-by; a spool shifted fully closes the gallery,
+    ``p_n`` falls to tank and the pump delivers its full flow to the cylinder:
+
+    >>> from bondgraph import simulate
+    >>> from components.hydraulics.ls_rigs import load_rig, RIG_NFC_PUMP, RIG_NEGATIVE_CONTROL
+    >>> for x in (0.0, 1.0):
+    ...     rig = load_rig({"lift": 30e3}, commands={"lift": x}, circuit="open-centre")
+    ...     res = simulate(rig.model, (0.0, 1.0), x0=rig.x0, method="CVODE", progress=False)
+    ...     print(round(float(res[rig.negacon_pressure][-1]) / 1e5, 3),
+    ...           round(float(rig.displacement(res)[-1]), 6),
+    ...           round(float(res[rig.velocity("lift")][-1] * rig.area["lift"]) * 6e4, 2))
+    34.313 0.2 0.0
+    0.0 1.0 150.0
+    >>> round(RIG_NEGATIVE_CONTROL.pressure(RIG_NFC_PUMP.min_flow, 870.0) / 1e5, 3)
+    34.313
     """
 
     def __init__(self, name: str, power_unit: NFCPowerUnit, control: NegativeControl):
@@ -257,7 +342,16 @@ class OpenCentreCircuit(HydraulicCircuit):
         self.sections[section] = valve
 
     def add_drive(self, drive: HydraulicDrive) -> str:
-        """Add a drive whose valve is an :class:`OpenCentreValve`; returns its ``I`` port."""
+        """Add a drive whose valve is an :class:`OpenCentreValve`; returns its ``I`` port.
+
+        Parameters
+        ----------
+        drive : HydraulicDrive
+
+        Returns
+        -------
+        str
+        """
         if not isinstance(drive, HydraulicDrive):
             raise ParameterError(f"open-centre circuit {self.name!r}: add_drive got {_what(drive)}, "
                                  "expected a HydraulicDrive")
@@ -273,7 +367,16 @@ class OpenCentreCircuit(HydraulicCircuit):
 
     def add_section(self, valve: OpenCentreValve) -> tuple[str, str]:
         """Add a bare valve section named after the valve (no cylinder); returns its work
-        ports ``<name>.A``, ``<name>.B``, exposed for the caller to connect (a rig's loads)."""
+        ports ``<name>.A``, ``<name>.B``, exposed for the caller to connect (a rig's loads).
+
+        Parameters
+        ----------
+        valve : OpenCentreValve
+
+        Returns
+        -------
+        tuple
+        """
         name = getattr(valve, "name", None)
         if name in self.children:
             raise ParameterError(f"open-centre circuit {self.name!r}: a part named {name!r} exists "
@@ -296,7 +399,12 @@ class OpenCentreCircuit(HydraulicCircuit):
         ``q = Q_max·α_cmd(p_n(q))`` with ``p_n(q)`` what the orifice and its relief pass ``q``
         at (stand-by, ``α = d_min``, when the stand-by flow already gives ``p_n ≥ p_n,max``),
         each volume upstream higher by the drop of the fully open bypass after it, the pump
-        outlet above the first (the exact laws, their laminar bands included; main relief closed)."""
+        outlet above the first (the exact laws, their laminar bands included; main relief closed).
+
+        Returns
+        -------
+        dict
+        """
         from scipy.optimize import brentq
 
         pu, pump, ctl = self.power_unit, self.power_unit.pump, self.control

@@ -158,7 +158,30 @@ def _relief(p: Mapping[str, float | None], problems: list[str]) -> tuple[bool, R
 
 def power_unit_from_si(p: Mapping[str, float | None], oil: Oil, problems: list[str]) -> PowerUnit | None:
     """A :class:`PowerUnit` from SI values (every :data:`POWER_UNIT_SCHEMA` key; ``None``
-    for absent ones); problems are appended to ``problems`` (``None`` returned)."""
+    for absent ones); problems are appended to ``problems`` (``None`` returned).
+
+    Parameters
+    ----------
+    p : mapping
+        E.g. ``POWER_UNIT_SCHEMA.load(table)``.
+    oil : Oil
+    problems : list of str
+
+    Returns
+    -------
+    PowerUnit or None
+
+    Examples
+    --------
+    >>> p = POWER_UNIT_SCHEMA.load({"pump_displacement": "100 cm^3/rev", "pump_speed": "1500 rpm",
+    ...                             "compensator_setting": "250 bar"})
+    >>> pu = power_unit_from_si(p, Oil(), [])
+    >>> type(pu.pump).__name__, round(pu.pump.flow * 6e4, 6)
+    ('CompensatedPump', 150.0)
+    >>> problems = []
+    >>> power_unit_from_si(POWER_UNIT_SCHEMA.load({}), Oil(), problems), problems
+    (None, ["power_unit: give either 'pressure' (ideal source) or 'pump_displacement' and 'pump_speed'"])
+    """
     has_pump = p["pump_displacement"] is not None or p["pump_speed"] is not None
     if (p["pressure"] is None) == (not has_pump):
         problems.append("power_unit: give either 'pressure' (ideal source) or 'pump_displacement' "
@@ -189,7 +212,42 @@ def drive_from_si(name: str, d: Mapping[str, Any], oil: Oil, length: sp.Symbol, 
                   valve_type: type = DirectionalValve, valve_kw: Mapping[str, Any] | None = None
                   ) -> HydraulicDrive:
     """A :class:`HydraulicDrive` from SI values (every :data:`DRIVE_SCHEMA` key; ``None`` for
-    absent ones). ``bore`` and ``rod`` may be sympy symbols (run-time parameters)."""
+    absent ones). ``bore`` and ``rod`` may be sympy symbols (run-time parameters).
+
+    Parameters
+    ----------
+    name : str
+    d : mapping
+        E.g. ``DRIVE_SCHEMA.load(table)``.
+    oil : Oil
+    length : sympy symbol
+        The mechanical cylinder's length handle.
+    command : expression
+        The valve command.
+    valve_type : type
+        :class:`DirectionalValve` or a subclass (a compensated valve).
+    valve_kw : mapping, optional
+        Extra keyword arguments of the valve.
+
+    Returns
+    -------
+    HydraulicDrive
+
+    Raises
+    ------
+    ParameterError
+        From the templates, when a value breaks their rules.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> d = DRIVE_SCHEMA.load({"bore": "80 mm", "rod": "40 mm", "stroke": "0.5 m",
+    ...                        "valve_flow": "60 L/min", "valve_dp": "5 bar",
+    ...                        "spool_bandwidth": "10 Hz", "viscous": "5 kN*s/m"})
+    >>> drive = drive_from_si("lift", d, Oil(), sp.Symbol("s"), 0.5)
+    >>> drive.valve.spool.bandwidth, "friction" in drive.cylinder.children
+    (10.0, True)
+    """
     friction = None
     if d["coulomb"] or d["viscous"] or d["breakaway"]:
         friction = Friction(coulomb=d["coulomb"], breakaway=d["breakaway"],
@@ -273,10 +331,29 @@ def circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, sp.S
         Drive name → valve command (an :func:`~bondgraph.Input`, expression or number).
     name : str
 
+    Returns
+    -------
+    HydraulicCircuit
+
     Raises
     ------
     ParameterError
         Every unknown, missing or ill-united key, named by its table path.
+
+    Examples
+    --------
+    See the module; a bare number where a unit is due is named with a suggestion:
+
+    >>> import sympy as sp
+    >>> circuit_from_params({"oil": {"density": "870 kg/m^3", "bulk_modulus": "1 GPa"},
+    ...                      "power_unit": {"pressure": 200},
+    ...                      "drives": {"lift": {"bore": "80 mm", "rod": "40 mm", "stroke": "0.5 m",
+    ...                                          "valve_flow": "60 L/min", "valve_dp": "5 bar"}}},
+    ...                     lengths={"lift": sp.Symbol("s")}, commands={"lift": 0.0})
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: hydraulic parameters: 1 problem
+      - power_unit: 'pressure': found the bare number 200, expected a pressure in Pa with its unit, e.g. "200 bar"
     """
     problems: list[str] = []
     oil_p, pu_p, drive_p = _common_tables(params, lengths, commands, _TOP, POWER_UNIT_SCHEMA,
@@ -292,7 +369,37 @@ def circuit_from_params(params: Mapping[str, Any], *, lengths: Mapping[str, sp.S
 
 
 def load_circuit(path: str | Path, **kw: Any) -> HydraulicCircuit:
-    """:func:`circuit_from_params` on a TOML file (errors name the file)."""
+    """:func:`circuit_from_params` on a TOML file (errors name the file).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+    **kw
+        ``lengths``, ``commands``, ``name`` of :func:`circuit_from_params`.
+
+    Returns
+    -------
+    HydraulicCircuit
+
+    Raises
+    ------
+    ParameterError
+        The file is missing or not TOML, or its tables are wrong (every problem, the
+        file named).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import sympy as sp
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "rig.toml"
+    >>> _ = f.write_text(
+    ...     'oil = { density = "870 kg/m^3", bulk_modulus = "1 GPa" }' + chr(10) +
+    ...     'power_unit = { pressure = "200 bar" }' + chr(10) +
+    ...     'drives.lift = { bore = "80 mm", rod = "40 mm", stroke = "0.5 m", '
+    ...     'valve_flow = "60 L/min", valve_dp = "5 bar" }' + chr(10))
+    >>> load_circuit(f, lengths={"lift": sp.Symbol("s")}, commands={"lift": 0.0}).drives["lift"].cylinder.stroke
+    0.5
+    """
     table = load_toml(path)
     try:
         return circuit_from_params(table, **kw)

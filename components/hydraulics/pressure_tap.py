@@ -73,11 +73,19 @@ class SensedCapacitance(HydraulicCapacitance):
         return self._pressure
 
     def handles(self) -> dict[sp.Symbol, str]:
+        """The pressure handle, keyed to the state ``e``.
+
+        Returns
+        -------
+        dict
+        """
         return {self._pressure: "e"}
 
 
 class LSPort(BondGraph):
     """A sensed gallery reached from named ports through modulated damping orifices.
+
+    The sensed pressure is the handle :attr:`pressure` (state ``<path>/C.e``).
 
     Parameters
     ----------
@@ -95,7 +103,24 @@ class LSPort(BondGraph):
     initial : float
         Initial gauge pressure of the gallery (Pa).
 
-    The sensed pressure is the handle :attr:`pressure` (state ``<path>/C.e``).
+    Raises
+    ------
+    ParameterError
+        No :class:`Oil`, bad volume or time constant, no openings or reserved port names
+        (all listed).
+
+    Examples
+    --------
+    Two nodes sensed through openings 1 and 0.5: in a steady state the gallery reads
+    their conductance-weighted mean, ``(1·100 + 0.5·40)/1.5 = 80`` bar:
+
+    >>> from bondgraph import BondGraph, Se, build, simulate
+    >>> bg = BondGraph("probe")
+    >>> _ = bg.add(LSPort("ls", Oil(), {"A": 1.0, "B": 0.5}), Se("pA", 100e5), Se("pB", 40e5))
+    >>> _ = bg.connect("pA", "ls/A"); _ = bg.connect("pB", "ls/B")
+    >>> res = simulate(build(bg), (0.0, 0.05), rtol=1e-10, atol=1e-3, progress=False)
+    >>> round(float(res["probe/ls/C.e"][-1]) / 1e5, 6)
+    80.0
     """
 
     def __init__(self, name: str, oil: Oil, openings: Mapping[str, Any], *,

@@ -142,6 +142,20 @@ class LSPump:
     ------
     ParameterError
         Listing every bad value.
+
+    Examples
+    --------
+    A 50 kW power limiter on 150 L/min: full displacement up to ``P/Q = 200`` bar,
+    two thirds of it at 300 bar:
+
+    >>> pump = LSPump("100 cm^3/rev", "1500 rpm", "20 bar", power_limit="50 kW")
+    >>> pump.limit_constant, float(pump.displacement_limit(300e5))
+    (20000000.0, 0.6666666666666666)
+    >>> LSPump("100 cm^3/rev", "1500 rpm", "20 bar", cutoff="10 bar")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: load-sensing pump: 1 problem
+      - 'cutoff': found '10 bar', expected above the margin (1e+06 Pa ≤ 2e+06 Pa)
     """
 
     displacement: Any
@@ -209,7 +223,17 @@ class LSPump:
         return min(ks) if ks else None
 
     def displacement_limit(self, p: Any) -> sp.Expr:
-        """``α_max(p) = min(1, k/p)`` (1 without limiters)."""
+        """``α_max(p) = min(1, k/p)`` (1 without limiters).
+
+        Parameters
+        ----------
+        p : number or sympy expression
+            Outlet pressure (Pa).
+
+        Returns
+        -------
+        sympy expression
+        """
         k = self.limit_constant
         if k is None:
             return sp.Integer(1)
@@ -224,6 +248,23 @@ class LSPump:
         signals (the generated code takes no switch inside a condition): the
         clipped law of the LS error and, with a cut-off, of the cut-off error,
         the smaller one taken (the law is monotone in the reference).
+
+        Parameters
+        ----------
+        p, z, p_ls : number or sympy expression
+
+        Returns
+        -------
+        sympy expression
+
+        Examples
+        --------
+        At rest (``z = p``) half a band below its reference the pump is at half
+        displacement:
+
+        >>> pump = LSPump("100 cm^3/rev", "1500 rpm", "20 bar")
+        >>> float(pump.target(69.75e5, 69.75e5, 50e5))
+        0.5
         """
         p, z, p_ls = sp.sympify(p), sp.sympify(z), sp.sympify(p_ls)
         rate = self.time_constant * (p - z) / self.filter_time_constant
@@ -242,12 +283,26 @@ class LSPump:
         return sp.Piecewise((law(self.cutoff), p_ls + self.margin >= self.cutoff), (t_ls, True))
 
     def flow(self, alpha: Any) -> sp.Expr:
-        """Delivered flow ``D·n·clip(α, 0, 1)`` (m³/s)."""
+        """Delivered flow ``D·n·clip(α, 0, 1)`` (m³/s).
+
+        Parameters
+        ----------
+        alpha : number or sympy expression
+
+        Returns
+        -------
+        sympy expression
+        """
         return self.max_flow * clip(alpha, 0, 1)
 
 
 class LSPowerUnit(PowerUnit):
     """A load-sensing pump, its outlet volume, leakage, optional relief valve and the tank.
+
+    States: the outlet pressure ``<path>/C_P.e``, the pressure-rate filter
+    ``<path>/rate/x.value`` and, with an actuator lag, the swash plate
+    ``<path>/swash/x.value``. The delivered flow is the flow of the source
+    ``<path>/pump`` (``α = Q/(D·n)``).
 
     Parameters
     ----------
@@ -265,19 +320,34 @@ class LSPowerUnit(PowerUnit):
     load_pressure : expression, optional
         The LS pressure signal; an :class:`LSCircuit` sets it (:meth:`attach`).
 
-    States: the outlet pressure ``<path>/C_P.e``, the pressure-rate filter
-    ``<path>/rate/x.value`` and, with an actuator lag, the swash plate
-    ``<path>/swash/x.value``. The delivered flow is the flow of the source
-    ``<path>/pump`` (``α = Q/(D·n)``).
+    Raises
+    ------
+    ParameterError
+        Not an :class:`LSPump`, an initial displacement outside 0 … 1; and those of
+        :class:`PowerUnit`.
 
     Examples
     --------
-    >>> from bondgraph import BondGraph, Input, build
+    >>> from bondgraph import BondGraph, Input, build, simulate
     >>> from components.hydraulics import Oil
     >>> pu = LSPowerUnit("pu", oil=Oil(), pump=LSPump("100 cm^3/rev", "1500 rpm", "20 bar"),
     ...                  load_pressure=Input("p_ls"))
     >>> pu.consumer("load")
     ('P.load', 'T.load')
+
+    Valves closed, at stand-by: the pump holds ``p_LS + Δp_LS`` less the droop
+    ``α·p_band`` of the displacement ``α`` that just covers its own leakage:
+
+    >>> top = BondGraph("sb")
+    >>> pump = LSPump("100 cm^3/rev", "1500 rpm", "20 bar")
+    >>> _ = top.add(LSPowerUnit("pu", oil=Oil(), pump=pump, load_pressure=Input("p_ls")))
+    >>> res = simulate(build(top), (0.0, 0.5), inputs={"p_ls": 50e5}, method="CVODE",
+    ...                rtol=1e-10, progress=False)
+    >>> p, alpha = float(res["sb/pu/C_P.e"][-1]), float(res.flow("sb/pu/pump")[-1]) / pump.max_flow
+    >>> bool(abs(alpha * pump.max_flow / (pump.leakage * p) - 1) < 1e-6)
+    True
+    >>> bool(abs(70e5 - alpha * pump.regulation_band - p) < 0.01)          # Pa
+    True
     """
 
     def __init__(self, name: str, *, oil: Oil, pump: LSPump, relief: ReliefValve | None = None,
@@ -312,11 +382,26 @@ class LSPowerUnit(PowerUnit):
             drain(self, "nP", "leakage", pump.leakage, self.tank_pressure)
 
     def attach(self, network) -> None:
-        """Read the LS pressure from a :class:`~components.hydraulics.LoadSenseNetwork`."""
+        """Read the LS pressure from a :class:`~components.hydraulics.LoadSenseNetwork`.
+
+        Parameters
+        ----------
+        network : LoadSenseNetwork
+        """
         self._network = network
 
     def load_pressure(self) -> sp.Expr:
-        """The LS pressure the controller follows."""
+        """The LS pressure the controller follows.
+
+        Returns
+        -------
+        sympy expression
+
+        Raises
+        ------
+        ParameterError
+            Neither a network nor ``load_pressure``.
+        """
         if self._network is not None:
             return self._network.pressure()
         if self._load_pressure is None:

@@ -72,6 +72,16 @@ class NFCPump:
     ------
     ParameterError
         Listing every bad value.
+
+    Examples
+    --------
+    >>> NFCPump("100 cm^3/rev", "1500 rpm", min_displacement=1.2, control_min="30 bar",
+    ...         control_max="8 bar")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: negative-control pump: 2 problems
+      - 'min_displacement': found 1.2, expected a fraction of the maximum displacement, 0 < d_min < 1
+      - 'control_max': found 8 bar, expected above 'control_min' (30 bar): the displacement falls from full at p_n,min to stand-by at p_n,max
     """
 
     displacement: Any
@@ -115,18 +125,40 @@ class NFCPump:
         return self.min_displacement * self.max_flow
 
     def command(self, p_n: Any) -> sp.Expr:
-        """``α_cmd = clip((p_n,max − p_n)/(p_n,max − p_n,min), d_min, 1)``."""
+        """``α_cmd = clip((p_n,max − p_n)/(p_n,max − p_n,min), d_min, 1)``.
+
+        Parameters
+        ----------
+        p_n : number or sympy expression
+            Negacon pressure (Pa).
+
+        Returns
+        -------
+        sympy expression
+        """
         span = self.control_max - self.control_min
         return clip((self.control_max - sp.sympify(p_n)) / span, self.min_displacement, 1)
 
     def command_value(self, p_n: float) -> float:
-        """:meth:`command` at a number (for references and start values)."""
+        """:meth:`command` at a number (for references and start values).
+
+        Parameters
+        ----------
+        p_n : float
+
+        Returns
+        -------
+        float
+        """
         u = (self.control_max - p_n) / (self.control_max - self.control_min)
         return min(1.0, max(self.min_displacement, u))
 
 
 class NFCPowerUnit(PowerUnit):
     """A negative-control pump, its outlet volume, optional relief valve and the tank.
+
+    States: the outlet pressure ``<path>/C_P.e`` and the swash plate
+    ``<path>/swash/x.value``; the delivered flow is the flow of ``<path>/pump``.
 
     Parameters
     ----------
@@ -145,8 +177,11 @@ class NFCPowerUnit(PowerUnit):
         The negacon pressure ``p_n`` (a signal); an
         :class:`~components.hydraulics.OpenCentreCircuit` sets it (:meth:`attach`).
 
-    States: the outlet pressure ``<path>/C_P.e`` and the swash plate
-    ``<path>/swash/x.value``; the delivered flow is the flow of ``<path>/pump``.
+    Raises
+    ------
+    ParameterError
+        Not an :class:`NFCPump`, an initial displacement outside 0 … 1; and those of
+        :class:`~components.hydraulics.PowerUnit`.
 
     Examples
     --------
@@ -183,11 +218,26 @@ class NFCPowerUnit(PowerUnit):
         self._control = None if control_pressure is None else sp.sympify(control_pressure)
 
     def attach(self, control_pressure: Any) -> None:
-        """Follow ``control_pressure`` (the negacon pressure signal of a circuit)."""
+        """Follow ``control_pressure`` (the negacon pressure signal of a circuit).
+
+        Parameters
+        ----------
+        control_pressure : sympy expression
+        """
         self._control = sp.sympify(control_pressure)
 
     def control_pressure(self) -> sp.Expr:
-        """The negacon pressure ``p_n`` the regulator reads."""
+        """The negacon pressure ``p_n`` the regulator reads.
+
+        Returns
+        -------
+        sympy expression
+
+        Raises
+        ------
+        ParameterError
+            Neither a circuit nor ``control_pressure`` gave one.
+        """
         if self._control is None:
             raise ParameterError(f"negative-control power unit {self.name!r}: no negacon pressure "
                                  "to follow; use it in an OpenCentreCircuit or give "

@@ -53,7 +53,30 @@ __all__ = ["smooth_max", "SmoothShuttle", "HybridShuttle", "LoadSenseNetwork"]
 
 
 def smooth_max(a: Any, b: Any, eps: float) -> sp.Expr:
-    """``(a + b + √((a − b)² + ε²))/2``: above ``max(a, b)`` by at most ``ε/2`` (at a tie)."""
+    """``(a + b + √((a − b)² + ε²))/2``: above ``max(a, b)`` by at most ``ε/2`` (at a tie).
+
+    Parameters
+    ----------
+    a, b : number or sympy expression
+    eps : float
+        Band ε (Pa), > 0.
+
+    Returns
+    -------
+    sympy expression
+
+    Raises
+    ------
+    ParameterError
+        A band that is not a positive number.
+
+    Examples
+    --------
+    10 bar apart with ε = 0.5 bar, the excess is ``≈ ε²/(4·|a − b|) = 0.00625`` bar:
+
+    >>> round(float(smooth_max(110e5, 100e5, 0.5e5) - 110e5) / 1e5, 5)
+    0.00625
+    """
     if not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps > 0):
         raise ParameterError(f"smooth maximum: band ε = {eps!r}, expected a number > 0 (Pa)")
     a, b = sp.sympify(a), sp.sympify(b)
@@ -62,7 +85,29 @@ def smooth_max(a: Any, b: Any, eps: float) -> sp.Expr:
 
 @dataclass(frozen=True)
 class SmoothShuttle:
-    """Shuttle valves as a smooth maximum with regularisation band ``band`` (Pa)."""
+    """Shuttle valves as a smooth maximum with regularisation band ``band`` (Pa).
+
+    Parameters
+    ----------
+    band : float or str
+        ε of :func:`smooth_max`.
+
+    Raises
+    ------
+    ParameterError
+        A band that is not a positive pressure.
+
+    Examples
+    --------
+    Three sections chain two shuttles; each adds at most ε/2, so ``p_LS`` is never below
+    the highest load pressure and at most ε above it (here two sections tie):
+
+    >>> s = SmoothShuttle("0.5 bar")
+    >>> p = s.combine([sp.Float(80e5), sp.Float(120e5), sp.Float(120e5)], LoadSenseNetwork(s))
+    >>> excess = float(p) - 120e5
+    >>> 0 < excess <= 2 * 0.25e5, round(excess / 1e5, 4)
+    (True, 0.2508)
+    """
 
     band: Any = "0.5 bar"
 
@@ -73,6 +118,17 @@ class SmoothShuttle:
             raise ParameterError(problems, subject="smooth shuttle")
 
     def combine(self, pressures: Sequence[sp.Expr], net: "LoadSenseNetwork") -> sp.Expr:
+        """The LS pressure of the sections' ``pressures``: a chain of smooth maxima.
+
+        Parameters
+        ----------
+        pressures : sequence
+        net : 'LoadSenseNetwork'
+
+        Returns
+        -------
+        sp.Expr
+        """
         out = pressures[0]
         for p in pressures[1:]:
             out = smooth_max(out, p, self.band)
@@ -92,6 +148,22 @@ class HybridShuttle:
         Minimum time between two changes (s); bounds the event rate to ``1/dwell``.
     name : str
         Name of the discrete variable (a model parameter).
+
+    Raises
+    ------
+    ParameterError
+        Bad band, dwell or name (all listed).
+
+    Examples
+    --------
+    ``p_LS`` is exactly the selected section's pressure:
+
+    >>> a, b = sp.symbols("a b", real=True)
+    >>> net = LoadSenseNetwork(HybridShuttle(band="1 bar", dwell="5 ms"))
+    >>> net.add("boom", a); net.add("arm", b)
+    >>> d = net.discrete
+    >>> d.labels, net.pressure().subs({d.symbol: d.value("arm"), a: 80e5, b: 120e5})
+    (['boom', 'arm'], 12000000.0)
     """
 
     band: Any = "0.5 bar"
@@ -108,6 +180,17 @@ class HybridShuttle:
             raise ParameterError(problems, subject="hybrid shuttle")
 
     def combine(self, pressures: Sequence[sp.Expr], net: "LoadSenseNetwork") -> sp.Expr:
+        """The LS pressure: the selected section's pressure (indicator-weighted sum).
+
+        Parameters
+        ----------
+        pressures : sequence
+        net : 'LoadSenseNetwork'
+
+        Returns
+        -------
+        sp.Expr
+        """
         d = net.discrete
         return sp.Add(*[d.indicator(lab) * p for lab, p in zip(d.labels, pressures)])
 
@@ -115,12 +198,29 @@ class HybridShuttle:
 class LoadSenseNetwork:
     """The LS signal of a circuit: the highest of the sections' load pressures.
 
+    Sections are added with :meth:`add` (an :class:`LSCircuit` does it);
+    :meth:`pressure` is the LS pressure as an expression of the taps' handles.
+
     Parameters
     ----------
     shuttle : SmoothShuttle or HybridShuttle
 
-    Sections are added with :meth:`add` (an :class:`LSCircuit` does it);
-    :meth:`pressure` is the LS pressure as an expression of the taps' handles.
+    Raises
+    ------
+    ParameterError
+        A shuttle of another type.
+
+    Examples
+    --------
+    See the module, :class:`SmoothShuttle` and :class:`HybridShuttle`; a section is
+    registered once:
+
+    >>> net = LoadSenseNetwork()
+    >>> net.add("boom", sp.Symbol("a"))
+    >>> net.add("boom", sp.Symbol("b"))
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: load-sense network: section 'boom' added twice
     """
 
     def __init__(self, shuttle: SmoothShuttle | HybridShuttle | None = None):
@@ -133,14 +233,32 @@ class LoadSenseNetwork:
         self.sections: dict[str, sp.Expr] = {}
 
     def add(self, section: str, pressure: Any) -> None:
-        """Register a section's load-pressure signal."""
+        """Register a section's load-pressure signal.
+
+        Parameters
+        ----------
+        section : str
+        pressure : sympy expression
+            The section's load pressure (a tap's pressure handle).
+
+        Raises
+        ------
+        ParameterError
+            The section was added before.
+        """
         if section in self.sections:
             raise ParameterError(f"load-sense network: section {section!r} added twice")
         self.sections[section] = sp.sympify(pressure)
 
     @property
     def discrete(self) -> Discrete:
-        """The discrete variable of a :class:`HybridShuttle` (modes: the section names)."""
+        """The discrete variable of a :class:`HybridShuttle` (modes: the section names).
+
+        Raises
+        ------
+        ParameterError
+            A smooth shuttle, or fewer than two sections.
+        """
         if not isinstance(self.shuttle, HybridShuttle):
             raise ParameterError("load-sense network: a discrete shuttle mode exists only with "
                                  "a HybridShuttle")
@@ -150,7 +268,17 @@ class LoadSenseNetwork:
         return Discrete(self.shuttle.name, list(self.sections))
 
     def pressure(self) -> sp.Expr:
-        """``p_LS``: the highest load pressure (expression of the taps' pressure handles)."""
+        """``p_LS``: the highest load pressure (expression of the taps' pressure handles).
+
+        Returns
+        -------
+        sympy expression
+
+        Raises
+        ------
+        ParameterError
+            No section.
+        """
         if not self.sections:
             raise ParameterError("load-sense network: no valve section feeds it; add "
                                  "compensated valves to the circuit")
@@ -162,7 +290,22 @@ class LoadSenseNetwork:
     # ------------------------------------------------------------------ hybrid shuttle
     def transitions(self, model) -> list[Transition]:
         """Guards of a :class:`HybridShuttle` for a built model: section ``j`` takes
-        over from ``i`` when ``p_j > p_i + band`` (after ``dwell``)."""
+        over from ``i`` when ``p_j > p_i + band`` (after ``dwell``).
+
+        Parameters
+        ----------
+        model : Model
+
+        Returns
+        -------
+        list of Transition
+            One per ordered pair of sections.
+
+        Raises
+        ------
+        ParameterError
+            A section's pressure reads something that is not a state of the model.
+        """
         d = self.discrete
         handles = model.graph.graph.get("handles", {})
         names = model.state_names
@@ -201,7 +344,19 @@ class LoadSenseNetwork:
         return out
 
     def hybrid_model(self, bg, *, params: dict | None = None) -> HybridModel:
-        """Build ``bg`` with the shuttle mode as a parameter and its transitions."""
+        """Build ``bg`` with the shuttle mode as a parameter and its transitions.
+
+        Parameters
+        ----------
+        bg : BondGraph
+            The circuit whose sections feed this network.
+        params : dict, optional
+            Other parameter values for :func:`~bondgraph.build`.
+
+        Returns
+        -------
+        HybridModel
+        """
         from bondgraph import build
 
         d = self.discrete

@@ -42,7 +42,7 @@ from .orifice import signed_sqrt
 from .pressure_tap import SensedCapacitance
 
 __all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit",
-           "DelayedFlow"]
+           "DelayedFlow", "speed_problem"]
 
 
 def _pos(value: Any, unit: str, name: str) -> float:
@@ -60,6 +60,17 @@ def speed_problem(value: Any, name: str = "speed") -> str | None:
 
     ``"25 Hz"`` (or ``"25 1/s"``) is ambiguous — revolutions or radians per second differ
     by 2π — and is refused instead of being read one way silently.
+
+    Parameters
+    ----------
+    value : str, quantity, mapping or number
+        A bare number is rev/s (the SI of this library) and passes.
+    name : str
+        How the message names it.
+
+    Returns
+    -------
+    str or None
 
     Examples
     --------
@@ -100,6 +111,27 @@ class FixedPump:
     """Fixed-displacement pump: ``Q = displacement·speed``.
 
     ``displacement`` in m³/rev (or ``"cm^3/rev"``), ``speed`` in rev/s (or ``"rpm"``).
+
+    Parameters
+    ----------
+    displacement : float or str
+    speed : float or str
+        A speed that does not say whether it counts revolutions or radians is refused.
+
+    Raises
+    ------
+    ParameterError
+        Non-positive or unreadable values, an ambiguous speed (all listed).
+
+    Examples
+    --------
+    >>> round(FixedPump("45 cm^3/rev", "2000 rpm").flow * 6e4, 9)     # L/min
+    90.0
+    >>> FixedPump("45 cm^3/rev", "33 Hz")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: fixed pump: 1 problem
+      - 'speed': found '33 Hz', which does not say whether it counts revolutions or radians (they differ by 2π); write e.g. "25 rev/s", "1500 rpm" or "157 rad/s"
     """
 
     displacement: Any
@@ -115,12 +147,46 @@ class FixedPump:
                 * _pos(self.speed, "rev/s", "speed"))
 
     def law(self, p: sp.Expr) -> sp.Expr:
+        """The delivered flow, whatever the pressure ``p`` (m³/s).
+
+        Parameters
+        ----------
+        p : sp.Expr
+
+        Returns
+        -------
+        sp.Expr
+        """
         return sp.Float(self.flow)
 
 
 @dataclass(frozen=True)
 class CompensatedPump:
-    """Pressure-compensated pump: ``Q = D·n·sat((setting − p)/band)``."""
+    """Pressure-compensated pump: ``Q = D·n·sat((setting − p)/band)``.
+
+    Parameters
+    ----------
+    displacement, speed : float or str
+        As for :class:`FixedPump`.
+    setting : float or str
+        Pressure at which the flow is zero (Pa).
+    band : float or str
+        Pressure band over which the flow falls to zero (Pa).
+
+    Raises
+    ------
+    ParameterError
+        As for :class:`FixedPump`.
+
+    Examples
+    --------
+    Full flow up to ``setting − band``, half of it in the middle of the band, none at
+    the setting:
+
+    >>> cp = CompensatedPump("45 cm^3/rev", "2000 rpm", setting="250 bar", band="10 bar")
+    >>> [round(float(cp.law(p)) * 6e4, 6) for p in (0.0, 245e5, 250e5)]     # L/min
+    [90.0, 45.0, 0.0]
+    """
 
     displacement: Any
     speed: Any
@@ -138,6 +204,16 @@ class CompensatedPump:
                 * _pos(self.speed, "rev/s", "speed"))
 
     def law(self, p: sp.Expr) -> sp.Expr:
+        """The delivered flow at the outlet pressure ``p`` (m³/s; expression or number).
+
+        Parameters
+        ----------
+        p : sp.Expr
+
+        Returns
+        -------
+        sp.Expr
+        """
         ps = _pos(self.setting, "Pa", "setting")
         band = _pos(self.band, "Pa", "band")
         return self.flow * clip((ps - p) / band, 0, 1)
@@ -159,6 +235,16 @@ class DelayedFlow:
         self._flow = flow
 
     def law(self, p: sp.Expr) -> sp.Expr:
+        """The flow expression, made now (the pressure ``p`` is not used).
+
+        Parameters
+        ----------
+        p : sp.Expr
+
+        Returns
+        -------
+        sp.Expr
+        """
         return self._flow()
 
 
@@ -167,6 +253,26 @@ class PumpSource(Sf):
 
     ``law(p)`` gives the delivered flow; the pressure comes from the node the
     source feeds (a chamber), so no algebraic loop arises.
+
+    Parameters
+    ----------
+    name : str
+    law : callable
+        ``law(p) -> flow`` (sympy), e.g. :meth:`CompensatedPump.law`.
+
+    Examples
+    --------
+    A compensated pump into a closed litre of oil stops delivering at its setting:
+
+    >>> from bondgraph import BondGraph, Zero, build, simulate
+    >>> from components.hydraulics import HydraulicCapacitance
+    >>> cp = CompensatedPump("45 cm^3/rev", "2000 rpm", setting="250 bar", band="10 bar")
+    >>> m = BondGraph("dead")
+    >>> _ = m.add(PumpSource("pump", cp.law), Zero("n"), HydraulicCapacitance("C", 1e-3, Oil()))
+    >>> _ = m.connect("pump", "n"); _ = m.connect("n", "C")
+    >>> res = simulate(build(m), (0.0, 2.0), progress=False)
+    >>> round(float(res["dead/C.e"][-1]) / 1e5, 3)     # bar
+    250.0
     """
 
     kind = "Sf"
@@ -185,6 +291,29 @@ class ReliefValve:
     """Pressure relief valve (``crack`` < ``full``, Pa; ``q_rated`` m³/s at ``full``).
 
     ``mode`` (optional): a discrete mode symbol (0 closed, 1 relieving) that gates the law.
+
+    Parameters
+    ----------
+    crack, full : float or str
+        Cracking and full-open pressures (Pa), ``full > crack``.
+    q_rated : float or str
+        Flow at ``full`` (m³/s).
+    mode : sympy symbol, optional
+
+    Raises
+    ------
+    ParameterError
+        Bad values, or ``full ≤ crack``.
+
+    Examples
+    --------
+    >>> rv = ReliefValve(crack="300 bar", full="310 bar", q_rated="200 L/min")
+    >>> [round(float(rv.law(p)) * 6e4, 6) for p in (290e5, 300e5, 310e5)]     # L/min
+    [0.0, 0.0, 200.0]
+    >>> ReliefValve(crack="300 bar", full="290 bar", q_rated="200 L/min")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: relief valve: full = '290 bar' must exceed crack = '300 bar'
     """
 
     crack: Any
@@ -199,6 +328,17 @@ class ReliefValve:
                                  f"{self.crack!r}")
 
     def law(self, p: sp.Expr, p_tank: float = 0.0) -> sp.Expr:
+        """Relieved flow at the inlet pressure ``p`` into a tank at ``p_tank`` (m³/s).
+
+        Parameters
+        ----------
+        p : number or sympy expression
+        p_tank : float
+
+        Returns
+        -------
+        sympy expression
+        """
         pc = _pos(self.crack, "Pa", "crack")
         pf = _pos(self.full, "Pa", "full")
         q = _pos(self.q_rated, "m^3/s", "q_rated")
@@ -210,15 +350,35 @@ class ReliefValve:
 
     @property
     def crack_pressure(self) -> float:
+        """``crack`` in Pa."""
         return _pos(self.crack, "Pa", "crack")
 
     @property
     def full_pressure(self) -> float:
+        """``full`` in Pa."""
         return _pos(self.full, "Pa", "full")
 
 
 class Tank(BondGraph):
-    """Reservoir at a fixed gauge pressure; ports are created with :meth:`port`."""
+    """Reservoir at a fixed gauge pressure; ports are created with :meth:`port`.
+
+    Parameters
+    ----------
+    name : str
+    pressure : float or str
+        Gauge pressure (Pa).
+
+    Raises
+    ------
+    ParameterError
+        A pressure that is not a finite number.
+
+    Examples
+    --------
+    >>> tank = Tank("tank", "2 bar")
+    >>> tank.port("drain"), tank.pressure
+    ('drain', 200000.0)
+    """
 
     def __init__(self, name: str, pressure: Any = 0.0):
         super().__init__(name)
@@ -229,13 +389,29 @@ class Tank(BondGraph):
         self.connect("p", "node")
 
     def port(self, name: str) -> str:
-        """Expose one more port named ``name`` on the tank node; returns it."""
+        """Expose one more port named ``name`` on the tank node; returns it.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ModelStructureError
+            The name is taken.
+        """
         self.expose(name, "node")
         return name
 
 
 class PowerUnit(BondGraph):
     """Pump (or ideal pressure source), outlet volume, relief valve and tank.
+
+    Ports are made per consumer with :meth:`consumer`.
 
     Parameters
     ----------
@@ -254,7 +430,27 @@ class PowerUnit(BondGraph):
     initial_pressure : float
         Initial outlet pressure (Pa).
 
-    Ports are made per consumer with :meth:`consumer`.
+    Raises
+    ------
+    ParameterError
+        Both or neither of ``pump`` and ``pressure``, a relief valve without a pump, bad
+        values (all listed).
+
+    Examples
+    --------
+    Dead-ended, a 150 L/min pump blows off through the relief valve at the pressure
+    where the valve passes the whole flow (found here by scipy's root finder):
+
+    >>> from scipy.optimize import brentq
+    >>> from bondgraph import BondGraph, build, simulate
+    >>> relief = ReliefValve(crack="300 bar", full="310 bar", q_rated="200 L/min")
+    >>> pump = FixedPump("100 cm^3/rev", "1500 rpm")
+    >>> top = BondGraph("sys")
+    >>> _ = top.add(PowerUnit("pu", oil=Oil(), pump=pump, relief=relief, volume="1 L"))
+    >>> res = simulate(build(top), (0.0, 0.5), progress=False)
+    >>> p_set = brentq(lambda p: float(relief.law(p)) - pump.flow, 300e5, 310e5, xtol=1e-6)
+    >>> bool(abs(res["sys/pu/C_P.e"][-1] - p_set) < 10.0)        # Pa
+    True
     """
 
     def __init__(self, name: str, *, oil: Oil, pump: FixedPump | CompensatedPump | None = None,
@@ -303,7 +499,31 @@ class PowerUnit(BondGraph):
         self._consumers: list[str] = []
 
     def consumer(self, name: str) -> tuple[str, str]:
-        """Expose ports ``P.<name>`` and ``T.<name>`` for one valve; returns their names."""
+        """Expose ports ``P.<name>`` and ``T.<name>`` for one valve; returns their names.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        (str, str)
+
+        Raises
+        ------
+        ParameterError
+            The consumer was added before.
+
+        Examples
+        --------
+        >>> pu = PowerUnit("pu", oil=Oil(), pressure="200 bar")
+        >>> pu.consumer("arm")
+        ('P.arm', 'T.arm')
+        >>> pu.consumer("arm")
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ParameterError: power unit 'pu': consumer 'arm' added twice
+        """
         if name in self._consumers:
             raise ParameterError(f"power unit {self.name!r}: consumer {name!r} added twice")
         self._consumers.append(name)
@@ -313,7 +533,13 @@ class PowerUnit(BondGraph):
 
     @property
     def pressure_state(self) -> str | None:
-        """Local name of the outlet-pressure state (``None`` for an ideal source)."""
+        """Local name of the outlet-pressure state (``None`` for an ideal source).
+
+        Examples
+        --------
+        >>> PowerUnit("pu", oil=Oil(), pressure="200 bar").pressure_state is None
+        True
+        """
         return "C_P.e" if self.pump is not None else None
 
     @property

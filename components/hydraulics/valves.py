@@ -52,6 +52,35 @@ class SpoolDynamics:
     """Spool response: ``bandwidth`` (Hz), ``damping`` ζ (second order), ``order`` 1 or 2.
 
     OpenHydraulics' directional valves: 10 Hz, ζ = 1 (docs/reference/excavator_data.md section C).
+
+    Parameters
+    ----------
+    bandwidth : float or str
+        Natural frequency (Hz, or text with units).
+    damping : float
+        Damping ratio ζ (second order).
+    order : {1, 2}
+
+    Raises
+    ------
+    ParameterError
+        A non-positive bandwidth or damping, another order (all listed).
+
+    Examples
+    --------
+    An underdamped spool (ζ = 0.5) overshoots a step by ``exp(−πζ/√(1 − ζ²)) ≈ 16.3 %``
+    at ``t_p = π/(ω·√(1 − ζ²))``:
+
+    >>> import math
+    >>> from bondgraph import BondGraph, Input, build, simulate
+    >>> dyn = SpoolDynamics(bandwidth="10 Hz", damping=0.5)
+    >>> top = BondGraph("servo")
+    >>> _ = top.add(Spool("sp", Input("u"), dyn))
+    >>> t_p = math.pi / (dyn.omega * math.sqrt(1 - 0.25))
+    >>> res = simulate(build(top), (0.0, 0.2), inputs={"u": 1.0}, t_eval=[t_p], rtol=1e-10,
+    ...                atol=1e-12, progress=False)
+    >>> bool(abs(res["servo/sp/x.pos"][0] - 1 - math.exp(-math.pi * 0.5 / math.sqrt(0.75))) < 1e-7)
+    True
     """
 
     bandwidth: float
@@ -74,6 +103,7 @@ class SpoolDynamics:
 
     @property
     def omega(self) -> float:
+        """Natural frequency ``2π·bandwidth`` (rad/s)."""
         return 2 * math.pi * self.bandwidth
 
 
@@ -82,6 +112,15 @@ class Spool(BondGraph):
 
     The spool junction ``x`` carries the displacement state ``x.pos``
     (initial ``x0``); with second order the spool velocity is ``m.f``.
+
+    Parameters
+    ----------
+    name : str
+    command : number or sympy expression
+        Normalised command (an :func:`~bondgraph.Input`, an expression of ``t``).
+    dynamics : SpoolDynamics
+    x0 : float
+        Initial position.
 
     Examples
     --------
@@ -126,6 +165,9 @@ def _leakage_problems(leakage: Any) -> list[str]:
 class DirectionalValve(BondGraph):
     """Proportional closed-centre 4/3 directional valve (ports ``P``, ``T``, ``A``, ``B``).
 
+    Connect the supply node into ``P``, ``T`` into the tank, ``A`` into the cap
+    side and the rod side into ``B`` (positive flows P→A and B→T).
+
     Parameters
     ----------
     name : str
@@ -149,8 +191,32 @@ class DirectionalValve(BondGraph):
     makeup_crack : float or str
         Their cracking pressure (Pa).
 
-    Connect the supply node into ``P``, ``T`` into the tank, ``A`` into the cap
-    side and the rod side into ``B`` (positive flows P→A and B→T).
+    Raises
+    ------
+    ParameterError
+        Every bad value at once.
+
+    Examples
+    --------
+    Half open (``x = 0.5``) between a 100 bar supply, a cap side at 40 bar and a rod side
+    at 20 bar, each edge passes ``Q_N·x·√(Δp/Δp_N)``:
+
+    >>> import math
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, Se, Zero, build
+    >>> rig = BondGraph("rig")
+    >>> _ = rig.add(Se("P", 100e5), DirectionalValve("v", q_nominal="60 L/min", dp_nominal="3 bar",
+    ...                                             command=0.5),
+    ...             Zero("nA"), Se("cap", 40e5), Zero("nB"), Se("rod", 20e5), Zero("tank"),
+    ...             Se("T", 0.0))
+    >>> for a, b in [("P", "v/P"), ("v/A", "nA"), ("cap", "nA"), ("nB", "v/B"), ("rod", "nB"),
+    ...              ("v/T", "tank"), ("T", "tank")]:
+    ...     _ = rig.connect(a, b)
+    >>> model = build(rig)
+    >>> out = dict(zip(model.system.output_names, model.system.outputs(0.0, np.zeros(0))))
+    >>> q_PA, q_BT = out["f[rig/b1]"], out["f[rig/b4]"]         # supply and rod-side bonds
+    >>> bool(np.isclose(q_PA, 1e-3 * 0.5 * math.sqrt(60 / 3))), bool(np.isclose(q_BT, 1e-3 * 0.5 * math.sqrt(20 / 3)))
+    (True, True)
     """
 
     def __init__(self, name: str, *, q_nominal: Any, dp_nominal: Any, command: Any,
@@ -202,7 +268,18 @@ class DirectionalValve(BondGraph):
 
     def _edge_law(self, edge: str, opening: Any):
         """Flow law ``Q(Δp)`` of one metering edge (``"PA"``, ``"AT"``, ``"PB"``, ``"BT"``);
-        a subclass may meter some edges differently (pressure-compensated valves)."""
+        a subclass may meter some edges differently (pressure-compensated valves).
+
+        Parameters
+        ----------
+        edge : str
+        opening : sympy expression
+            The edge's opening 0 … 1.
+
+        Returns
+        -------
+        Law
+        """
         return nominal_law(opening, self.q_nominal, self.dp_nominal, self.p_tr)
 
 
@@ -212,11 +289,47 @@ class OnOffValve(BondGraph):
     ``command`` is the opening 0…1 (an input, or a discrete mode symbol whose
     values are 0 and 1); saturated to 0…1.
 
+    Parameters
+    ----------
+    name : str
+    q_nominal, dp_nominal : float or str
+        Rated flow at the rated drop.
+    command : number or sympy expression
+        Opening 0 … 1.
+    leakage : float
+        Opening added (fraction of full opening).
+    p_tr : float or str
+        Laminar transition pressure (Pa).
+
+    Raises
+    ------
+    ParameterError
+        Every bad value at once.
+
     Examples
     --------
     >>> import sympy as sp
     >>> OnOffValve("dump", q_nominal=1e-3, dp_nominal=5e5, command=sp.Symbol("dump.state")).ports["A"].target
     'q'
+
+    Open at 20 bar, a valve rated 60 L/min at 5 bar passes 120 L/min; closed, its
+    leakage:
+
+    >>> import numpy as np
+    >>> from bondgraph import BondGraph, Se, Zero, Input, build
+    >>> rig = BondGraph("rig")
+    >>> _ = rig.add(Se("P", 20e5), OnOffValve("v", q_nominal="60 L/min", dp_nominal="5 bar",
+    ...                                       command=Input("open"), leakage=1e-3),
+    ...             Zero("tank"), Se("T", 0.0))
+    >>> for a, b in [("P", "v/A"), ("v/B", "tank"), ("T", "tank")]:
+    ...     _ = rig.connect(a, b)
+    >>> sysm = build(rig).system
+    >>> flow = []
+    >>> for u in (1.0, 0.0):
+    ...     sysm.set_inputs(np.array([u]))
+    ...     flow.append(float(dict(zip(sysm.output_names, sysm.outputs(0.0, np.zeros(0))))["f[rig/b1]"]) * 6e4)
+    >>> [round(q, 6) for q in flow]     # L/min
+    [120.12, 0.12]
     """
 
     def __init__(self, name: str, *, q_nominal: Any, dp_nominal: Any, command: Any,

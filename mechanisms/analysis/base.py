@@ -43,7 +43,30 @@ __all__ = ["BaseMachine"]
 
 @dataclass(frozen=True)
 class BaseMachine:
-    """Masses (world frame) and tipping lines of the base machine, SI."""
+    """Masses (world frame) and tipping lines of the base machine, SI.
+
+    Attributes
+    ----------
+    masses : mapping
+        Name → ``(mass, (x, y))`` of each part of the base.
+    front, rear : float
+        x of the front and rear tipping lines (m; ``rear`` may be None).
+    ground : float
+        y of the ground (m).
+    gravity : float
+        m/s².
+
+    Examples
+    --------
+    A 10 t base whose centre of mass is 1 m behind the front line holds
+    ``−10 000·9.81·1`` N·m against tipping forward; a 2 t load 4 m ahead tips it with
+    ``+2000·9.81·4``:
+
+    >>> base = BaseMachine({"body": (10e3, (0.0, 1.0))}, front=1.0, rear=-1.0, ground=0.0,
+    ...                    gravity=9.81)
+    >>> base.tipping_moment("front"), float(base.load_moment("front", 5.0, 1.0, 0.0, -2e3 * 9.81))
+    (-98100.0, 78480.0)
+    """
 
     masses: Mapping[str, tuple[float, tuple[float, float]]]
     front: float
@@ -56,6 +79,14 @@ class BaseMachine:
     @classmethod
     def of(cls, desc) -> "BaseMachine":
         """From a description's ``[base]``.
+
+        Parameters
+        ----------
+        desc : MachineDescription
+
+        Returns
+        -------
+        BaseMachine
 
         Raises
         ------
@@ -73,6 +104,7 @@ class BaseMachine:
 
     @property
     def mass(self) -> float:
+        """Total mass of the base (kg)."""
         return float(sum(m for m, _ in self.masses.values()))
 
     def line(self, which: str) -> float:
@@ -92,7 +124,16 @@ class BaseMachine:
         return x
 
     def tipping_moment(self, which: str = "front") -> float:
-        """Tipping moment of the base's own weight about a line (N·m, negative = stable)."""
+        """Tipping moment of the base's own weight about a line (N·m, negative = stable).
+
+        Parameters
+        ----------
+        which : {"front", "rear"}
+
+        Returns
+        -------
+        float
+        """
         x_t = self.line(which)
         m = sum(mass * self.gravity * ((0.0 if which == "side" and k in self.fixed else cog[0]) - x_t)
                 for k, (mass, cog) in self.masses.items())
@@ -107,6 +148,16 @@ class BaseMachine:
 
     def front_moment(self, which: str, statics) -> np.ndarray:
         """Tipping moment of the front's weight, from its forces on the chassis
-        (:class:`~.statics.StaticsAt`)."""
+        (:class:`~.statics.StaticsAt`).
+
+        Parameters
+        ----------
+        which : {"front", "rear"}
+        statics : StaticsAt
+
+        Returns
+        -------
+        ndarray
+        """
         ccw = statics.moment_about(self.line(which), self.ground)
         return ccw if which == "rear" else -ccw

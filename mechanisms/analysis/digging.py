@@ -60,7 +60,48 @@ LIMITS = ("hydraulic", "tipping over the front", "tipping over the rear")
 
 @dataclass
 class ToolForceAt:
-    """The tool force of one function at its optimum pose."""
+    """The tool force of one function at its optimum pose.
+
+    Attributes
+    ----------
+    function : str
+    kind : {"hydraulic", "governing"}
+        The optimum of the hydraulic limit alone, or of the governing (smaller) one.
+    force : float
+        N.
+    limit : str
+        Which limit governs there (one of :data:`LIMITS`).
+    hydraulic, tipping : float
+        The two limits there (N; tipping ``inf`` without ``[base]``).
+    point : (float, float)
+        The tool point (m).
+    direction : (float, float)
+        Unit direction of the force on the soil: along the point's path.
+    lengths : dict
+        Function → cylinder length (m).
+    refined : bool
+
+    Examples
+    --------
+    By virtual work the hydraulic limit times the lip's velocity per unit cylinder rate
+    is the cylinder force, ``p_r·A_cap − p_t·A_rod`` (here computed from the file):
+
+    >>> import math
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> study = Study(DATA / "excavator.toml")
+    >>> tf = tool_forces(study, n=20, functions=["bucket"])
+    >>> o = tf.optimum["bucket"]["hydraulic"]
+    >>> desc = study.description
+    >>> cyl = desc.parts[desc.cylinder_of["bucket"]].values
+    >>> f_cyl = tf.pressures["relief"]["bucket"] * cyl["count"] * math.pi * cyl["bore"] ** 2 / 4
+    >>> L = {desc.cylinder_of[f]: np.array([v]) for f, v in o.lengths.items()}
+    >>> angles, ok = study.kinematics.solve(L, near=tf.grid)
+    >>> X = study.kinematics.states(study.statics.model, angles, L, shape=(1,))
+    >>> vx, vy = study.statics.evaluate(X, points=[("bucket", "Q")], functions=["bucket"]).velocity[("bucket", "Q")]["bucket"]
+    >>> bool(abs(o.hydraulic * math.hypot(vx[0], vy[0]) / f_cyl - 1) < 1e-9), o.limit
+    (True, 'hydraulic')
+    """
 
     function: str
     kind: str                       # "hydraulic" (relief alone) or "governing" (with tipping)
@@ -160,6 +201,15 @@ class ToolForces(AnalysisResult):
     optimum : dict
         Function → ``{"hydraulic": ToolForceAt, "governing": ToolForceAt}``.
     timings : dict
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA
+    >>> tf = tool_forces(DATA / "excavator.toml", n=20, functions=["bucket"])
+    >>> sorted(tf.summary()), tf.summary_units["bucket_tool_force"]
+    (['bucket_tool_force', 'bucket_tool_force_governing'], 'N')
+    >>> tf.maps["bucket"]["force"].shape == tf.grid.shape
+    True
     """
 
     name = "tool-forces"
@@ -180,6 +230,7 @@ class ToolForces(AnalysisResult):
 
     @property
     def summary_units(self) -> dict[str, str]:
+        """Newton for every :meth:`summary` entry."""
         return {k: "N" for k in self.summary()}
 
     def summary(self) -> dict[str, float]:
@@ -198,6 +249,7 @@ class ToolForces(AnalysisResult):
         return out
 
     def table(self):
+        """One row per function and optimum: force, limits, point, direction, posture."""
         import pandas as pd
 
         desc = self.study.description
@@ -224,7 +276,15 @@ class ToolForces(AnalysisResult):
     def plot(self, path: str | Path | None = None, ax: Any = None, *, cell: float = 0.1):
         """For each function, the largest tool force reachable at each place of the working
         range (``cell`` m squares), the envelope, the optimum pose drawn, and where tipping
-        governs (hatched)."""
+        governs (hatched).
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            A file name.
+        ax : object, optional
+        cell : float, optional
+        """
         import matplotlib.pyplot as plt
 
         n = len(self.functions)
@@ -290,7 +350,32 @@ class ToolForces(AnalysisResult):
         return save_figure(fig, path)
 
     def at(self, lengths: Mapping[str, Any]) -> dict[str, dict[str, np.ndarray]]:
-        """Tool forces at scattered poses: ``lengths`` is function → cylinder lengths (m)."""
+        """Tool forces at scattered poses: ``lengths`` is function → cylinder lengths (m).
+
+        Parameters
+        ----------
+        lengths : mapping
+            Every function → lengths (m), arrays of one length.
+
+        Returns
+        -------
+        dict
+            Function → arrays ``hydraulic``, ``tipping``, ``force``, ``limit``...
+
+        Raises
+        ------
+        ParameterError
+            A function missing.
+
+        Examples
+        --------
+        >>> from mechanisms.machine import DATA
+        >>> tf = tool_forces(DATA / "excavator.toml", n=20, functions=["bucket"])
+        >>> o = tf.optimum["bucket"]["hydraulic"]
+        >>> at = tf.at({f: [v] for f, v in o.lengths.items()})
+        >>> bool(abs(at["bucket"]["hydraulic"][0] - o.hydraulic) < 1e-6)
+        True
+        """
         desc = self.study.description
         L = {desc.cylinder_of[f]: np.atleast_1d(np.asarray(v, dtype=float)) for f, v in lengths.items()}
         missing = [f for f in desc.functions if f not in lengths]
@@ -431,6 +516,13 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         best). Where the force does not depend on a cylinder (the bucket's on the boom and
         the arm, without weights) the optimum pose does not fix it: its tipping limit is
         reported at its worst over those strokes (``ToolForceAt.free`` names them).
+
+    refine_optimum : bool
+        Refine each optimum continuously from the grid's best (default).
+
+    Returns
+    -------
+    ToolForces
 
     Raises
     ------

@@ -41,7 +41,7 @@ from .result import AnalysisResult, save_figure
 from .study import Study
 from .threads import one_blas_thread
 
-__all__ = ["cycle_energy", "CycleEnergy", "GROUPS"]
+__all__ = ["cycle_energy", "CycleEnergy", "GROUPS", "group"]
 
 #: destination → labels of the energy split that go there
 GROUPS = {
@@ -71,6 +71,19 @@ class CycleEnergy(AnalysisResult):
         ``actuator_work``, ``residual``.
     other : dict
         What *other* is made of (label → J, as a destination of the pump work).
+
+    Examples
+    --------
+    The linkage has no losses: the cylinders' work on it is the potential and kinetic
+    energy it gained (each term integrated separately from the bond graph):
+
+    >>> from mechanisms.machine import DATA
+    >>> ce = cycle_energy(DATA / "excavator.toml", t_end=1.0)
+    >>> t = ce.terms
+    >>> bool(abs(t["actuator_work"] - t["potential_energy"] - t["kinetic_energy"]) < 1e-6 * t["pump_work"])
+    True
+    >>> ce.table().attrs["units"]
+    {'energy': 'J', 'share_of_pump_work': '%'}
     """
 
     name = "cycle-energy"
@@ -83,9 +96,17 @@ class CycleEnergy(AnalysisResult):
         self.other = other
 
     def summary(self) -> dict[str, float]:
+        """The destinations (J), as :attr:`terms`.
+
+        Returns
+        -------
+        dict
+        """
         return dict(self.terms)
 
     def table(self):
+        """One row per destination (and per part of *other*): energy and share of the pump
+        work (%)."""
         import pandas as pd
 
         pump = self.terms["pump_work"]
@@ -102,7 +123,14 @@ class CycleEnergy(AnalysisResult):
         return df
 
     def plot(self, path: str | Path | None = None, ax: Any = None):
-        """Stacked bars: the pump work; where it went; the actuator work (ΔPE + ΔKE)."""
+        """Stacked bars: the pump work; where it went; the actuator work (ΔPE + ΔKE).
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            A file name.
+        ax : object, optional
+        """
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -157,7 +185,31 @@ class CycleEnergy(AnalysisResult):
 
 def group(split) -> tuple[dict[str, float], dict[str, float]]:
     """An :class:`~mechanisms.machine.energy.EnergySplit` grouped by destination of the
-    pump work: ``(terms, other)``."""
+    pump work: ``(terms, other)``.
+
+    Parameters
+    ----------
+    split : EnergySplit
+        A run's :meth:`~mechanisms.machine.MachineRun.energy_split`.
+
+    Returns
+    -------
+    (dict, dict)
+        As :attr:`CycleEnergy.terms` and :attr:`CycleEnergy.other`.
+
+    Raises
+    ------
+    ParameterError
+        The run supplied no work.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA
+    >>> ce = cycle_energy(DATA / "excavator.toml", t_end=1.0)
+    >>> terms, other = group(ce.split)
+    >>> terms == ce.terms, bool(abs(terms["other"] - sum(other.values())) < 1e-9)
+    (True, True)
+    """
     T = split.terms
     supplied = set(split.supplied)
     spool = {k for k in split.terms if k.startswith(SPOOL)}
@@ -219,12 +271,20 @@ def cycle_energy(machine: Any, cycle: Any = None, *, t_end: float | None = None,
     **run_options
         Passed to :meth:`Machine.run <mechanisms.machine.Machine.run>` (``rtol``...).
 
+    Returns
+    -------
+    CycleEnergy
+
     Raises
     ------
     ParameterError
         No ``[circuit]`` in the file, an unknown cycle, a cycle of another mode.
     SimulationError
         The run fails (with its time, state and physical cause).
+
+    Examples
+    --------
+    See the module and :class:`CycleEnergy`.
     """
     study = Study.of(machine)
     desc = study.description

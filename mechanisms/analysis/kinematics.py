@@ -63,7 +63,7 @@ from bondgraph.errors import AssemblyError, ParameterError
 from components import Cylinder, Lever, MainBody
 from components.ports import PortClass
 
-__all__ = ["BoxKinematics", "BoxGrid", "Block"]
+__all__ = ["BoxKinematics", "BoxGrid", "Block", "limit_margins", "TOL"]
 
 #: Newton tolerance on the loop-closure rows (m)
 TOL = 1e-11
@@ -72,7 +72,34 @@ TOL = 1e-11
 @dataclass
 class Block:
     """Rows solved together: their unknown angles, the frame they are solved in, and
-    the cylinder lengths their solution depends on."""
+    the cylinder lengths their solution depends on.
+
+    Attributes
+    ----------
+    unknowns : list of str
+        Parts whose angle the block solves, in tree order.
+    hinges : list of (HingePoint, HingePoint)
+        The Pd–Pr hinges closed here.
+    base : str or None
+        The part whose frame the block is solved in (None: the chassis).
+    attach : list
+        Outside parts the rows touch.
+    inputs : list of str
+        Cylinders the solution depends on.
+    cylinders : list of str
+        The block's own cylinders.
+
+    Examples
+    --------
+    The excavator's boom triangle is solved in the world frame from the boom cylinder
+    alone; the arm's in the boom's frame:
+
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis import Study
+    >>> blocks = Study(DATA / "excavator.toml").kinematics.blocks
+    >>> [(b.unknowns[0], b.base, b.inputs) for b in blocks[:2]]
+    [('boom', None, ['boom_cylinder']), ('arm', 'boom', ['arm_cylinder'])]
+    """
 
     unknowns: list[str]                     # parts whose angle the block solves, tree order
     hinges: list[tuple]                     # the Pd–Pr hinges (Pd, Pr) closed here
@@ -84,7 +111,28 @@ class Block:
 
 def limit_margins(angles: Mapping[str, np.ndarray], limits: Mapping[str, tuple]) -> dict[str, tuple]:
     """``name → (angle − low, high − angle)`` (rad) of each joint range ``name → (low, high,
-    (part, reference part or None))`` at absolute part angles: both ≥ 0 inside the range."""
+    (part, reference part or None))`` at absolute part angles: both ≥ 0 inside the range.
+
+    Parameters
+    ----------
+    angles : mapping
+        Part → absolute angle (rad, arrays).
+    limits : mapping
+        Joint name → ``(low, high, (part, reference part or None))``.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    An elbow range −2 … 0 rad of the arm relative to the boom, at +0.3 rad: 0.3 rad out:
+
+    >>> import numpy as np
+    >>> limit_margins({"arm": np.array([0.5]), "boom": np.array([0.2])},
+    ...               {"elbow": (-2.0, 0.0, ("arm", "boom"))})
+    {'elbow': (array([2.3]), array([-0.3]))}
+    """
     out = {}
     for name, (lo, hi, (part, ref)) in limits.items():
         a = angles[part] - (angles[ref] if ref else 0.0)
@@ -107,6 +155,24 @@ class BoxGrid:
         Part → absolute angle (rad), broadcastable to :attr:`shape`.
     ok : ndarray of bool
         Poses that assembled (and respect the joint limits given to the solve).
+
+    Examples
+    --------
+    Every hinge the grid closes meets to rounding at every pose:
+
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis import Study
+    >>> study = Study(DATA / "excavator.toml")
+    >>> grid = study.grid(4)
+    >>> grid.shape, grid.cylinders[0], grid.failed()
+    ((4, 4, 4), 'boom_cylinder', [])
+    >>> pts = grid.points()
+    >>> gaps = [np.hypot(*(np.broadcast_to(pts[f"{a.part}/{a.name}"][i] - pts[f"{b.part}/{b.name}"][i],
+    ...                                    grid.shape) for i in (0, 1))).max()
+    ...         for a, b in study.kinematics.hinges]
+    >>> bool(max(gaps) < 1e-9)
+    True
     """
 
     def __init__(self, kinematics: "BoxKinematics", axes: dict[str, np.ndarray],
@@ -120,14 +186,21 @@ class BoxGrid:
 
     @property
     def cylinders(self) -> list[str]:
+        """The cylinders, in the order of the grid's axes."""
         return list(self.axes)
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """Lengths per axis."""
         return tuple(len(v) for v in self.axes.values())
 
     def lengths(self) -> dict[str, np.ndarray]:
-        """Each cylinder's length as an array broadcastable to :attr:`shape`."""
+        """Each cylinder's length as an array broadcastable to :attr:`shape`.
+
+        Returns
+        -------
+        dict
+        """
         n = len(self.axes)
         out = {}
         for i, (c, v) in enumerate(self.axes.items()):
@@ -137,21 +210,41 @@ class BoxGrid:
         return out
 
     def points(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """World position of every hinge point (``"part/point"``), full-grid arrays."""
+        """World position of every hinge point (``"part/point"``), full-grid arrays.
+
+        Returns
+        -------
+        dict
+            ``"part/point"`` → ``(x, y)`` (m), broadcastable to :attr:`shape`.
+        """
         if self._points is None:
             _, pts = self.kinematics.forward(self.angles, self.lengths(), shape=self.shape)
             self._points = pts
         return self._points
 
     def point(self, part: str, point: str) -> tuple[np.ndarray, np.ndarray]:
-        """One point's world position on the full grid (NaN where not assembled)."""
+        """One point's world position on the full grid (NaN where not assembled).
+
+        Parameters
+        ----------
+        part, point : str
+
+        Returns
+        -------
+        (ndarray, ndarray)
+        """
         x, y = self.points()[f"{part}/{point}"]
         x = np.where(self.ok, np.broadcast_to(x, self.shape), np.nan)
         y = np.where(self.ok, np.broadcast_to(y, self.shape), np.nan)
         return x, y
 
     def failed(self) -> list[str]:
-        """Grid points that did not assemble, described (first few)."""
+        """Grid points that did not assemble, described (first few).
+
+        Returns
+        -------
+        list of str
+        """
         bad = np.argwhere(~self.ok)
         out = []
         for idx in bad[:5]:
@@ -162,6 +255,12 @@ class BoxGrid:
         return out
 
     def flat_lengths(self) -> dict[str, np.ndarray]:
+        """Each cylinder's length at every grid point, flattened (C order).
+
+        Returns
+        -------
+        dict
+        """
         return {c: np.broadcast_to(v, self.shape).ravel() for c, v in self.lengths().items()}
 
 
@@ -179,6 +278,19 @@ class BoxKinematics:
     AssemblyError
         The loop-closure rows cannot be matched to the part angles (a mechanism that
         cylinder lengths alone do not place).
+
+    Examples
+    --------
+    See the module; scattered poses solved from a grid agree with it:
+
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis import Study
+    >>> study = Study(DATA / "excavator.toml")
+    >>> kin, grid = study.kinematics, study.grid(5)
+    >>> angles, ok = kin.solve({c: [grid.axes[c][2]] for c in grid.cylinders}, near=grid)
+    >>> bool(ok[0]), bool(abs(angles["bucket"][0] - np.broadcast_to(grid.angles["bucket"], grid.shape)[2, 2, 2]) < 1e-10)
+    (True, True)
     """
 
     def __init__(self, mechanism, start):
@@ -323,6 +435,18 @@ class BoxKinematics:
 
         Returns ``(poses, points)``: ``poses[part]`` is the part's pose tuple,
         ``points["part/point"] = (x, y)``. Arrays broadcast together.
+
+        Parameters
+        ----------
+        angles, lengths : mapping
+            Part → absolute angle (rad); cylinder → length (m).
+        shape : tuple, optional
+        parts : sequence of str, optional
+            Only these parts (and their ancestors).
+
+        Returns
+        -------
+        (dict, dict)
         """
         need = set(self.order)
         if parts is not None:
@@ -444,7 +568,22 @@ class BoxKinematics:
 
     # ------------------------------------------------------------------ grids
     def seed(self, targets: Mapping[str, float]):
-        """The start pose carried to ``targets`` (all cylinders) by continuation."""
+        """The start pose carried to ``targets`` (all cylinders) by continuation.
+
+        Parameters
+        ----------
+        targets : mapping
+            Cylinder → length (m).
+
+        Returns
+        -------
+        Pose
+
+        Raises
+        ------
+        AssemblyError
+            The continuation cannot reach them.
+        """
         s0 = {c: self.start.length(c) for c in self.cylinders}
         path = {c: np.linspace(s0[c], float(targets[c]), 25) for c in self.cylinders}
         return self.mechanism.track(path, self.start)[-1]
@@ -467,12 +606,27 @@ class BoxKinematics:
             The continuation marches on at least this many lengths per axis (a coarser
             grid is sampled from them).
 
+        Returns
+        -------
+        BoxGrid
+
         Raises
         ------
         ParameterError
             Missing or unknown cylinders, lengths not increasing or outside the strokes.
         AssemblyError
             The seed pose cannot be reached from the start pose.
+
+        Examples
+        --------
+        >>> from mechanisms.machine import DATA
+        >>> from mechanisms.analysis import Study
+        >>> Study(DATA / "excavator.toml").kinematics.solve_grid({"boom_cylinder": [2.0, 3.0]})
+        Traceback (most recent call last):
+        ...
+        bondgraph.errors.ParameterError: stroke grid: 2 problems
+          - grid axes: missing 'arm_cylinder', 'bucket_cylinder' (one axis per cylinder)
+          - grid axis 'boom_cylinder': 2 … 3 m leaves the stroke 2.48 … 3.73 m
         """
         ax = self._check_axes(axes)
         shape = tuple(len(v) for v in ax.values())
@@ -601,6 +755,19 @@ class BoxKinematics:
         or, without one, from the start pose (no branch guard). Returns ``(angles, ok)``;
         a pose outside the joint ranges ``near`` was solved with is not ``ok`` unless
         ``limits=False`` (an optimiser that keeps them as constraints, :func:`limit_margins`).
+
+        Parameters
+        ----------
+        lengths : mapping
+            Cylinder → M lengths (m).
+        near : BoxGrid, optional
+        jump : float
+            As for :meth:`solve_grid`.
+        limits : bool
+
+        Returns
+        -------
+        (dict, ndarray of bool)
         """
         L = {c: np.atleast_1d(np.asarray(lengths[c], dtype=float)) for c in self.cylinders}
         M = max(len(v) for v in L.values())
@@ -631,7 +798,19 @@ class BoxKinematics:
     def states(self, model, angles: Mapping[str, np.ndarray], lengths: Mapping[str, np.ndarray],
                shape: tuple | None = None) -> np.ndarray:
         """Rows of the model's state vector (displacement states; others at their initial
-        values) for poses given by absolute angles and lengths, flattened."""
+        values) for poses given by absolute angles and lengths, flattened.
+
+        Parameters
+        ----------
+        model : Model
+            The mechanism's built model.
+        angles, lengths : mapping
+        shape : tuple, optional
+
+        Returns
+        -------
+        ndarray, shape (N, n_states)
+        """
         names = model.state_names
         x0 = model.initial_state()
         shape = shape or np.broadcast_shapes(*(np.shape(v) for v in angles.values()))

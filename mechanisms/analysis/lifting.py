@@ -111,6 +111,8 @@ class LiftCapacity(AnalysisResult):
         self.pressures = pressures
 
     def table(self):
+        """One row per cell: height, radius, rated, hydraulic and tipping loads (kg), the
+        governing limit and cylinder, the posture."""
         import pandas as pd
 
         df = pd.DataFrame(self.rows)
@@ -178,11 +180,19 @@ class LiftCapacity(AnalysisResult):
 
     @property
     def summary_units(self) -> dict[str, str]:
+        """Kilogram for every :meth:`summary` entry."""
         return {k: "kg" for k in self.summary()}
 
     def plot(self, path: str | Path | None = None, ax: Any = None):
         """The lift chart: the load point's reachable region, the rated capacity (t) at each
-        height × radius (blue: hydraulic limit, red: tipping), the machine at one posture."""
+        height × radius (blue: hydraulic limit, red: tipping), the machine at one posture.
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            A file name.
+        ax : object, optional
+        """
         import matplotlib.pyplot as plt
 
         desc = self.study.description
@@ -298,11 +308,26 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
     n : int
         Lengths per stroke of the map that seeds the placement of the load point.
 
+    Returns
+    -------
+    LiftCapacity
+
     Raises
     ------
     ParameterError
         No ``[base]`` or no ground, a bad point, heights or radii without units, a load
         point that does not move in two directions with the non-held functions.
+
+    Examples
+    --------
+    See the module and :class:`LiftCapacity`; lengths need their unit:
+
+    >>> from mechanisms.machine import DATA
+    >>> lift_capacity(DATA / "excavator.toml", heights=[0.0], radii=["6 m"], n=10)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: lift capacity: 1 problem
+      - 'height': found the bare number 0.0, expected a length with its unit, e.g. "0 m"
     """
     study = Study.of(machine)
     desc = study.description

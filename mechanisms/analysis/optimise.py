@@ -40,6 +40,29 @@ class Probe:
 
     Any object with the same :meth:`at` (lengths → ``(dict of arrays or (x, y) tuples,
     ok)``) can stand in for it in :func:`refine`.
+
+    Parameters
+    ----------
+    kinematics : BoxKinematics
+    grid : BoxGrid
+        Solved grid the poses start from (its branch, its joint ranges).
+    points : sequence of (str, str)
+        ``(part, point)`` pairs.
+
+    Examples
+    --------
+    At the start pose's lengths the probe finds the start pose's tip:
+
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis.study import Study
+    >>> s = Study(DATA / "excavator.toml")
+    >>> kin = s.kinematics
+    >>> probe = Probe(kin, s.grid(12), [("bucket", "Q")])
+    >>> pts, ok = probe.at({c: np.array([kin.start.length(c)]) for c in kin.cylinders})
+    >>> q = kin.start.points()["bucket/Q"]
+    >>> bool(ok[0]), bool(np.hypot(pts["bucket/Q"][0][0] - q[0], pts["bucket/Q"][1][0] - q[1]) < 1e-9)
+    (True, True)
     """
 
     def __init__(self, kinematics, grid, points: Sequence[tuple[str, str]], angles: Sequence[str] = ()):
@@ -66,7 +89,27 @@ class Probe:
 
 def limit_values(angles: Mapping[str, np.ndarray], grid) -> dict[str, tuple]:
     """A probe's entries for the joint ranges ``grid`` was solved with:
-    ``"limit:NAME" → (angle − low, high − angle)``, which :func:`refine` keeps ≥ 0."""
+    ``"limit:NAME" → (angle − low, high − angle)``, which :func:`refine` keeps ≥ 0.
+
+    Parameters
+    ----------
+    angles : mapping
+        Part → absolute angle (rad).
+    grid : BoxGrid
+        Its ``limits`` (none: an empty result).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> grid = SimpleNamespace(limits={"elbow": (-2.0, 0.0, ("arm", "boom"))})
+    >>> limit_values({"arm": np.array([-0.5]), "boom": np.array([0.2])}, grid)
+    {'limit:elbow': (array([1.3]), array([0.7]))}
+    """
     from .kinematics import limit_margins
 
     return {f"{LIMIT}{k}": v for k, v in limit_margins(angles, getattr(grid, "limits", {}) or {}).items()}

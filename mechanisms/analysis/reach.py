@@ -80,7 +80,7 @@ from .result import AnalysisResult, save_figure
 from .study import Study
 from .threads import one_blas_thread
 
-__all__ = ["working_range", "WorkingRange", "Dimension", "tool_point", "LETTERS"]
+__all__ = ["working_range", "WorkingRange", "Dimension", "tool_point", "LETTERS", "envelope"]
 
 _DIMENSIONS = {
     "max_reach": "maximum reach",
@@ -144,6 +144,27 @@ class Dimension:
 def tool_point(desc, point: str | None = None) -> tuple[str, str, str]:
     """``(name, part, point)`` of an ``[outputs.points]`` entry (default the first).
 
+    Parameters
+    ----------
+    desc : MachineDescription
+    point : str, optional
+
+    Returns
+    -------
+    (str, str, str)
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.machine.description import MachineDescription
+    >>> desc = MachineDescription.load(DATA / "excavator.toml")
+    >>> tool_point(desc)
+    ('tip', 'bucket', 'Q')
+    >>> tool_point(desc, "lip")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: tool point 'lip': not an [outputs] point of 'excavator' (tip)
+
     Raises
     ------
     ParameterError
@@ -175,6 +196,21 @@ class WorkingRange(AnalysisResult):
         Key → :class:`Dimension`.
     timings : dict
         Seconds: ``grid`` (position analysis), ``dimensions``, ``envelope``.
+
+    Examples
+    --------
+    A refined extreme is at least the grid's best and close to it; the depth is measured
+    from the ground:
+
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> wr = working_range(DATA / "excavator.toml", n=20)
+    >>> x, y = wr.grid.point("bucket", "Q")
+    >>> reach, depth = wr.summary()["max_reach"], wr.summary()["max_digging_depth"]
+    >>> bool(0 <= reach - np.nanmax(x) < 0.01), bool(0 <= depth - (wr.ground - np.nanmin(y)) < 0.01)
+    (True, True)
+    >>> list(wr.table().columns[:3]), wr.table().attrs["units"]["value"]
+    (['dimension', 'title', 'value'], 'm')
     """
 
     name = "working-range"
@@ -190,6 +226,7 @@ class WorkingRange(AnalysisResult):
 
     @property
     def ground(self) -> float:
+        """y of the ground in the machine frame (m)."""
         return self.study.description.ground
 
     def summary(self) -> dict[str, float]:
@@ -237,13 +274,38 @@ class WorkingRange(AnalysisResult):
         return "\n".join(lines)
 
     def contains(self, x, y) -> np.ndarray:
-        """Whether points ``(x, y)`` lie inside the envelope."""
+        """Whether points ``(x, y)`` lie inside the envelope.
+
+        Parameters
+        ----------
+        x, y : array_like
+            m.
+
+        Returns
+        -------
+        ndarray of bool
+        """
         from matplotlib.path import Path as MplPath
 
         return MplPath(self.envelope).contains_points(np.column_stack([np.ravel(x), np.ravel(y)]))
 
     def posture(self, lengths: Mapping[str, float]) -> dict[str, tuple]:
-        """Every part's pose (tuple of floats) at function lengths ``lengths``."""
+        """Every part's pose (tuple of floats) at function lengths ``lengths``.
+
+        Parameters
+        ----------
+        lengths : mapping
+            Function → cylinder length (m).
+
+        Returns
+        -------
+        dict
+
+        Raises
+        ------
+        AssemblyError
+            No pose there.
+        """
         desc = self.study.description
         kin = self.study.kinematics
         L = {desc.cylinder_of[f]: np.array([v]) for f, v in lengths.items()}
@@ -483,12 +545,20 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
         cylinder dump retracting; their digging stroke extends, as :func:`.tool_forces`
         assumes).
 
+    Returns
+    -------
+    WorkingRange
+
     Raises
     ------
     ParameterError
         No ground level (``[machine] ground``), no tool point, a bad grid, a bad ``dump``.
     AssemblyError
         The start pose cannot be carried to the grid.
+
+    Examples
+    --------
+    See the module and :class:`WorkingRange`.
     """
     study = Study.of(machine)
     desc = study.description
@@ -693,6 +763,31 @@ def envelope(grid, x: np.ndarray, y: np.ndarray, resolution: float = 0.02) -> np
     boundary faces to within a chord's sagitta, however far apart neighbours land; holes
     are filled, the region widened by one cell (it then contains every reachable point)
     and traced with contourpy.
+
+    Parameters
+    ----------
+    grid : BoxGrid or None
+        Unused (the grid's structure is that of ``x`` and ``y``).
+    x, y : ndarray
+        Points on the grid (NaN where not assembled).
+    resolution : float
+        Raster cell (m).
+
+    Returns
+    -------
+    ndarray, shape (K, 2)
+
+    Examples
+    --------
+    A unit square sampled 11 × 11: the outline contains it and overstates it by about
+    one 1 cm cell around:
+
+    >>> import numpy as np
+    >>> X, Y = np.meshgrid(np.linspace(0, 1, 11), np.linspace(0, 1, 11), indexing="ij")
+    >>> e = envelope(None, X, Y, resolution=0.01)
+    >>> area = 0.5 * abs(np.dot(e[:-1, 0], e[1:, 1]) - np.dot(e[1:, 0], e[:-1, 1]))
+    >>> bool(1.0 < area < 1.0 + 4 * 0.02), e.min(axis=0), e.max(axis=0)
+    (True, array([-0.015, -0.015]), array([1.015, 1.015]))
     """
     from contourpy import contour_generator
     from scipy import ndimage

@@ -58,6 +58,14 @@ class StaticsAt:
     velocity : dict
         ``(part, point)`` → function → ``(vx, vy)``: the point's velocity per unit
         extension rate of that function's cylinder, the others held (m per m).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> st = StaticsAt({"lift": np.array([1e4])}, np.array([0.0]), np.array([-2e4]),
+    ...                np.array([-3e4]))
+    >>> st.moment_about(1.5, 0.0)          # −3e4 − 1.5·(−2e4)
+    array([0.])
     """
 
     holding: dict[str, np.ndarray]
@@ -68,7 +76,16 @@ class StaticsAt:
 
     def moment_about(self, x: float, y: float) -> np.ndarray:
         """Moment (N·m, counter-clockwise positive) of the front's forces on the chassis
-        about the point ``(x, y)``."""
+        about the point ``(x, y)``.
+
+        Parameters
+        ----------
+        x, y : float
+
+        Returns
+        -------
+        ndarray
+        """
         return self.moment - (x * self.force_y - y * self.force_x)
 
 
@@ -84,6 +101,30 @@ class FrontStatics:
     ------
     ParameterError
         A machine of another mode or formulation.
+
+    Examples
+    --------
+    At rest the front rests on the chassis with its whole weight — the masses of the
+    levers and of the cylinders' rods (two boom cylinders) in the file:
+
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis import Study
+    >>> study = Study(DATA / "excavator.toml")
+    >>> st = study.statics
+    >>> m = st.machine
+    >>> X = m.model.model.initial_state(m.start_pose.states())[None, :]
+    >>> res = st.evaluate(X)
+    >>> parts = [p.values for p in study.description.parts.values()]
+    >>> mass = sum(v["mass"] if v.get("mass") is not None else v["count"] * (v["rod_mass"] + v["barrel_mass"])
+    ...            for v in parts)
+    >>> mass, bool(abs(res.force_y[0] + mass * 9.81) < 1e-6 * mass * 9.81)
+    (2852.5, True)
+    >>> st.evaluate(X, functions=["stick"])
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: statics of the front: 1 problem
+      - function 'stick': not a function of 'excavator' (boom, arm, bucket)
     """
 
     def __init__(self, machine):
@@ -107,7 +148,21 @@ class FrontStatics:
                 self.pins.append((at[0], at[1], ax, f"e[{k}]"))
 
     def point_outputs(self, part: str, point: str) -> tuple[str, str]:
-        """Names of the outputs carrying a point's x and y velocity (flows at its ports)."""
+        """Names of the outputs carrying a point's x and y velocity (flows at its ports).
+
+        Parameters
+        ----------
+        part, point : str
+
+        Returns
+        -------
+        (str, str)
+
+        Raises
+        ------
+        ParameterError
+            Not a point of the machine (its points are listed).
+        """
         key = (part, point)
         if key not in self._point_outputs:
             self._point_outputs[key] = self._find_point_outputs(part, point)
@@ -135,6 +190,17 @@ class FrontStatics:
                  functions: Sequence[str] | None = None) -> StaticsAt:
         """Holding forces, chassis reactions and, for ``points``, velocities per unit rate
         of each function in ``functions`` (default all), at the states ``X`` (N rows).
+
+        Parameters
+        ----------
+        X : ndarray, shape (N, n_states)
+            States of the poses (:meth:`~.kinematics.BoxKinematics.states`).
+        points : sequence of (str, str)
+        functions : sequence of str, optional
+
+        Returns
+        -------
+        StaticsAt
 
         Raises
         ------
@@ -186,6 +252,18 @@ def cylinder_force_limits(areas: tuple[float, float], relief: float, tank: float
     (``p_r·A_cap − p_t·A_rod``); pulling: the rod side at relief, the cap side at tank
     (``p_r·A_rod − p_t·A_cap``). ``areas`` are ``(A_cap, A_rod)`` of all the function's
     cylinders together.
+
+    Parameters
+    ----------
+    areas : (float, float)
+        m².
+    relief, tank : float
+        Pa.
+
+    Returns
+    -------
+    (float, float)
+        N.
 
     Examples
     --------

@@ -73,6 +73,39 @@ class Study:
         changed by :meth:`update`).
     overrides : dict, optional
         Dotted keys with units on top of ``source``.
+
+    Attributes
+    ----------
+    base : MachineDescription
+        The description sweeps are relative to.
+    description : MachineDescription
+        The base with the current overrides.
+    log : dict
+        What the last :meth:`update` did with each built thing.
+
+    Raises
+    ------
+    ParameterError
+        A source of another kind, or bad overrides.
+
+    Examples
+    --------
+    The stroke box runs from each cylinder's retracted length to retracted + stroke
+    (the boom's 2.48 m and 1.25 m in the file); the circuit's relief valve gives the
+    pressure limit unless one is given:
+
+    >>> from mechanisms.machine import DATA
+    >>> s = Study(DATA / "excavator.toml")
+    >>> s.axes(3)["boom_cylinder"]
+    array([2.48 , 3.105, 3.73 ])
+    >>> s.pressures()["relief"]["boom"], s.pressures(relief="320 bar")["relief"]["boom"]
+    (30000000.0, 32000000.0)
+    >>> s.axes({"boom": 1, "stick": 3})
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: stroke grid: 2 problems
+      - points per stroke for 'stick': not a function of 'excavator' (boom, arm, bucket)
+      - points per stroke for 'boom': 1, expected a whole number ≥ 2
     """
 
     def __init__(self, source: Any, overrides: Mapping[str, Any] | None = None):
@@ -108,7 +141,16 @@ class Study:
 
     @classmethod
     def of(cls, source: Any) -> "Study":
-        """``source`` itself if it is a study, else a new study of it."""
+        """``source`` itself if it is a study, else a new study of it.
+
+        Parameters
+        ----------
+        source : Study or anything :class:`Study` takes
+
+        Returns
+        -------
+        Study
+        """
         return source if isinstance(source, Study) else cls(source)
 
     # ------------------------------------------------------------------ changes
@@ -117,6 +159,15 @@ class Study:
 
         Returns what happened to each built thing: ``"kept"``, ``"parameters"`` (a
         compiled model took new run-time parameter values) or ``"rebuilt"``.
+
+        Parameters
+        ----------
+        overrides : mapping
+            Dotted keys with units, relative to :attr:`base`.
+
+        Returns
+        -------
+        dict
 
         Raises
         ------
@@ -158,7 +209,17 @@ class Study:
 
     # ------------------------------------------------------------------ built things
     def machine(self, mode: str):
-        """The machine of this description built for ``mode`` (built once, then updated)."""
+        """The machine of this description built for ``mode`` (built once, then updated).
+
+        Parameters
+        ----------
+        mode : str
+            A driving mode of :class:`~mechanisms.machine.Machine`.
+
+        Returns
+        -------
+        Machine
+        """
         from ..machine.machine import Machine
 
         if mode not in self._machines:
@@ -188,7 +249,23 @@ class Study:
         return self._kin
 
     def axes(self, n: int | Mapping[str, int] = 50) -> dict[str, np.ndarray]:
-        """The stroke box sampled with ``n`` lengths per cylinder (or per function)."""
+        """The stroke box sampled with ``n`` lengths per cylinder (or per function).
+
+        Parameters
+        ----------
+        n : int or mapping
+            Lengths per stroke, or function → lengths (50 for those not named).
+
+        Returns
+        -------
+        dict
+            Cylinder → lengths (m).
+
+        Raises
+        ------
+        ParameterError
+            Unknown functions, counts below 2 (all listed).
+        """
         desc = self.description
         counts = n if isinstance(n, Mapping) else {f: n for f in desc.functions}
         problems = [f"points per stroke for {f!r}: not a function of {desc.name!r} "
@@ -203,7 +280,17 @@ class Study:
                 for f in desc.functions}
 
     def grid(self, n: int | Mapping[str, int] = 50) -> BoxGrid:
-        """Every pose of the stroke box on ``n`` lengths per stroke (cached per geometry)."""
+        """Every pose of the stroke box on ``n`` lengths per stroke (cached per geometry).
+
+        Parameters
+        ----------
+        n : int or mapping
+            As for :meth:`axes`.
+
+        Returns
+        -------
+        BoxGrid
+        """
         ax = self.axes(n)
         key = tuple(len(v) for v in ax.values())
         if key not in self._grids:
@@ -214,7 +301,16 @@ class Study:
 
     def moving_functions(self, part: str, point: str) -> list[str]:
         """The functions whose cylinders move ``part``'s ``point`` (in the file's order): the
-        excavator's tip moves with all three, the loader's bucket pin with the lift alone."""
+        excavator's tip moves with all three, the loader's bucket pin with the lift alone.
+
+        Parameters
+        ----------
+        part, point : str
+
+        Returns
+        -------
+        list of str
+        """
         kin = self.kinematics
         cyls = set().union(*(kin._deps(q, None) for q, _ in kin._chain(part, point)))
         return [f for f in self.description.functions if self.description.cylinder_of[f] in cyls]
@@ -225,6 +321,16 @@ class Study:
         ``relief``/``tank``: a pressure with its unit (``"320 bar"``) or a dict function →
         pressure; what is not given comes from the circuit of the file (the relief
         valve's cracking pressure, the tank's gauge pressure).
+
+        Returns
+        -------
+        dict
+            ``{"relief": {function: Pa}, "tank": {...}, "source": {function: text}}``.
+
+        Parameters
+        ----------
+        relief : object, optional
+        tank : object, optional
 
         Raises
         ------

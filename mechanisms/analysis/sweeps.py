@@ -52,7 +52,7 @@ import numpy as np
 
 from bondgraph.errors import BondGraphError, ParameterError
 
-__all__ = ["sweep", "ANALYSES", "parse_values", "run_analysis"]
+__all__ = ["sweep", "ANALYSES", "parse_values", "run_analysis", "Combined"]
 
 
 def _analyses() -> dict[str, Callable]:
@@ -73,12 +73,28 @@ _RANGE = re.compile(r"^\s*([+-]?[\d.eE+-]+)\s*\.\.\s*([+-]?[\d.eE+-]+)\s*([^:]*?
 
 
 class Combined:
-    """Several analyses of one point: their summaries side by side (see :func:`run_analysis`)."""
+    """Several analyses of one point: their summaries side by side (see :func:`run_analysis`).
+
+    Parameters
+    ----------
+    results : mapping
+        Analysis name → its result.
+
+    Examples
+    --------
+    See :func:`run_analysis`.
+    """
 
     def __init__(self, results: Mapping[str, Any]):
         self.results = dict(results)
 
     def summary(self) -> dict[str, float]:
+        """Every result's summary, merged.
+
+        Returns
+        -------
+        dict
+        """
         out: dict[str, float] = {}
         for r in self.results.values():
             out.update(r.summary())
@@ -86,6 +102,7 @@ class Combined:
 
     @property
     def summary_units(self) -> dict[str, str]:
+        """Every result's summary units, merged."""
         out: dict[str, str] = {}
         for r in self.results.values():
             out.update(r.summary_units)
@@ -94,7 +111,38 @@ class Combined:
 
 def run_analysis(study, analysis: str | Callable | Sequence, options: Mapping[str, Any] | None = None):
     """Run an analysis by name (or a callable of the study) with its options; a list of
-    names runs each (``options`` then maps each name to its options) into a :class:`Combined`."""
+    names runs each (``options`` then maps each name to its options) into a :class:`Combined`.
+
+    Parameters
+    ----------
+    study : Study
+    analysis : str, callable or sequence
+        A name of :data:`ANALYSES`, ``f(study, **options)``, or a list of them.
+    options : mapping, optional
+
+    Returns
+    -------
+    AnalysisResult or Combined
+
+    Raises
+    ------
+    ParameterError
+        An unknown analysis (the closest name suggested), options for an analysis not run.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis import Study
+    >>> study = Study(DATA / "excavator.toml")
+    >>> both = run_analysis(study, ["working-range", "tool-forces"],
+    ...                     {"working-range": {"n": 12}, "tool-forces": {"n": 12, "functions": ["bucket"]}})
+    >>> both.summary_units["max_reach"], both.summary_units["bucket_tool_force"]
+    ('m', 'N')
+    >>> run_analysis(study, "tool-force")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: analysis 'tool-force': expected one of working-range, tool-forces, lift-capacity, cycle-energy; did you mean 'tool-forces'?
+    """
     options = dict(options or {})
     if isinstance(analysis, (list, tuple)):
         bad = [k for k in options if k not in analysis]
@@ -117,6 +165,23 @@ def run_analysis(study, analysis: str | Callable | Sequence, options: Mapping[st
 # --------------------------------------------------------------------------- values
 def parse_values(key: str, spec: Any) -> list[Any]:
     """The values of one swept parameter (each with its unit) from its specification.
+
+    Parameters
+    ----------
+    key : str
+        The dotted key (for messages).
+    spec : str, list or (numbers, unit)
+        See the module.
+
+    Returns
+    -------
+    list
+        Values with units (text).
+
+    Raises
+    ------
+    ParameterError
+        A malformed range or list.
 
     Examples
     --------
@@ -372,6 +437,23 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
     ParameterError
         Unknown keys, values without units or out of range, an unknown analysis, bad
         options — all checked before any work starts.
+
+    Examples
+    --------
+    Your own analysis: the front's total lever mass grows by exactly the bucket's
+    change:
+
+    >>> from types import SimpleNamespace
+    >>> from mechanisms.machine import DATA
+    >>> def front_mass(study):
+    ...     parts = [p.values for p in study.description.parts.values()]
+    ...     total = sum(v["mass"] for v in parts if v.get("mass"))
+    ...     return SimpleNamespace(summary=lambda: {"front_mass": total},
+    ...                            summary_units={"front_mass": "kg"})
+    >>> df = sweep(DATA / "excavator.toml", {"bucket.mass": "700, 900 kg"}, front_mass,
+    ...            processes=1, progress=False)
+    >>> float(df["front_mass"].diff().iloc[1]), df["error"].tolist(), df.attrs["units"]["front_mass"]
+    (200.0, ['', ''], 'kg')
     """
     import pandas as pd
 

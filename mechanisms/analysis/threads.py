@@ -25,7 +25,21 @@ _CONTROLLER: list = []
 
 
 def single_blas_thread():
-    """A context in which the BLAS thread pools run one thread."""
+    """A context in which the BLAS thread pools run one thread.
+
+    Returns
+    -------
+    context manager
+        A no-op without threadpoolctl (only slower).
+
+    Examples
+    --------
+    >>> from threadpoolctl import threadpool_info
+    >>> with single_blas_thread():
+    ...     inside = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+    >>> inside <= {1}
+    True
+    """
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - a declared dependency; without it only slower
@@ -36,7 +50,21 @@ def single_blas_thread():
 
 
 def one_blas_thread(fn):
-    """Decorator: run ``fn`` in :func:`single_blas_thread`."""
+    """Decorator: run ``fn`` in :func:`single_blas_thread`.
+
+    Parameters
+    ----------
+    fn
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> @one_blas_thread
+    ... def solve(a, b):
+    ...     return np.linalg.solve(a, b)
+    >>> solve(np.eye(2) * 2, np.ones(2))
+    array([0.5, 0.5])
+    """
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         with single_blas_thread():

@@ -17,6 +17,10 @@ Examples
 
 from .model import (CYLINDERS, DEFAULT_FILE, FUNCTIONS, Cycle, Excavator, ExcavatorRun, body_angles,
                     pose_from_angles)
+from .control import tracking_controller
+from .report import text_report
+from .split import ExcavatorSplit
 
 __all__ = ["Excavator", "ExcavatorRun", "Cycle", "DEFAULT_FILE", "FUNCTIONS", "CYLINDERS",
-           "pose_from_angles", "body_angles"]
+           "pose_from_angles", "body_angles", "ExcavatorSplit", "tracking_controller",
+           "text_report"]

@@ -28,6 +28,20 @@ class ExcavatorSplit(MachineSplit):
         Values of the reference file to change (dotted keys with units).
     cycle : Cycle, optional
         Valve commands (default: the 10 s dig–lift–dump).
+
+    Raises
+    ------
+    ParameterError
+        Bad overrides, or a cycle of another mode.
+
+    Examples
+    --------
+    The two sides exchange the cylinders' force and velocity: a power bond per
+    cylinder:
+
+    >>> sides = ExcavatorSplit()
+    >>> len(sides.relations.bonds)
+    3
     """
 
     def __init__(self, overrides: Mapping[str, Any] | None = None, cycle: Cycle | None = None):

@@ -61,6 +61,8 @@ from .multibody import Multibody
 from .rigid import RigidBodyFormulation
 from .stiff import DEFAULT_STIFFNESS, StiffFormulation, stiff_bond_graph
 from .export import export_modelica, mechanism_units
+from .cases import Case, boom_case, chain_case, excavator_case, four_bar_case
+from .metrics import Comparison, compare, stiffness_ratio
 
 __all__ = [
     "FORMULATIONS", "build_formulation", "Formulation", "RigidBodyFormulation",
@@ -68,6 +70,9 @@ __all__ = [
     "Multibody", "stiff_bond_graph", "cartesian_equations", "DEFAULT_STIFFNESS",
     "DEFAULT_BAUMGARTE", "FreeBody", "double_pendulum", "pendulum_angles",
     "export_modelica", "mechanism_units",
+    # the comparison the notebook and the benchmark run
+    "Case", "boom_case", "four_bar_case", "chain_case", "excavator_case",
+    "compare", "Comparison", "stiffness_ratio",
 ]
 
 #: The formulations :func:`build_formulation` knows, by name.

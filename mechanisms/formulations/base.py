@@ -55,6 +55,23 @@ class Formulation(ABC):
     mechanism : Mechanism
     model : bondgraph.Model
         The built model (its ``system`` has the compiled RHS and Jacobian).
+
+    Examples
+    --------
+    The shared read-outs work on any formulation's run:
+
+    >>> from mechanisms.examples import single_boom
+    >>> from mechanisms.formulations import build_formulation
+    >>> mech = single_boom()
+    >>> pose = mech.solve_pose({"boom_cyl": 3.0}, guess={"boom": 0.2})
+    >>> f = build_formulation(mech, "cartesian")
+    >>> res = f.simulate_forces({"boom_cyl": 0.0}, (0.0, 0.1), pose, progress=False)
+    >>> sorted(f.angles(res)), f.point(res, "boom/B").shape[1]
+    (['boom', 'boom_cyl'], 2)
+    >>> f.point(res, "boom/Z")
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: ...'boom/Z': no such hinge point (points: ...
     """
 
     kind: ClassVar[str] = "?"
@@ -68,37 +85,128 @@ class Formulation(ABC):
     @abstractmethod
     def simulate_forces(self, forces: Mapping[str, Any], t_span, pose: Pose,
                         rates: Mapping[str, float] | None = None, **kw) -> Results:
-        """Forward dynamics: ``forces[cyl]`` a number, expression of ``t``, Signal..."""
+        """Forward dynamics: ``forces[cyl]`` a number, expression of ``t``, Signal...
+
+        Parameters
+        ----------
+        forces : mapping
+        t_span
+        pose : Pose
+        rates : mapping, optional
+        **kw
+
+        Returns
+        -------
+        Results
+        """
 
     @abstractmethod
     def simulate_extensions(self, lengths: Mapping[str, Any], t_span, *,
                             guess: Mapping[str, float] | None = None, **kw) -> Results:
-        """Inverse dynamics: ``lengths[cyl]`` a Spline or ``(times, values)``."""
+        """Inverse dynamics: ``lengths[cyl]`` a Spline or ``(times, values)``.
+
+        Parameters
+        ----------
+        lengths : mapping
+        t_span
+        guess : mapping, optional
+        **kw
+
+        Returns
+        -------
+        Results
+        """
 
     # ------------------------------------------------------------------ read-outs
     @abstractmethod
     def positions(self, res: Results) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """World position of every hinge point, keyed ``"part/point"``."""
+        """World position of every hinge point, keyed ``"part/point"``.
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
 
     @abstractmethod
     def coordinates(self, res: Results, part: str) -> dict[str, np.ndarray]:
-        """A part's coordinates: ``theta`` (body), ``phi`` (lever), ``phi`` and ``s`` (cylinder)."""
+        """A part's coordinates: ``theta`` (body), ``phi`` (lever), ``phi`` and ``s`` (cylinder).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+        part : str
+            A part's name.
+
+        Returns
+        -------
+        dict
+        """
 
     @abstractmethod
     def loop_closure(self, res: Results) -> dict[str, np.ndarray]:
-        """Gap (m) at the joints the formulation does not satisfy by construction."""
+        """Gap (m) at the joints the formulation does not satisfy by construction.
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
 
     @abstractmethod
     def cylinder_force(self, res: Results, cyl: str) -> np.ndarray:
-        """Axial force of a cylinder (N, positive pushing)."""
+        """Axial force of a cylinder (N, positive pushing).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+        cyl : str
+            A cylinder's name.
+
+        Returns
+        -------
+        ndarray
+        """
 
     @abstractmethod
     def cylinder_rate(self, res: Results, cyl: str) -> np.ndarray:
-        """Extension rate of a cylinder's pin-to-pin length (m/s)."""
+        """Extension rate of a cylinder's pin-to-pin length (m/s).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+        cyl : str
+            A cylinder's name.
+
+        Returns
+        -------
+        ndarray
+        """
 
     # ------------------------------------------------------------------ shared
     def angles(self, res: Results) -> dict[str, np.ndarray]:
-        """Angle of every part (rad): body frame ``θ``, lever and cylinder axis ``φ``."""
+        """Angle of every part (rad): body frame ``θ``, lever and cylinder axis ``φ``.
+
+        Parameters
+        ----------
+        res : Results
+
+        Returns
+        -------
+        dict
+            Part → angle over the run.
+        """
         out = {}
         for name, part in self.mechanism.parts.items():
             key = "phi" if isinstance(part, (Lever, Cylinder)) else "theta"
@@ -106,7 +214,23 @@ class Formulation(ABC):
         return out
 
     def point(self, res: Results, name: str) -> np.ndarray:
-        """World position of one hinge point ``"part/point"`` along the run, shape ``(n, 2)``."""
+        """World position of one hinge point ``"part/point"`` along the run, shape ``(n, 2)``.
+
+        Parameters
+        ----------
+        res : Results
+        name : str
+            ``"part/point"``.
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        ParameterError
+            No such point (the points are listed).
+        """
         pos = self.positions(res)
         if name not in pos:
             raise ParameterError(f"{name!r}: no such hinge point (points: {', '.join(pos)})")

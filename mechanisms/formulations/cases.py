@@ -48,7 +48,34 @@ __all__ = ["Case", "boom_case", "four_bar_case", "chain_case", "straight_chain",
 
 @dataclass
 class Case:
-    """A machine and a motion to compare formulations on."""
+    """A machine and a motion to compare formulations on.
+
+    Attributes
+    ----------
+    name : str
+    build : callable
+        ``build(drive)`` → the mechanism, ``drive`` ``"force"`` or ``"extension"``.
+    lengths : dict
+        Cylinder → length history (C² :class:`~bondgraph.Spline`).
+    guess : dict
+        Part → angle guess that picks the assembly branch.
+    tip : str
+        ``"part/point"`` whose trajectory is compared.
+    t_end : float
+        End of the motion (s).
+    notes : str
+    options : dict
+
+    Examples
+    --------
+    The start pose has the lengths the motion starts with; the motion goes out and
+    back:
+
+    >>> case = boom_case()
+    >>> pose = case.pose(case.mechanism("extension"))
+    >>> round(pose.length("boom_cyl"), 9), [round(case.lengths["boom_cyl"].value(t), 9) for t in (0.0, 1.0, 2.0)]
+    (2.8, [2.8, 3.4, 2.8])
+    """
 
     name: str
     build: Callable[[str], Mechanism]
@@ -60,11 +87,35 @@ class Case:
     options: dict = field(default_factory=dict)
 
     def mechanism(self, drive: str = "force") -> Mechanism:
-        """The machine with every cylinder driven by ``"force"`` or ``"extension"``."""
+        """The machine with every cylinder driven by ``"force"`` or ``"extension"``.
+
+        Parameters
+        ----------
+        drive : {"force", "extension"}
+
+        Returns
+        -------
+        Mechanism
+        """
         return self.build(drive)
 
     def pose(self, mech: Mechanism) -> Pose:
-        """The start pose (lengths at t = 0)."""
+        """The start pose (lengths at t = 0).
+
+        Parameters
+        ----------
+        mech : Mechanism
+            From :meth:`mechanism`.
+
+        Returns
+        -------
+        Pose
+
+        Raises
+        ------
+        AssemblyError
+            The lengths do not close the loops.
+        """
         return mech.solve_pose({c: s.value(0.0) for c, s in self.lengths.items()}, guess=self.guess)
 
 
@@ -86,7 +137,22 @@ FOUR_BAR_CYLINDER_MASSES = dict(m_barrel=3.0, m_rod=2.0, d_barrel=0.15, d_rod=0.
 
 
 def boom_case(massive: bool = False, t_end: float = 2.0) -> Case:
-    """Boom lifted from 2.8 m to 3.4 m cylinder length and lowered again."""
+    """Boom lifted from 2.8 m to 3.4 m cylinder length and lowered again.
+
+    Parameters
+    ----------
+    massive : bool
+        Give the cylinder its barrel and rod masses (:data:`BOOM_CYLINDER_MASSES`).
+    t_end : float
+
+    Returns
+    -------
+    Case
+
+    Examples
+    --------
+    See :class:`Case`.
+    """
     extra = BOOM_CYLINDER_MASSES if massive else {}
     return Case("boom" + ("+cylinder masses" if massive else ""),
                 lambda drive: single_boom(drive, **extra),
@@ -95,7 +161,25 @@ def boom_case(massive: bool = False, t_end: float = 2.0) -> Case:
 
 
 def four_bar_case(massive: bool = False, t_end: float = 2.0) -> Case:
-    """Four-bar crank swung from 0.5 m to 0.7 m cylinder length and back."""
+    """Four-bar crank swung from 0.5 m to 0.7 m cylinder length and back.
+
+    Parameters
+    ----------
+    massive : bool
+        Give the cylinder its barrel and rod masses and inertias
+        (:data:`FOUR_BAR_CYLINDER_MASSES`): two more rigid bodies.
+    t_end : float
+
+    Returns
+    -------
+    Case
+
+    Examples
+    --------
+    >>> from mechanisms.formulations import Multibody
+    >>> list(Multibody(four_bar_case(massive=True).mechanism("force")).bodies)
+    ['crank', 'coupler', 'rocker', 'cyl_barrel', 'cyl_rod']
+    """
     extra = {"cylinder": FOUR_BAR_CYLINDER_MASSES} if massive else {}
     return Case("four-bar" + ("+cylinder masses" if massive else ""),
                 lambda drive: four_bar(drive, **FOUR_BAR, **extra),
@@ -112,6 +196,22 @@ def straight_chain(n: int, drive: str = "force", *, link: float = 1.0, mass: flo
     ``C = (0.6, −0.2)·link``. The cylinders (0.6 … 0.9 m per metre of link) are
     at mid-stroke, 0.75·link, when a body is in line with the previous one, so
     the chain assembles straight; the moment arm is 0.2·link.
+
+    Parameters
+    ----------
+    n : int
+    drive : {"force", "extension"}
+    link, mass, gravity : float
+    name : str, optional
+
+    Returns
+    -------
+    Mechanism
+
+    Raises
+    ------
+    ParameterError
+        Another drive.
 
     Examples
     --------
@@ -146,7 +246,24 @@ def straight_chain(n: int, drive: str = "force", *, link: float = 1.0, mass: flo
 def chain_case(n: int, t_end: float = 2.0, mass: float = 50.0) -> Case:
     """A straight chain of ``n`` bodies waving from rest: cylinder ``i`` swings about
     mid-stroke, phase-shifted along the chain, by up to ``6/n`` cm (at most 2 cm), so the
-    chain's total bend stays about the same for every ``n``."""
+    chain's total bend stays about the same for every ``n``.
+
+    Parameters
+    ----------
+    n : int
+    t_end, mass : float
+
+    Returns
+    -------
+    Case
+
+    Examples
+    --------
+    >>> case = chain_case(4)
+    >>> pose = case.pose(case.mechanism("extension"))
+    >>> [round(pose.angle(f"b{i}"), 9) for i in range(4)], case.tip
+    ([0.0, 0.0, 0.0, 0.0], 'b3/T')
+    """
     t = np.linspace(0.0, t_end, 201)
     envelope = (1 - np.cos(2 * math.pi * t / t_end)) / 2
     lengths = {}
@@ -159,7 +276,26 @@ def chain_case(n: int, t_end: float = 2.0, mass: float = 50.0) -> Case:
 
 
 def excavator_case(t_end: float | None = None) -> Case:
-    """The excavator front on its default dig–lift–dump cycle (cylinder lengths), tip = bucket tip."""
+    """The excavator front on its default dig–lift–dump cycle (cylinder lengths), tip = bucket tip.
+
+    Parameters
+    ----------
+    t_end : float, optional
+        Default: the cycle's end.
+
+    Returns
+    -------
+    Case
+
+    Examples
+    --------
+    >>> case = excavator_case()
+    >>> case.tip, case.t_end, sorted(case.lengths)
+    ('bucket/Q', 10.0, ['arm_cylinder', 'boom_cylinder', 'bucket_cylinder'])
+    >>> pose = case.pose(case.mechanism("extension"))
+    >>> bool(abs(pose.length("boom_cylinder") - case.lengths["boom_cylinder"].value(0.0)) < 1e-9)
+    True
+    """
     from ..excavator import DEFAULT_FILE, Cycle
     from ..machine import MachineDescription
     from ..machine.assemble import assemble

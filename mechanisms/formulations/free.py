@@ -67,7 +67,12 @@ class FreeBody(MainBody):
             self.children = {"J": J, **self.children}
 
     def check_rules(self) -> list[str]:
-        """Exactly one ``Rt``, any number of ``Li``, nothing else."""
+        """Exactly one ``Rt``, any number of ``Li``, nothing else.
+
+        Returns
+        -------
+        list
+        """
         classes = [p.cls for p in self.points.values()]
         problems = []
         n_rt = classes.count(PortClass.RT)
@@ -89,10 +94,40 @@ def double_pendulum(L1: float = 1.0, L2: float = 1.0, m1: float = 1.0, m2: float
     from the downward vertical, counter-clockwise. The body frames have x
     along the rod, so a body angle is the reference angle minus π/2.
 
+    Parameters
+    ----------
+    L1, L2 : float
+        Rod lengths (m).
+    m1, m2 : float
+        Rod masses (kg).
+    g : float
+        Gravity (m/s²).
+    theta1, theta2 : float
+        Release angles from the downward vertical (rad).
+    name : str
+
     Returns
     -------
     (Mechanism, Pose)
         The mechanism and its release pose (at rest).
+
+    Examples
+    --------
+    Hanging down, its two normal modes are those of the hand-derived mass and stiffness
+    matrices of two uniform rods, ``M = mL²·[[4/3, 1/2], [1/2, 1/3]]``,
+    ``K = mgL·diag(3/2, 1/2)``:
+
+    >>> import numpy as np
+    >>> from bondgraph import linearize
+    >>> from mechanisms.formulations import build_formulation
+    >>> mech, pose = double_pendulum(theta1=0.0, theta2=0.0)
+    >>> f = build_formulation(mech, "causal")
+    >>> modes = linearize(f.model, f.initial_state(pose)).modes(oscillatory_only=True)
+    >>> M = np.array([[4 / 3, 1 / 2], [1 / 2, 1 / 3]])
+    >>> K = 9.81 * np.diag([3 / 2, 1 / 2])
+    >>> hand = np.sqrt(np.sort(np.linalg.eigvals(np.linalg.solve(M, K)).real)) / (2 * np.pi)
+    >>> bool(np.allclose(sorted(m.frequency for m in modes), hand, rtol=1e-9)), np.round(hand, 4)
+    (True, array([0.4266, 1.1441]))
     """
     mech = Mechanism(name, gravity=g)
     for i, (L, m) in enumerate(((L1, m1), (L2, m2)), start=1):
@@ -106,6 +141,15 @@ def double_pendulum(L1: float = 1.0, L2: float = 1.0, m1: float = 1.0, m2: float
 
 def pendulum_angles(angles: Mapping[str, object]) -> dict[str, object]:
     """Body-frame angles → reference angles (from the downward vertical).
+
+    Parameters
+    ----------
+    angles : mapping
+        Part → body-frame angle (rad, numbers or arrays).
+
+    Returns
+    -------
+    dict
 
     Examples
     --------

@@ -53,7 +53,7 @@ from .cases import Case
 
 __all__ = ["eigenvalues", "stiffness_ratio", "tip_error", "spline_bundle", "cost",
            "force_histories", "cheapest_run", "compare", "Comparison", "RTOLS", "METHODS",
-           "STIFFNESSES", "EXPLICIT"]
+           "STIFFNESSES", "EXPLICIT", "Deadline"]
 
 #: Tolerance ladder of the accuracy-matched search (loosest first, half decades).
 RTOLS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8, 1e-9, 1e-10)
@@ -66,7 +66,32 @@ STIFFNESSES = (1e8, 1e9, 1e10, 1e11, 1e12)
 
 
 def eigenvalues(model: Model, res: Results, index: int = 0) -> np.ndarray:
-    """Eigenvalues of ``∂ẋ/∂x`` at point ``index`` of a run (its inputs included)."""
+    """Eigenvalues of ``∂ẋ/∂x`` at point ``index`` of a run (its inputs included).
+
+    Parameters
+    ----------
+    model : Model
+    res : Results
+        A run of ``model``.
+    index : int
+        Which output point.
+
+    Returns
+    -------
+    ndarray of complex
+
+    Examples
+    --------
+    The hanging double pendulum oscillates at ``2π·0.4266`` and ``2π·1.1441`` rad/s (the
+    hand-derived modes of :func:`~mechanisms.formulations.double_pendulum`):
+
+    >>> from mechanisms.formulations import build_formulation, double_pendulum
+    >>> mech, pose = double_pendulum(theta1=0.0, theta2=0.0)
+    >>> f = build_formulation(mech, "causal")
+    >>> res = f.simulate_forces({}, (0.0, 1e-3), pose, progress=False)
+    >>> np.round(np.sort(np.abs(eigenvalues(f.model, res).imag)) / (2 * np.pi), 4)
+    array([0.4266, 0.4266, 1.1441, 1.1441])
+    """
     t = float(res.t[index])
     x = np.asarray(res.x[index], dtype=float)
     if res.inputs.names:
@@ -76,7 +101,23 @@ def eigenvalues(model: Model, res: Results, index: int = 0) -> np.ndarray:
 
 
 def stiffness_ratio(model: Model, res: Results, floor: float = 1e-6) -> tuple[float, float, float]:
-    """``(ratio, largest |μ|, smallest |μ| ≥ floor)`` at the start of a run."""
+    """``(ratio, largest |μ|, smallest |μ| ≥ floor)`` at the start of a run.
+
+    Parameters
+    ----------
+    model : Model
+    res : Results
+    floor : float
+        Eigenvalues below it (1/s) are left out (redundant coordinates).
+
+    Returns
+    -------
+    (float, float, float)
+
+    Examples
+    --------
+    See the module (the stiff joints' ratio is four decades above the causal form's).
+    """
     mag = np.abs(eigenvalues(model, res))
     mag = mag[mag >= floor]
     if mag.size == 0:
@@ -86,6 +127,17 @@ def stiffness_ratio(model: Model, res: Results, floor: float = 1e-6) -> tuple[fl
 
 def tip_error(t: np.ndarray, xy: np.ndarray, ref_t: np.ndarray, ref_xy: np.ndarray) -> float:
     """Largest distance (m) between ``xy(t)`` and the reference, interpolated to ``t``.
+
+    Parameters
+    ----------
+    t : ndarray
+    xy : ndarray, shape (len(t), 2)
+    ref_t : ndarray
+    ref_xy : ndarray, shape (len(ref_t), 2)
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -126,6 +178,19 @@ def spline_bundle(times: np.ndarray, values: Mapping[str, np.ndarray],
     """Signals for many histories on one time grid, evaluated together (cubic splines,
     held at the end values outside the grid).
 
+    Parameters
+    ----------
+    times : ndarray
+    values : mapping
+        Name → values on ``times``.
+    bc_type : str
+        scipy's boundary condition.
+
+    Returns
+    -------
+    dict
+        Name → :class:`~bondgraph.Signal` (with its derivative).
+
     Examples
     --------
     >>> t = np.linspace(0, 1, 5)
@@ -144,13 +209,37 @@ def spline_bundle(times: np.ndarray, values: Mapping[str, np.ndarray],
 
 
 def cost(res: Results) -> dict[str, float]:
-    """``wall_time`` (s, integration only), ``nfev`` and ``njev`` of a run."""
+    """``wall_time`` (s, integration only), ``nfev`` and ``njev`` of a run.
+
+    Parameters
+    ----------
+    res : Results
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I, build, simulate
+    >>> bg = BondGraph("p")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> sorted(cost(simulate(build(bg), (0.0, 1.0), progress=False)))
+    ['nfev', 'njev', 'wall_time']
+    """
     return {k: res.stats.get(k, float("nan")) for k in ("wall_time", "nfev", "njev")}
 
 
 # ---------------------------------------------------------------------- comparison
 class Deadline(Exception):
-    """A trial ran out of its time budget."""
+    """A trial ran out of its time budget (raised by the event function of a timed trial).
+
+    Examples
+    --------
+    >>> issubclass(Deadline, Exception)
+    True
+    """
 
 
 def _deadline(seconds: float | None) -> list:
@@ -167,7 +256,36 @@ def _deadline(seconds: float | None) -> list:
 
 
 def force_histories(case: Case, grid: np.ndarray) -> dict[str, np.ndarray]:
-    """Cylinder forces of the case's motion (causal inverse dynamics, rtol 1e-11)."""
+    """Cylinder forces of the case's motion (causal inverse dynamics, rtol 1e-11).
+
+    Parameters
+    ----------
+    case : Case
+    grid : ndarray
+        Output times.
+
+    Returns
+    -------
+    dict
+        Cylinder → force (N) on ``grid``.
+
+    Examples
+    --------
+    Driving the boom forward with these forces reproduces the motion (3.4 m at 1 s,
+    to the interpolation of the forces between grid points):
+
+    >>> from mechanisms.formulations import build_formulation
+    >>> from mechanisms.formulations.cases import boom_case
+    >>> case = boom_case()
+    >>> grid = np.linspace(0.0, case.t_end, 201)
+    >>> forces = spline_bundle(grid, force_histories(case, grid))
+    >>> mech = case.mechanism("force")
+    >>> f = build_formulation(mech, "causal")
+    >>> res = f.simulate_forces(forces, (0.0, 1.0), case.pose(mech), t_eval=[1.0], rtol=1e-10,
+    ...                         atol=1e-12, progress=False)
+    >>> bool(abs(f.coordinates(res, "boom_cyl")["s"][0] - 3.4) < 1e-4)
+    True
+    """
     from . import build_formulation
 
     f = build_formulation(case.mechanism("extension"), "causal")
@@ -206,6 +324,30 @@ def cheapest_run(f: Formulation, scenario: _Scenario, ref_tip: np.ndarray, tol: 
     first passing tolerance, when a trial is already slower than the best
     found, when the error stops falling (a floor: the stiff joints' deflection),
     or at the deadline.
+
+    Parameters
+    ----------
+    f : Formulation
+    scenario : object
+        How to run the case (made by :func:`compare`).
+    ref_tip : ndarray
+        The reference tip trajectory on the scenario's grid.
+    tol : float
+        Largest tip error (m).
+    methods, rtols : sequence
+        Integrators and the tolerance ladder.
+    deadline : float
+        Wall-clock budget of one trial (s).
+    log : callable
+        Receives a line per trial.
+
+    Returns
+    -------
+    tuple or None
+
+    Examples
+    --------
+    See :func:`compare`.
     """
     best = None
     tip = scenario.case.tip
@@ -239,7 +381,29 @@ def cheapest_run(f: Formulation, scenario: _Scenario, ref_tip: np.ndarray, tol: 
 
 @dataclass
 class Comparison:
-    """One formulation's accuracy-matched cost on one case."""
+    """One formulation's accuracy-matched cost on one case.
+
+    Attributes
+    ----------
+    case, mode, formulation : str
+    states : int
+    method : str
+        The cheapest integrator found (``"-"``: none reached the tolerance).
+    rtol, stiffness, tip_error : float
+    wall : float
+        Median wall time of the chosen configuration (s).
+    walls : list
+    nfev, njev : int
+    ratio, eig_max : float
+        Stiffness ratio and largest eigenvalue magnitude at the start.
+    build : float
+        Build time (s).
+    note : str
+
+    Examples
+    --------
+    See :func:`compare`.
+    """
 
     case: str
     mode: str
@@ -272,6 +436,40 @@ def compare(case: Case, tol: float = 1e-4, *, mode: str = "forces", t_end: float
     rtol 1e-12 (DOP853); the Cartesian one at the same tolerance is logged
     beside it. Walls are medians of ``repeats`` runs of the chosen configuration
     (integration only; the compiled model is cached).
+
+    Parameters
+    ----------
+    case : Case
+    tol : float
+        Largest tip error (m).
+    mode : {"forces", "extensions"}
+    t_end : float, optional
+    repeats : int
+    deadline : float
+        Wall-clock budget of one trial (s).
+    methods, stiffnesses : sequence
+        Integrators tried; joint stiffnesses of the stiff form (softest first).
+    n_out : int
+        Output points.
+    log : callable
+
+    Returns
+    -------
+    list of Comparison
+        Causal, Cartesian, stiff.
+
+    Raises
+    ------
+    ParameterError
+        Another mode.
+
+    Examples
+    --------
+    >>> from mechanisms.formulations.cases import boom_case
+    >>> rows = compare(boom_case(), tol=1e-3, t_end=1.0, methods=("LSODA",), repeats=1,
+    ...                stiffnesses=(1e9,))
+    >>> [(r.formulation, r.states, bool(r.tip_error <= 1e-3)) for r in rows]
+    [('causal', 4, True), ('cartesian', 6, True), ('stiff', 8, True)]
     """
     from . import build_formulation
 

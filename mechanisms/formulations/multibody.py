@@ -74,6 +74,27 @@ class Body:
 
     ``cog`` and ``points`` are in the body frame; ``part`` is the mechanism
     part it belongs to (a cylinder with mass gives two bodies).
+
+    Attributes
+    ----------
+    name, part : str
+    mass : float
+        kg.
+    inertia : float
+        About the centre of gravity (kg·m²).
+    cog : (float, float)
+    points : dict
+        Point → body-frame position (m).
+    gravity : float
+    point : bool
+        A point mass (no angle coordinate).
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> boom = Multibody(single_boom()).bodies["boom"]
+    >>> boom.coordinates, boom.masses(), boom.offset(boom.points["C"])
+    (('x', 'y', 'theta'), (1307.0, 1307.0, 8060.0), (-3.44, -0.65))
     """
 
     name: str
@@ -91,18 +112,47 @@ class Body:
         return ("x", "y") if self.point else ("x", "y", "theta")
 
     def masses(self) -> tuple[float, ...]:
-        """Diagonal of the body's mass matrix, coordinate by coordinate."""
+        """Diagonal of the body's mass matrix, coordinate by coordinate.
+
+        Returns
+        -------
+        tuple
+        """
         return (self.mass, self.mass) if self.point else (self.mass, self.mass, self.inertia)
 
     def offset(self, local: tuple[float, float]) -> tuple[float, float]:
-        """Vector from the centre of gravity to a body-frame point, in the body frame."""
+        """Vector from the centre of gravity to a body-frame point, in the body frame.
+
+        Parameters
+        ----------
+        local : tuple
+
+        Returns
+        -------
+        tuple
+        """
         return local[0] - self.cog[0], local[1] - self.cog[1]
 
 
 @dataclass(frozen=True)
 class Anchor:
     """A point fixed in a body (``body`` name, body-frame ``local``) or in the
-    chassis (``body=None``, ``local`` = world position)."""
+    chassis (``body=None``, ``local`` = world position).
+
+    Attributes
+    ----------
+    body : str or None
+    local : (float, float)
+    label : str
+        How messages name it.
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> act = Multibody(single_boom()).actuators["boom_cyl"]
+    >>> act.root.body, act.tip.label
+    (None, 'boom/B')
+    """
 
     body: str | None
     local: tuple[float, float]
@@ -112,7 +162,27 @@ class Anchor:
 @dataclass(frozen=True)
 class Constraint:
     """One scalar constraint row ``Φ(q) = 0`` (a drive row depends on time through
-    the cylinder's prescribed length)."""
+    the cylinder's prescribed length).
+
+    Attributes
+    ----------
+    name : str
+    joint : str
+        The joint (or drive) it belongs to.
+    kind : str
+        ``"revolute x"``, ``"revolute y"``, ``"distance"``, ``"prismatic normal"``,
+        ``"prismatic angle"``, ``"point"``, ``"drive"``.
+    expr : sympy expression
+        ``Φ`` in the coordinates.
+    cylinder : str or None
+        The driven cylinder of a drive row.
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> [(c.joint, c.kind) for c in Multibody(single_boom()).constraints]
+    [('boom/C–chassis', 'revolute x'), ('boom/C–chassis', 'revolute y')]
+    """
 
     name: str
     joint: str
@@ -123,7 +193,24 @@ class Constraint:
 
 @dataclass(frozen=True)
 class Actuator:
-    """A cylinder's axial force along the line between its two pins."""
+    """A cylinder's axial force along the line between its two pins.
+
+    Attributes
+    ----------
+    cylinder : str
+    root, tip : Anchor
+    drive : str
+        ``"force"`` or ``"extension"``.
+    length : sympy expression
+        Pin-to-pin length ``s(q)``.
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> act = Multibody(single_boom()).actuators["boom_cyl"]
+    >>> act.drive, sorted(str(s) for s in act.length.free_symbols)
+    ('force', ['boom.theta', 'boom.x', 'boom.y'])
+    """
 
     cylinder: str
     root: Anchor
@@ -163,6 +250,30 @@ class Multibody:
         has some masses but not all, or a drive kind is not supported.
     ConnectionRuleError
         Two massless parts are hinged to each other, or a body name clashes.
+
+    Examples
+    --------
+    A pose's coordinates give back its cylinder length and a closed pivot; released
+    from rest the boom starts to turn about its pivot as a pendulum,
+    ``θ̈ = −m·g·r_x/(J + m·r²)`` (``r`` from the pivot to the centre of gravity):
+
+    >>> import numpy as np
+    >>> from mechanisms.examples import single_boom
+    >>> mech = single_boom()
+    >>> mb = Multibody(mech)
+    >>> q = mb.coordinates_from_pose(mech.solve_pose({"boom_cyl": 3.0}, guess={"boom": 0.2}))
+    >>> round(mb.lengths(q)["boom_cyl"], 12), float(mb.joint_gaps(q[None, :])["boom/C–chassis"][0])
+    (3.0, 0.0)
+    >>> qdd, lam = mb.rigid_solution(q, np.zeros(mb.n_coordinates), forces={"boom_cyl": 0.0})
+    >>> b = mb.bodies["boom"]
+    >>> dx, dy = b.offset(b.points["C"])
+    >>> c, s = np.cos(q[2]), np.sin(q[2])
+    >>> rx, ry = -(c * dx - s * dy), -(s * dx + c * dy)
+    >>> bool(abs(qdd[2] + b.mass * b.gravity * rx / (b.inertia + b.mass * (rx**2 + ry**2))) < 1e-9)
+    True
+    >>> v = mb.consistent_velocities(q, {"boom_cyl": 0.1})          # extend at 0.1 m/s
+    >>> mb.length_gradients(q) @ v
+    array([0.1])
     """
 
     def __init__(self, mechanism: Mechanism):
@@ -272,7 +383,16 @@ class Multibody:
 
     # ------------------------------------------------------------------ geometry
     def point(self, anchor: Anchor) -> tuple[sp.Expr, sp.Expr]:
-        """World position of an anchor as expressions of the coordinates."""
+        """World position of an anchor as expressions of the coordinates.
+
+        Parameters
+        ----------
+        anchor : Anchor
+
+        Returns
+        -------
+        tuple
+        """
         if anchor.body is None:
             return sp.Float(anchor.local[0]), sp.Float(anchor.local[1])
         b = self.bodies[anchor.body]
@@ -347,25 +467,50 @@ class Multibody:
     # ------------------------------------------------------------------ views
     @property
     def n_coordinates(self) -> int:
+        """Number of coordinates (3 per body, 2 per point mass)."""
         return len(self.coords)
 
     def mass_vector(self) -> np.ndarray:
-        """Diagonal of the mass matrix, in coordinate order ``(m, m, J)`` per body."""
+        """Diagonal of the mass matrix, in coordinate order ``(m, m, J)`` per body.
+
+        Returns
+        -------
+        ndarray
+        """
         return np.array([v for b in self.bodies.values() for v in b.masses()])
 
     def lightest_mass(self) -> float:
-        """Smallest body mass (kg)."""
+        """Smallest body mass (kg).
+
+        Returns
+        -------
+        float
+        """
         return min(b.mass for b in self.bodies.values())
 
     def gravity_forces(self) -> list[sp.Expr]:
-        """Generalized gravity force per coordinate (``−m·g`` on each ``y``)."""
+        """Generalized gravity force per coordinate (``−m·g`` on each ``y``).
+
+        Returns
+        -------
+        list
+        """
         out: list[sp.Expr] = []
         for b in self.bodies.values():
             out += [sp.Integer(0), sp.Float(-b.mass * b.gravity)] + [sp.Integer(0)] * (not b.point)
         return out
 
     def gradient(self, expr: sp.Expr) -> dict[int, sp.Expr]:
-        """Non-zero partial derivatives of an expression by coordinate index."""
+        """Non-zero partial derivatives of an expression by coordinate index.
+
+        Parameters
+        ----------
+        expr : sp.Expr
+
+        Returns
+        -------
+        dict
+        """
         out = {}
         for s in expr.free_symbols:
             i = self.index.get(s.name)
@@ -377,7 +522,16 @@ class Multibody:
 
     # ------------------------------------------------------------------ poses
     def coordinates_from_pose(self, pose: Pose) -> np.ndarray:
-        """Coordinate vector ``q`` of an assembled pose."""
+        """Coordinate vector ``q`` of an assembled pose.
+
+        Parameters
+        ----------
+        pose : Pose
+
+        Returns
+        -------
+        ndarray
+        """
         q = np.zeros(self.n_coordinates)
         mech = self.mechanism
         for b in self.bodies.values():
@@ -401,7 +555,17 @@ class Multibody:
 
     def part_poses(self, q: np.ndarray) -> dict[str, tuple]:
         """Each part's pose (as :class:`~mechanisms.assembly.Pose` stores it) from
-        coordinates ``q`` (shape ``(n,)`` or ``(n_times, n)``)."""
+        coordinates ``q`` (shape ``(n,)`` or ``(n_times, n)``).
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        dict
+        """
         q = np.asarray(q, dtype=float)
         col = (lambda i: q[..., i])
         mech = self.mechanism
@@ -467,19 +631,49 @@ class Multibody:
         return np.concatenate([q, v, L])
 
     def constraint_jacobian(self, q: np.ndarray) -> np.ndarray:
-        """``∂Φ/∂q`` at ``q`` (rows in :attr:`constraints` order)."""
+        """``∂Φ/∂q`` at ``q`` (rows in :attr:`constraints` order).
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        ndarray
+        """
         n, m = self.n_coordinates, len(self.constraints)
         if m == 0:
             return np.zeros((0, n))
         return np.asarray(self._numeric().G(self._args(q)), dtype=float).reshape(m, n)
 
     def lengths(self, q: np.ndarray) -> dict[str, float]:
-        """Pin-to-pin length of every cylinder at ``q``."""
+        """Pin-to-pin length of every cylinder at ``q``.
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        dict
+        """
         vals = np.asarray(self._numeric().s(self._args(q)), dtype=float).ravel()
         return {c: float(v) for c, v in zip(self.actuators, vals)}
 
     def length_gradients(self, q: np.ndarray) -> np.ndarray:
-        """``∂s/∂q`` of every cylinder (rows in :attr:`actuators` order)."""
+        """``∂s/∂q`` of every cylinder (rows in :attr:`actuators` order).
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        ndarray
+        """
         n, k = self.n_coordinates, len(self.actuators)
         if k == 0:
             return np.zeros((0, n))
@@ -491,6 +685,15 @@ class Multibody:
         A revolute joint reports the distance between its two pins (m), a
         massless lever its length error, a prismatic joint its offset normal
         to the axis (m) and its angle error (rad); drives are not joints.
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+
+        Returns
+        -------
+        dict
         """
         q = np.atleast_2d(np.asarray(q, dtype=float))
         rows = [c for c in self.constraints if c.kind != "drive"]
@@ -515,6 +718,17 @@ class Multibody:
         Extension-driven cylinders take their prescribed rate, force-driven
         ones ``rates[cyl]`` (default 0). Where the rows leave freedom (free
         bodies), the smallest velocity is taken — at rest, zero.
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+        rates : mapping, optional
+        tol : float, optional
+
+        Returns
+        -------
+        ndarray
 
         Raises
         ------
@@ -557,6 +771,15 @@ class Multibody:
         Returns
         -------
         (q̈, λ)
+
+        Parameters
+        ----------
+        q : ndarray
+            Coordinates.
+        v : ndarray
+            Velocities.
+        forces : mapping, optional
+        lengths : mapping, optional
         """
         forces, lengths = dict(forces or {}), dict(lengths or {})
         n, m = self.n_coordinates, len(self.constraints)

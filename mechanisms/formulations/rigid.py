@@ -44,7 +44,34 @@ __all__ = ["RigidBodyFormulation"]
 
 
 class RigidBodyFormulation(Formulation):
-    """Base of the formulations in absolute coordinates (see the module text)."""
+    """Base of the formulations in absolute coordinates (see the module text).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    model : Model
+        The built equations.
+    multibody : Multibody
+        The rigid-body view of the mechanism.
+
+    Examples
+    --------
+    Its two forms hold the boom's pivot with the same force — the stiff joint's spring
+    force and the Cartesian form's Lagrange multiplier:
+
+    >>> import numpy as np
+    >>> from mechanisms.examples import single_boom
+    >>> from mechanisms.formulations import build_formulation
+    >>> mech = single_boom()
+    >>> pose = mech.solve_pose({"boom_cyl": 3.0}, guess={"boom": 0.2})
+    >>> stiff = build_formulation(mech, "stiff", stiffness=1e10)
+    >>> cart = build_formulation(mech, "cartesian")
+    >>> kw = dict(t_eval=[0.3], rtol=1e-9, atol=1e-12, progress=False)
+    >>> fs = stiff.joint_forces(stiff.simulate_forces({"boom_cyl": 0.0}, (0.0, 0.3), pose, **kw))
+    >>> fc = cart.multipliers(cart.simulate_forces({"boom_cyl": 0.0}, (0.0, 0.3), pose, **kw))
+    >>> sorted(fs) == sorted(fc), bool(all(abs(fs[k][-1] / fc[k][-1] - 1) < 1e-5 for k in fs))
+    (True, True)
+    """
 
     def __init__(self, mechanism: Mechanism, model: Model, multibody: Multibody):
         super().__init__(mechanism, model)
@@ -80,6 +107,17 @@ class RigidBodyFormulation(Formulation):
         ``rates``: cylinder extension rates (m/s); ``forces``: force-driven
         cylinders' forces at ``t0``; ``lengths[cyl] = (L, L̇, L̈)`` of
         extension-driven ones.
+
+        Parameters
+        ----------
+        pose : Pose
+        rates : mapping, optional
+        forces : mapping, optional
+        lengths : mapping, optional
+
+        Returns
+        -------
+        dict
         """
         mb = self.multibody
         q0 = mb.coordinates_from_pose(pose)
@@ -118,7 +156,17 @@ class RigidBodyFormulation(Formulation):
 
     # ------------------------------------------------------------------ read-outs
     def part_poses(self, res: Results) -> dict[str, tuple]:
-        """Every part's pose along the run (as :class:`~mechanisms.assembly.Pose` stores it)."""
+        """Every part's pose along the run (as :class:`~mechanisms.assembly.Pose` stores it).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
         poses = self.multibody.part_poses(self._coordinates(res))
         for name, part in self.mechanism.parts.items():
             if isinstance(part, (Cylinder, Lever)):  # continuous axis angles, like the states
@@ -145,7 +193,17 @@ class RigidBodyFormulation(Formulation):
         return {"theta": pose[2]}
 
     def loop_closure(self, res: Results) -> dict[str, np.ndarray]:
-        """Position error of every joint (see :meth:`Multibody.joint_gaps`)."""
+        """Position error of every joint (see :meth:`Multibody.joint_gaps`).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
         return self.multibody.joint_gaps(self._coordinates(res))
 
     def _cylinder(self, cyl: str) -> str:
@@ -156,7 +214,19 @@ class RigidBodyFormulation(Formulation):
         return d.kind
 
     def cylinder_rate(self, res: Results, cyl: str) -> np.ndarray:
-        """``ṡ = ∂s/∂q · v`` of a cylinder along the run (m/s)."""
+        """``ṡ = ∂s/∂q · v`` of a cylinder along the run (m/s).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+        cyl : str
+            A cylinder's name.
+
+        Returns
+        -------
+        ndarray
+        """
         self._cylinder(cyl)
         i = list(self.multibody.actuators).index(cyl)
         q, v = self._coordinates(res), self._velocities(res)

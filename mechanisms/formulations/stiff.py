@@ -77,6 +77,16 @@ def stiff_bond_graph(mb: Multibody, stiffness: float, damping: float) -> BondGra
     ``cyl_axis`` (1) with the source ``cyl_force``; an extension drive's row is
     ``cyl_drive`` with the flow source ``cyl_drive_ref``.
 
+    Parameters
+    ----------
+    mb : Multibody
+    stiffness : float
+    damping : float
+
+    Returns
+    -------
+    BondGraph
+
     Examples
     --------
     >>> from mechanisms.examples import single_boom
@@ -156,6 +166,28 @@ class StiffFormulation(RigidBodyFormulation):
     ParameterError
         A non-positive stiffness or negative damping, or a part with no
         rigid-body form (see :class:`~.multibody.Multibody`).
+
+    Examples
+    --------
+    A joint's gap is its force over the stiffness: ten times stiffer, ten times
+    smaller:
+
+    >>> import numpy as np
+    >>> from mechanisms.examples import single_boom
+    >>> mech = single_boom()
+    >>> pose = mech.solve_pose({"boom_cyl": 3.0}, guess={"boom": 0.2})
+    >>> gap = {}
+    >>> for k in (1e9, 1e10):
+    ...     f = StiffFormulation(mech, stiffness=k)
+    ...     res = f.simulate_forces({"boom_cyl": 0.0}, (0.0, 0.5), pose, rtol=1e-9, atol=1e-12,
+    ...                             progress=False)
+    ...     gap[k] = max(np.abs(g).max() for g in f.loop_closure(res).values())
+    >>> round(float(gap[1e9] / gap[1e10]), 1)
+    10.0
+    >>> StiffFormulation(mech, stiffness=0)
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: stiffness = 0: expected a number > 0 (N/m)
     """
 
     kind = "stiff"
@@ -201,10 +233,30 @@ class StiffFormulation(RigidBodyFormulation):
         return -res.effort(f"{self.name}/{cyl}_drive_lam")
 
     def joint_forces(self, res: Results) -> dict[str, np.ndarray]:
-        """Force carried by every joint row (spring + damper), like the Cartesian ``λ``."""
+        """Force carried by every joint row (spring + damper), like the Cartesian ``λ``.
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        dict
+        """
         return {c.name: res.effort(f"{self.name}/{c.name}_lam") for c in self.multibody.constraints}
 
     def deflection_bound(self, res: Results) -> float:
-        """Largest joint deflection the run implies, ``max |λ| / k`` (m)."""
+        """Largest joint deflection the run implies, ``max |λ| / k`` (m).
+
+        Parameters
+        ----------
+        res : Results
+            A run's results.
+
+        Returns
+        -------
+        float
+        """
         forces = self.joint_forces(res)
         return max((float(np.max(np.abs(f))) for f in forces.values()), default=0.0) / self.stiffness

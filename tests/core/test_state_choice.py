@@ -180,3 +180,22 @@ def test_template_bodies_prefer_their_rotational_inertia():
     for part in (body, lever):
         assert part["J"].prefer == "state"
         assert part["m_x"].prefer is None
+
+
+def test_a_displacement_no_law_uses_is_not_a_coordinate():
+    """Rule 3 counts a junction's displacement only where a law uses it: a junction's own
+    handle is not a law of it (it made every displacement junction a 'coordinate')."""
+    from bondgraph.state_choice import coordinate_junctions
+
+    m = bg.BondGraph("arm")
+    w = bg.One("w", displacement="theta")
+    m.add(bg.Se("T", 1.0), w, bg.I("J", 1.0), bg.MTF("t", sp.cos(w.displacement)), bg.One("v"),
+          bg.I("m", 1.0), bg.One("free", displacement="x"), bg.I("n", 1.0), bg.Se("F", 1.0))
+    for a, b in [("T", "w"), ("w", "J"), ("w", "t/1"), ("t/2", "v"), ("v", "m"),
+                 ("F", "free"), ("free", "n")]:
+        m.connect(a, b)
+    g = bg.assemble(m)
+    assert coordinate_junctions(g) == {"arm/w": "arm/w.theta"}
+    reasons = {r.element: r.reason for r in storage_order(g)}
+    assert reasons["arm/J"] == "on the coordinate arm/w.theta"
+    assert reasons["arm/n"] == "by name"
