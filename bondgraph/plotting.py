@@ -133,6 +133,18 @@ def draw_bond_graph(g, ax=None, *, depth: int = 1, pos: dict | None = None,
         Path levels that define a group (1: ``model/part``).
     pos : dict, optional
         Node positions (default :func:`layout_grouped`).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from bondgraph import BondGraph, Se, One, I, R
+    >>> m = BondGraph("drag")
+    >>> _ = m.add(Se("F", 2.0), One("v"), I("m", 1.0), R("b", 1.0))
+    >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+    ...     _ = m.connect(a, b)
+    >>> ax = draw_bond_graph(m)
+    >>> sorted(t.get_text() for t in ax.texts)[:4]        # each element by its kind and name
+    ['1\nv', 'I:m', 'R:b', 'Se:F']
     """
     import matplotlib.pyplot as plt
 

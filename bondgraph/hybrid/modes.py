@@ -85,9 +85,12 @@ class Discrete:
 
     @property
     def labels(self) -> list[str]:
+        """The mode labels, in order."""
         return [p[0] for p in self.modes]
 
     def value(self, label: str) -> float:
+        """The number a mode label stands for (a :class:`~bondgraph.errors.ParameterError`
+        naming the labels for an unknown one)."""
         for k, v in self.modes:
             if k == label:
                 return v
@@ -95,6 +98,7 @@ class Discrete:
                              f"{', '.join(self.labels)})")
 
     def label(self, value: float) -> str:
+        """The mode label of a number."""
         for k, v in self.modes:
             if v == float(value):
                 return k
@@ -146,9 +150,11 @@ class Transition:
 
     @property
     def label(self) -> str:
+        """The transition's name, or ``"variable: source → target"``."""
         return self.name or f"{self.variable}: {self.source} → {self.target}"
 
     def describe(self) -> str:
+        """One line for the mode table: target, guard and dwell."""
         extra = f" (dwell {_fmt(self.dwell)} s)" if self.dwell else ""
         return f"→ {self.variable}={self.target} when {self.guard.describe()}{extra}"
 

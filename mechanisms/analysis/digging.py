@@ -207,7 +207,7 @@ class ToolForces(AnalysisResult):
     >>> from mechanisms.machine import DATA
     >>> tf = tool_forces(DATA / "excavator.toml", n=20, functions=["bucket"])
     >>> sorted(tf.summary()), tf.summary_units["bucket_tool_force"]
-    (['bucket_tool_force', 'bucket_tool_force_governing'], 'N')
+    (['bucket_tipping_limit', 'bucket_tool_force', 'bucket_tool_force_governing'], 'N')
     >>> tf.maps["bucket"]["force"].shape == tf.grid.shape
     True
     """
@@ -530,6 +530,17 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         Unknown functions, a bad direction, no relief pressure, ``tipping=True`` without
         ``[base]``, a tool point the function does not move, a machine that is not an
         excavator without ``generic=True``.
+
+    Examples
+    --------
+    See the module, :class:`ToolForces` and :class:`ToolForceAt`. A name that is no function
+    is refused with the machine's functions:
+
+    >>> from mechanisms.machine import DATA
+    >>> tool_forces(DATA / "excavator.toml", n=5, functions=["stick"])      # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: ...'stick'...
     """
     study = Study.of(machine)
     desc = study.description

@@ -95,6 +95,31 @@ class LiftCapacity(AnalysisResult):
         side (NaN without ``[base] side_tipping_line``); kg.
     payloads : dict
         The file's ``[payloads]`` left out of the front's weight: name → mass (kg).
+
+    Examples
+    --------
+    The tipping load balances the moments about the front tipping line — the base
+    machine's, the front's (from the chassis reactions at the posture of the row) and the
+    load's, ``W·g·(r − x_t)``:
+
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis import Study
+    >>> from mechanisms.analysis.base import BaseMachine
+    >>> study = Study(DATA / "excavator.toml")
+    >>> lc = lift_capacity(study, heights=["0 m"], radii=["6 m"], n=30)
+    >>> row = lc.table().iloc[0]
+    >>> desc, kin = study.description, study.kinematics
+    >>> L = {desc.cylinder_of[f]: np.array([row[f"{f}_length"]]) for f in desc.functions}
+    >>> angles, ok = kin.solve(L, near=study.grid(30))
+    >>> front = study.statics.evaluate(kin.states(study.statics.model, angles, L, shape=(1,)))
+    >>> base = BaseMachine.of(desc)
+    >>> W = -(base.tipping_moment("front") + base.front_moment("front", front)[0]) / (
+    ...     desc.gravity * (6.0 - base.front))
+    >>> bool(abs(W / row["tipping"] - 1) < 1e-9)
+    True
+    >>> bool(row["rated"] == min(HYDRAULIC_FACTOR * row["hydraulic"], TIPPING_FACTOR * row["tipping"]))
+    True
     """
 
     name = "lift-capacity"

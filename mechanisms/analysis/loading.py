@@ -160,6 +160,20 @@ class BreakoutForces(AnalysisResult):
         Function → cylinder length (m) of the breakout pose.
     point : tuple
         The force's point (m): 100 mm behind the cutting edge.
+
+    Examples
+    --------
+    The wheel loader: the force acts 100 mm behind the cutting edge, on the ground, and the
+    tilt cylinders' breakout is limited by the held lift cylinders giving way:
+
+    >>> import math
+    >>> from mechanisms.machine import DATA
+    >>> b = breakout_forces(DATA / "wheel_loader.toml")
+    >>> round(math.dist(b.point, b.edge), 9), abs(b.point[1] - b.study.description.ground) < 1e-9
+    (0.1, True)
+    >>> tilt = next(r for r in b.rows if r["function"] == "tilt")
+    >>> tilt["limit"], bool(tilt["force"] == min(tilt["own"], tilt["hydraulic"]) < tilt["own"])
+    ('lift cylinder (held) at its relief', True)
     """
 
     name = "breakout-forces"
@@ -181,6 +195,7 @@ class BreakoutForces(AnalysisResult):
 
     @property
     def summary_units(self) -> dict[str, str]:
+        """Newton for every :meth:`summary` entry."""
         return {k: "N" for k in self.summary()}
 
     def table(self):
@@ -298,6 +313,16 @@ def breakout_forces(machine: Any, *, relief: Any = None, tank: Any = None, n: in
         ``[base]``.
     AssemblyError
         No pose has the bucket level with its edge on the ground.
+
+    Examples
+    --------
+    See :class:`BreakoutForces`. An excavator is refused by name:
+
+    >>> from mechanisms.machine import DATA
+    >>> breakout_forces(DATA / "excavator.toml")      # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bondgraph.errors.ParameterError: ...
     """
     from .reach import tool_point
 

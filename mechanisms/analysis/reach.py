@@ -210,7 +210,7 @@ class WorkingRange(AnalysisResult):
     >>> bool(0 <= reach - np.nanmax(x) < 0.01), bool(0 <= depth - (wr.ground - np.nanmin(y)) < 0.01)
     (True, True)
     >>> list(wr.table().columns[:3]), wr.table().attrs["units"]["value"]
-    (['dimension', 'title', 'value'], 'm')
+    (['letter', 'dimension', 'title'], 'm')
     """
 
     name = "working-range"
@@ -239,6 +239,7 @@ class WorkingRange(AnalysisResult):
 
     @property
     def summary_units(self) -> dict[str, str]:
+        """Metre for every :meth:`summary` entry."""
         return {k: "m" for k in self.summary()}
 
     def table(self):

@@ -141,7 +141,7 @@ def run_analysis(study, analysis: str | Callable | Sequence, options: Mapping[st
     >>> run_analysis(study, "tool-force")
     Traceback (most recent call last):
     ...
-    bondgraph.errors.ParameterError: analysis 'tool-force': expected one of working-range, tool-forces, lift-capacity, cycle-energy; did you mean 'tool-forces'?
+    bondgraph.errors.ParameterError: analysis 'tool-force': expected one of working-range, tool-forces, lift-capacity, breakout-forces, cycle-energy; did you mean 'tool-forces'?
     """
     options = dict(options or {})
     if isinstance(analysis, (list, tuple)):

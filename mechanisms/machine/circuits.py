@@ -208,6 +208,7 @@ class Circuit:
 
     @property
     def name(self) -> str:
+        """The component's name (``"hyd"``)."""
         return self.component.name
 
     def read_outs(self, res, prefix: str) -> dict[str, tuple[np.ndarray, str]]:

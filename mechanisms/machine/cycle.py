@@ -71,6 +71,17 @@ class Cycle:
         The machine's functions: every one must have a column, no other may.
     source : str
         Where it came from (named in messages and reports).
+
+    Examples
+    --------
+    A lengths cycle is a clamped C² spline through its rows (at rest at both ends), a
+    forces or valves cycle a linear table:
+
+    >>> c = Cycle("extensions", [0, 1, 2], {"lift": [1.2, 1.6, 1.3]}, functions=("lift",), source="raise")
+    >>> c.start, c.end, [round(float(v), 6) for v in c.sample([1.0])["lift"]]
+    (0.0, 2.0, [1.6])
+    >>> float(c.signals()["lift"].rate().value(0.0))
+    0.0
     """
 
     def __init__(self, mode: str, time: Sequence[float], values: Mapping[str, Sequence[float]],
@@ -123,14 +134,17 @@ class Cycle:
 
     @property
     def columns(self) -> tuple[str, ...]:
+        """The function columns, in the machine's order."""
         return self.functions
 
     @property
     def end(self) -> float:
+        """The last time of the table (s)."""
         return float(self.time[-1])
 
     @property
     def start(self) -> float:
+        """The first time of the table (s)."""
         return float(self.time[0])
 
     @classmethod

@@ -177,7 +177,17 @@ def _balance_line(pb) -> str:
 
 
 def text_report(run) -> str:
-    """The whole report as text."""
+    """The whole report as text: what ran, per function the stroke used, forces and
+    pressures, the flags and the energy split (``MachineRun.report()`` returns it).
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA, Machine
+    >>> run = Machine.from_file(DATA / "excavator.toml", mode="forces").run(t_end=0.2, progress=False)
+    >>> text = text_report(run)
+    >>> text.splitlines()[0], "energy over the run" in text
+    ('excavator: reference backhoe excavator, 20 t class front (OpenHydraulics)', True)
+    """
     machine = run.machine
     desc = machine.description
     tab = run.table()
