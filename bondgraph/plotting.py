@@ -143,8 +143,8 @@ def draw_bond_graph(g, ax=None, *, depth: int = 1, pos: dict | None = None,
     >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
     ...     _ = m.connect(a, b)
     >>> ax = draw_bond_graph(m)
-    >>> sorted(t.get_text() for t in ax.texts)[:4]        # each element by its kind and name
-    ['1\nv', 'I:m', 'R:b', 'Se:F']
+    >>> sorted(t.get_text().replace(chr(10), " ") for t in ax.texts)[:4]   # by kind and name
+    ['1 v', 'I:m', 'R:b', 'Se:F']
     """
     import matplotlib.pyplot as plt
 
