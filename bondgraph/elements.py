@@ -507,14 +507,14 @@ class Element(ABC):
 
         Parameters
         ----------
-        ports : mapping of str to PortVars
+        ports : mapping of str to bondgraph.elements.PortVars
             The element's ports with their bond variables and causality.
-        ctx : Context
-            Declares parameters and states (see :class:`Context`).
+        ctx : bondgraph.elements.Context
+            Declares parameters and states (see :class:`bondgraph.elements.Context`).
 
         Returns
         -------
-        Constitutive
+        bondgraph.elements.Constitutive
             One output per variable the element computes, its state equations and
             its stored energy.
 

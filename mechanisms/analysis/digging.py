@@ -517,13 +517,6 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         the arm, without weights) the optimum pose does not fix it: its tipping limit is
         reported at its worst over those strokes (``ToolForceAt.free`` names them).
 
-    refine_optimum : bool
-        Refine each optimum continuously from the grid's best (default).
-
-    Returns
-    -------
-    ToolForces
-
     Raises
     ------
     ParameterError
