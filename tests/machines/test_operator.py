@@ -1,0 +1,71 @@
+"""The tracking operator: the tip traces the reference path, against a kinematic reference run."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bondgraph import ParameterError
+from mechanisms.machine import DATA, Machine
+from mechanisms.machine.operator import TrackingOperator
+
+FILE = DATA / "excavator.toml"
+
+
+@pytest.fixture(scope="module")
+def fixed():
+    m = Machine.from_file(FILE, mode="valves")
+    ref = m.cycle(mode="extensions")
+    op = TrackingOperator(m, ref)
+    run = m.run(controller=op.controller, t_end=14.0, progress=False)
+    # the independent reference: pure kinematics on the same lengths, no hydraulics, no operator
+    path = Machine.from_file(FILE, mode="extensions").run(ref, progress=False).table()
+    return m, ref, op, run, path
+
+
+def test_fixed_circuit_traces_the_dig_cycle_path_within_20_mm_median(fixed):
+    m, ref, op, run, path = fixed
+    tab = run.table()
+    done = op.cycle_time
+    assert math.isfinite(done) and ref.time[-1] <= done < 1.5 * ref.time[-1]
+    keep = tab["time"] <= done
+    clock = op.clock(tab["time"][keep])
+    # the clock never runs ahead of real time and ends at the reference's end
+    assert np.all(np.diff(clock) >= -1e-12) and np.all(clock <= tab["time"][keep] + 1e-9)
+    assert clock[-1] == pytest.approx(ref.time[-1], abs=0.02)
+    d = np.hypot(tab["tip_x"][keep] - np.interp(clock, path["time"], path["tip_x"]),
+                 tab["tip_y"][keep] - np.interp(clock, path["time"], path["tip_y"]))
+    assert np.median(d) <= 0.020
+    # the operator's own read-out is the same measure
+    tr = op.tracking(run, path)
+    assert tr.median == pytest.approx(np.median(d), rel=1e-9)
+    assert "mm of the reference path" in tr.text() and f"{done:.2f} s" in tr.text()
+
+
+def test_without_pacing_the_clock_is_real_time_and_the_machine_falls_behind(fixed):
+    m, ref, op, run, path = fixed
+    free = TrackingOperator(m, ref, pace=False)
+    r2 = m.run(controller=free.controller, t_end=10.0, progress=False)
+    t = r2.table()["time"]
+    np.testing.assert_allclose(free.clock(t), np.minimum(t, ref.time[-1]), atol=1e-9)
+    assert free.tracking(r2, path).worst > op.tracking(run, path).worst
+
+
+def test_a_second_run_with_the_same_operator_starts_its_clock_again(fixed):
+    m, ref, op, run, path = fixed
+    first = op.tracking(run, path).median
+    again = m.run(controller=op.controller, t_end=3.0, progress=False)
+    assert op.clock([0.0])[0] == 0.0 and op.clock([3.0])[0] < 3.0 + 1e-9
+    assert op.tracking(again, path).time[-1] == pytest.approx(3.0)
+    assert first > 0
+
+
+def test_bad_operators_are_refused_with_every_problem():
+    m = Machine.from_file(FILE, mode="valves")
+    with pytest.raises(ParameterError) as e:
+        TrackingOperator(m, m.cycle(mode="valves"), bandwidth=-1, max_command=2, lead=3)
+    msg = str(e.value)
+    for part in ("'extensions'", "bandwidth = -1", "max_command = 2", "lead = 3"):
+        assert part in msg
+    with pytest.raises(ParameterError, match="expected 'valves'"):
+        TrackingOperator(Machine.from_file(FILE, mode="extensions"), m.cycle(mode="extensions"))
