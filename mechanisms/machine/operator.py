@@ -18,8 +18,8 @@ pin-to-pin lengths of a cycle (mode ``extensions``):
      \\Delta p_{in} = \\frac{p_s A_{cap} - F}{A_{cap} + \\varphi^2 A_{rod}},
      \\qquad \\varphi = A_{rod}/A_{cap}\\ \\text{(extending)}.
 
-* **Feedback per function**: the reference rate plus ``bandwidth`` × the length error,
-  turned into a command the same way.
+* **Feedback per function**: the reference rate plus ``bandwidth`` × the length error
+  plus ``integral`` × its integral, turned into a command the same way.
 * **Pacing.** The operator slows its own clock instead of letting the machine fall behind.
   It does so when a function's feedforward would need more than ``max_command`` of its
   spool, and it slows in proportion to the largest length error. So the tip traces the
@@ -142,6 +142,11 @@ class TrackingOperator:
         Spool opening the pacing keeps the feedforward under (0 … 1).
     slow_on_error : float
         Length error (m) that halves the pace.
+    integral : float
+        Integral feedback on the length error (1/s²): removes the steady error a
+        feedforward with the wrong gain leaves.
+    pace_time : float
+        Time constant (s) with which the pace follows what the machine can do.
 
     Attributes
     ----------
@@ -169,7 +174,8 @@ class TrackingOperator:
 
     def __init__(self, machine: Any, reference: Any, *, bandwidth: float = 4.0, lead: float = 0.06,
                  pressure_filter: float = 0.3, period: float = 0.01, pace: bool = True,
-                 max_command: float = 0.9, slow_on_error: float = 0.02, integral: float = 0.0) -> None:
+                 max_command: float = 0.9, slow_on_error: float = 0.02, integral: float = 4.0,
+                 pace_time: float = 1.0) -> None:
         problems = []
         if machine.mode != "valves":
             problems.append(f"the machine is built for mode {machine.mode!r}, expected 'valves'")
@@ -177,9 +183,11 @@ class TrackingOperator:
             problems.append(f"reference cycle is for mode {reference.mode!r}, expected 'extensions' (lengths)")
         for name, value, hi in (("bandwidth", bandwidth, math.inf), ("pressure_filter", pressure_filter, math.inf),
                                 ("period", period, 1.0), ("max_command", max_command, 1.0),
-                                ("slow_on_error", slow_on_error, math.inf)):
+                                ("slow_on_error", slow_on_error, math.inf), ("pace_time", pace_time, math.inf)):
             if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= hi):
                 problems.append(f"{name} = {value!r}: expected a number > 0" + (f" and ≤ {hi}" if hi < math.inf else ""))
+        if not (isinstance(integral, (int, float)) and math.isfinite(integral) and integral >= 0):
+            problems.append(f"integral = {integral!r}: expected a number ≥ 0 (1/s²)")
         if not (isinstance(lead, (int, float)) and 0 <= lead <= 1):
             problems.append(f"lead = {lead!r}: expected 0 … 1 s")
         circ = machine.circuit if machine.mode == "valves" else None
@@ -200,7 +208,7 @@ class TrackingOperator:
         self.bandwidth, self.lead, self.filter_time = float(bandwidth), float(lead), float(pressure_filter)
         self.pace_on, self.max_command, self.slow_on_error = bool(pace), float(max_command), float(slow_on_error)
         self._circ = circ
-        self.integral = float(integral)
+        self.integral, self.pace_time = float(integral), float(pace_time)
         prefix = f"{machine.mechanism.name}/{circ.name}"
         self._drop = getattr(circ, "metering_drop", None)
         self._supply = f"{prefix}/pu/C_P.e" if "pu/C_P.e" in circ.supply else None
@@ -269,6 +277,8 @@ class TrackingOperator:
             if need > 1.0:
                 pace = 1.0 / need
             pace /= 1.0 + max(abs(e) for e in err.values()) / self.slow_on_error
+        if self.pace_on and dt > 0:  # the pace eases down and up, so it does not chase the error
+            pace = self._pace + (pace - self._pace) * min(1.0, dt / self.pace_time)
         self._pace = pace
         self._log_t.append(t)
         self._log_clock.append(c)
