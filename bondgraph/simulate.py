@@ -439,4 +439,5 @@ def _stats(watch: Watch, native=None) -> dict[str, Any]:
 
     return {"nfev": watch.nfev, "njev": watch.njev, "steps": watch.steps,
             "wall_time": time.perf_counter() - watch.start,
-            "backend": "native" if native is not None else "python", "method": watch.method}
+            "backend": "native" if native is not None else "python", "method": watch.method,
+            **({"linear_solver": native.linear_solver} if native is not None else {})}

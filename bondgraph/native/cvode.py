@@ -27,7 +27,7 @@ from typing import Sequence
 from ..errors import ParameterError
 from .driver import Session, load_driver
 
-__all__ = ["native_reasons", "native_session", "cvode_message", "evaluable_in_c", "BACKENDS"]
+__all__ = ["native_reasons", "native_session", "band_of", "cvode_message", "evaluable_in_c", "BACKENDS"]
 
 #: who drives CVODE (``backend=`` of simulate, simulate_hybrid, ModelSubsystem)
 BACKENDS = ("auto", "native", "python")
@@ -166,7 +166,45 @@ def native_session(model, backend: str, method: str, *, subject: str, energy: bo
             raise ParameterError([f"backend 'native' cannot run this simulation: {w}" for w in why],
                                  subject=subject)
         return None
-    return Session(load_driver(), model.system, energy=energy, jacobian=jacobian)
+    return Session(load_driver(), model.system, energy=energy, jacobian=jacobian, band=band_of(model))
+
+
+def band_of(model) -> tuple[int, int] | None:
+    """``(mu, ml)`` when the model's Jacobian calls for CVODE's band solver, else ``None``
+    (:func:`bondgraph.native.structure.choose_solver`; computed once per model).
+
+    Parameters
+    ----------
+    model : Model
+
+    Returns
+    -------
+    tuple of int or None
+
+    Examples
+    --------
+    >>> from bondgraph import BondGraph, Se, One, I, build
+    >>> bg = BondGraph("m")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> band_of(build(bg)) is None       # one state: dense
+    True
+    """
+    cached = getattr(model, "_native_band", False)
+    if cached is not False:
+        return cached
+    from .structure import choose_solver, jacobian_pattern
+
+    eqs = getattr(model, "equations", None)
+    band = None
+    if eqs is not None:
+        kind, mu, ml = choose_solver(jacobian_pattern(eqs))
+        band = (mu, ml) if kind == "band" else None
+    try:
+        model._native_band = band
+    except AttributeError:
+        pass
+    return band
 
 
 _MESSAGES: dict[int, str] = {}

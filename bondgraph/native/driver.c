@@ -1,4 +1,4 @@
-/* CVODE (SUNDIALS 7, BDF, dense direct linear solver, analytic Jacobian) driven from C
+/* CVODE (SUNDIALS 7, BDF, dense or band direct linear solver, analytic Jacobian) driven from C
    on a compiled bond-graph model (bondgraph.codegen: bg_rhs, bg_jac, bg_out, bg_mon by
    pointer), one accepted step at a time, with the rules of bondgraph.stepping.
 
@@ -8,7 +8,7 @@
    double. bondgraph.native.sundials checks the version before this is loaded, and
    bgn_abi_check() checks the index width on a live matrix.
 
-   A session (bgn_new) holds the CVODE memory, vectors, dense matrix and linear solver,
+   A session (bgn_new) holds the CVODE memory, vectors, dense or band matrix and linear solver,
    its own model work buffers, and the run's bookkeeping (bgn_watch: the counters of
    bondgraph.stepping.Watch, shared with Python by pointer). bgn_begin starts a segment
    [a, b] (CVodeReInit); bgn_run steps it as stepping._loop does:
@@ -64,6 +64,10 @@ SUNMatrix SUNDenseMatrix(sunindextype M, sunindextype N, SUNContext sunctx);
 sunrealtype* SUNDenseMatrix_Data(SUNMatrix A);
 void SUNMatDestroy(SUNMatrix A);
 SUNLinearSolver SUNLinSol_Dense(N_Vector y, SUNMatrix A, SUNContext sunctx);
+SUNMatrix SUNBandMatrix(sunindextype N, sunindextype mu, sunindextype ml, SUNContext sunctx);
+sunrealtype* SUNBandMatrix_Column(SUNMatrix A, sunindextype j);
+SUNLinearSolver SUNLinSol_Band(N_Vector y, SUNMatrix A, SUNContext sunctx);
+SUNErrCode SUNMatZero(SUNMatrix A);
 SUNErrCode SUNLinSolFree(SUNLinearSolver S);
 void* CVodeCreate(int lmm, SUNContext sunctx);
 int CVodeInit(void* mem, CVRhsFn f, sunrealtype t0, N_Vector y0);
@@ -131,6 +135,7 @@ typedef struct {
     SUNMatrix A;
     SUNLinearSolver LS;
     int n;            /* solver states: nx, plus 3 energy integrals when mode & 1 */
+    int mu, ml;       /* half-bandwidths of a band solver; ml < 0: dense */
     int nx, nu, ndu, nU, nout, nwork, nmon;
     bg_fn rhs, jac, out, mon;
     const double* ps;               /* parameters (the caller's vector: mode switches show) */
@@ -210,7 +215,7 @@ static int drv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm, void* u
                    N_Vector t1, N_Vector t2, N_Vector t3) {
     bgn_session* s = (bgn_session*)ud;
     double* yv = N_VGetArrayPointer(y);
-    double* A = SUNDenseMatrix_Data(Jm);
+    double* A;
     int n = s->n, nx = s->nx, r, c, st;
     (void)fy; (void)t1; (void)t2; (void)t3;
     s->w->njev++;
@@ -219,6 +224,16 @@ static int drv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm, void* u
         failed(s, t, yv, st, 1);
         return -1;
     }
+    if (s->ml >= 0) {   /* band: column c holds rows c - mu ... c + ml (energy rows zero) */
+        SUNMatZero(Jm);
+        for (c = 0; c < nx; ++c) {
+            double* col = SUNBandMatrix_Column(Jm, c);
+            int r0 = c - s->mu < 0 ? 0 : c - s->mu, r1 = c + s->ml >= nx ? nx - 1 : c + s->ml;
+            for (r = r0; r <= r1; ++r) col[r - c] = s->J[r * nx + c];
+        }
+        return 0;
+    }
+    A = SUNDenseMatrix_Data(Jm);
     /* J is row-major nx x nx; the dense matrix is column-major n x n (energy rows zero) */
     for (c = 0; c < n; ++c)
         for (r = 0; r < n; ++r)
@@ -271,9 +286,10 @@ void bgn_free(bgn_session* s) {
 }
 
 /* fns: rhs, jac, out, mon (or NULL); sizes: bg_sizes of the model (nx, nU, nu, ndu, np,
-   nout, nwork); nmon: bg_nmon(); energy: 3 extra states; w: the caller's counters */
+   nout, nwork); nmon: bg_nmon(); energy: 3 extra states; w: the caller's counters;
+   mu, ml: half-bandwidths of the Jacobian for a band solver (ml < 0: dense) */
 bgn_session* bgn_new(void* rhs, void* jac, void* out, void* mon, int nmon, const int* sizes,
-                     int energy, bgn_watch* w) {
+                     int energy, bgn_watch* w, int mu, int ml) {
     bgn_session* s = (bgn_session*)calloc(1, sizeof(bgn_session));
     if (!s) return 0;
     s->rhs = (bg_fn)rhs; s->jac = (bg_fn)jac; s->out = (bg_fn)out; s->mon = (bg_fn)mon;
@@ -301,9 +317,10 @@ bgn_session* bgn_new(void* rhs, void* jac, void* out, void* mon, int nmon, const
     s->y = N_VNew_Serial(s->n, s->ctx);
     s->dky = N_VNew_Serial(s->n, s->ctx);
     s->atolv = N_VNew_Serial(s->n, s->ctx);
-    s->A = SUNDenseMatrix(s->n, s->n, s->ctx);
+    s->mu = mu; s->ml = ml;
+    s->A = ml >= 0 ? SUNBandMatrix(s->n, mu, ml, s->ctx) : SUNDenseMatrix(s->n, s->n, s->ctx);
     if (!s->y || !s->dky || !s->atolv || !s->A) { bgn_free(s); return 0; }
-    s->LS = SUNLinSol_Dense(s->y, s->A, s->ctx);
+    s->LS = ml >= 0 ? SUNLinSol_Band(s->y, s->A, s->ctx) : SUNLinSol_Dense(s->y, s->A, s->ctx);
     s->mem = CVodeCreate(CV_BDF, s->ctx);
     if (!s->LS || !s->mem) { bgn_free(s); return 0; }
     return s;

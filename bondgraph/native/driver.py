@@ -140,7 +140,7 @@ class _Watch(ctypes.Structure):
 def _declare(lib) -> None:
     sig = {
         "bgn_abi_check": ([], _I),
-        "bgn_new": ([_P, _P, _P, _P, _I, _P, _I, _P], _P),
+        "bgn_new": ([_P, _P, _P, _P, _I, _P, _I, _P, _I, _I], _P),
         "bgn_free": ([_P], None),
         "bgn_set_params": ([_P, _P], None),
         "bgn_set_input_tables": ([_P, _P], None),
@@ -198,6 +198,9 @@ class Session:
         Integrate the three power sums as extra states (``bg_rhs`` mode 1).
     jacobian : bool
         Give CVODE the analytic Jacobian (else it differences the right-hand side).
+    band : tuple of int, optional
+        ``(mu, ml)``: the Jacobian's half-bandwidths, for CVODE's band solver
+        (:func:`bondgraph.native.structure.choose_solver`); ``None``: the dense solver.
 
     Examples
     --------
@@ -222,7 +225,8 @@ class Session:
     (True, True)
     """
 
-    def __init__(self, driver: Driver, system, energy: bool = False, jacobian: bool = True):
+    def __init__(self, driver: Driver, system, energy: bool = False, jacobian: bool = True,
+                 band: tuple[int, int] | None = None):
         self.lib = lib = driver.lib
         self.system = system
         self.jacobian = jacobian
@@ -243,8 +247,15 @@ class Session:
                                  "(its outputs are algebraic in time: bondgraph.simulate evaluates them)")
         self.nmon = nmon
         self.w = _Watch()
+        mu, ml = band if band is not None else (-1, -1)
+        if band is not None and not (0 <= mu < self.n and 0 <= ml < self.n):
+            from ..errors import ParameterError
+
+            raise ParameterError(f"band solver half-bandwidths {band}: expected 0 … {self.n - 1}")
+        #: "dense" or "band(mu, ml)": CVODE's linear solver
+        self.linear_solver = "dense" if band is None else f"band({mu}, {ml})"
         self.h = lib.bgn_new(addr["bg_rhs"], addr["bg_jac"], addr["bg_out"], mon, nmon,
-                             _ptr(sizes), 1 if energy else 0, ctypes.addressof(self.w))
+                             _ptr(sizes), 1 if energy else 0, ctypes.addressof(self.w), mu, ml)
         if not self.h:
             raise MemoryError("the native CVODE driver could not allocate its session")
         lib.bgn_set_params(self.h, _ptr(system.params))

@@ -34,7 +34,7 @@ __all__ = ["SundialsInfo", "sundials_info", "REQUIRED_MAJOR"]
 REQUIRED_MAJOR = 7
 #: libraries in load order (each needs the ones before it)
 _LIBS = ("sundials_core", "sundials_nvecserial", "sundials_sunmatrixdense",
-         "sundials_sunlinsoldense", "sundials_cvode")
+         "sundials_sunlinsoldense", "sundials_sunmatrixband", "sundials_sunlinsolband", "sundials_cvode")
 
 
 @dataclass
