@@ -114,6 +114,18 @@ class Pose:
                 out[f"{name}/{pn}"] = (float(xy[0]), float(xy[1]))
         return out
 
+    def __repr__(self) -> str:
+        from components import Cylinder
+
+        lengths = ", ".join(f"{n} {self.length(n):.4g} m" for n, p in self.mechanism.parts.items()
+                            if isinstance(p, Cylinder))
+        return f"Pose({self.mechanism.name!r}: {lengths or 'no cylinders'})"
+
+    def _repr_html_(self) -> str:
+        from .display import pose_html
+
+        return pose_html(self)
+
     def states(self) -> dict[str, float]:
         """Initial values of the displacement states, by global state name."""
         out = {}
@@ -171,6 +183,15 @@ class Mechanism:
         self.drives: dict[str, Drive] = {}
         self.external: dict[str, BondGraph] = {}
         self._violations: list[str] = []
+
+    def __repr__(self) -> str:
+        return (f"Mechanism({self.name!r}: {len(self.parts)} parts, {len(self.hinges)} hinges, "
+                f"{len(self.fixed)} chassis pins, {len(self.drives)} drives)")
+
+    def _repr_html_(self) -> str:
+        from .display import mechanism_html
+
+        return mechanism_html(self)
 
     # ------------------------------------------------------------------ building
     def add(self, part: Part) -> Part:
@@ -850,7 +871,9 @@ class Mechanism:
         res = self._residual(sol.x, targets)
         if np.max(np.abs(res)) > tol:
             raise AssemblyError(self._closure_problem(sol.x, targets, guess))
-        return Pose(self, {n: tuple(float(v) for v in p) for n, p in self._unpack(sol.x).items()})
+        pose = Pose(self, {n: tuple(float(v) for v in p) for n, p in self._unpack(sol.x).items()})
+        self._last_pose = pose            # what the mechanism's notebook display draws
+        return pose
 
     def branch_signature(self, pose: "Pose") -> tuple[int, ...]:
         """The assembly branch of a pose: the sign of each loop's dead-centre measure

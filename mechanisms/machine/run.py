@@ -419,6 +419,11 @@ class MachineRun:
 
         return text_report(self)
 
+    def _repr_html_(self) -> str:
+        from ..display import run_html
+
+        return run_html(self)
+
     def __repr__(self) -> str:
         return (f"MachineRun({self.machine.name!r}, mode {self.mode!r}, cycle {self.cycle.source}, "
                 f"{self.t[0]:.3g}…{self.t[-1]:.3g} s, {len(self.contacts)} end-stop contacts)")
