@@ -583,7 +583,7 @@ class Machine:
 
         return mobility(self.mechanism)
 
-    def explore(self, *, display: bool = True):
+    def explore(self):
         """Pose the machine by hand in a notebook: one slider per function within its stroke,
         the machine redrawn as it moves, the output points, the cylinder forces and chamber
         pressures that hold the pose at rest, the margins to the stroke ends and the ground,
@@ -597,14 +597,14 @@ class Machine:
         Examples
         --------
         >>> from mechanisms.machine import DATA
-        >>> ex = Machine.from_file(DATA / "excavator.toml", mode="extensions").explore(display=False)
+        >>> ex = Machine.from_file(DATA / "excavator.toml", mode="extensions").explore()
         >>> ex.sliders["boom"].value = 3.2
         >>> round(ex.pose.length("boom_cylinder"), 9)
         3.2
         """
         from .explore import Explorer
 
-        return Explorer(self, display=display)
+        return Explorer(self)
 
     def _repr_html_(self) -> str:
         from ..display import machine_html
