@@ -262,10 +262,15 @@ def pose_html(pose) -> str:
     >>> "boom_cyl length" in pose_html(pose)
     True
     """
+    cached = pose.__dict__.get("_html_cache")
+    if cached is not None:
+        return cached
     svg = figure_svg(draw_pose(pose, new_figure((4.6, 3.3)).add_subplot(), title="").figure)
-    return ('<div style="display:flex;gap:12px;align-items:flex-start">'
-            + html_table(pose_rows(pose), ("pose of " + pose.mechanism.name, "value", "unit"))
-            + f"<div>{svg}</div></div>")
+    out = ('<div style="display:flex;gap:12px;align-items:flex-start">'
+           + html_table(pose_rows(pose), ("pose of " + pose.mechanism.name, "value", "unit"))
+           + f"<div>{svg}</div></div>")
+    pose.__dict__["_html_cache"] = out
+    return out
 
 
 def _count(n: int, word: str) -> str:

@@ -182,9 +182,14 @@ class Explorer:
         res = st.evaluate(X)
         return {f: float(v[0]) for f, v in res.holding.items()}
 
-    def pressures(self) -> dict[str, tuple[float, float]]:
+    def pressures(self, forces: dict[str, float] | None = None) -> dict[str, tuple[float, float]]:
         """Function → ``(cap, rod)`` chamber pressure (Pa, gauge) that holds the pose, the other
         side at zero: a pushing force on the cap side, a pulling one on the rod side.
+
+        Parameters
+        ----------
+        forces : dict, optional
+            The holding forces (default :meth:`forces`).
 
         Returns
         -------
@@ -192,7 +197,7 @@ class Explorer:
         """
         desc = self.machine.description
         out = {}
-        for f, F in self.forces().items():
+        for f, F in (self.forces() if forces is None else forces).items():
             a_cap, a_rod = desc.areas(f)
             out[f] = (F / a_cap if F > 0 else 0.0, -F / a_rod if F < 0 else 0.0)
         return out
@@ -285,7 +290,8 @@ class Explorer:
         for name, (part, point) in desc.output_points.items():
             x, y = pts[f"{part}/{point}"]
             rows += [(f"{name} x", f"{x:.3f}", "m"), (f"{name} y", f"{y:.3f}", "m")]
-        forces, pressures, margins = self.forces(), self.pressures(), self.margins()
+        forces = self.forces()
+        pressures, margins = self.pressures(forces), self.margins()
         for f, L in self.lengths().items():
             cap, rod = pressures[f]
             lo, hi = margins[f]

@@ -12,7 +12,8 @@ extensions, at the exact poses).
 
 In a notebook with the inline backend the figure is shown once and refreshed in place
 (an IPython display handle, as the co-simulation's :class:`~bondgraph.cosim.LiveCurves`);
-elsewhere its canvas is redrawn. Values are shown in the units of the plots (bar, kN...).
+with an interactive backend its canvas is redrawn; under Agg nothing is rendered until you
+save or show the figure. Values are shown in the units of the plots (bar, kN...).
 
 Examples
 --------
@@ -111,6 +112,7 @@ class LiveRun(Flag):
         self._factor: dict[str, float] = {}
         self._last = -float("inf")
         self._handle = None
+        self._interactive = False
         self._ctx = None
 
     # ------------------------------------------------------------------ set-up
@@ -179,6 +181,10 @@ class LiveRun(Flag):
             self._data[name] = []
         self.axes[-1].set_xlabel("time [s]")
         self.fig.suptitle(f"{title}: live", fontsize=9)
+        import matplotlib
+
+        # a canvas nobody looks at (Agg, a file backend) is not rendered while the run goes on
+        self._interactive = matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template")
         if _notebook_inline():
             from IPython.display import display
 
@@ -222,8 +228,9 @@ class LiveRun(Flag):
             ax.autoscale_view()
         if self._handle is not None:
             self._handle.update(self.fig)
-        else:
+        elif self._interactive:
             self.fig.canvas.draw_idle()
+            self.fig.canvas.flush_events()
         self.updates += 1
 
     def finish(self, run) -> None:
