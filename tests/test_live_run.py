@@ -50,12 +50,17 @@ def test_the_live_lengths_follow_the_cycle(crane):
         live.close()
 
 
-def test_redraws_are_throttled(crane):
-    live = LiveRun(["hook_y"], interval=0.25)
+def test_redraws_are_throttled():
     import time
 
+    m = Machine.from_file(DATA / "excavator.toml", mode="valves")
+    eager = LiveRun(["boom_cap_pressure"], interval=0.0)
+    m.run(t_end=2.0, progress=False, live=eager)
+    eager.close()
+    assert eager.samples >= 5 and eager.updates == eager.samples + 1     # each sample, then the end
+    live = LiveRun(["boom_cap_pressure"], interval=0.25)
     t0 = time.perf_counter()
-    crane.run(t_end=3.0, progress=False, live=live)
+    m.run(t_end=2.0, progress=False, live=live)
     wall = time.perf_counter() - t0
     live.close()
     assert live.samples > live.updates
