@@ -1,7 +1,7 @@
 """Benchmark: what a notebook display costs, per shipped machine, and what live curves cost a run.
 
 For every machine of ``mechanisms/data``: the first display (drawing made) and a repeat
-(cached) of the ``Machine``, its ``Mechanism``, its start ``Pose``, its ``CausalReport``,
+(cached) of the ``Machine``, its ``Mechanism``, its ``MechanismModel``, its start ``Pose``, its ``CausalReport``,
 a short run (``MachineRun``, mode extensions), the mechanism's ``BondGraph``; one slider
 move of ``machine.explore()`` (pose followed, statics, redraw); and the default cycle run
 with and without ``live=[...]`` curves (the run's wall time, side by side). The budget of
@@ -69,6 +69,7 @@ def main(argv=None) -> None:
         rows.append(("Pose", first_and_cached(fresh_pose, lambda o: o._repr_html_(), r)))
         rows.append(("CausalReport", first_and_cached(lambda: m.report, lambda o: o._repr_html_(), r)))
         rows.append(("MachineRun (1 s)", first_and_cached(lambda: _fresh_cache(run), lambda o: o._repr_html_(), r)))
+        rows.append(("MechanismModel", first_and_cached(lambda: _fresh_cache(m.model), lambda o: o._repr_svg_(), r)))
         rows.append(("BondGraph (mechanism)", first_and_cached(lambda: m.mechanism.bond_graph(),
                                                                lambda o: o._repr_svg_(), 1)))
         ex = m.explore()
@@ -98,6 +99,7 @@ def main(argv=None) -> None:
 def _fresh_cache(obj):
     """The object with its cached display dropped, so the next display draws again."""
     obj.__dict__.pop("_html_cache", None)
+    obj.__dict__.pop("_svg_cache", None)
     return obj
 
 

@@ -12,7 +12,9 @@ The classes delegate IPython's display methods (``_repr_html_``) here; their pla
   angles, output points;
 * :func:`mechanism_summary` — one line: parts, functions, mobility, drives or mode;
 * :func:`run_html` — a machine run: span, solver, steps, contacts, flags and a small plot
-  of the output paths.
+  of the output paths;
+* :func:`causal_diagram_svg` — a :class:`~mechanisms.MechanismModel` as its part-level
+  causal diagram (:func:`mechanisms.drawing.draw_causal_diagram`).
 
 Examples
 --------
@@ -36,7 +38,7 @@ import numpy as np
 from bondgraph.display import figure_svg, html_table, new_figure
 
 __all__ = ["draw_pose", "pose_rows", "pose_html", "mechanism_summary", "mechanism_html", "machine_html",
-           "run_html", "stroke_use", "free_points"]
+           "run_html", "stroke_use", "free_points", "causal_diagram_svg"]
 
 _COL = {"body": "#1f77b4", "lever": "#2ca02c", "cylinder": "#d62728"}
 #: a cylinder this close to a stroke end (share of the stroke) is drawn in bold
@@ -452,4 +454,38 @@ def run_html(run) -> str:
     if fl:
         out += "<details><summary>flags</summary><pre>" + html.escape("\n".join(fl)) + "</pre></details>"
     run._html_cache = out
+    return out
+
+
+def causal_diagram_svg(mm) -> str:
+    """A mechanism model's part-level causal diagram (one box per part, two bonds per hinge
+    with their port classes and causal strokes: :func:`mechanisms.drawing.draw_causal_diagram`)
+    as SVG, cached on the model.
+
+    Parameters
+    ----------
+    mm : MechanismModel
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import xml.etree.ElementTree as ET
+    >>> from mechanisms import MechanismModel
+    >>> from mechanisms.examples import single_boom
+    >>> svg = ET.fromstring(causal_diagram_svg(MechanismModel.build(single_boom())))
+    >>> any("chassis" in "".join(t.itertext()) for t in svg.iter("{http://www.w3.org/2000/svg}text"))
+    True
+    """
+    cached = mm.__dict__.get("_svg_cache")
+    if cached is not None:
+        return cached
+    from .drawing import draw_causal_diagram
+
+    n = len(mm.mechanism.parts)
+    ax = new_figure((min(4.0 + 1.1 * n, 13.0), min(3.0 + 0.5 * n, 8.0))).add_subplot()
+    out = figure_svg(draw_causal_diagram(mm, ax=ax).figure)
+    mm.__dict__["_svg_cache"] = out
     return out

@@ -170,3 +170,12 @@ def test_a_drawing_is_redrawn_for_another_pose(machine):
     ya = [np.asarray(ln.get_ydata(), float) for ln in a.lines]
     yb = [np.asarray(ln.get_ydata(), float) for ln in b.lines]
     assert any(len(p) != len(q) or (abs(p - q) > 1e-6).any() for p, q in zip(ya, yb))
+
+
+def test_a_mechanism_model_is_its_part_level_causal_diagram(machine):
+    svg = ET.fromstring(machine.model._repr_svg_())
+    texts = svg_texts(svg)
+    assert svg.tag == SVG
+    for part, p in machine.mechanism.parts.items():
+        assert f"{part}\n({p.kind})" in texts or any(t.startswith(part) for t in texts), part
+    assert repr(machine.model).startswith("MechanismModel(") and "\n" not in repr(machine.model)
