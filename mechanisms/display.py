@@ -326,17 +326,26 @@ def mechanism_summary(mech, mode: str | None = None) -> str:
 
 
 def _mechanism_pose(mech):
-    """The pose a mechanism shows: the last one solved, else its cylinders at mid-stroke."""
+    """The pose a mechanism shows: the last one solved, else its cylinders at mid-stroke
+    (solved once and kept for the display; the mechanism's last pose is left as it was)."""
     pose = getattr(mech, "_last_pose", None)
     if pose is not None and set(pose.values) == set(mech.parts):
         return pose, "last pose solved"
     from components import Cylinder
 
+    parts = tuple((n, id(p)) for n, p in mech.parts.items())
+    kept = mech.__dict__.get("_mid_stroke_pose")
+    if kept is not None and kept[0] == (parts, len(mech.hinges), len(mech.fixed)):
+        return kept[1], "cylinders at mid-stroke (no pose solved yet)"
     targets = {n: p.retracted + p.stroke / 2 for n, p in mech.parts.items() if isinstance(p, Cylinder)}
     try:
-        return mech.solve_pose(targets), "cylinders at mid-stroke (no pose solved yet)"
+        pose = mech.solve_pose(targets)
     except Exception:  # noqa: BLE001 - not assembled yet, or mid-stroke does not close
-        return None, ""
+        pose = None
+    finally:
+        mech.__dict__["_last_pose"] = None      # showing a mechanism solves no pose of the user's
+    mech.__dict__["_mid_stroke_pose"] = ((parts, len(mech.hinges), len(mech.fixed)), pose)
+    return pose, "cylinders at mid-stroke (no pose solved yet)"
 
 
 def mechanism_html(mech) -> str:
@@ -362,7 +371,7 @@ def mechanism_html(mech) -> str:
     """
     cached = getattr(mech, "_html_cache", None)
     pose, what = _mechanism_pose(mech)
-    key = (id(pose), len(mech.parts), len(mech.hinges), len(mech.drives))
+    key = (id(pose), tuple(id(p) for p in mech.parts.values()), len(mech.hinges), len(mech.drives))
     if cached is not None and cached[0] == key:
         return cached[1]
     head = f"<div><b>{html.escape(mechanism_summary(mech))}</b></div>"

@@ -179,3 +179,14 @@ def test_a_mechanism_model_is_its_part_level_causal_diagram(machine):
     for part, p in machine.mechanism.parts.items():
         assert f"{part}\n({p.kind})" in texts or any(t.startswith(part) for t in texts), part
     assert repr(machine.model).startswith("MechanismModel(") and "\n" not in repr(machine.model)
+
+
+def test_showing_a_mechanism_solves_no_pose_of_the_users():
+    from mechanisms.examples import single_boom
+
+    mech = single_boom()
+    first = mech._repr_html_()
+    assert "mid-stroke" in first and getattr(mech, "_last_pose", None) is None
+    assert mech._repr_html_() == first
+    pose = mech.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
+    assert "last pose solved" in mech._repr_html_() and mech._last_pose is pose
