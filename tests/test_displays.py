@@ -190,3 +190,18 @@ def test_showing_a_mechanism_solves_no_pose_of_the_users():
     assert mech._repr_html_() == first
     pose = mech.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
     assert "last pose solved" in mech._repr_html_() and mech._last_pose is pose
+
+
+def test_a_causal_conflict_is_a_table_with_its_fix():
+    from bondgraph import CausalityConflict, Zero
+
+    m = BondGraph("two")
+    m.add(Se("a", 1.0), Se("b", 2.0), Zero("p"))
+    m.connect("a", "p")
+    m.connect("b", "p")
+    with pytest.raises(CausalityConflict) as info:
+        build(m)
+    text = info.value._repr_html_()
+    check_html(text)
+    (c,) = info.value.conflicts
+    assert c.element in text and c.suggestion.split(" (")[0] in text
