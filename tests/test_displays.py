@@ -205,3 +205,13 @@ def test_a_causal_conflict_is_a_table_with_its_fix():
     check_html(text)
     (c,) = info.value.conflicts
     assert c.element in text and c.suggestion.split(" (")[0] in text
+
+
+def test_every_machine_run_and_bond_graph_display_parses(machine):
+    run = machine.run(t_end=0.2, progress=False)
+    (svg,) = check_html(run._repr_html_())
+    assert "x [m]" in svg_texts(svg)
+    bg = machine.mechanism.bond_graph()
+    drawing = ET.fromstring(bg._repr_svg_())
+    texts = svg_texts(drawing)
+    assert drawing.tag == SVG and all(part in texts for part in machine.mechanism.parts)

@@ -87,3 +87,13 @@ def test_bad_names_are_refused_before_the_run(crane):
     stiff = Machine.from_file(DATA / "knuckle_crane.toml", mode="extensions", formulation="stiff")
     with pytest.raises(ParameterError, match="expected formulation 'causal'"):
         stiff.run(t_end=0.1, progress=False, live=["hook_y"])
+
+
+def test_checking_the_names_warns_of_nothing():
+    import warnings
+
+    m = Machine.from_file(DATA / "excavator_mini.toml", mode="valves")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run = m.run(t_end=0.2, progress=False, live=["boom_cap_pressure"])
+    run.live.close()

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import difflib
 import time
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -138,7 +139,8 @@ class LiveRun(Flag):
         inp = InputSet(model.input_names, model.equations.input_derivatives, inputs)
         self._ctx = (machine, cycle, inp)
         x0 = model.initial_state()
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")        # only the names matter here, not the values at x0
             tab, units = self._table(np.array([cycle.start]), x0[None, :])
         bad = []
         for n in self.names:
