@@ -20,6 +20,8 @@ from . import circuits_ls  # noqa: F401  (registers the "load-sensing" circuit)
 from . import circuits_oc  # noqa: F401  (registers the "open-centre" circuit)
 from .cycle import Cycle
 from .description import DATA, MODES, MachineDescription
+from .explore import Explorer
+from .live import LiveRun
 from .machine import FORMULATIONS, Machine
 from .names import parse_sets, resolve_machine
 from .run import Interrupt, MachineRun
@@ -27,4 +29,4 @@ from .strokes import Contact
 
 __all__ = ["Machine", "MachineDescription", "MachineRun", "Cycle", "Contact", "Interrupt", "DATA",
            "MODES", "FORMULATIONS", "CIRCUITS", "Circuit", "CircuitContext", "register_circuit",
-           "resolve_machine", "parse_sets"]
+           "resolve_machine", "parse_sets", "Explorer", "LiveRun"]
