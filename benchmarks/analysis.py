@@ -120,4 +120,7 @@ def _load() -> str:
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()

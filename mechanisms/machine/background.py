@@ -165,6 +165,11 @@ class Background:
                 self._proc.join()
                 self._thaw()
             return
+        self._proc.join(0.5)     # a Ctrl-C at the terminal reached the child too: let it finish
+        if not self._proc.is_alive():
+            self._proc.join()
+            self._thaw()
+            return
         try:
             os.kill(self._proc.pid, signal.SIGINT)
         except ProcessLookupError:
