@@ -1,11 +1,11 @@
 """One output written in a second process while this one writes the others.
 
-A run's outputs are independent files: the animation takes as long as the three
-plots together, so on a machine with two cores or more :class:`Background` writes it
-in a forked child (which shares the run's memory: nothing is pickled but the
-result) while the caller draws the plots. Without ``fork`` (Windows, macOS) or with
-one core, the work runs in this process when :meth:`Background.wait` asks for it, as
-it always did.
+A run's outputs are independent files: the bond graph and the animation take about as
+long as the two plots, so when a core is spare (:func:`spare_core`) :class:`Background`
+writes them in a forked child (which shares the run's memory: nothing is pickled but
+the result) while the caller draws the plots. Without ``fork`` (Windows, macOS), with one
+core, or with the cores busy with other work, the work runs in this process when
+:meth:`Background.wait` asks for it, as it always did.
 
 Ctrl-C reaches the child as well (same process group), and :meth:`Background.cancel`
 sends it one: the child stops as an interrupted writer does, its atomic write leaving
@@ -32,7 +32,7 @@ import sys
 import traceback
 from typing import Any, Callable
 
-__all__ = ["Background", "can_fork"]
+__all__ = ["Background", "can_fork", "spare_core"]
 
 
 def can_fork() -> bool:
@@ -48,6 +48,33 @@ def can_fork() -> bool:
     True
     """
     return sys.platform.startswith("linux") and hasattr(os, "fork") and (os.cpu_count() or 1) > 1
+
+
+def spare_core() -> bool:
+    """Whether a second process would find a core of its own: :func:`can_fork`, and the
+    load average of the last minute at most the core count less 1.5 (this process takes
+    one core; the rest of the load is other work).
+
+    On two cores shared with other work, a second process only slows both down (the
+    output stage of ``hydrobond run excavator``: 0.85× at a load of 2, 1.4× at a load
+    near 1 counting this process; ``benchmarks/startup.py``).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> spare_core() <= can_fork()
+    True
+    """
+    if not can_fork():
+        return False
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:
+        return False
+    return busy <= (os.cpu_count() or 1) - 1.5
 
 
 def _child(conn, fn, args, kwargs) -> None:
@@ -76,8 +103,9 @@ class Background:
     fn : callable
     *args, **kwargs
         Its arguments (shared with the child by ``fork``, not pickled).
-    parallel : bool, optional
-        Fork when possible (:func:`can_fork`); False runs ``fn`` in this process at
+    parallel : bool or None, optional
+        None (the default): fork when a core is spare (:func:`spare_core`); True: fork
+        whenever possible (:func:`can_fork`); False: run ``fn`` in this process at
         :meth:`wait`.
 
     Examples
@@ -86,11 +114,11 @@ class Background:
     7
     """
 
-    def __init__(self, fn: Callable[..., Any], *args: Any, parallel: bool = True, **kwargs: Any):
+    def __init__(self, fn: Callable[..., Any], *args: Any, parallel: bool | None = None, **kwargs: Any):
         self._call = (fn, args, kwargs)
         self._proc = self._conn = None
         self._frozen = False
-        if parallel and can_fork():
+        if spare_core() if parallel is None else (parallel and can_fork()):
             import multiprocessing
 
             ctx = multiprocessing.get_context("fork")
