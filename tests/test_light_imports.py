@@ -29,8 +29,9 @@ def loaded_after(code: str) -> list[str]:
     "import bondgraph",
     "import components",
     "import mechanisms",
-    "import mechanisms.machine, mechanisms.analysis",
+    "import mechanisms.machine, mechanisms.analysis, mechanisms.excavator, components.hydraulics",
     "from mechanisms.machine.cli import parser; parser().format_help()",
+    "from mechanisms.excavator.cli import main",
     "from bondgraph.errors import ParameterError; from bondgraph.files import cache_dir",
 ])
 def test_importing_a_package_or_the_cli_parser_loads_no_model_stack(code):
@@ -60,9 +61,12 @@ def test_a_public_name_that_is_also_a_submodule_stays_the_public_name():
 
 def test_the_lazy_names_are_the_defining_modules_objects():
     import bondgraph
+    import mechanisms.excavator
     from bondgraph import elements, graph
+    from mechanisms.excavator import cli, model
 
     assert bondgraph.One is elements.One and bondgraph.BondGraph is graph.BondGraph
+    assert mechanisms.excavator.DEFAULT_FILE == cli.DEFAULT_FILE == model.DEFAULT_FILE
     assert set(bondgraph.__all__) <= set(dir(bondgraph))
     with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
         bondgraph.Nothing  # noqa: B018
