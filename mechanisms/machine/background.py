@@ -32,7 +32,7 @@ import sys
 import traceback
 from typing import Any, Callable
 
-__all__ = ["Background", "can_fork", "spare_core"]
+__all__ = ["Background", "can_fork", "spare_core", "cpu_times"]
 
 
 def can_fork() -> bool:
@@ -50,14 +50,43 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "fork") and (os.cpu_count() or 1) > 1
 
 
-def spare_core() -> bool:
-    """Whether a second process would find a core of its own: :func:`can_fork`, and the
-    load average of the last minute at most the core count less 1.5 (this process takes
-    one core; the rest of the load is other work).
+def cpu_times() -> tuple[float, float] | None:
+    """The machine's idle and total CPU time so far (``/proc/stat``, in clock ticks), or None.
 
-    On two cores shared with other work, a second process only slows both down (the
-    output stage of ``hydrobond run excavator``: 0.85× at a load of 2, 1.4× at a load
-    near 1 counting this process; ``benchmarks/startup.py``).
+    Two readings give the share of the cores that stood idle in between
+    (:func:`spare_core`).
+
+    Returns
+    -------
+    (idle, total) or None
+
+    Examples
+    --------
+    >>> t = cpu_times()
+    >>> t is None or 0 <= t[0] <= t[1]
+    True
+    """
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            ticks = [float(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    if len(ticks) < 5:
+        return None
+    return ticks[3] + ticks[4], sum(ticks[:8])      # idle + iowait; user … steal
+
+
+def spare_core(since: tuple[float, float] | None = None) -> bool:
+    """Whether a second process would find a core of its own.
+
+    :func:`can_fork`, and then: with ``since`` (a :func:`cpu_times` reading taken earlier,
+    say when the command started), at least half a core stood idle since then while this
+    process worked; without it, the load average of the last minute is at most the core
+    count less 1.5 (this process takes one core, the rest is other work).
+
+    On two cores busy with other work a second process only slows both down; with a core
+    idle it shortens the output stage of ``hydrobond run excavator`` by about a third
+    (``benchmarks/startup.py``).
 
     Returns
     -------
@@ -65,16 +94,20 @@ def spare_core() -> bool:
 
     Examples
     --------
-    >>> spare_core() <= can_fork()
+    >>> spare_core() <= can_fork() and spare_core(cpu_times()) <= can_fork()
     True
     """
     if not can_fork():
         return False
+    cores = os.cpu_count() or 1
+    now = cpu_times() if since is not None else None
+    if since is not None and now is not None and now[1] - since[1] > 0:
+        return (now[0] - since[0]) / (now[1] - since[1]) * cores >= 0.5
     try:
         busy = os.getloadavg()[0]
     except OSError:
         return False
-    return busy <= (os.cpu_count() or 1) - 1.5
+    return busy <= cores - 1.5
 
 
 def _child(conn, fn, args, kwargs) -> None:

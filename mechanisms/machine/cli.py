@@ -296,7 +296,9 @@ def _run(args, name: str) -> int:
     out = check_output_dir(args.out)
     path = resolve_machine(args.machine)
     overrides = parse_sets(args.set)
-    T = time.perf_counter()
+    from .background import cpu_times
+
+    T, cpu_at_start = time.perf_counter(), cpu_times()
     machine = Machine.from_file(path, overrides, mode=args.mode, formulation=args.formulation)
     if args.cycle is None:
         cycle = machine.cycle()
@@ -368,11 +370,11 @@ def _run(args, name: str) -> int:
             done.append("cycle.gif")
         return done
 
-    from .background import Background
+    from .background import Background, spare_core
 
-    # two halves of about equal time: in a second process (when there are two cores) while
-    # this one draws the plots; each file is written atomically in either
-    other = Background(bond_graph_and_animation)
+    # two halves of about equal time: in a second process (when a core stood idle while
+    # this one built and ran) while this one draws the plots; each file is atomic in either
+    other = Background(bond_graph_and_animation, parallel=spare_core(cpu_at_start))
     try:
         plot_trajectory(run, out / "trajectory.png")
         plot_timeseries(run, out / "timeseries.png")

@@ -75,7 +75,7 @@ def test_ctrl_c_while_drawing_keeps_results_and_report_and_leaves_no_partial_fil
 
     if forked and not can_fork():
         pytest.skip("needs fork and two cores")
-    monkeypatch.setattr(background, "spare_core", lambda: forked)
+    monkeypatch.setattr(background, "spare_core", lambda *since: forked)
     out, started = tmp_path / "o", tmp_path / "started"
     real_timeseries = plots.plot_timeseries
 
