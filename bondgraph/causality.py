@@ -285,8 +285,10 @@ class CausalReport:
             lines += [f"  - {c}" for c in self.conflicts]
         return "\n".join(lines)
 
-    def _repr_markdown_(self) -> str:
-        return "```\n" + str(self) + "\n```"
+    def _repr_html_(self) -> str:
+        from .display import causal_report_html
+
+        return causal_report_html(self)
 
 
 # ---------------------------------------------------------------------------- assignment

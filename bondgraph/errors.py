@@ -132,6 +132,13 @@ class CausalityConflict(BondGraphError):
         self.conflicts = list(conflicts or [])
         super().__init__(problems, subject)
 
+    def _repr_html_(self) -> str:
+        from .display import html_table
+
+        rows = [(c.element, c.found, ", ".join(c.bonds), c.suggestion) for c in self.conflicts]
+        return html_table(rows or [(p, "", "", "") for p in self.problems], ("element", "found", "bonds", "fix"),
+                          caption="causal conflicts")
+
 
 class CausalitySearchLimit(BondGraphError):
     """The causality search hit its bound before finding an assignment or proving

@@ -466,6 +466,15 @@ class BondGraph:
                 f"its ports: {', '.join(sorted(child.ports)) or 'none exposed'}")
         return child, (rest or None)
 
+    def _repr_svg_(self) -> str:
+        key = (len(self.children), len(self.bonds), tuple(self.children))
+        cached = getattr(self, "_svg_cache", None)
+        if cached is None or cached[0] != key:
+            from .display import bond_graph_svg
+
+            cached = self._svg_cache = (key, bond_graph_svg(self))
+        return cached[1]
+
     def __repr__(self) -> str:
         return (f"BondGraph({self.name!r}, {len(self.children)} children, "
                 f"{len(self.bonds)} bonds, ports={sorted(self.ports)})")

@@ -519,6 +519,11 @@ class Results:
         axes[-1].set_xlabel("time [s]")
         return axes[0] if len(axes) == 1 else axes
 
+    def _repr_html_(self) -> str:
+        from .display import results_html
+
+        return results_html(self)
+
     def __repr__(self) -> str:
         return (f"Results({self.model.name!r}: {len(self.t)} points, t = "
                 f"{self.t[0] if len(self.t) else '?'}…{self.t[-1] if len(self.t) else '?'} s, "

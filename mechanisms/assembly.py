@@ -113,6 +113,18 @@ class Pose:
                 out[f"{name}/{pn}"] = (float(xy[0]), float(xy[1]))
         return out
 
+    def __repr__(self) -> str:
+        from components import Cylinder
+
+        lengths = ", ".join(f"{n} {self.length(n):.4g} m" for n, p in self.mechanism.parts.items()
+                            if isinstance(p, Cylinder))
+        return f"Pose({self.mechanism.name!r}: {lengths or 'no cylinders'})"
+
+    def _repr_html_(self) -> str:
+        from .display import pose_html
+
+        return pose_html(self)
+
     def states(self) -> dict[str, float]:
         """Initial values of the displacement states, by global state name."""
         out = {}
@@ -178,6 +190,56 @@ class Mechanism:
         self.drives: dict[str, Drive] = {}
         self.external: dict[str, BondGraph] = {}
         self._violations: list[str] = []
+
+    def __repr__(self) -> str:
+        return (f"Mechanism({self.name!r}: {len(self.parts)} parts, {len(self.hinges)} hinges, "
+                f"{len(self.fixed)} chassis pins, {len(self.drives)} drives)")
+
+    def explore(self, *, outputs: Mapping[str, Any] | None = None, ground: Any = None):
+        """Pose the mechanism by hand in a notebook, from the last pose solved: one slider per
+        cylinder within its stroke, the drawing, the forces and pressures that hold the pose
+        (:meth:`Machine.explore <mechanisms.machine.Machine.explore>` of
+        :meth:`Machine.from_mechanism <mechanisms.machine.Machine.from_mechanism>`; its
+        cylinders need their ``bore`` and ``rod``). The explorer's ``machine`` carries the
+        start pose its button writes.
+
+        Parameters
+        ----------
+        outputs : dict, optional
+            ``{"points": {"tip": "boom.F"}}`` as for a machine.
+        ground : str or float, optional
+            Ground level (``"-1.2 m"``) for the ground margin.
+
+        Raises
+        ------
+        ParameterError
+            No pose solved yet; a cylinder without bore or rod; ipywidgets not installed.
+
+        Examples
+        --------
+        >>> from mechanisms.examples import single_boom
+        >>> mech = single_boom(bore="135 mm", rod="50 mm")
+        >>> _ = mech.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
+        >>> ex = mech.explore(outputs={"points": {"tip": "boom.F"}})
+        >>> ex.sliders["boom_cyl"].value = 3.5
+        >>> round(ex.pose.length("boom_cyl"), 9), ex.forces()["boom_cyl"] > 0
+        (3.5, True)
+        """
+        from .machine import Machine
+
+        pose = getattr(self, "_last_pose", None)
+        if pose is None:
+            raise ParameterError(f"mechanism {self.name!r}: explore() starts from the last pose solved; "
+                                 "found none, expected one: call Mechanism.solve_pose first")
+        start = {n: f"{pose.length(n)!r} m" for n, p in self.parts.items() if isinstance(p, Cylinder)}
+        guess = {n: f"{math.degrees(pose.angle(n))!r} deg" for n, p in self.parts.items()
+                 if not isinstance(p, Cylinder)}
+        return Machine.from_mechanism(self, start=start, guess=guess, outputs=outputs, ground=ground).explore()
+
+    def _repr_html_(self) -> str:
+        from .display import mechanism_html
+
+        return mechanism_html(self)
 
     # ------------------------------------------------------------------ building
     def add(self, part: Part) -> Part:
@@ -857,7 +919,9 @@ class Mechanism:
         res = self._residual(sol.x, targets)
         if np.max(np.abs(res)) > tol:
             raise AssemblyError(self._closure_problem(sol.x, targets, guess))
-        return Pose(self, {n: tuple(float(v) for v in p) for n, p in self._unpack(sol.x).items()})
+        pose = Pose(self, {n: tuple(float(v) for v in p) for n, p in self._unpack(sol.x).items()})
+        self._last_pose = pose            # what the mechanism's notebook display draws
+        return pose
 
     def branch_signature(self, pose: "Pose") -> tuple[int, ...]:
         """The assembly branch of a pose: the sign of each loop's dead-centre measure

@@ -153,6 +153,15 @@ class MechanismModel:
         return cls(mechanism, build(mechanism.bond_graph(), params))
 
     # ------------------------------------------------------------------ names
+    def __repr__(self) -> str:
+        return (f"MechanismModel({self.mechanism.name!r}: {len(self.mechanism.parts)} parts, "
+                f"{len(self.model.state_names)} states, inputs {', '.join(self.model.input_names) or 'none'})")
+
+    def _repr_svg_(self) -> str:
+        from .display import causal_diagram_svg
+
+        return causal_diagram_svg(self)
+
     def state(self, part: str, coord: str) -> str:
         """Global state name of a part coordinate (``theta`` of a body, ``phi`` of a lever's
         or cylinder's axis, ``s`` of a cylinder's length).

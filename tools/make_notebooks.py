@@ -57,6 +57,8 @@ from pathlib import Path
 import numpy as np
 import matplotlib.pyplot as plt
 
+from IPython.display import display
+
 from bondgraph import AssemblyError
 from components import MainBody, Cylinder
 from mechanisms import Mechanism
@@ -108,15 +110,34 @@ read-outs (`tip_x`, `tip_y`, the angles) and the ground. Building it assembles t
 graph, assigns causality, derives the equations and compiles them. With the cylinder
 lengths prescribed, every inertia is in derivative causality: the model is the machine's
 inverse dynamics, and the report says which storage element is forced along which path.
+
+A machine shows itself: one line (parts, functions, mobility, mode) and its start pose,
+each hinge point labelled with its port classes and each cylinder with the share of its
+stroke in use. The causal report shows as tables.
 """),
         ("code", """
 loader = Machine.from_mechanism(
     mech, start={"lift_cyl": "1.2 m", "tilt_cyl": "1.0 m"},
     outputs={"points": {"tip": "bucket.Q"}, "angles": {"arm": "arm", "tilt": "bucket - arm"}},
     ground="-1.5 m")
-print(loader)
-print("\\n".join(str(loader.report).splitlines()[:8]), "\\n  ...")
-print("Grübler mobility:", loader.mobility())
+display(loader)
+display(loader.report)
+"""),
+        ("md", """
+## Pose it by hand
+
+`loader.explore()` gives one slider per function, each within its cylinder's stroke. Moving
+one redraws the machine and shows the tip's coordinates, the cylinder forces and chamber
+pressures that hold the pose at rest (from the bond graph's statics), and the margins to
+each stroke end and to the ground; **use as start pose** writes the pose into the
+machine's `[start]` (which `save` then writes to a file). Here the lift slider is set from
+code; in a live notebook, drag it. (A notebook executed without a browser cannot render
+the widget: the snapshot below it is the same table and drawing.)
+"""),
+        ("code", """
+explorer = loader.explore()
+explorer.sliders["lift"].value = 1.5
+explorer
 """),
         ("md", """
 ## A motion past a stroke is refused
@@ -189,7 +210,7 @@ commands = Cycle("valves", [0, 0.5, 1.0, 2.0, 2.5, 3.5, 4.0, 5.0, 5.5, 7],
                  {"lift": [0, 0, 1, 1, 0, 0, 0, -0.6, 0, 0],
                   "tilt": [0, -0.8, -0.8, 0, 0, 0.8, 0.8, 0, 0, 0]},
                  loader.functions, source="curl, raise, tip, lower")
-vrun = hydraulic.run(commands, progress=False)
+vrun = hydraulic.run(commands, progress=False, live=["lift_cap_pressure", "tip_y"])   # curves as it runs
 start = hydraulic.start_state()
 print(f"start: lift cap side {vrun.table()['lift_cap_pressure'][0] / 1e5:.1f} bar holds the arm")
 fig = plot_timeseries(vrun)
@@ -866,6 +887,20 @@ shown = pd.DataFrame({"function": tf["function"], "convention": tf["convention"]
 print(shown.to_string(index=False))
 print()
 print(lift_capacity(study).table_text())
+"""),
+        ("md", """
+## The front posed by hand
+
+Before sweeping, pose the front and look: `explore()` gives one slider per function within
+its stroke and shows, as the front moves, the bucket tip, the cylinder forces and chamber
+pressures that hold it at rest (the same statics the lift table uses), and the margins to
+each stroke end and to the ground. Here the arm is pulled in from code; in a live notebook,
+drag the sliders (executed without a browser, the widget is replaced by its snapshot).
+"""),
+        ("code", """
+explorer = study.machine("extensions").explore()
+explorer.sliders["arm"].value = 2.6
+explorer
 """),
         ("md", """
 ## Where a cycle's energy goes

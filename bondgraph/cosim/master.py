@@ -428,14 +428,15 @@ class Cosimulation:
         return stop
 
     # ------------------------------------------------------------------ run
-    def run(self, *, progress: bool = False, callback: Callback | None = None,
+    def run(self, *, progress: bool = True, callback: Callback | None = None,
             callback_every: int | None = None, step_control=None) -> CosimResults:
         """Run from the start to the end time.
 
         Parameters
         ----------
         progress : bool, optional
-            Show a tqdm progress bar.
+            A progress bar (``tqdm.auto``: a widget in a notebook) with the steps done and
+            the time left, shown once the run has taken a second; ``False`` silences it.
         callback : callable, optional
             Called as ``callback(results_so_far)`` every ``callback_every`` steps and at
             the end (e.g. :class:`bondgraph.cosim.LiveCurves`).
@@ -507,7 +508,7 @@ class Cosimulation:
         bar = None
         if progress:
             from tqdm.auto import tqdm
-            bar = tqdm(total=N, unit="step", desc="co-simulation", leave=False)
+            bar = tqdm(total=N, unit="step", desc="co-simulation", leave=False, delay=1.0)
         bar_every = max(1, N // 200)
         info = {"scheme": tm.scheme, "glue": glue.name, "step": H, "substeps": dict(tm.substeps),
                 "held_inputs": held}
@@ -684,7 +685,7 @@ def _feedthrough_order(subs: Sequence[Subsystem], relations: Relations
 def cosimulate(subsystems: Sequence[Subsystem], relations: Relations | Sequence[str],
                step: float, end: float, *, glue: Glue | str | int = "quadratic",
                scheme: str = "jacobi", substeps: dict | None = None,
-               policy: ErrorPolicy | None = None, progress: bool = False,
+               policy: ErrorPolicy | None = None, progress: bool = True,
                callback: Callback | None = None, bonds: Sequence = ()) -> CosimResults:
     """One-call co-simulation (see :class:`Cosimulation`).
 

@@ -102,7 +102,7 @@ class _Stop(Exception):
     pass
 
 
-def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
+def run_adaptive(sim, control: StepDoubling, *, progress: bool = True,
                  callback=None) -> CosimResults:
     """Run ``sim`` (a :class:`~bondgraph.cosim.Cosimulation`) with step doubling.
 
@@ -174,7 +174,7 @@ def run_adaptive(sim, control: StepDoubling, *, progress: bool = False,
     bar = None
     if progress:
         from tqdm.auto import tqdm
-        bar = tqdm(total=t_end - t0, unit="s", desc="co-simulation", leave=False)
+        bar = tqdm(total=t_end - t0, unit="s", desc="co-simulation", leave=False, delay=1.0)
 
     def refresh(t, y, u):
         nonlocal current

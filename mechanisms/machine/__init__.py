@@ -27,6 +27,8 @@ _EXPORTS = {
     'DATA': '.description',
     'MODES': '.description',
     'MachineDescription': '.description',
+    'Explorer': '.explore',
+    'LiveRun': '.live',
     'FORMULATIONS': '.machine',
     'Machine': '.machine',
     'parse_sets': '.names',
@@ -40,4 +42,4 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["Machine", "MachineDescription", "MachineRun", "Cycle", "Contact", "Interrupt", "DATA",
            "MODES", "FORMULATIONS", "CIRCUITS", "Circuit", "CircuitContext", "register_circuit",
-           "resolve_machine", "parse_sets"]
+           "resolve_machine", "parse_sets", "Explorer", "LiveRun"]

@@ -265,6 +265,7 @@ class Machine:
         causal = self.formulation == "causal"
         a = assemble(desc, self.mode, symbolic=causal, end_stops=self.end_stops)
         self.mechanism: Mechanism = a.mechanism
+        self.mechanism.description = desc    # its displays name functions, outputs and the ground
         self.circuit = a.circuit
         self._symbols = a.symbols
         if causal:
@@ -581,6 +582,34 @@ class Machine:
         from .check import mobility
 
         return mobility(self.mechanism)
+
+    def explore(self):
+        """Pose the machine by hand in a notebook: one slider per function within its stroke,
+        the machine redrawn as it moves, the output points, the cylinder forces and chamber
+        pressures that hold the pose at rest, the margins to the stroke ends and the ground,
+        and a button that makes the pose the start pose (:class:`.explore.Explorer`).
+
+        Raises
+        ------
+        ParameterError
+            ipywidgets is not installed (the message says what to install).
+
+        Examples
+        --------
+        >>> from mechanisms.machine import DATA
+        >>> ex = Machine.from_file(DATA / "excavator.toml", mode="extensions").explore()
+        >>> ex.sliders["boom"].value = 3.2
+        >>> round(ex.pose.length("boom_cylinder"), 9)
+        3.2
+        """
+        from .explore import Explorer
+
+        return Explorer(self)
+
+    def _repr_html_(self) -> str:
+        from ..display import machine_html
+
+        return machine_html(self)
 
     def __repr__(self) -> str:
         return (f"Machine({self.name!r}, mode {self.mode!r}, formulation {self.formulation!r}, "

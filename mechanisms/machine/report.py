@@ -91,8 +91,10 @@ def oscillation(run, points: int = 12):
     return worst
 
 
-def flags(run) -> list[str]:
-    """What an engineer must look at in this run (empty list: nothing to flag)."""
+def flags(run, check_oscillation: bool = True) -> list[str]:
+    """What an engineer must look at in this run (empty list: nothing to flag);
+    ``check_oscillation=False`` leaves out the oscillation check (it linearises the model at
+    twelve times of the run: a notebook's display of a run skips it)."""
     machine = run.machine
     desc = machine.description
     tab = run.table()
@@ -153,7 +155,7 @@ def flags(run) -> list[str]:
                 k = int(np.argmin(y))
                 out.append(f"GROUND  {name} below the ground (y = {desc.ground:.2f} m) {_when(t, below)}, "
                            f"deepest {desc.ground - y[k]:.2f} m under it at t = {t[k]:.3g} s")
-    osc = oscillation(run)
+    osc = oscillation(run) if check_oscillation else None
     if osc is not None and osc[0] < LIGHT_DAMPING:
         z, fn, tt, dom = osc
         states = ", ".join(f"{n.split('/', 1)[-1]} {100 * s:.0f}%" for n, s in dom)

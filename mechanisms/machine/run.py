@@ -96,7 +96,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
                 t_eval: np.ndarray | None = None, rtol: float = 1e-6, atol: float = 1e-8,
                 method: str = "CVODE", controller: Callable | None = None, start=None,
                 progress: bool = True, energy: bool = True, check: bool = True,
-                interrupt: Interrupt | None = None) -> "MachineRun":
+                interrupt: Interrupt | None = None, live: Any = None) -> "MachineRun":
     """Run ``cycle`` on ``machine`` (its mode must be the cycle's).
 
     Parameters
@@ -123,6 +123,13 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
         Check the cycle against the strokes and reachability first (mode extensions).
     interrupt : Interrupt, optional
         Lets a caller stop the run cleanly (partial results kept, ``run.interrupted``).
+    progress : bool
+        A progress bar (simulated time, time left) on a run that takes over a second;
+        ``False`` silences it.
+    live : list of str or LiveRun, optional
+        Read-outs of the table (``["boom_cap_pressure", "tip_y"]``) plotted while the run
+        advances, at most four redraws a second (:class:`.live.LiveRun`; the run keeps it
+        as ``run.live``). Causal formulation, cycle-driven runs.
     """
     if cycle.mode != machine.mode:
         raise ParameterError(f"cycle {cycle.source} is for mode {cycle.mode!r}; the machine was built "
@@ -167,6 +174,9 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     events = contact_events(machine) if (machine.mode != "extensions" and causal) else []
     # a run a controller drives locates them as hybrid transitions (the same ends)
     all_events = events + ([interrupt] if interrupt is not None else [])
+    watcher = _live(live, machine, cycle, sig, controller) if live is not None else None
+    if watcher is not None:
+        all_events.append(watcher)
     atol = _atol(machine, atol)
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method, energy=energy, progress=progress)
     res = None
@@ -243,7 +253,30 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     run.interrupted = bool(interrupt is not None and interrupt.requested)
     run.table()
     run.timings["output"] = time.perf_counter() - T
+    if watcher is not None:
+        watcher.finish(run)
+        run.live = watcher
     return run
+
+
+def _live(live, machine, cycle: Cycle, sig, controller):
+    """The :class:`.live.LiveRun` of ``run_machine(..., live=...)``, checked and prepared."""
+    from .live import LiveRun
+
+    if machine.formulation != "causal" or controller is not None:
+        raise ParameterError(f"live: curves during a run follow the causal model's states; found formulation "
+                             f"{machine.formulation!r}{' and a controller' if controller is not None else ''}, "
+                             "expected formulation 'causal' and a cycle (plot run.table() after the run instead)")
+    watcher = live if isinstance(live, LiveRun) else LiveRun(live)
+    desc = machine.description
+    if machine.mode == "extensions":
+        inputs = {f"{desc.cylinder_of[f]}.rate": s.rate(name=f"{desc.cylinder_of[f]}.rate") for f, s in sig.items()}
+    elif machine.mode == "forces":
+        inputs = {f"{desc.cylinder_of[f]}.force": s for f, s in sig.items()}
+    else:
+        inputs = {f"{f}.cmd": s for f, s in sig.items()}
+    watcher.prepare(machine, cycle, inputs)
+    return watcher
 
 
 def exact_poses(machine, res: Results, lengths: Mapping[str, Any]) -> None:
@@ -342,6 +375,8 @@ class MachineRun:
         self._replays: list[Results] | None = None
         #: integrator options a replay of a contact uses (None: not replayable, e.g. a controller run)
         self.solver_options: dict[str, Any] | None = None
+        #: the live curves of the run (:class:`.live.LiveRun`), when asked for
+        self.live = None
 
     @property
     def t(self) -> np.ndarray:
@@ -418,6 +453,11 @@ class MachineRun:
         from .report import text_report
 
         return text_report(self)
+
+    def _repr_html_(self) -> str:
+        from ..display import run_html
+
+        return run_html(self)
 
     def __repr__(self) -> str:
         return (f"MachineRun({self.machine.name!r}, mode {self.mode!r}, cycle {self.cycle.source}, "
