@@ -214,7 +214,10 @@ def _clock_writer(fig, clock):
     from PIL import ImageDraw, ImageFont
 
     size_px = clock.get_fontsize() * fig.dpi / 72.0
-    font = ImageFont.truetype(font_manager.findfont(clock.get_fontproperties()), size=round(size_px))
+    try:
+        font = ImageFont.truetype(font_manager.findfont(clock.get_fontproperties()), size=round(size_px))
+    except (OSError, ImportError):     # a Pillow without FreeType: its own font
+        font = ImageFont.load_default()
     x, y = clock.get_transform().transform(clock.get_position())
     top = fig.bbox.height - y            # PIL counts rows from the top, matplotlib from the bottom
 
