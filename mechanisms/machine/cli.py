@@ -296,7 +296,9 @@ def _run(args, name: str) -> int:
     out = check_output_dir(args.out)
     path = resolve_machine(args.machine)
     overrides = parse_sets(args.set)
-    T = time.perf_counter()
+    from .background import cpu_times
+
+    T, cpu_at_start = time.perf_counter(), cpu_times()
     machine = Machine.from_file(path, overrides, mode=args.mode, formulation=args.formulation)
     if args.cycle is None:
         cycle = machine.cycle()
@@ -355,24 +357,39 @@ def _run(args, name: str) -> int:
         from .compare import write_energy_csv
 
         written.append(write_energy_csv(run, out / "energy.csv").name)
+    bond_graph = not args.no_bond_graph and args.formulation == "causal"
+    full = out / "bond_graph_full.pdf" if bond_graph and args.full_bond_graph else None
+
+    def bond_graph_and_animation() -> list[str]:
+        done = []
+        if bond_graph:
+            plot_bond_graph(machine, out / "bond_graph.png", full)
+            done += ["bond_graph.png"] + (["bond_graph_full.pdf"] if full else [])
+        if not args.no_animation:
+            animate(run, out / "cycle.gif", progress=not args.quiet)
+            done.append("cycle.gif")
+        return done
+
+    from .background import Background, spare_core
+
+    # two halves of about equal time: in a second process (when a core stood idle while
+    # this one built and ran) while this one draws the plots; each file is atomic in either
+    other = Background(bond_graph_and_animation, parallel=spare_core(cpu_at_start))
     try:
         plot_trajectory(run, out / "trajectory.png")
         plot_timeseries(run, out / "timeseries.png")
         written += ["trajectory.png", "timeseries.png"]
-        if not args.no_bond_graph and args.formulation == "causal":
-            full = out / "bond_graph_full.pdf" if args.full_bond_graph else None
-            plot_bond_graph(machine, out / "bond_graph.png", full)
-            written += ["bond_graph.png"] + (["bond_graph_full.pdf"] if full else [])
         for num in set(plt.get_fignums()) - before:
             plt.close(num)
-        if not args.no_animation:
-            animate(run, out / "cycle.gif", progress=not args.quiet)
-            written.append("cycle.gif")
+        written += other.wait()
+        other = None
     except KeyboardInterrupt:
         print(f"{name}: interrupted while drawing; results.csv and report.txt are complete in "
               f"{out.resolve()}", file=sys.stderr)
         return 130
     finally:
+        if other is not None:      # stopped before the other half was awaited: stop it too
+            other.cancel()
         for num in set(plt.get_fignums()) - before:
             plt.close(num)
     plots = time.perf_counter() - T_plots
