@@ -9,9 +9,10 @@ time, with the system C compiler, from
   coupled algebraic blocks, so that neither LAPACK nor Python is needed;
 * a header of sizes, start values and parameter values written here.
 
-It offers **model exchange** (states, ``fmi2GetDerivatives``, outputs, inputs; no event
-indicators: switching laws — ``Heaviside``, piecewise — are integrated through, as the
-native run integrates them) and, unless ``co_simulation=False``, **co-simulation**:
+It offers **model exchange** (states, ``fmi2GetDerivatives``, outputs, inputs; event
+indicators only for the state crossings given as ``crossings`` — a machine's stroke ends,
+where a native run locates an event and restarts; the other switching laws —
+``Heaviside``, piecewise — are integrated through, as the native run integrates them) and, unless ``co_simulation=False``, **co-simulation**:
 ``fmi2DoStep`` steps SUNDIALS CVODE (BDF, dense direct solver, the generated analytic
 Jacobian) with the FMU's tolerances; inputs are held over a step, or ramped with the
 first-order derivatives of ``fmi2SetRealInputDerivatives`` (``canInterpolateInputs``).
@@ -137,7 +138,8 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
                           nominal: Mapping[str, float] | None = None, units: Mapping[str, str] | None = None,
                           rtol: float = 1e-6, atol: float = 1e-8, co_simulation: bool = True,
                           stop_time: float | None = None, model_name: str | None = None,
-                          description: str = "") -> Path:
+                          description: str = "",
+                          crossings: Sequence[tuple[str, float, int]] = ()) -> Path:
     """Write a standalone FMI 2.0 FMU (model exchange, and co-simulation with CVODE) of ``model``.
 
     Parameters
@@ -173,6 +175,10 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
         Default: the model's name.
     description : str
         The model description's ``description``.
+    crossings : sequence of (str, float, int)
+        State crossings as event indicators ``sign·(x − threshold)`` (state name,
+        threshold, sign ±1): an importer (and the co-simulation solver) locates them and
+        restarts its integrator there — the stroke ends of a machine.
 
     Returns
     -------
@@ -217,6 +223,10 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
         observed = list(getattr(eqs, "observed", {}) or {})
         outputs = observed or compiled
     out_map = dict(outputs) if isinstance(outputs, Mapping) else {n: n for n in outputs}
+    bad_x = [str(c[0]) for c in crossings if len(c) != 3 or c[0] not in states or c[2] not in (1, -1)]
+    if bad_x:
+        problems.append(f"crossings: {', '.join(bad_x)}: expected (state name, threshold, ±1)")
+        crossings = ()
     missing = [c for c in out_map.values() if c not in compiled]
     if missing:
         problems.append(f"outputs: not compiled outputs of {name!r}: {', '.join(missing)}")
@@ -248,9 +258,13 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
               f"#define BGF_NY {len(out_map)}\n#define BGF_WORK {sizes[6]}\n#define BGF_CS {int(co_simulation)}\n"
               f"#define BGF_RTOL {float(rtol)!r}\n#define BGF_ATOL {float(atol)!r}\n"
               + _c_array("bgf_x0", x0) + _c_array("bgf_p0", params) + _c_array("bgf_u0", u0)
-              + _c_array("bgf_nominal", nom) + _c_array("bgf_yidx", out_idx, "int"))
+              + _c_array("bgf_nominal", nom) + _c_array("bgf_yidx", out_idx, "int")
+              + f"#define BGF_NEV {len(crossings)}\n"
+              + _c_array("bgf_ev_idx", [states.index(c[0]) for c in crossings], "int")
+              + _c_array("bgf_ev_thr", [c[1] for c in crossings])
+              + _c_array("bgf_ev_sign", [c[2] for c in crossings]))
     xml = _model_description(name, ident, guid, description, states, inputs, list(out_map), pnames, x0, u0,
-                             params, units or {}, co_simulation, rtol, stop_time)
+                             params, units or {}, co_simulation, rtol, stop_time, len(crossings))
     with tempfile.TemporaryDirectory(prefix="bgfmu") as tmp:
         tmp = Path(tmp)
         src = tmp / "sources"
@@ -275,7 +289,8 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
             for f in sorted(binaries.iterdir()):
                 z.write(f, f"binaries/linux64/{f.name}")
             for f in sorted(src.iterdir()):
-                z.write(f, f"sources/{f.name}")
+                if f.suffix != ".o":
+                    z.write(f, f"sources/{f.name}")
         os.replace(partial, path)
     return path
 
@@ -322,7 +337,7 @@ def _compile(cc: str, units: list[Path], runtime: Path, out: Path, libs: Mapping
 
 
 def _model_description(name, ident, guid, description, states, inputs, outputs, pnames, x0, u0, params,
-                       units, cs, rtol, stop_time) -> str:
+                       units, cs, rtol, stop_time, nev) -> str:
     """The ``modelDescription.xml`` (FMI 2.0, flat names, value references as in the module)."""
     a = quoteattr
     used_units = sorted({units[v] for v in units if units[v]})
@@ -357,7 +372,7 @@ def _model_description(name, ident, guid, description, states, inputs, outputs, 
              f'<fmiModelDescription fmiVersion="2.0" modelName={a(name)} guid={a(guid)} '
              f'description={a(description or "bond-graph model " + name)} '
              f'generationTool="hydrobond bondgraph.export.fmu" variableNamingConvention="flat" '
-             'numberOfEventIndicators="0">',
+             f'numberOfEventIndicators="{nev}">',
              f'  <ModelExchange modelIdentifier={a(ident)} {flags}/>']
     if cs:
         parts.append(f'  <CoSimulation modelIdentifier={a(ident)} canHandleVariableCommunicationStepSize="true" '

@@ -6,7 +6,9 @@
    the coupled algebraic blocks of the model are solved with the small LU below.
 
    Model exchange: states, derivatives (bg_rhs), outputs (bg_out), inputs; no event
-   indicators (the model's switching laws are integrated through, as the native run does).
+   indicators but the state crossings the exporter names (stroke ends): the integrator is
+   restarted there; the model's other switching laws are integrated through, as the native
+   run integrates them.
    Co-simulation (BGF_CS = 1): fmi2DoStep steps SUNDIALS CVODE (BDF, dense direct solver,
    the generated analytic Jacobian bg_jac) over the communication step; inputs are held,
    or ramped with the first-order input derivatives of fmi2SetRealInputDerivatives. The
@@ -96,10 +98,13 @@ int CVodeSetLinearSolver(void* mem, SUNLinearSolver LS, SUNMatrix A);
 int CVodeSetJacFn(void* mem, CVLsJacFn jac);
 int CVodeSetMaxNumSteps(void* mem, long int mxsteps);
 int CVodeSetStopTime(void* mem, sunrealtype tstop);
+typedef int (*CVRootFn)(sunrealtype t, N_Vector y, sunrealtype* gout, void* user_data);
+int CVodeRootInit(void* mem, int nrtfn, CVRootFn g);
 int CVode(void* mem, sunrealtype tout, N_Vector yout, sunrealtype* tret, int itask);
 void CVodeFree(void** mem);
 #define BGF_CV_BDF 2
 #define BGF_CV_NORMAL 1
+#define BGF_CV_ROOT_RETURN 2
 #endif
 
 /* ------------------------------------------------------------------ the instance */
@@ -176,6 +181,13 @@ static fmi2Status eval_outputs(Inst* c) {
     return fmi2OK;
 }
 
+/* the event indicators: sign * (x[k] - threshold), state crossings (stroke ends) */
+static void indicators(const double* x, double* g) {
+    int k;
+    for (k = 0; k < BGF_NEV; ++k) g[k] = bgf_ev_sign[k] * (x[bgf_ev_idx[k]] - bgf_ev_thr[k]);
+    (void)x; (void)g;
+}
+
 /* ------------------------------------------------------------------ co-simulation solver */
 #if BGF_CS
 static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
@@ -197,6 +209,12 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void* dat
     if (st != 0) return 1;
     /* bg_jac: row-major out[r * nx + col]; the dense matrix: column-major */
     for (i = 0; i < BGF_NX; ++i) for (k = 0; k < BGF_NX; ++k) M[k * BGF_NX + i] = c->jac[i * BGF_NX + k];
+    return 0;
+}
+
+static int cv_roots(sunrealtype t, N_Vector y, sunrealtype* g, void* data) {
+    (void)t; (void)data;
+    indicators(N_VGetArrayPointer(y), g);
     return 0;
 }
 
@@ -231,6 +249,7 @@ static int cv_setup(Inst* c) {
     if (CVodeSetLinearSolver(c->cv, c->LS, c->A) != 0) return -1;
     CVodeSetJacFn(c->cv, cv_jac);
     CVodeSetMaxNumSteps(c->cv, 1000000L);
+    if (BGF_NEV > 0 && CVodeRootInit(c->cv, BGF_NEV, cv_roots) != 0) return -1;
     c->restart = 0;
     return 0;
 }
@@ -542,7 +561,9 @@ fmi2Status fmi2GetDerivatives(fmi2Component comp, fmi2Real d[], size_t nx) {
 }
 
 fmi2Status fmi2GetEventIndicators(fmi2Component comp, fmi2Real g[], size_t ni) {
-    (void)comp; (void)g; return ni == 0 ? fmi2OK : fmi2Error;
+    if (ni != BGF_NEV) return fmi2Error;
+    indicators(((Inst*)comp)->x, g);
+    return fmi2OK;
 }
 
 fmi2Status fmi2GetContinuousStates(fmi2Component comp, fmi2Real x[], size_t nx) {
@@ -611,6 +632,11 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real tc, fmi2Real h, fmi2Boolean n
     }
     CVodeSetStopTime(c->cv, tc + h);
     flag = CVode(c->cv, tc + h, c->yv, &tret, BGF_CV_NORMAL);
+    while (flag == BGF_CV_ROOT_RETURN && tret < tc + h) {
+        /* a stroke end crossed: restart there (as a native run restarts at a located event) */
+        if (CVodeReInit(c->cv, tret, c->yv) != 0) return fmi2Error;
+        flag = CVode(c->cv, tc + h, c->yv, &tret, BGF_CV_NORMAL);
+    }
     if (flag < 0) {
         logf_(c, fmi2Error, "logStatusError", "CVODE failed at t = %g (flag %d)", tret, flag);
         c->state = BGF_ERROR;
