@@ -207,3 +207,13 @@ def test_excavator_valves_fmu_model_exchange_matches_the_native_run(tmp_path):
     tip_x, tip_y = (np.interp(t_eval, t, y) for y in out["y"])
     assert np.max(np.hypot(tip_x - tip[0], tip_y - tip[1])) <= 1e-6
     assert np.ptp(tip[0]) > 0.1
+
+
+def test_export_without_a_compiler_says_so(tmp_path, monkeypatch):
+    from bondgraph.errors import EquationError
+    from bondgraph.export import fmu as fmu_module
+
+    monkeypatch.setattr(fmu_module, "find_compiler", lambda: None)
+    with pytest.raises(EquationError, match="no C compiler"):
+        export_standalone_fmu(_msd(), tmp_path / "x.fmu")
+    assert not (tmp_path / "x.fmu").exists()
