@@ -48,12 +48,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 import uuid
 import zipfile
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
