@@ -148,6 +148,9 @@ def _part_poses(machine, results):
 #: label of what the sampled categories miss of the solver's integrated totals (one per role:
 #: "... (supplied)", "... (dissipated)")
 GAP = "between the output samples"
+#: the soil tool's sub-graph name (:class:`components.soil_tool.SoilTool`): its resistors'
+#: dissipation is the row "soil", its payload weight's work "soil payload weight"
+SOIL = "soil"
 #: the valves' spool dynamics (a signal filter in bond-graph form): its stored energy; its
 #: source and damping are "spool model (drive)" and "spool model (damping)"
 SPOOL = "spool model"
@@ -240,7 +243,8 @@ def energy_split(run) -> EnergySplit:
                 other_store += E
         elif kind == "R":
             W = work_in(node)
-            label = cat or ("end stops and cushions" if node.endswith("_stop") else "other losses")
+            label = cat or ("end stops and cushions" if node.endswith("_stop") else
+                            SOIL if f"/{SOIL}/" in node else "other losses")
             if label == SPOOL:              # one label per role: a dict holds the terms
                 label = f"{SPOOL} (damping)"
             dis[label] = dis.get(label, 0.0) + W
@@ -249,7 +253,9 @@ def energy_split(run) -> EnergySplit:
             if leaf == "g" or leaf.startswith("g_") or leaf.endswith("_g"):
                 continue  # gravity: counted as potential energy below
             W = -work_in(node)
-            if cat == "pump" or leaf == "pump":
+            if f"/{SOIL}/" in node:         # the payload's weight (its mass changes: not a potential)
+                label = f"{SOIL} payload weight"
+            elif cat == "pump" or leaf == "pump":
                 label = "pump work"
             elif cat == SPOOL:
                 label = f"{SPOOL} (drive)"
