@@ -38,6 +38,8 @@ from .ls_circuit import LS_SCHEMA, LSCircuit, ls_circuit_from_params
 from .pump_nfc import NFCPowerUnit, NFCPump
 from .open_centre import NegativeControl, OpenCentreCircuit, OpenCentreValve
 from .ls_rigs import LoadRig, load_rig
+from .engine import DieselEngine, EngineShaft, SensedInertia, smooth_min
+from .supply import PumpTransformer
 
 __all__ = [
     "Oil", "HLP46",
@@ -55,6 +57,7 @@ __all__ = [
     "LSCircuit", "LS_SCHEMA", "ls_circuit_from_params",
     "NFCPump", "NFCPowerUnit", "OpenCentreValve", "NegativeControl", "OpenCentreCircuit",
     "SIValue", "read_with_units",
+    "DieselEngine", "EngineShaft", "SensedInertia", "smooth_min", "PumpTransformer",
     # ready-made test rigs (notebooks, tests, benchmarks)
     "load_rig", "LoadRig",
 ]
