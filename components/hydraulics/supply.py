@@ -587,7 +587,7 @@ class PowerUnit(BondGraph):
         self.expose(f"T.{name}", "nT")
         return f"P.{name}", f"T.{name}"
 
-    def drive_from_shaft(self, port: str = "shaft") -> str:
+    def drive_from_shaft(self, port: str = "shaft", scale: float = 1.0) -> str:
         """Drive the pump from a shaft instead of at its constant speed: its flow source
         becomes a :class:`PumpTransformer` (port ``1`` exposed as ``port``, to be bonded
         *from* the shaft), whose flow is the pump's law scaled by shaft speed over the
@@ -596,6 +596,9 @@ class PowerUnit(BondGraph):
         Parameters
         ----------
         port : str
+        scale : float
+            Displacement of the driven pump over the pump's own (a machine resized to its
+            engine), > 0.
 
         Returns
         -------
@@ -623,7 +626,11 @@ class PowerUnit(BondGraph):
         problems: list[str] = []
         n = si(speed, "rev/s", "pump speed", problems, POSITIVE)
         raise_all(problems, f"power unit {self.name!r}")
-        pt = PumpTransformer("pump", source.law, self.outlet_pressure, n)
+        if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
+            raise ParameterError(f"power unit {self.name!r}: scale = {scale!r}, expected a finite number > 0")
+        pt = PumpTransformer("pump", source.law, self.outlet_pressure, n / scale)
+        self.shaft_displacement = scale * si(getattr(self.pump, "displacement", None) or 0.0, "m^3/rev",
+                                             "pump displacement", [], FINITE)
         self.children["pump"] = pt
         for b in self.bonds:
             if b.tail == "pump":

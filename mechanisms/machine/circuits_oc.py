@@ -122,7 +122,7 @@ class OpenCentreMachineCircuit(FixedCircuit):
 
     def read_outs(self, res, prefix: str) -> dict[str, tuple[np.ndarray, str]]:
         out = super().read_outs(res, prefix)
-        if "pump_flow" in out:
+        if "pump_flow" in out and "engine_speed" not in out:     # (driven: the engine's read-out)
             out["pump_displacement"] = (out["pump_flow"][0] / self.max_flow, "1")
         out["negacon_pressure"] = (res[f"{prefix}/neg/C_N.e"], "Pa")
         q = res.flow(f"{prefix}/neg/nfc")

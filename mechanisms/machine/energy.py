@@ -221,6 +221,8 @@ def energy_split(run) -> EnergySplit:
     oil = np.zeros(len(t))
     spool = np.zeros(len(t))
     other_store = np.zeros(len(t))
+    own_store: dict[str, np.ndarray] = {}      # a circuit's own stored category (the engine's shaft)
+    combustion = 0.0                           # fuel energy not turned into indicated work
     for node, el in g.nodes(data="element"):
         kind = el.kind
         local = node[len(hyd_prefix):] if hyd_prefix and node.startswith(hyd_prefix) else None
@@ -232,6 +234,8 @@ def energy_split(run) -> EnergySplit:
             E = out[key]
             if cat == SPOOL:
                 spool += E
+            elif cat is not None:
+                own_store[cat] = own_store.get(cat, 0.0) + E
             elif kind == "I":
                 kinetic += E
             elif circ is not None:
@@ -249,6 +253,12 @@ def energy_split(run) -> EnergySplit:
             if leaf == "g" or leaf.startswith("g_") or leaf.endswith("_g"):
                 continue  # gravity: counted as potential energy below
             W = -work_in(node)
+            if cat == "engine" and getattr(circ, "engine", None) is not None:
+                # Willans: fuel = indicated work / η_i; the rest is the engine's combustion loss
+                fuel = W / circ.engine.indicated_efficiency
+                sup["fuel"] = sup.get("fuel", 0.0) + fuel
+                combustion += fuel - W
+                continue
             if cat == "pump" or leaf == "pump":
                 label = "pump work"
             elif cat == SPOOL:
@@ -269,6 +279,10 @@ def energy_split(run) -> EnergySplit:
         sto["oil compression"] = float(oil[-1] - oil[0])
         if np.any(spool):
             sto[SPOOL] = float(spool[-1] - spool[0])
+    for cat, E in own_store.items():
+        sto[cat] = float(E[-1] - E[0])
+    if combustion:
+        dis["engine losses (combustion)"] = combustion
     if np.any(other_store):
         sto["other storage"] = float(other_store[-1] - other_store[0])
     integrated = {}
@@ -277,7 +291,8 @@ def energy_split(run) -> EnergySplit:
         if np.any(P):
             sup["chamber law (parametric)"] = float(P[-1] - P[0])
         # the solver's totals: sources less gravity (whose work is −ΔV), resistors
-        integrated = {"supplied": float(W[-1] - W[0]) + sto["potential energy"], "dissipated": float(D[-1] - D[0])}
+        integrated = {"supplied": float(W[-1] - W[0]) + sto["potential energy"] + combustion,
+                      "dissipated": float(D[-1] - D[0]) + combustion}
         sampled_sup = sum(v for k, v in sup.items() if k != "chamber law (parametric)")
         sup[f"{GAP} (supplied)"] = integrated["supplied"] - sampled_sup
         dis[f"{GAP} (dissipated)"] = integrated["dissipated"] - sum(dis.values())
