@@ -41,7 +41,7 @@ Examples
 >>> round(e.friction_torque, 1)                                   # fmep·V_d/(4π), N·m
 85.2
 >>> round(e.bsfc(e.rated_torque, e.rated_omega) * 3.6e9, 1)      # g/kWh at rated power
-218.0
+217.2
 """
 
 from __future__ import annotations

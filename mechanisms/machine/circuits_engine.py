@@ -114,7 +114,7 @@ def read_engine(ctx) -> Any:
 
 def attach_engine(ctx, circuit) -> None:
     """Read ``[circuit.engine]`` and, for a circuit with a variable pump, drive its pump from
-    the engine's shaft (the shaft speed joins the supply states of the equilibrium start)."""
+    the engine's shaft (which starts on its droop line at the pump's start torque)."""
     from components.hydraulics import EngineShaft
 
     engine = read_engine(ctx)
@@ -132,10 +132,23 @@ def attach_engine(ctx, circuit) -> None:
     d_own = float(getattr(pu.pump, "displacement", 0.0) or 0.0)
     d_shaft = getattr(engine, "pump_displacement", None)
     port = pu.drive_from_shaft(scale=d_shaft / d_own if (d_shaft and d_own) else 1.0)
-    shaft = comp.add(EngineShaft(SHAFT, engine))
+    hc = getattr(circuit, "hydraulic", None)
+    # the shaft's start guess: where the droop line carries the pump's start torque D·α·p/(2π);
+    # an open centre's stand-by start is recomputed at the driven pump's flow at that speed
+    w0 = engine.high_idle_omega
+    for _ in range(3):
+        if hasattr(hc, "standby"):
+            q_max = pu.shaft_displacement * w0 / (2 * math.pi)
+            circuit.supply.update(hc.standby(max_flow=q_max))
+            circuit.max_flow = q_max
+            circuit.standby_pressure = circuit.supply["neg/C_N.e"]
+        p0 = circuit.supply.get(f"pu/{pu.pressure_state}", 0.0)
+        a0 = circuit.supply.get("pu/swash/x.value", 0.0)
+        w0 = engine.governed_speed(pu.shaft_displacement * a0 * p0 / (2 * math.pi))
+    shaft = comp.add(EngineShaft(SHAFT, engine, initial_speed=w0))
     comp.connect(f"{SHAFT}/{shaft.drive('pump')}", f"pu/{port}")
-    state = f"{SHAFT}/{shaft.speed_state}"
-    circuit.supply[state] = engine.governed_speed(0.0)
+    state = f"{SHAFT}/{shaft.speed_state}"         # solved with the supply, from that guess
+    circuit.supply[state] = w0
     circuit.dimensionless = frozenset(circuit.dimensionless | {state})
     circuit.engine_driven = True
 

@@ -51,6 +51,9 @@ class EnergySplit:
     supplied: list[str] = field(default_factory=list)
     dissipated: list[str] = field(default_factory=list)
     stored: list[str] = field(default_factory=list)
+    #: labels of energy passed on inside the machine, shown but not in the balance (the work
+    #: of an engine-driven pump: the fuel is the supply then)
+    transferred: list[str] = field(default_factory=list)
     actuator: float = 0.0
     #: the solver's integrated totals (J): ``supplied`` (sources less gravity) and
     #: ``dissipated``; empty when the run integrated no energy accounting
@@ -76,6 +79,10 @@ class EnergySplit:
                 continue
             lines.append(f"{title}:")
             for k in keys:
+                lines.append(f"  {k:<{w - 2}} {self.terms[k] / 1e3:>10.2f}")
+        if self.transferred:
+            lines.append("passed on (not in the balance):")
+            for k in self.transferred:
                 lines.append(f"  {k:<{w - 2}} {self.terms[k] / 1e3:>10.2f}")
         lines.append(f"{'actuator work on the linkage':<{w}} {self.actuator / 1e3:>10.2f}")
         how = ("the solver's accounting" if self.integrated else "sampled: no energy accounting integrated")
@@ -223,6 +230,17 @@ def energy_split(run) -> EnergySplit:
     other_store = np.zeros(len(t))
     own_store: dict[str, np.ndarray] = {}      # a circuit's own stored category (the engine's shaft)
     combustion = 0.0                           # fuel energy not turned into indicated work
+    transferred: dict[str, float] = {}
+
+    def _out_work(node) -> float:
+        """∫ power out of an element through its outgoing bonds (a pump's hydraulic work)."""
+        total = 0.0
+        for tt, o, _ in pieces:
+            p = np.zeros(len(tt))
+            for u, v, k in g.out_edges(node, keys=True):
+                p += o[f"e[{k}]"] * o[f"f[{k}]"]
+            total += _trap(p, tt)
+        return total
     for node, el in g.nodes(data="element"):
         kind = el.kind
         local = node[len(hyd_prefix):] if hyd_prefix and node.startswith(hyd_prefix) else None
@@ -248,6 +266,9 @@ def energy_split(run) -> EnergySplit:
             if label == SPOOL:              # one label per role: a dict holds the terms
                 label = f"{SPOOL} (damping)"
             dis[label] = dis.get(label, 0.0) + W
+        elif kind == "MTF" and cat == "pump":
+            # an engine-driven pump: its hydraulic work is passed on, the fuel is the supply
+            transferred["pump work"] = transferred.get("pump work", 0.0) + _out_work(node)
         elif kind in ("Se", "Sf", "MSe", "MSf"):
             leaf = node.rsplit("/", 1)[-1]
             if leaf == "g" or leaf.startswith("g_") or leaf.endswith("_g"):
@@ -302,7 +323,7 @@ def energy_split(run) -> EnergySplit:
         for f in machine.functions:
             c = machine.cylinder_of[f]
             actuator += _trap(mm.cylinder_force(r, c)[a:b] * mm.cylinder_rate(r, c)[a:b], tt)
-    terms = {**sup, **dis, **sto}
-    split = EnergySplit(terms, list(sup), list(dis), list(sto), actuator)
+    terms = {**sup, **dis, **sto, **transferred}
+    split = EnergySplit(terms, list(sup), list(dis), list(sto), list(transferred), actuator)
     split.integrated = integrated
     return split
