@@ -101,10 +101,19 @@ def read_engine(ctx) -> Any:
     pump_d = kw.pop("pump_displacement", None)
     if pump_d is not None and not pump_d > 0:
         ctx.bad(f"{path}.pump_displacement", f"found {raw['pump_displacement']!r}, expected a value > 0")
-    if len(ctx.problems) > n0:
-        return None
+    failed = len(ctx.problems) > n0
+    if failed:   # still check the rest, with stand-ins for what did not read (named already)
+        stand_in = {"rated_power": 1e5, "rated_speed": "2000 rpm", "high_idle": "2150 rpm",
+                    "torque_curve": [["1000 rpm", "600 N*m"], ["2000 rpm", "600 N*m"]]}
+        for k, v in stand_in.items():
+            if k in raw and k not in kw:
+                kw[k] = v
+        if any(k not in kw for k in stand_in):
+            return None
     try:
         engine = DieselEngine(**kw)
+        if failed:
+            return None
         object.__setattr__(engine, "pump_displacement", pump_d)
         return engine
     except BondGraphError as exc:

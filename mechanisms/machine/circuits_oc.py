@@ -41,7 +41,9 @@ Examples
 >>> m = Machine.from_file(DATA / "excavator.toml", {"circuit.type": "open-centre"})
 >>> c = m.circuit
 >>> c.hydraulic.order, round(c.max_flow * 6e4), round(c.standby_pressure / 1e5, 1)
-(['boom', 'arm', 'bucket'], 716, 35.6)
+(['boom', 'arm', 'bucket'], 472, 34.8)
+
+(the pump driven by the file's engine, ``[circuit.engine]``: 220 cm³/rev at its start speed).
 """
 
 from __future__ import annotations
