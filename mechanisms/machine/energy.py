@@ -51,13 +51,13 @@ class EnergySplit:
     supplied: list[str] = field(default_factory=list)
     dissipated: list[str] = field(default_factory=list)
     stored: list[str] = field(default_factory=list)
-    #: labels of energy passed on inside the machine, shown but not in the balance (the work
-    #: of an engine-driven pump: the fuel is the supply then)
-    transferred: list[str] = field(default_factory=list)
     actuator: float = 0.0
     #: the solver's integrated totals (J): ``supplied`` (sources less gravity) and
     #: ``dissipated``; empty when the run integrated no energy accounting
     integrated: dict[str, float] = field(default_factory=dict)
+    #: labels of energy passed on inside the machine, shown but not in the balance (the work
+    #: of an engine-driven pump: the fuel is the supply then)
+    transferred: list[str] = field(default_factory=list)
 
     @property
     def residual(self) -> float:
@@ -324,6 +324,6 @@ def energy_split(run) -> EnergySplit:
             c = machine.cylinder_of[f]
             actuator += _trap(mm.cylinder_force(r, c)[a:b] * mm.cylinder_rate(r, c)[a:b], tt)
     terms = {**sup, **dis, **sto, **transferred}
-    split = EnergySplit(terms, list(sup), list(dis), list(sto), list(transferred), actuator)
+    split = EnergySplit(terms, list(sup), list(dis), list(sto), actuator, transferred=list(transferred))
     split.integrated = integrated
     return split
