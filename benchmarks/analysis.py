@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import statistics
 import time
 
@@ -112,12 +111,14 @@ def main(argv=None) -> None:
 
 
 def _load() -> str:
-    """The machine's load average, as ``uptime`` prints it."""
-    try:
-        return ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    except OSError:  # pragma: no cover - not on every platform
-        return "unknown"
+    """The machine's load average, as ``uptime`` prints it (the benchmarks' shared helper)."""
+    from conditions import load
+
+    return load()
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()

@@ -125,4 +125,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()

@@ -178,4 +178,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()

@@ -136,4 +136,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()

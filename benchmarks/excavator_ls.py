@@ -127,4 +127,7 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()

@@ -118,4 +118,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     raise SystemExit(main())

@@ -135,4 +135,7 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()

@@ -16,26 +16,87 @@ Examples
 -1.0
 """
 
-from .causality import AlgebraicLoop, CausalReport, Conflict, DerivativeStorage, assign_causality
-from .codegen import CompiledSystem, compile_equations
-from .elements import (C, GY, I, MGY, MR, MSe, MSf, MTF, R, TF, Element, Input, One, Se, Sf,
-                       Zero, t)
-from .equations import Equations, derive
-from .errors import (AssemblyError, BondGraphError, BondGraphWarning, CausalityConflict,
-                     CausalitySearchLimit, ConnectionRuleError, CosimulationError, EquationError,
-                     ModelStructureError, ParameterError, SimulationError, SingularityWarning,
-                     UnknownNameError, UserCallableError)
-from .events import Flag, StateEvent
-from .graph import Bond, BondGraph, Causality, Port, assemble, validate
-from .laws import Law
-from .hybrid import (Above, At, Below, Controller, Discrete, Exceeds, HybridModel, Transition, When,
-                     simulate_hybrid)
-from .linearize import LinearModel, equilibrium, linearize
-from .model import Model, build
-from .plotting import draw_bond_graph, plot_series
-from .results import PowerBalance, Results, power_balance
-from .signals import Constant, Signal, Spline, Table
-from .simulate import simulate
+from .lazy import lazy_exports
+
+#: each public name and the module that defines it, imported when the name is first read
+_EXPORTS = {
+    'AlgebraicLoop': '.causality',
+    'CausalReport': '.causality',
+    'Conflict': '.causality',
+    'DerivativeStorage': '.causality',
+    'assign_causality': '.causality',
+    'CompiledSystem': '.codegen',
+    'compile_equations': '.codegen',
+    'C': '.elements',
+    'GY': '.elements',
+    'I': '.elements',
+    'MGY': '.elements',
+    'MR': '.elements',
+    'MSe': '.elements',
+    'MSf': '.elements',
+    'MTF': '.elements',
+    'R': '.elements',
+    'TF': '.elements',
+    'Element': '.elements',
+    'Input': '.elements',
+    'One': '.elements',
+    'Se': '.elements',
+    'Sf': '.elements',
+    'Zero': '.elements',
+    't': '.elements',
+    'Equations': '.equations',
+    'derive': '.equations',
+    'AssemblyError': '.errors',
+    'BondGraphError': '.errors',
+    'BondGraphWarning': '.errors',
+    'CausalityConflict': '.errors',
+    'CausalitySearchLimit': '.errors',
+    'ConnectionRuleError': '.errors',
+    'CosimulationError': '.errors',
+    'EquationError': '.errors',
+    'ModelStructureError': '.errors',
+    'ParameterError': '.errors',
+    'SimulationError': '.errors',
+    'SingularityWarning': '.errors',
+    'UnknownNameError': '.errors',
+    'UserCallableError': '.errors',
+    'Flag': '.events',
+    'StateEvent': '.events',
+    'Bond': '.graph',
+    'BondGraph': '.graph',
+    'Causality': '.graph',
+    'Port': '.graph',
+    'assemble': '.graph',
+    'validate': '.graph',
+    'Law': '.laws',
+    'Above': '.hybrid',
+    'At': '.hybrid',
+    'Below': '.hybrid',
+    'Controller': '.hybrid',
+    'Discrete': '.hybrid',
+    'Exceeds': '.hybrid',
+    'HybridModel': '.hybrid',
+    'Transition': '.hybrid',
+    'When': '.hybrid',
+    'simulate_hybrid': '.hybrid',
+    'LinearModel': '.linearize',
+    'equilibrium': '.linearize',
+    'linearize': '.linearize',
+    'Model': '.model',
+    'build': '.model',
+    'draw_bond_graph': '.plotting',
+    'plot_series': '.plotting',
+    'PowerBalance': '.results',
+    'Results': '.results',
+    'power_balance': '.results',
+    'Constant': '.signals',
+    'Signal': '.signals',
+    'Spline': '.signals',
+    'Table': '.signals',
+    'simulate': '.simulate',
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     # elements

@@ -56,6 +56,7 @@ import symengine as se
 
 from .equations import Equations
 from .errors import EquationError
+from .files import cache_dir
 
 __all__ = ["CompiledSystem", "compile_equations", "generate_c", "build_library", "cache_dir",
            "find_compiler", "UNIT_MARK"]
@@ -131,28 +132,6 @@ static void bg_eval_inputs(const bg_inputs_t* in, double t, double* us, double* 
 UNIT_MARK = "/* ==== bondgraph: next translation unit ==== */\n"
 
 _MAXIT = 60
-
-
-def cache_dir() -> Path:
-    """Directory of compiled models (``$BONDGRAPH_CACHE`` or ``~/.cache/bondgraph``).
-
-    Created if missing. Deleting it only costs the next builds their compile time.
-
-    Returns
-    -------
-    pathlib.Path
-
-    Examples
-    --------
-    >>> import os
-    >>> d = cache_dir()
-    >>> d.is_dir(), (str(d) == os.environ["BONDGRAPH_CACHE"]) if "BONDGRAPH_CACHE" in os.environ else d.name == "bondgraph"
-    (True, True)
-    """
-    root = os.environ.get("BONDGRAPH_CACHE")
-    p = Path(root) if root else Path.home() / ".cache" / "bondgraph"
-    p.mkdir(parents=True, exist_ok=True)
-    return p
 
 
 def find_compiler() -> str | None:

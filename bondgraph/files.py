@@ -30,7 +30,7 @@ from typing import Iterator
 
 from .errors import ParameterError
 
-__all__ = ["atomic_write", "atomic_path", "current_umask"]
+__all__ = ["atomic_write", "atomic_path", "current_umask", "cache_dir"]
 
 
 def current_umask() -> int:
@@ -141,3 +141,25 @@ def atomic_write(path: str | os.PathLike, data: str | bytes) -> Path:
         else:
             tmp.write_bytes(data)
     return Path(path)
+
+
+def cache_dir() -> Path:
+    """Directory of compiled models (``$BONDGRAPH_CACHE`` or ``~/.cache/bondgraph``).
+
+    Created if missing. Deleting it only costs the next builds their compile time.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> import os
+    >>> d = cache_dir()
+    >>> d.is_dir(), (str(d) == os.environ["BONDGRAPH_CACHE"]) if "BONDGRAPH_CACHE" in os.environ else d.name == "bondgraph"
+    (True, True)
+    """
+    root = os.environ.get("BONDGRAPH_CACHE")
+    p = Path(root) if root else Path.home() / ".cache" / "bondgraph"
+    p.mkdir(parents=True, exist_ok=True)
+    return p

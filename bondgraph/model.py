@@ -369,7 +369,7 @@ def _output_names(eqs: Equations) -> list[str]:
 
 
 def _cache_file(key: str):
-    from .codegen import cache_dir
+    from .files import cache_dir
 
     return cache_dir() / f"eq_{key}.pkl"
 

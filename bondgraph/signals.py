@@ -21,7 +21,6 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 import sympy as sp
-from scipy.interpolate import CubicSpline
 
 from .errors import BondGraphError, ParameterError, UserCallableError
 
@@ -504,6 +503,8 @@ class Spline(PiecewisePolynomial):
                                  "finite numbers")
         if np.any(np.diff(times) <= 0):
             raise ParameterError(f"spline {name!r}: times must increase strictly")
+        from scipy.interpolate import CubicSpline   # (scipy.interpolate loads scipy.optimize)
+
         try:
             self.cs = CubicSpline(times, values, bc_type=bc_type, extrapolate=False)
         except ValueError as exc:  # scipy's own check of bc_type

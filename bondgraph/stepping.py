@@ -98,7 +98,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
 
 from .errors import ParameterError, SimulationError, SingularityWarning, UserCallableError
 
@@ -892,11 +891,15 @@ def _root(f: Callable[[float], float], a: float, b: float) -> float:
         return a
     if fb == 0 or not np.isfinite(fa) or not np.isfinite(fb) or fa * fb > 0:
         return b
+    from scipy.optimize import brentq   # loaded by the first event that needs a root
+
     return float(brentq(f, a, b, xtol=4 * _EPS, rtol=4 * _EPS))
 
 
 def _extremum(f: Callable[[float], float], a: float, b: float, sign: int) -> tuple[float, float]:
     """The maximum (sign +1) or minimum (−1) of ``f`` on [a, b]: (time, value)."""
+    from scipy.optimize import minimize_scalar
+
     res = minimize_scalar(lambda s: -sign * f(s), bounds=(a, b), method="bounded",
                           options={"xatol": max(1e-9 * (b - a), 4 * _EPS * abs(b))})
     return float(res.x), float(f(res.x))

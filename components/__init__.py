@@ -10,12 +10,23 @@ Examples
 'cylinder'
 """
 
-from .body import MainBody
-from .cylinder import Cylinder
-from .geometry import Pathway, local_from_polar, polar_from_cog
-from .lever import Lever
-from .part import Part
-from .ports import RULES, HingePoint, PortClass
+from bondgraph.lazy import lazy_exports
+
+#: each public name and the module that defines it, imported when the name is first read
+_EXPORTS = {
+    'MainBody': '.body',
+    'Cylinder': '.cylinder',
+    'Pathway': '.geometry',
+    'local_from_polar': '.geometry',
+    'polar_from_cog': '.geometry',
+    'Lever': '.lever',
+    'Part': '.part',
+    'RULES': '.ports',
+    'HingePoint': '.ports',
+    'PortClass': '.ports',
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["MainBody", "Lever", "Cylinder", "Part", "PortClass", "HingePoint", "RULES",
            "Pathway", "polar_from_cog", "local_from_polar"]

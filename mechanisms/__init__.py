@@ -7,7 +7,17 @@ Examples
 {}
 """
 
-from .assembly import Drive, Mechanism, Pose
-from .model import MechanismModel, extension_signals
+from bondgraph.lazy import lazy_exports
+
+#: each public name and the module that defines it, imported when the name is first read
+_EXPORTS = {
+    'Drive': '.assembly',
+    'Mechanism': '.assembly',
+    'Pose': '.assembly',
+    'MechanismModel': '.model',
+    'extension_signals': '.model',
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["Mechanism", "Pose", "Drive", "MechanismModel", "extension_signals"]

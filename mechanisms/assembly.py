@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from bondgraph import (MSe, MSf, AssemblyError, BondGraph, ConnectionRuleError, I, Input, One,
                        ParameterError, R, Se, Sf, Spline)
@@ -134,6 +133,14 @@ class Pose:
             for local, val in part.states_from_pose(self.values[name]).items():
                 out[f"{m.name}/{name}/{local}"] = val
         return out
+
+
+def _least_squares(*args, **kwargs):
+    """:func:`scipy.optimize.least_squares`, imported when a pose is first solved (so that
+    ``import mechanisms`` does not load scipy.optimize)."""
+    from scipy.optimize import least_squares
+
+    return least_squares(*args, **kwargs)
 
 
 class Mechanism:
@@ -696,7 +703,7 @@ class Mechanism:
             tg = {k: float(targets[k][i]) for k in keys}
             zi, lu = self._advance(z, z_prev, tg_prev, tg, ref, lu, i)
             if zi is None and not diagnose:
-                sol = least_squares(self._residual, z, jac=self._jacobian, args=(tg,), xtol=1e-14, ftol=1e-14, max_nfev=100)
+                sol = _least_squares(self._residual, z, jac=self._jacobian, args=(tg,), xtol=1e-14, ftol=1e-14, max_nfev=100)
                 zi = sol.x if np.max(np.abs(self._residual(sol.x, tg))) < 1e-9 else None
                 if zi is None:
                     err = AssemblyError(f"{self.name}: targets {tg} cannot be assembled near the last pose")
@@ -907,7 +914,7 @@ class Mechanism:
             if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v)):
                 raise ParameterError(f"{k}: guess {v!r}, expected a finite angle (rad)")
         z0 = self._guess(targets, guess)
-        sol = least_squares(self._residual, z0, jac=self._jacobian, args=(targets,), xtol=1e-15, ftol=1e-15,
+        sol = _least_squares(self._residual, z0, jac=self._jacobian, args=(targets,), xtol=1e-15, ftol=1e-15,
                             gtol=1e-15, max_nfev=2000)
         res = self._residual(sol.x, targets)
         if np.max(np.abs(res)) > tol:
@@ -1076,7 +1083,7 @@ class Mechanism:
                     z, _ = self._newton(z_prev, tg, tol=1e-9)
                 if z is None:
                     z0 = self._guess(tg, {**guess, pushed: ang})
-                    sol = least_squares(self._residual, z0, jac=self._jacobian, args=(tg,), xtol=1e-12, ftol=1e-12, max_nfev=60)
+                    sol = _least_squares(self._residual, z0, jac=self._jacobian, args=(tg,), xtol=1e-12, ftol=1e-12, max_nfev=60)
                     z = sol.x if np.max(np.abs(self._residual(sol.x, tg))) < 1e-7 else None
                 z_prev = z
                 if z is not None and self._unpack(z)[cyl][3] > 0:

@@ -762,34 +762,37 @@ same motion.
 
 ## The same dig–lift–dump
 
-An operator model (`tracking_controller`: feedforward of the flow each cylinder needs at the
-circuit's metering drop, plus a correction on the length error, sampled at 100 Hz) drives
-each circuit along the file's lengths cycle: the same task, each circuit with the commands it
-needs.
+An operator model (`TrackingOperator`, sampled at 100 Hz) drives each circuit along the
+file's lengths cycle. Its feedforward is the spool opening that gives the rate the path needs,
+given how that circuit meters: compensated sections hold their drop, loads that run ahead are
+metered at their outlet, and a fixed pump meters through both edges from its supply pressure.
+It adds feedback on each length error. Where a machine cannot keep up, the operator slows its
+own clock instead of falling behind. So both machines trace the same *path*; the cycle takes
+as long as each needs. Beside each comparison: how far the tip stayed from the reference path,
+and the cycle time.
 """),
         ("code", """
-from mechanisms.machine.control import tracking_controller
+from mechanisms.machine.operator import TrackingOperator
 
 reference = Machine.from_file(FILE, mode="extensions")
 lengths = reference.cycle()
-path = reference.run(lengths, progress=False).table()
+path = reference.run(lengths, progress=False).table()     # the path, from the kinematics alone
 runs = {}
 for label, run in same_commands.runs.items():
-    m = run.machine          # feedforward at the circuit's metering drop (LS: what the compensators hold)
-    runs[label] = m.run(controller=tracking_controller(m, lengths), dt=0.005)
-    tab = runs[label].table()
-    off = np.hypot(tab["tip_x"] - np.interp(tab["time"], path["time"], path["tip_x"]),
-                   tab["tip_y"] - np.interp(tab["time"], path["time"], path["tip_y"]))
-    print(f"{label}: tip within {np.median(off):.3f} m of the reference path (median), "
-          f"{off.max():.2f} m at worst (t = {tab['time'][np.argmax(off)]:.2f} s)")
+    m = run.machine
+    op = TrackingOperator(m, lengths)
+    runs[label] = op.drive(dt=0.005, progress=False)      # ends when the operator reaches the path's end
+    print(f"{label}: {op.tracking(runs[label], path).text()}")
 same_task = compare_runs(runs)
 print()
 print(same_task.text())
 """),
         ("md", """
-Both follow the path; the load-sensing machine falls behind in the fastest lift, where its
-pump reaches full displacement and its valves their flow at a 3 bar margin (the fixed pump
-pushes more through the same valve with a larger drop). The fixed pump still spends a third
+Both trace the same path: the same change of potential energy is the check. The load-sensing
+machine needs a longer cycle. In the fastest lift its pump reaches full displacement and its
+valves their flow at a 3 bar margin, so its operator slows down; the fixed pump pushes more
+through the same valve with a larger drop. Energy per cycle now compares the same work. The
+fixed pump still spends a third
 of its work on the relief and most of the rest throttling its 300 bar down to the loads; the
 load-sensing pump works at the load pressure plus the margin, and its losses are the
 compensators bringing the lighter functions down to the heaviest's pressure and the

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..codegen import build_library, find_compiler
 from ..errors import EquationError
-from .sundials import sundials_info
+from .sundials import _LIBS as _LINK_ORDER, sundials_info
 
 __all__ = ["Driver", "load_driver", "Session", "RUN_CODES", "GUARD_KIND"]
 
@@ -110,8 +110,10 @@ def _load() -> Driver:
         return Driver(False, f"the driver source {_SOURCE} cannot be read: {exc}")
     source += f"\n/* SUNDIALS libraries: {info.key()} */\n"
     try:
-        path, t_cc = build_library(source, _FLAGS, ("-lm",), prefix="bgn",
-                                   what="the native CVODE driver")
+        libs = [str(info.paths[name]) for name in _LINK_ORDER]
+        dirs = sorted({str(info.paths[name].parent) for name in _LINK_ORDER})
+        path, t_cc = build_library(source, _FLAGS, (*libs, *(f"-Wl,-rpath,{d}" for d in dirs), "-lm"),
+                                   prefix="bgn", what="the native CVODE driver")
     except EquationError as exc:
         return Driver(False, str(exc))
     try:

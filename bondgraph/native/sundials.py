@@ -1,12 +1,14 @@
 """Find and load the SUNDIALS 7 shared libraries that the scikit-sundae wheel brings.
 
 The wheel ships ``scikit_sundae.libs/libsundials_*-<hash>.so.<version>`` (built with a
-32-bit ``sunindextype`` and ``double`` reals) and no headers. They are loaded here with
-``RTLD_GLOBAL`` — core first, then the serial vector, the dense matrix and its linear
-solver, then CVODE — so that the C driver (:mod:`bondgraph.native.driver`), which
-declares the few functions it calls itself, resolves against them when it is loaded.
-Before that the version is read from the library (``SUNDIALSGetVersionNumber``) and
-checked: a major version other than 7 would not match the driver's declarations.
+32-bit ``sunindextype`` and ``double`` reals) and no headers. The C driver
+(:mod:`bondgraph.native.driver`), which declares the few functions it calls itself, is
+linked against these files by path, with their directory as its run path. They are
+loaded here first, in the process's local scope (never ``RTLD_GLOBAL``), so their
+symbols never stand in for those of another SUNDIALS in the same process: FMPy brings its
+own CVODE, of another version, for model-exchange FMUs. Before the driver is loaded the
+version is read from the library (``SUNDIALSGetVersionNumber``) and checked: a major
+version other than 7 would not match the driver's declarations.
 
 Nothing here imports scikit-sundae itself (its import loads OpenBLAS: ~0.5 s).
 
@@ -135,7 +137,7 @@ def _load() -> SundialsInfo:
     handles = []
     try:
         for name in _LIBS:
-            handles.append(ctypes.CDLL(str(paths[name]), mode=ctypes.RTLD_GLOBAL))
+            handles.append(ctypes.CDLL(str(paths[name])))
     except OSError as exc:
         return SundialsInfo(False, paths=paths, reason=f"cannot load the SUNDIALS libraries: {exc}")
     core = handles[0]

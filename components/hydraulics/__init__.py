@@ -16,30 +16,76 @@ Examples
 0.00502654824574...
 """
 
-from .chamber import Chamber, HydraulicCapacitance
-from .cylinder import HydraulicCylinder
-from .drive import HydraulicCircuit, HydraulicDrive
-from .endstop import EndStop
-from .friction import Friction
-from .lines import Hose, Line
-from ._values import SIValue, read_with_units
-from .oil import HLP46, Oil
-from .orifice import (Orifice, nominal_flow, nominal_flow_inverse, nominal_law, orifice_flow,
-                      orifice_flow_inverse, orifice_law, signed_sqrt, signed_sqrt_inverse)
-from .params import DRIVE_SCHEMA, POWER_UNIT_SCHEMA, circuit_from_params, load_circuit
-from .supply import CompensatedPump, FixedPump, PowerUnit, PumpSource, ReliefValve, Tank
-from .valves import DirectionalValve, OnOffValve, Spool, SpoolDynamics
-from .lag import Lag
-from .pressure_tap import LSPort, SensedCapacitance
-from .shuttle import HybridShuttle, LoadSenseNetwork, SmoothShuttle, smooth_max
-from .compensator import CompensatedValve, Compensator
-from .pump_ls import LS_POWER_UNIT_SCHEMA, LSPowerUnit, LSPump
-from .ls_circuit import LS_SCHEMA, LSCircuit, ls_circuit_from_params
-from .pump_nfc import NFCPowerUnit, NFCPump
-from .open_centre import NegativeControl, OpenCentreCircuit, OpenCentreValve
-from .ls_rigs import LoadRig, load_rig
-from .engine import DieselEngine, EngineShaft, SensedInertia, smooth_min
-from .supply import PumpTransformer
+from bondgraph.lazy import lazy_exports
+
+#: each public name and the module that defines it, imported when the name is first read
+_EXPORTS = {
+    'Chamber': '.chamber',
+    'HydraulicCapacitance': '.chamber',
+    'HydraulicCylinder': '.cylinder',
+    'HydraulicCircuit': '.drive',
+    'HydraulicDrive': '.drive',
+    'EndStop': '.endstop',
+    'Friction': '.friction',
+    'Hose': '.lines',
+    'Line': '.lines',
+    'SIValue': '._values',
+    'read_with_units': '._values',
+    'HLP46': '.oil',
+    'Oil': '.oil',
+    'Orifice': '.orifice',
+    'nominal_flow': '.orifice',
+    'nominal_flow_inverse': '.orifice',
+    'nominal_law': '.orifice',
+    'orifice_flow': '.orifice',
+    'orifice_flow_inverse': '.orifice',
+    'orifice_law': '.orifice',
+    'signed_sqrt': '.orifice',
+    'signed_sqrt_inverse': '.orifice',
+    'DRIVE_SCHEMA': '.params',
+    'POWER_UNIT_SCHEMA': '.params',
+    'circuit_from_params': '.params',
+    'load_circuit': '.params',
+    'CompensatedPump': '.supply',
+    'FixedPump': '.supply',
+    'PowerUnit': '.supply',
+    'PumpSource': '.supply',
+    'ReliefValve': '.supply',
+    'Tank': '.supply',
+    'DirectionalValve': '.valves',
+    'OnOffValve': '.valves',
+    'Spool': '.valves',
+    'SpoolDynamics': '.valves',
+    'Lag': '.lag',
+    'LSPort': '.pressure_tap',
+    'SensedCapacitance': '.pressure_tap',
+    'HybridShuttle': '.shuttle',
+    'LoadSenseNetwork': '.shuttle',
+    'SmoothShuttle': '.shuttle',
+    'smooth_max': '.shuttle',
+    'CompensatedValve': '.compensator',
+    'Compensator': '.compensator',
+    'LS_POWER_UNIT_SCHEMA': '.pump_ls',
+    'LSPowerUnit': '.pump_ls',
+    'LSPump': '.pump_ls',
+    'LS_SCHEMA': '.ls_circuit',
+    'LSCircuit': '.ls_circuit',
+    'ls_circuit_from_params': '.ls_circuit',
+    'NFCPowerUnit': '.pump_nfc',
+    'NFCPump': '.pump_nfc',
+    'NegativeControl': '.open_centre',
+    'OpenCentreCircuit': '.open_centre',
+    'OpenCentreValve': '.open_centre',
+    'LoadRig': '.ls_rigs',
+    'load_rig': '.ls_rigs',
+    'DieselEngine': '.engine',
+    'EngineShaft': '.engine',
+    'SensedInertia': '.engine',
+    'smooth_min': '.engine',
+    'PumpTransformer': '.supply',
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "Oil", "HLP46",

@@ -30,16 +30,33 @@ Examples
 78.3
 """
 
-from .energy import CycleEnergy, cycle_energy
-from .kinematics import BoxGrid, BoxKinematics
-from .lifting import LiftCapacity, lift_capacity
-from .loading import BreakoutForces, breakout_forces
-from .result import AnalysisResult
-from .statics import FrontStatics, cylinder_force_limits
-from .study import Study
-from .sweeps import ANALYSES, parse_values, run_analysis, sweep
-from .digging import ToolForces, tool_forces
-from .reach import WorkingRange, working_range
+from bondgraph.lazy import lazy_exports
+
+#: each public name and the module that defines it, imported when the name is first read
+_EXPORTS = {
+    'CycleEnergy': '.energy',
+    'cycle_energy': '.energy',
+    'BoxGrid': '.kinematics',
+    'BoxKinematics': '.kinematics',
+    'LiftCapacity': '.lifting',
+    'lift_capacity': '.lifting',
+    'BreakoutForces': '.loading',
+    'breakout_forces': '.loading',
+    'AnalysisResult': '.result',
+    'FrontStatics': '.statics',
+    'cylinder_force_limits': '.statics',
+    'Study': '.study',
+    'ANALYSES': '.sweeps',
+    'parse_values': '.sweeps',
+    'run_analysis': '.sweeps',
+    'sweep': '.sweeps',
+    'ToolForces': '.digging',
+    'tool_forces': '.digging',
+    'WorkingRange': '.reach',
+    'working_range': '.reach',
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["Study", "working_range", "WorkingRange", "tool_forces", "ToolForces", "lift_capacity",
            "LiftCapacity", "breakout_forces", "BreakoutForces", "cycle_energy", "CycleEnergy", "sweep", "ANALYSES",

@@ -15,11 +15,24 @@ Examples
 [3.668, 2.969, 3.066]
 """
 
-from .model import (CYLINDERS, DEFAULT_FILE, FUNCTIONS, Cycle, Excavator, ExcavatorRun, body_angles,
-                    pose_from_angles)
-from .control import tracking_controller
-from .report import text_report
-from .split import ExcavatorSplit
+from bondgraph.lazy import lazy_exports
+
+#: each public name and the module that defines it, imported when the name is first read
+_EXPORTS = {
+    'CYLINDERS': '.model',
+    'DEFAULT_FILE': '.model',
+    'FUNCTIONS': '.model',
+    'Cycle': '.model',
+    'Excavator': '.model',
+    'ExcavatorRun': '.model',
+    'body_angles': '.model',
+    'pose_from_angles': '.model',
+    'tracking_controller': '.control',
+    'text_report': '.report',
+    'ExcavatorSplit': '.split',
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["Excavator", "ExcavatorRun", "Cycle", "DEFAULT_FILE", "FUNCTIONS", "CYLINDERS",
            "pose_from_angles", "body_angles", "ExcavatorSplit", "tracking_controller",

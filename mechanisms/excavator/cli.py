@@ -12,7 +12,11 @@ from __future__ import annotations
 import sys
 
 from ..machine import cli as _cli
-from .model import DEFAULT_FILE
+from ..machine.description import DATA
+
+#: the reference excavator's file (as :data:`mechanisms.excavator.DEFAULT_FILE`; read here without
+#: loading the model, so that `excavator --help` answers at once)
+DEFAULT_FILE = DATA / "excavator.toml"
 
 __all__ = ["main"]
 

@@ -15,17 +15,30 @@ Examples
 True
 """
 
-from .circuits import CIRCUITS, Circuit, CircuitContext, register_circuit
-from . import circuits_ls  # noqa: F401  (registers the "load-sensing" circuit)
-from . import circuits_oc  # noqa: F401  (registers the "open-centre" circuit)
-from .cycle import Cycle
-from .description import DATA, MODES, MachineDescription
-from .explore import Explorer
-from .live import LiveRun
-from .machine import FORMULATIONS, Machine
-from .names import parse_sets, resolve_machine
-from .run import Interrupt, MachineRun
-from .strokes import Contact
+from bondgraph.lazy import lazy_exports
+
+#: each public name and the module that defines it, imported when the name is first read
+_EXPORTS = {
+    'CIRCUITS': '.circuits',
+    'Circuit': '.circuits',
+    'CircuitContext': '.circuits',
+    'register_circuit': '.circuits',
+    'Cycle': '.cycle',
+    'DATA': '.description',
+    'MODES': '.description',
+    'MachineDescription': '.description',
+    'Explorer': '.explore',
+    'LiveRun': '.live',
+    'FORMULATIONS': '.machine',
+    'Machine': '.machine',
+    'parse_sets': '.names',
+    'resolve_machine': '.names',
+    'Interrupt': '.run',
+    'MachineRun': '.run',
+    'Contact': '.strokes',
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["Machine", "MachineDescription", "MachineRun", "Cycle", "Contact", "Interrupt", "DATA",
            "MODES", "FORMULATIONS", "CIRCUITS", "Circuit", "CircuitContext", "register_circuit",

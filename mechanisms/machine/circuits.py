@@ -519,3 +519,8 @@ def fixed_circuit(ctx: CircuitContext) -> Circuit:
         supply[f"{pu.name}/{pu.pressure_state}"] = pu.relief.crack_pressure if pu.relief else 0.0
     relief = pu.relief.crack_pressure if pu.relief else (pu.supply_pressure if pu.pump is None else None)
     return FixedCircuit(hc, supply=supply, relief_pressure=relief, cavitation_floor=floor, **parts)
+
+
+# The shipped circuit types register themselves when their modules load; loading them here
+# makes CIRCUITS complete wherever it is read (the package itself imports nothing eagerly).
+from . import circuits_ls, circuits_oc  # noqa: E402,F401  (registers "load-sensing", "open-centre")

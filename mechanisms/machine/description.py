@@ -104,7 +104,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from bondgraph.errors import BondGraphError, ParameterError, UnknownNameError
-from components.cylinder import END_STOP_KEYS, FRICTION_KEYS
+from components.cylinder_keys import END_STOP_KEYS, FRICTION_KEYS
 
 from .quantities import to_si
 from .tomlfile import TomlFile

@@ -569,6 +569,22 @@ class Machine:
 
         return start_state(self, pose or self.start_pose, inputs)
 
+    def export_fmu(self, path, **kw: Any):
+        """Write the machine as a standalone FMI 2.0 FMU (``hydrobond export-fmu``); see
+        :func:`.fmu.export_machine_fmu` for the options.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from mechanisms.machine import DATA
+        >>> m = Machine.from_file(DATA / "excavator.toml", mode="valves")
+        >>> m.export_fmu(pathlib.Path(tempfile.mkdtemp()) / "excavator.fmu").suffix
+        '.fmu'
+        """
+        from .fmu import export_machine_fmu
+
+        return export_machine_fmu(self, path, **kw)
+
     def run(self, cycle: Cycle | str | None = None, t_end: float | None = None, **kw: Any):
         """Run a cycle (default: the file's default cycle); see :func:`.run.run_machine`."""
         from .run import run_machine

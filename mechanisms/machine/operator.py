@@ -291,6 +291,51 @@ class TrackingOperator:
             out[f"{f}.cmd"] = float(np.clip(u, -1.0, 1.0))
         return out
 
+    # ----------------------------------------------------------------- a whole cycle
+    def drive(self, t_max: float | None = None, **run_kw: Any):
+        """Run the machine through the whole reference, ending when the operator reaches its end.
+
+        The run is made to ``t_max`` (default twice the reference's duration). If the operator
+        reached the end of the reference earlier, the run is made again up to that moment
+        (and one sample period more), so that energy and fuel are those of one cycle. The operator is deterministic, so the
+        second run repeats the first.
+
+        Parameters
+        ----------
+        t_max : float, optional
+            Longest run (s).
+        **run_kw
+            Passed to :meth:`Machine.run` (``progress``, ``energy``, ``method``...).
+
+        Returns
+        -------
+        MachineRun
+            Check :attr:`cycle_time`: ``nan`` means the end was not reached by ``t_max``.
+
+        Raises
+        ------
+        ParameterError
+            ``t_max`` not longer than zero.
+
+        Examples
+        --------
+        >>> from mechanisms.machine import DATA, Machine
+        >>> m = Machine.from_file(DATA / "excavator.toml", mode="valves")
+        >>> op = TrackingOperator(m, m.cycle(mode="extensions"))
+        >>> run = op.drive(progress=False)
+        >>> bool(0 < run.t[-1] - op.cycle_time <= 0.01 + 1e-9), bool(op.cycle_time < 13.0)
+        (True, True)
+        """
+        t_max = 2.0 * self.reference_time if t_max is None else t_max
+        if not (isinstance(t_max, (int, float)) and math.isfinite(t_max) and t_max > 0):
+            raise ParameterError(f"TrackingOperator.drive: t_max = {t_max!r}, expected a time > 0 s")
+        run = self.machine.run(controller=self.controller, t_end=float(t_max), **run_kw)
+        done = self.cycle_time
+        end = done + self.controller.period   # one sample more: the operator logs the end
+        if math.isfinite(done) and end < float(t_max) - 1e-9:
+            run = self.machine.run(controller=self.controller, t_end=end, **run_kw)
+        return run
+
     # ----------------------------------------------------------------- read-outs
     def clock(self, t: np.ndarray) -> np.ndarray:
         """Reference time (s) the operator had reached at run times ``t`` (of its last run).

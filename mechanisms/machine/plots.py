@@ -187,13 +187,44 @@ def _frame_figure(run, dpi: float = 80):
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
     ax.set_title(f"{desc.name}: {run.mode}", fontsize=9)
-    n_lines = len(posture_lines(run, 0))
-    parts = [ax.plot([], [], color="0.2", lw=2, animated=True)[0] for _ in range(n_lines)]
+    # every part's sketch in one line, its pieces apart by NaN breaks: one path per frame
+    parts = [ax.plot([], [], color="0.2", lw=2, animated=True)[0]]
     paths = [(name, ax.plot([], [], color=c, lw=1.2, animated=True)[0])
              for (name, _), c in zip(desc.output_points.items(), _PATH_COLOURS)]
     clock = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=8, animated=True)
     fig.tight_layout()
     return fig, ax, parts, paths, clock
+
+
+def _joined(lines: list[list[tuple[float, float]]]) -> tuple[np.ndarray, np.ndarray]:
+    """Line sketches as one polyline, NaN between pieces (``(xs, ys)``)."""
+    pts = []
+    for seg in lines:
+        if pts:
+            pts.append((np.nan, np.nan))
+        pts += seg
+    arr = np.asarray(pts, dtype=float).reshape(-1, 2)
+    return arr[:, 0], arr[:, 1]
+
+
+def _clock_writer(fig, clock):
+    """Draw the clock's text straight onto a frame image (PIL, the clock artist's font,
+    size and place): a frame then renders no matplotlib text. ``write(image, text)``."""
+    from matplotlib import font_manager
+    from PIL import ImageDraw, ImageFont
+
+    size_px = clock.get_fontsize() * fig.dpi / 72.0
+    try:
+        font = ImageFont.truetype(font_manager.findfont(clock.get_fontproperties()), size=round(size_px))
+    except (OSError, ImportError):     # a Pillow without FreeType: its own font
+        font = ImageFont.load_default()
+    x, y = clock.get_transform().transform(clock.get_position())
+    top = fig.bbox.height - y            # PIL counts rows from the top, matplotlib from the bottom
+
+    def write(image, text: str) -> None:
+        ImageDraw.Draw(image).text((x, top), text, fill=(0, 0, 0), font=font, anchor="la")
+
+    return write
 
 
 def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bool = True):
@@ -211,25 +242,24 @@ def animate(run, path: str | Path, fps: int = 15, *, dpi: int = 80, progress: bo
     canvas.draw()
     background = canvas.copy_from_bbox(fig.bbox)
     state = {"bg": background, "last": 0}
+    write_clock = _clock_writer(fig, clock)
+    path_xy = [(ln, np.asarray(tab[f"{name}_x"]), np.asarray(tab[f"{name}_y"])) for name, ln in paths]
 
     def render(i: int, *, whole_path: bool = False):
         # the paths grow on a cached background: each frame draws only its new piece
         canvas.restore_region(background if whole_path else state["bg"])
         a = 0 if whole_path else state["last"]
-        for name, ln in paths:
-            ln.set_data(tab[f"{name}_x"][a: i + 1], tab[f"{name}_y"][a: i + 1])
+        for ln, xs, ys in path_xy:
+            ln.set_data(xs[a: i + 1], ys[a: i + 1])
             ax.draw_artist(ln)
         if not whole_path:
             state["bg"], state["last"] = canvas.copy_from_bbox(fig.bbox), i
-        for ln, seg in zip(parts, posture_lines(run, i)):
-            xs, ys = zip(*seg)
-            ln.set_data(xs, ys)
-            ax.draw_artist(ln)
-        clock.set_text(f"t = {run.t[i]:.2f} s")
-        ax.draw_artist(clock)
-        canvas.blit(fig.bbox)
+        parts[0].set_data(*_joined(posture_lines(run, i)))
+        ax.draw_artist(parts[0])
         w, h = canvas.get_width_height()
-        return Image.frombuffer("RGBA", (w, h), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
+        image = Image.frombuffer("RGBA", (w, h), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB")
+        write_clock(image, f"t = {run.t[i]:.2f} s")
+        return image
 
     # one palette from a frame that holds the whole path and a posture
     palette = render(frames[-1], whole_path=True).quantize(colors=96, method=Image.Quantize.MEDIANCUT)

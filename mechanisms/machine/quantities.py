@@ -54,7 +54,7 @@ def _dim_names() -> dict[str, str]:
     return out
 
 def _cache_path():
-    from bondgraph.codegen import cache_dir
+    from bondgraph.files import cache_dir
 
     return cache_dir() / "unit_factors.json"
 

@@ -1,0 +1,76 @@
+"""Benchmark (issue 23): the standalone FMU of the excavator against its native run.
+
+Side by side, medians of ``--repeat`` runs (never timed inside tests): the export (model
+rebuilt with its read-outs, C compiled, FMU zipped), the native run of the 10 s
+dig–lift–dump cycle in mode ``valves`` (``method="CVODE"``), and the FMU co-simulated by
+FMPy in a Python that cannot import this package (commands ramped between the cycle's
+points through ``fmi2SetRealInputDerivatives``, 0.01 s communication steps), with the
+largest tip distance between the two. Both at the same tolerances (``--rtol``, atol
+``rtol/100``). The FMU's wall time includes FMPy's Python loop over the 1000 steps.
+
+Run: ``python benchmarks/fmu_standalone.py [--repeat 3] [--rtol 1e-6]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "cosim"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rtol", type=float, default=1e-6)
+    a = ap.parse_args()
+    from test_standalone_fmu import _DRIVER
+
+    from mechanisms.machine import DATA, Machine
+
+    m = Machine.from_file(DATA / "excavator.toml", mode="valves")
+    cyc = m.cycle(None)
+    rtol, atol = a.rtol, a.rtol / 100
+    tmp = Path(tempfile.mkdtemp())
+    t_exp, t_nat, t_fmu = [], [], []
+    for _ in range(a.repeat):
+        T = time.perf_counter()
+        fmu = m.export_fmu(tmp / "excavator.fmu", rtol=rtol, atol=atol)
+        t_exp.append(time.perf_counter() - T)
+        T = time.perf_counter()
+        run = m.run(cyc, rtol=rtol, atol=atol, progress=False, method="CVODE")
+        t_nat.append(time.perf_counter() - T)
+    table = run.table()
+    args = dict(fmu=str(fmu), kind="CS", t_end=float(run.t[-1]), dt=0.01, rtol=rtol, outputs=["tip_x", "tip_y"],
+                table_t=cyc.time.tolist(), table={f"{f}.cmd": cyc.values[f].tolist() for f in cyc.functions})
+    for _ in range(a.repeat):
+        T = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-I", "-c", _DRIVER, json.dumps(args)], capture_output=True,
+                              text=True, cwd=tmp)
+        t_fmu.append(time.perf_counter() - T)
+        if proc.returncode:
+            raise SystemExit(proc.stderr[-2000:])
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    x, y = (np.array(v) for v in out["y"])
+    err = float(np.max(np.hypot(x - table["tip_x"], y - table["tip_y"])))
+    med = statistics.median
+    print(f"excavator valves, 10 s cycle, rtol {rtol:g}   (load {os.getloadavg()[0]:.2f})")
+    print(f"  export (rebuild + compile + zip)   {med(t_exp):7.2f} s")
+    print(f"  native run (machine.run, CVODE)    {med(t_nat):7.2f} s")
+    print(f"  FMU co-simulated by FMPy (-I)      {med(t_fmu):7.2f} s   "
+          f"(incl. interpreter start; ratio to native {med(t_fmu) / med(t_nat):.1f})")
+    print(f"  tip distance FMU – native          {err:.2e} m")
+
+
+if __name__ == "__main__":
+    main()

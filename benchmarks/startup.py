@@ -1,0 +1,145 @@
+"""Benchmark (issue 22): how soon commands answer, and how fast a run writes its files.
+
+Part 1, each command in a fresh interpreter (what a user waits for), medians of
+``--repeat`` after one unmeasured warm-up (compile and unit caches filled): ``import``
+of the packages, ``hydrobond --help``, ``list``, ``check wheel_loader``, ``run excavator``
+with every default output and the ``make demo`` command. Each is printed beside the
+goal of issue 22 and the figure the issue measured before the change.
+
+Part 2, on a run of the excavator's 10 s valves cycle, each in a fresh interpreter as the
+command meets it: the output stage of ``hydrobond run`` (trajectory, time series, bond
+graph, animation) one file after the other against the bond graph and animation in a
+forked process while the plots are drawn (:mod:`mechanisms.machine.background`),
+interleaved, medians of ``--repeat``.
+
+The commands run as ``python -m mechanisms.machine`` (what the ``hydrobond`` script
+runs) with this checkout first on ``PYTHONPATH``.
+
+Run: ``python benchmarks/startup.py [--repeat 5] [--skip-outputs]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))     # this checkout, as in the commands' PYTHONPATH
+
+#: (label, arguments after ``python``, goal in s or None, the issue's figure before)
+COMMANDS = [
+    ("import bondgraph", ["-c", "import bondgraph"], None, "(part of the next)"),
+    ("import mechanisms", ["-c", "import mechanisms"], 0.5, "1.3–1.45 s"),
+    ("import the model stack", ["-c", "from mechanisms.machine import Machine; Machine"], None, "—"),
+    ("hydrobond --help", ["-m", "mechanisms.machine", "--help"], 0.3, "1.4–2.7 s"),
+    ("hydrobond list", ["-m", "mechanisms.machine", "list"], None, "2.0 s"),
+    ("hydrobond check wheel_loader", ["-m", "mechanisms.machine", "check", "wheel_loader"], None, "5.1 s"),
+    ("hydrobond run excavator", ["-m", "mechanisms.machine", "run", "excavator", "--quiet", "--out", "{out}"],
+     2.0, "4.5 s"),
+    ("make demo (excavator run --mode valves)",
+     ["-m", "mechanisms.excavator", "run", "--mode", "valves", "--quiet", "--out", "{out}"], 3.0, "6.4 s"),
+]
+
+
+def _env() -> dict[str, str]:
+    path = os.environ.get("PYTHONPATH")
+    return dict(os.environ, MPLBACKEND="Agg",
+                PYTHONPATH=str(ROOT) + (os.pathsep + path if path else ""))
+
+
+def time_command(args: list[str], out: str) -> float:
+    """Wall time of one ``python ARGS`` in a fresh interpreter (s); a failure stops the benchmark."""
+    cmd = [sys.executable] + [a.format(out=out) for a in args]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=_env(), cwd=ROOT, capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    return dt
+
+
+def commands(repeat: int) -> None:
+    print(f"\nPart 1: commands in a fresh interpreter, medians of {repeat} (after one warm-up)")
+    print(f"{'command':<42} {'median':>8} {'min':>7} {'goal':>7}  {'issue 22 (before)':>18}")
+    with tempfile.TemporaryDirectory() as d:
+        for label, args, goal, before in COMMANDS:
+            out = os.path.join(d, "out")
+            time_command(args, out)
+            ts = [time_command(args, out) for _ in range(repeat)]
+            med = statistics.median(ts)
+            verdict = "" if goal is None else ("  met" if med <= goal else "  NOT met")
+            print(f"{label:<42} {med:>7.2f}s {min(ts):>6.2f}s "
+                  f"{'' if goal is None else f'≤{goal:g} s':>7}  {before:>18}{verdict}", flush=True)
+
+
+#: one output stage of `hydrobond run excavator` in a fresh interpreter (as the command
+#: meets it: fonts, caches and the drawing code cold), one process or two
+_STAGE = """
+import os, sys, tempfile, time
+import matplotlib; matplotlib.use("Agg")
+from mechanisms.machine import DATA, Machine
+from mechanisms.machine.background import Background
+from mechanisms.machine.plots import animate, plot_bond_graph, plot_timeseries, plot_trajectory
+machine = Machine.from_file(DATA / "excavator.toml", mode="valves")
+run = machine.run(progress=False); run.table()
+d = tempfile.mkdtemp()
+def other():
+    plot_bond_graph(machine, os.path.join(d, "bond_graph.png"))
+    animate(run, os.path.join(d, "cycle.gif"), progress=False)
+t0 = time.perf_counter()
+job = Background(other, parallel=sys.argv[1] == "two")   # forced either way
+plot_trajectory(run, os.path.join(d, "trajectory.png"))
+plot_timeseries(run, os.path.join(d, "timeseries.png"))
+job.wait()
+print(time.perf_counter() - t0, len(run.t))
+"""
+
+
+def outputs(repeat: int) -> None:
+    from mechanisms.machine.background import can_fork
+
+    def stage(how: str) -> tuple[float, int]:
+        proc = subprocess.run([sys.executable, "-c", _STAGE, how], env=_env(), cwd=ROOT,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"the output stage failed:\n{proc.stderr[-2000:]}")
+        dt, n = proc.stdout.split()
+        return float(dt), int(n)
+
+    print(f"\nPart 2: the output stage of `hydrobond run excavator` (trajectory, time series, bond "
+          f"graph, animation), each in a fresh interpreter, interleaved, medians of {repeat}")
+    if not can_fork():
+        print("  this machine cannot fork or has one core: the two ways are the same")
+    seq, par = [], []
+    for _ in range(repeat):
+        seq.append(stage("one")[0])
+        par.append(stage("two")[0])
+    med = statistics.median
+    print(f"{'one process':<42} {med(seq):>7.2f}s")
+    print(f"{'bond graph + animation in a second one':<42} {med(par):>7.2f}s   "
+          f"ratio {med(seq) / med(par):.2f}× (load average now {os.getloadavg()[0]:.2f})")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--skip-outputs", action="store_true", help="only part 1")
+    ap.add_argument("--skip-commands", action="store_true", help="only part 2")
+    args = ap.parse_args(argv)
+    if not args.skip_commands:
+        commands(args.repeat)
+    if not args.skip_outputs:
+        outputs(args.repeat)
+
+
+if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
+    main()

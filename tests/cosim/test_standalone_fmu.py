@@ -1,0 +1,213 @@
+"""The standalone FMU (bondgraph.export.fmu, `hydrobond export-fmu`): validated by FMPy,
+simulated by FMPy in a Python that cannot import this package, and checked against an
+analytic solution (a mass–spring–damper) and against the native run of the excavator."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fmpy")
+
+from bondgraph import BondGraph, C, I, Input, MSe, One, R, build  # noqa: E402
+from bondgraph.errors import ParameterError  # noqa: E402
+from bondgraph.export.fmu import export_standalone_fmu  # noqa: E402
+
+# FMPy driving the FMU in an isolated interpreter (-I: no cwd, no PYTHONPATH, no user site):
+# the repository is not on its path, and it reports whether anything of ours got imported.
+_DRIVER = r"""
+import json, sys, numpy as np
+from fmpy import read_model_description, extract, simulate_fmu
+from fmpy.fmi2 import FMU2Slave
+from fmpy.validation import validate_fmu
+a = json.loads(sys.argv[1])
+out = {"problems": validate_fmu(a["fmu"])}
+if a["kind"] == "ME":
+    r = simulate_fmu(a["fmu"], fmi_type="ModelExchange", stop_time=a["t_end"], output_interval=a["dt"],
+                     relative_tolerance=a["rtol"], output=a["outputs"], start_values=a.get("start", {}))
+    out["t"] = r["time"].tolist()
+    out["y"] = [r[n].tolist() for n in a["outputs"]]
+else:   # co-simulation, inputs ramped between table points (fmi2SetRealInputDerivatives)
+    md = read_model_description(a["fmu"])
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    tt = np.array(a["table_t"]); tab = {k: np.array(v) for k, v in a["table"].items()}
+    unz = extract(a["fmu"])
+    s = FMU2Slave(guid=md.guid, unzipDirectory=unz, modelIdentifier=md.coSimulation.modelIdentifier,
+                  instanceName="x")
+    s.instantiate(); s.setupExperiment(tolerance=a["rtol"], startTime=0.0)
+    s.enterInitializationMode(); s.exitInitializationMode()
+    ins = [vr[n] for n in tab]; outs = [vr[n] for n in a["outputs"]]
+    n = int(round(a["t_end"] / a["dt"])); t_out, y_out = [], []
+    for k in range(n + 1):
+        t = k * a["dt"]
+        if ins:
+            j = min(int(np.searchsorted(tt, t + 1e-12, side="right")) - 1, len(tt) - 2)
+            u = [float(np.interp(t, tt, v)) for v in tab.values()]
+            du = [float((v[j + 1] - v[j]) / (tt[j + 1] - tt[j])) if t < tt[-1] else 0.0 for v in tab.values()]
+            s.setReal(ins, u); s.setRealInputDerivatives(ins, [1] * len(ins), du)
+        t_out.append(t); y_out.append(s.getReal(outs))
+        if k < n:
+            s.doStep(currentCommunicationPoint=t, communicationStepSize=a["dt"])
+    s.terminate(); s.freeInstance(); shutil.rmtree(unz, ignore_errors=True)
+    out["t"] = t_out; out["y"] = np.array(y_out).T.tolist()
+out["ours"] = sorted(m for m in sys.modules if m.split(".")[0] in ("bondgraph", "mechanisms", "components"))
+print(json.dumps(out))
+""".replace("import json, sys", "import json, shutil, sys")
+
+
+def _fmpy(tmp_path, **args) -> dict:
+    proc = subprocess.run([sys.executable, "-I", "-c", _DRIVER, json.dumps(args)], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert res["problems"] == []
+    assert res["ours"] == []          # FMPy ran the FMU without importing anything of ours
+    return res
+
+
+def _msd():
+    bg = BondGraph("msd")
+    _ = bg.add(MSe("F", Input("F")), One("v"), I("m", 2.0), C.spring("k", 50.0), R("c", 3.0))
+    for a, b in [("F", "v"), ("v", "m"), ("v", "k"), ("v", "c")]:
+        _ = bg.connect(a, b)
+    return build(bg)
+
+
+def _msd_exact(t, m=2.0, k=50.0, c=3.0, F=10.0):
+    """x(t) of m·x″ + c·x′ + k·x = F from rest (underdamped), and v(t)."""
+    wn, z = math.sqrt(k / m), c / (2 * math.sqrt(k * m))
+    wd = wn * math.sqrt(1 - z * z)
+    e = np.exp(-z * wn * t)
+    x = F / k * (1 - e * (np.cos(wd * t) + z / math.sqrt(1 - z * z) * np.sin(wd * t)))
+    v = F / k * e * wn / math.sqrt(1 - z * z) * np.sin(wd * t)
+    return x, v
+
+
+@pytest.fixture(scope="module")
+def msd_fmu(tmp_path_factory):
+    model = _msd()
+    assert list(model.state_names) == ["msd/m.f", "msd/k.e"]   # the mass's velocity, the spring's force
+    path = tmp_path_factory.mktemp("msd") / "msd.fmu"
+    return export_standalone_fmu(model, path, inputs_start={"F": 10.0}, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["ME", "CS"])
+def test_mass_spring_damper_matches_the_analytic_solution(msd_fmu, tmp_path, kind):
+    res = _fmpy(tmp_path, fmu=str(msd_fmu), kind=kind, t_end=3.0, dt=0.01, rtol=1e-10,
+                outputs=["msd/m.f", "msd/k.e"], table_t=[0.0, 3.0], table={"F": [10.0, 10.0]})
+    t = np.array(res["t"])
+    x, v = _msd_exact(t)
+    v_fmu, spring_force = (np.array(y) for y in res["y"])
+    assert np.max(np.abs(v_fmu - v)) < 1e-7
+    assert np.max(np.abs(spring_force / 50.0 - x)) < 1e-8     # k·x, k = 50 N/m
+    assert np.ptp(x) > 0.1                                      # it moved and rang
+
+
+def test_fmu_library_needs_no_python(msd_fmu, tmp_path):
+    fmu = msd_fmu
+    with zipfile.ZipFile(fmu) as z:
+        names = z.namelist()
+        z.extractall(tmp_path)
+    assert "modelDescription.xml" in names and "binaries/linux64/msd.so" in names
+    readelf = shutil.which("readelf")
+    if readelf is None:
+        pytest.skip("no readelf to list the library's dependencies")
+    dyn = subprocess.run([readelf, "-d", str(tmp_path / "binaries/linux64/msd.so")], capture_output=True,
+                         text=True).stdout
+    needed = [line.split("[")[1].rstrip("]") for line in dyn.splitlines() if "(NEEDED)" in line]
+    assert needed and not any("python" in n for n in needed)
+    assert all(n.startswith(("libc.", "libm.")) or (tmp_path / "binaries/linux64" / n).is_file() for n in needed)
+    assert "$ORIGIN" in dyn
+
+
+def test_export_names_every_problem(tmp_path):
+    model = _msd()
+    with pytest.raises(ParameterError) as err:
+        export_standalone_fmu(model, tmp_path / "no" / "x.fmu", start={"nope": 1.0}, outputs=["zzz"],
+                              inputs_start={"G": 1.0}, rtol=2.0)
+    text = str(err.value)
+    for word in ("nope", "zzz", "G", "rtol", "does not exist"):
+        assert word in text
+
+
+def test_excavator_valves_fmu_matches_the_native_run(tmp_path):
+    from mechanisms.machine import DATA, Machine
+    from mechanisms.machine.fmu import export_machine_fmu
+
+    m = Machine.from_file(DATA / "excavator.toml", mode="valves")
+    cyc = m.cycle(None)
+    run = m.run(cyc, rtol=1e-10, atol=1e-12, progress=False, method="CVODE")
+    table = run.table()
+    fmu = export_machine_fmu(m, tmp_path / "excavator.fmu", rtol=1e-10, atol=1e-12)
+    res = _fmpy(tmp_path, fmu=str(fmu), kind="CS", t_end=float(run.t[-1]), dt=0.01, rtol=1e-10,
+                outputs=["tip_x", "tip_y", "boom_cap_pressure"], table_t=cyc.time.tolist(),
+                table={f"{f}.cmd": cyc.values[f].tolist() for f in cyc.functions})
+    t = np.array(res["t"])
+    assert np.allclose(t, run.t, atol=1e-12, rtol=0)
+    tip_x, tip_y, p_cap = (np.array(y) for y in res["y"])
+    # the FMU's read-outs are generated C; the table's are the Python kinematics of the states
+    assert np.max(np.hypot(tip_x - table["tip_x"], tip_y - table["tip_y"])) <= 1e-6
+    assert np.max(np.abs(p_cap - table["boom_cap_pressure"])) <= 1e-6 * np.max(np.abs(table["boom_cap_pressure"]))
+    # and the tip moved: the comparison is not of two resting machines
+    assert np.ptp(table["tip_x"]) > 0.1
+
+
+def test_export_fmu_refuses_mode_extensions(tmp_path):
+    from mechanisms.machine import DATA, Machine
+    from mechanisms.machine.fmu import export_machine_fmu
+
+    m = Machine.from_file(DATA / "excavator.toml", mode="extensions")
+    with pytest.raises(ParameterError, match="mode 'extensions'"):
+        export_machine_fmu(m, tmp_path / "x.fmu")
+
+
+def test_cli_export_fmu(tmp_path, capsys):
+    from mechanisms.machine.cli import main
+
+    out = tmp_path / "exc.fmu"
+    assert main(["export-fmu", "excavator", "--mode", "valves", "--out", str(out), "--model-exchange-only"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    with zipfile.ZipFile(out) as z:
+        assert not any("sundials" in n for n in z.namelist())
+    assert main(["export-fmu", "excavator", "--out", str(tmp_path / "none" / "x.fmu")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_excavator_valves_fmu_model_exchange_matches_the_native_run(tmp_path):
+    """Model exchange, integrated by FMPy's own CVODE, with constant spool commands (FMPy's
+    model-exchange loop holds inputs between output points, so ramps would differ by that
+    hold, not by the equations)."""
+    from bondgraph import simulate
+    from mechanisms.machine import DATA, Machine
+    from mechanisms.machine.fmu import export_machine_fmu
+
+    m = Machine.from_file(DATA / "excavator.toml", mode="valves")
+    cmd = {"boom.cmd": 0.3, "arm.cmd": -0.2, "bucket.cmd": 0.25}
+    t_eval = np.linspace(0.0, 1.5, 151)
+    res = simulate(m.model.model, (0.0, 1.5), x0=m.start_state(), inputs=cmd, t_eval=t_eval, rtol=1e-10,
+                   atol=1e-12, method="CVODE", progress=False)
+    tip = m.model.positions(res)["bucket/Q"]
+    fmu = export_machine_fmu(m, tmp_path / "excavator.fmu", rtol=1e-10, atol=1e-12, co_simulation=False)
+    out = _fmpy(tmp_path, fmu=str(fmu), kind="ME", t_end=1.5, dt=0.01, rtol=1e-10, outputs=["tip_x", "tip_y"],
+                start=cmd)
+    t = np.array(out["t"])
+    tip_x, tip_y = (np.interp(t_eval, t, y) for y in out["y"])
+    assert np.max(np.hypot(tip_x - tip[0], tip_y - tip[1])) <= 1e-6
+    assert np.ptp(tip[0]) > 0.1
+
+
+def test_export_without_a_compiler_says_so(tmp_path, monkeypatch):
+    from bondgraph.errors import EquationError
+    from bondgraph.export import fmu as fmu_module
+
+    monkeypatch.setattr(fmu_module, "find_compiler", lambda: None)
+    with pytest.raises(EquationError, match="no C compiler"):
+        export_standalone_fmu(_msd(), tmp_path / "x.fmu")
+    assert not (tmp_path / "x.fmu").exists()
