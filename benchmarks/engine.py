@@ -3,23 +3,17 @@ integration time with the engine driving the pump (``[circuit.engine]``) and wit
 (the same pump at constant high-idle speed), open-centre and load-sensing, medians of ``--repeat`` runs
 side by side with their ratio (goal: the engine adds at most 1.5×).
 
-Run: ``python benchmarks/engine.py [--repeat 5]``.
+Run: ``PYTHONPATH=. python benchmarks/engine.py [--repeat 5]``.
 
 The machines are built once, outside the timings; each repeat integrates the whole cycle
-(start state included in the run, reported apart). The machine's load (``os.getloadavg``,
-as ``uptime`` prints it) and its cores are printed before and after: medians on a shared
-machine are only comparable at a comparable load.
+(start state included in the run, reported apart). The conditions (cores, load average
+before and after, the checkout measured) are printed by ``conditions.py``.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-
-
-def _load() -> str:
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main(argv=None) -> None:
@@ -28,7 +22,6 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     from mechanisms.machine import DATA, Machine
 
-    print(f"cores: {os.cpu_count()}; load average (1, 5, 15 min) before: {_load()}")
     print(f"{'circuit':<14} {'without engine (s)':>19} {'with engine (s)':>16} {'ratio':>7}")
     for typ in ("open-centre", "load-sensing"):
         with_engine = Machine.from_file(DATA / "excavator.toml", {"circuit.type": typ})
@@ -44,8 +37,10 @@ def main(argv=None) -> None:
             med[label] = statistics.median(m.run(progress=False).timings["integration"]
                                            for _ in range(args.repeat))
         print(f"{typ:<14} {med['without']:>19.3f} {med['with']:>16.3f} {med['with'] / med['without']:>7.2f}")
-    print(f"load average (1, 5, 15 min) after: {_load()}")
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()
