@@ -800,10 +800,11 @@ meter-out edges braking the loads that run ahead.
 
 ## Energy per cycle and fuel
 
-The pump work per cycle turned into diesel for the cycle repeated back to back: the pump's
-shaft work (pump leakage included, no mechanical losses) over an engine efficiency of 35 %
-(estimate) and diesel at 35.9 MJ/L (43.0 MJ/kg, IPCC 2006 guidelines vol. 2 table 1.2,
-× 0.835 kg/L, EN 590).
+Diesel per hour for the cycle repeated back to back. The load-sensing pump is driven by the
+file's engine (`[circuit.engine]`, 110 kW): its fuel is the engine's own, from its Willans
+line. The fixed pump, a teaching case at constant speed, has no engine: its pump work is
+turned into diesel over an engine efficiency of 35 % (estimate) and diesel at 35.9 MJ/L
+(43.0 MJ/kg, IPCC 2006 guidelines vol. 2 table 1.2, × 0.835 kg/L, EN 590).
 """),
         ("code", """
 fig, (ax_e, ax_f) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [2, 1]})

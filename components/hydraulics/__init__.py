@@ -78,6 +78,11 @@ _EXPORTS = {
     'OpenCentreValve': '.open_centre',
     'LoadRig': '.ls_rigs',
     'load_rig': '.ls_rigs',
+    'DieselEngine': '.engine',
+    'EngineShaft': '.engine',
+    'SensedInertia': '.engine',
+    'smooth_min': '.engine',
+    'PumpTransformer': '.supply',
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -98,6 +103,7 @@ __all__ = [
     "LSCircuit", "LS_SCHEMA", "ls_circuit_from_params",
     "NFCPump", "NFCPowerUnit", "OpenCentreValve", "NegativeControl", "OpenCentreCircuit",
     "SIValue", "read_with_units",
+    "DieselEngine", "EngineShaft", "SensedInertia", "smooth_min", "PumpTransformer",
     # ready-made test rigs (notebooks, tests, benchmarks)
     "load_rig", "LoadRig",
 ]

@@ -393,13 +393,19 @@ class OpenCentreCircuit(HydraulicCircuit):
         self.expose(f"{name}.B", f"{name}/B")
         return f"{name}.A", f"{name}.B"
 
-    def standby(self) -> dict[str, float]:
+    def standby(self, max_flow: float | None = None) -> dict[str, float]:
         """Start values of the states below the circuit with every spool centred (no flow to
         the work ports): the pump flow ``q`` that its regulator holds against the gallery end,
         ``q = Q_max·α_cmd(p_n(q))`` with ``p_n(q)`` what the orifice and its relief pass ``q``
         at (stand-by, ``α = d_min``, when the stand-by flow already gives ``p_n ≥ p_n,max``),
         each volume upstream higher by the drop of the fully open bypass after it, the pump
         outlet above the first (the exact laws, their laminar bands included; main relief closed).
+
+        Parameters
+        ----------
+        max_flow : float, optional
+            The pump's full-displacement flow ``Q_max`` (m³/s) if not its own (a pump driven
+            by an engine at another speed, or resized).
 
         Returns
         -------
@@ -420,17 +426,19 @@ class OpenCentreCircuit(HydraulicCircuit):
                 hi *= 2
             return brentq(lambda p: passes(p) - q, 0.0, hi, xtol=1e-9, rtol=1e-14)
 
-        def excess(q: float) -> float:
-            return pump.max_flow * pump.command_value(pu.tank_pressure + drop(q)) - q
+        q_max = pump.max_flow if max_flow is None else float(max_flow)
 
-        q = pump.min_flow
+        def excess(q: float) -> float:
+            return q_max * pump.command_value(pu.tank_pressure + drop(q)) - q
+
+        q = pump.min_displacement * q_max
         if excess(q) > 0:                      # the stand-by flow leaves p_n below p_n,max
-            q = brentq(excess, pump.min_flow, pump.max_flow, xtol=1e-15, rtol=1e-14)
+            q = brentq(excess, q, q_max, xtol=1e-15, rtol=1e-14)
         p = pu.tank_pressure + drop(q)
         out = {"neg/C_N.e": p}
         for k in reversed(range(len(self.order))):
             v = self.sections[self.order[k]]
             p += float(nominal_flow_inverse(sp.Float(q), 1.0, v.bypass_flow, v.bypass_dp, v.p_tr))
             out[f"gallery_{self.order[k - 1]}/C.e" if k else f"{pu.name}/{pu.pressure_state}"] = p
-        out[f"{pu.name}/swash/x.value"] = q / pump.max_flow
+        out[f"{pu.name}/swash/x.value"] = q / q_max
         return out

@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 import sympy as sp
 
-from bondgraph import BondGraph, Law, R, Se, Sf, Zero
+from bondgraph import MTF, BondGraph, Law, R, Se, Sf, Zero
 from bondgraph.elements import Constitutive
 from bondgraph.errors import ParameterError
 
@@ -41,8 +41,8 @@ from .oil import Oil
 from .orifice import signed_sqrt
 from .pressure_tap import SensedCapacitance
 
-__all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "Tank", "PowerUnit",
-           "DelayedFlow", "speed_problem"]
+__all__ = ["FixedPump", "CompensatedPump", "ReliefValve", "PumpSource", "PumpTransformer", "Tank",
+           "PowerUnit", "DelayedFlow", "speed_problem"]
 
 
 def _pos(value: Any, unit: str, name: str) -> float:
@@ -284,6 +284,62 @@ class PumpSource(Sf):
     def equations(self, ports, ctx):
         (p,) = ports.values()
         return Constitutive(outputs={p.f: ctx.resolve(self.law(p.e))})
+
+
+class PumpTransformer(MTF):
+    """A pump driven by a shaft: a modulated transformer from shaft speed ``ω`` (rad/s,
+    port ``1``) to delivered flow (port ``2``), ``Q = m·ω`` with the displacement per radian
+
+    ``m = law(p)/(2π·n_nominal)``
+
+    where ``law(p)`` is the flow the pump's own law gives at its nominal speed
+    ``n_nominal`` (rev/s) — ``D·n``, ``D·n·α`` of a swash plate, a compensator's cut —
+    so the pump keeps its regulator and its torque ``m·p`` loads the shaft. The modulus
+    is made when the equations are derived (a regulator may read signals set later).
+
+    Parameters
+    ----------
+    name : str
+    law : callable
+        ``law(p) -> flow`` at the nominal speed (sympy).
+    pressure : sympy expression
+        The outlet pressure the law reads (a chamber's pressure handle).
+    nominal_speed : float
+        ``n_nominal`` (rev/s), > 0.
+
+    Raises
+    ------
+    ParameterError
+        A nominal speed that is not a finite number > 0.
+
+    Examples
+    --------
+    >>> pt = PumpTransformer("pump", FixedPump("100 cm^3/rev", "1500 rpm").law, sp.Symbol("p"), 25.0)
+    >>> round(float(pt.displacement()) * 2 * math.pi * 1e6, 6)      # cm³/rev
+    100.0
+    """
+
+    kind = "MTF"
+
+    def __init__(self, name: str, law, pressure: Any, nominal_speed: float):
+        super().__init__(name, 1.0)
+        if not (isinstance(nominal_speed, (int, float)) and math.isfinite(nominal_speed) and nominal_speed > 0):
+            raise ParameterError(f"pump transformer {name!r}: nominal_speed = {nominal_speed!r}, expected "
+                                 "a finite speed > 0 (rev/s)")
+        self.law, self.pressure, self.nominal_speed = law, pressure, float(nominal_speed)
+
+    def displacement(self) -> sp.Expr:
+        """``m = law(p)/(2π·n_nominal)`` (m³/rad).
+
+        Returns
+        -------
+        sympy expression
+        """
+        return sp.sympify(self.law(self.pressure)) / (2 * math.pi * self.nominal_speed)
+
+    def equations(self, ports, ctx):
+        self.modulus = self.displacement()
+        return super().equations(ports, ctx)
 
 
 @dataclass(frozen=True)
@@ -530,6 +586,58 @@ class PowerUnit(BondGraph):
         self.expose(f"P.{name}", "nP")
         self.expose(f"T.{name}", "nT")
         return f"P.{name}", f"T.{name}"
+
+    def drive_from_shaft(self, port: str = "shaft", scale: float = 1.0) -> str:
+        """Drive the pump from a shaft instead of at its constant speed: its flow source
+        becomes a :class:`PumpTransformer` (port ``1`` exposed as ``port``, to be bonded
+        *from* the shaft), whose flow is the pump's law scaled by shaft speed over the
+        pump's nominal speed. Returns the port name.
+
+        Parameters
+        ----------
+        port : str
+        scale : float
+            Displacement of the driven pump over the pump's own (a machine resized to its
+            engine), > 0.
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ParameterError
+            An ideal pressure source (no pump), a pump without a nominal ``speed``, or a
+            pump already driven.
+
+        Examples
+        --------
+        >>> pu = PowerUnit("pu", oil=Oil(), pump=FixedPump("100 cm^3/rev", "1500 rpm"))
+        >>> pu.drive_from_shaft(), pu.children["pump"].kind
+        ('shaft', 'MTF')
+        """
+        if self.pump is None:
+            raise ParameterError(f"power unit {self.name!r}: an ideal pressure source has no pump to "
+                                 "drive from a shaft")
+        source = self.children.get("pump")
+        if not isinstance(source, PumpSource):
+            raise ParameterError(f"power unit {self.name!r}: the pump is driven from a shaft already")
+        speed = getattr(self.pump, "speed", None)
+        problems: list[str] = []
+        n = si(speed, "rev/s", "pump speed", problems, POSITIVE)
+        raise_all(problems, f"power unit {self.name!r}")
+        if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
+            raise ParameterError(f"power unit {self.name!r}: scale = {scale!r}, expected a finite number > 0")
+        pt = PumpTransformer("pump", source.law, self.outlet_pressure, n / scale)
+        self.shaft_displacement = scale * si(getattr(self.pump, "displacement", None) or 0.0, "m^3/rev",
+                                             "pump displacement", [], FINITE)
+        self.children["pump"] = pt
+        for b in self.bonds:
+            if b.tail == "pump":
+                b.tail = "pump/2"
+        self.expose(port, "pump/1")
+        self.shaft_port = port
+        return port
 
     @property
     def pressure_state(self) -> str | None:

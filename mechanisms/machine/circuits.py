@@ -216,6 +216,11 @@ class Circuit:
         component's path in the model (``"excavator/hyd"``)."""
         return {}
 
+    #: the :class:`~components.hydraulics.DieselEngine` of ``[circuit.engine]`` (``None``: none)
+    engine = None
+    #: whether the pump is driven from the engine's shaft (:mod:`.circuits_engine`)
+    engine_driven = False
+
     def energy_category(self, element: str) -> str | None:
         """Category of an element below the component for the energy split (``None``: other)."""
         return None
@@ -281,6 +286,9 @@ def build_circuit(ctx: CircuitContext) -> Circuit:
         raise
     if ctx.problems:
         raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
+    from .circuits_engine import attach_engine
+
+    attach_engine(ctx, circuit)   # [circuit.engine]: drive the pump from the engine's shaft
     missing = [f for f in ctx.functions if f"{f}.I" not in circuit.component.ports]
     if missing:
         raise ParameterError(f"circuit type {typ!r}: no port for {', '.join(missing)} (a builder "
@@ -335,9 +343,16 @@ class FixedCircuit(Circuit):
             k = _bond(g, f"{prefix}/{pu.name}/", f"{prefix}/{pu.name}/relief")
             if k is not None:
                 out["relief_flow"] = (res.flow(k), "m^3/s")
+        from .circuits_engine import engine_read_outs
+
+        out.update(engine_read_outs(self, res, prefix, out))
         return out
 
     def energy_category(self, element: str) -> str | None:
+        from .circuits_engine import engine_category
+
+        if self.engine_driven and engine_category(element):
+            return engine_category(element)
         leaf = element.rsplit("/", 1)[-1]
         parts = element.split("/")
         if leaf == "relief":
@@ -368,7 +383,7 @@ def _bond(g, tail_prefix: str, head_prefix: str) -> str | None:
 
 def check_keys(ctx: CircuitContext, known: set[str]) -> None:
     """Unknown keys of ``[circuit]`` (the sub-tables of other circuit types are known)."""
-    known = set(known) | {"type"} | set(CIRCUIT_TABLES.values())
+    known = set(known) | {"type", "engine"} | set(CIRCUIT_TABLES.values())
     for k in ctx.section:
         if k not in known:
             close = difflib.get_close_matches(str(k), sorted(known), n=1)

@@ -145,7 +145,7 @@ class LoadSensingCircuit(FixedCircuit):
 
     def read_outs(self, res, prefix: str) -> dict[str, tuple[np.ndarray, str]]:
         out = super().read_outs(res, prefix)
-        if "pump_flow" in out:
+        if "pump_flow" in out and "engine_speed" not in out:     # (driven: the engine's read-out)
             out["pump_displacement"] = (out["pump_flow"][0] / self.max_flow, "1")
         x = np.asarray(res.x)
         for key, (fn, idx) in self._signal_functions(res.model, prefix).items():

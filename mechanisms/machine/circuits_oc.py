@@ -41,7 +41,9 @@ Examples
 >>> m = Machine.from_file(DATA / "excavator.toml", {"circuit.type": "open-centre"})
 >>> c = m.circuit
 >>> c.hydraulic.order, round(c.max_flow * 6e4), round(c.standby_pressure / 1e5, 1)
-(['boom', 'arm', 'bucket'], 716, 35.6)
+(['boom', 'arm', 'bucket'], 472, 34.8)
+
+(the pump driven by the file's engine, ``[circuit.engine]``: 220 cm³/rev at its start speed).
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ class OpenCentreMachineCircuit(FixedCircuit):
 
     def read_outs(self, res, prefix: str) -> dict[str, tuple[np.ndarray, str]]:
         out = super().read_outs(res, prefix)
-        if "pump_flow" in out:
+        if "pump_flow" in out and "engine_speed" not in out:     # (driven: the engine's read-out)
             out["pump_displacement"] = (out["pump_flow"][0] / self.max_flow, "1")
         out["negacon_pressure"] = (res[f"{prefix}/neg/C_N.e"], "Pa")
         q = res.flow(f"{prefix}/neg/nfc")

@@ -88,7 +88,7 @@ def write_energy_csv(run, path) -> Path:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["term", "kind", "energy [J]"])
     for kind, keys in (("supplied", split.supplied), ("dissipated", split.dissipated),
-                       ("stored", split.stored)):
+                       ("stored", split.stored), ("transferred", split.transferred)):
         for k in keys:
             w.writerow([k, kind, f"{split.terms[k]:.10g}"])
     w.writerow(["actuator work on the linkage", "actuator", f"{split.actuator:.10g}"])
@@ -125,7 +125,8 @@ def read_energy_csv(path) -> EnergySplit:
         if kind == "actuator":
             split.actuator = v
             continue
-        lists = {"supplied": split.supplied, "dissipated": split.dissipated, "stored": split.stored}
+        lists = {"supplied": split.supplied, "dissipated": split.dissipated, "stored": split.stored,
+                 "transferred": split.transferred}
         if kind not in lists:
             problems.append(f"line {i}: kind {kind!r}, expected supplied, dissipated, stored or actuator")
             continue
@@ -280,8 +281,14 @@ class CircuitComparison:
     def fuel(self, **kw: Any) -> dict[str, float]:
         """Litres of diesel per hour for each run repeated back to back (:func:`fuel_rate` of
         its pump work over its duration)."""
-        return {s.label: fuel_rate(s.pump_work, s.duration, **kw) for s in self.summaries
-                if s.pump_work is not None and s.duration > 0}
+        out = {}
+        for s in self.summaries:
+            if s.duration > 0 and s.energy is not None and "fuel" in s.energy.terms:
+                # an engine in the run: its own fuel (the Willans line of [circuit.engine])
+                out[s.label] = fuel_rate(s.energy.terms["fuel"], s.duration, efficiency=1.0)
+            elif s.pump_work is not None and s.duration > 0:
+                out[s.label] = fuel_rate(s.pump_work, s.duration, **kw)
+        return out
 
     # ------------------------------------------------------------------ text
     def table(self) -> str:

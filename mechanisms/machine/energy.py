@@ -55,6 +55,9 @@ class EnergySplit:
     #: the solver's integrated totals (J): ``supplied`` (sources less gravity) and
     #: ``dissipated``; empty when the run integrated no energy accounting
     integrated: dict[str, float] = field(default_factory=dict)
+    #: labels of energy passed on inside the machine, shown but not in the balance (the work
+    #: of an engine-driven pump: the fuel is the supply then)
+    transferred: list[str] = field(default_factory=list)
 
     @property
     def residual(self) -> float:
@@ -76,6 +79,10 @@ class EnergySplit:
                 continue
             lines.append(f"{title}:")
             for k in keys:
+                lines.append(f"  {k:<{w - 2}} {self.terms[k] / 1e3:>10.2f}")
+        if self.transferred:
+            lines.append("passed on (not in the balance):")
+            for k in self.transferred:
                 lines.append(f"  {k:<{w - 2}} {self.terms[k] / 1e3:>10.2f}")
         lines.append(f"{'actuator work on the linkage':<{w}} {self.actuator / 1e3:>10.2f}")
         how = ("the solver's accounting" if self.integrated else "sampled: no energy accounting integrated")
@@ -224,6 +231,19 @@ def energy_split(run) -> EnergySplit:
     oil = np.zeros(len(t))
     spool = np.zeros(len(t))
     other_store = np.zeros(len(t))
+    own_store: dict[str, np.ndarray] = {}      # a circuit's own stored category (the engine's shaft)
+    combustion = 0.0                           # fuel energy not turned into indicated work
+    transferred: dict[str, float] = {}
+
+    def _out_work(node) -> float:
+        """∫ power out of an element through its outgoing bonds (a pump's hydraulic work)."""
+        total = 0.0
+        for tt, o, _ in pieces:
+            p = np.zeros(len(tt))
+            for u, v, k in g.out_edges(node, keys=True):
+                p += o[f"e[{k}]"] * o[f"f[{k}]"]
+            total += _trap(p, tt)
+        return total
     for node, el in g.nodes(data="element"):
         kind = el.kind
         local = node[len(hyd_prefix):] if hyd_prefix and node.startswith(hyd_prefix) else None
@@ -235,6 +255,8 @@ def energy_split(run) -> EnergySplit:
             E = out[key]
             if cat == SPOOL:
                 spool += E
+            elif cat is not None:
+                own_store[cat] = own_store.get(cat, 0.0) + E
             elif kind == "I":
                 kinetic += E
             elif circ is not None:
@@ -248,11 +270,20 @@ def energy_split(run) -> EnergySplit:
             if label == SPOOL:              # one label per role: a dict holds the terms
                 label = f"{SPOOL} (damping)"
             dis[label] = dis.get(label, 0.0) + W
+        elif kind == "MTF" and cat == "pump":
+            # an engine-driven pump: its hydraulic work is passed on, the fuel is the supply
+            transferred["pump work"] = transferred.get("pump work", 0.0) + _out_work(node)
         elif kind in ("Se", "Sf", "MSe", "MSf"):
             leaf = node.rsplit("/", 1)[-1]
             if leaf == "g" or leaf.startswith("g_") or leaf.endswith("_g"):
                 continue  # gravity: counted as potential energy below
             W = -work_in(node)
+            if cat == "engine" and getattr(circ, "engine", None) is not None:
+                # Willans: fuel = indicated work / η_i; the rest is the engine's combustion loss
+                fuel = W / circ.engine.indicated_efficiency
+                sup["fuel"] = sup.get("fuel", 0.0) + fuel
+                combustion += fuel - W
+                continue
             if f"/{SOIL}/" in node:         # the payload's weight (its mass changes: not a potential)
                 label = f"{SOIL} payload weight"
             elif cat == "pump" or leaf == "pump":
@@ -275,6 +306,10 @@ def energy_split(run) -> EnergySplit:
         sto["oil compression"] = float(oil[-1] - oil[0])
         if np.any(spool):
             sto[SPOOL] = float(spool[-1] - spool[0])
+    for cat, E in own_store.items():
+        sto[cat] = float(E[-1] - E[0])
+    if combustion:
+        dis["engine losses (combustion)"] = combustion
     if np.any(other_store):
         sto["other storage"] = float(other_store[-1] - other_store[0])
     integrated = {}
@@ -283,7 +318,8 @@ def energy_split(run) -> EnergySplit:
         if np.any(P):
             sup["chamber law (parametric)"] = float(P[-1] - P[0])
         # the solver's totals: sources less gravity (whose work is −ΔV), resistors
-        integrated = {"supplied": float(W[-1] - W[0]) + sto["potential energy"], "dissipated": float(D[-1] - D[0])}
+        integrated = {"supplied": float(W[-1] - W[0]) + sto["potential energy"] + combustion,
+                      "dissipated": float(D[-1] - D[0]) + combustion}
         sampled_sup = sum(v for k, v in sup.items() if k != "chamber law (parametric)")
         sup[f"{GAP} (supplied)"] = integrated["supplied"] - sampled_sup
         dis[f"{GAP} (dissipated)"] = integrated["dissipated"] - sum(dis.values())
@@ -293,7 +329,7 @@ def energy_split(run) -> EnergySplit:
         for f in machine.functions:
             c = machine.cylinder_of[f]
             actuator += _trap(mm.cylinder_force(r, c)[a:b] * mm.cylinder_rate(r, c)[a:b], tt)
-    terms = {**sup, **dis, **sto}
-    split = EnergySplit(terms, list(sup), list(dis), list(sto), actuator)
+    terms = {**sup, **dis, **sto, **transferred}
+    split = EnergySplit(terms, list(sup), list(dis), list(sto), actuator, transferred=list(transferred))
     split.integrated = integrated
     return split

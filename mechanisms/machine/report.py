@@ -240,6 +240,9 @@ def text_report(run) -> str:
         lines.append(f"  supply: pump pressure peak {tab['pump_pressure'].max() / 1e5:.1f} bar"
                      + (f" (relief cracks at {circ.relief_pressure / 1e5:.0f} bar)" if circ.relief_pressure else ""))
         lines += circ.report_lines(tab)
+        from .circuits_engine import engine_report_lines
+
+        lines += engine_report_lines(circ, tab)
     if machine.mode == "valves":
         circ = machine.circuit
         lows = {f"{f} {s} side": float(np.min(tab[f"{f}_{s}_pressure"])) for f in desc.functions

@@ -121,7 +121,7 @@ def test_the_file_names_every_problem_with_its_line_and_a_missing_table(tmp_path
     text = EXC.read_text()
     oc = text.replace('type = "fixed"', 'type = "open-centre"')
     n = next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("min_displacement"))
-    bad = _cut(tmp_path_factory, oc.replace("min_displacement = 0.07", "min_displacement = 7\n"
+    bad = _cut(tmp_path_factory, oc.replace("min_displacement = 0.10", "min_displacement = 7\n"
                                             'negacon_relief_flo = "1 L/min"'), "bad_oc.toml")
     err = check(Case("oc-file-lines", lambda: Machine.from_file(bad, mode="valves"), ParameterError,
                      [f"'{KEY}.min_displacement' (bad_oc.toml, line {n})", "0 < d_min < 1",

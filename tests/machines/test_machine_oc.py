@@ -48,13 +48,15 @@ def test_the_open_centre_cycle_balances_energy_natively(run):
 def test_the_start_is_stand_by(machine):
     x0 = machine.start_state()
     hyd = "excavator/hyd"
-    q_min = 0.07 * 500e-6 * 150 / (2 * math.pi)                     # d_min·D·n, file values
-    p_n = 870 / 2 * (q_min / (0.7 * math.pi * 4.1e-3 ** 2 / 4)) ** 2
+    # d_min·D·n, file values; the pump turns with the engine ([circuit.engine]), at its start speed
+    n = x0[f"{hyd}/engine/J.f"] / (2 * math.pi)
+    q_min = 0.10 * 220e-6 * n
+    p_n = 870 / 2 * (q_min / (0.7 * math.pi * 4.0e-3 ** 2 / 4)) ** 2
     assert x0[f"{hyd}/neg/C_N.e"] == pytest.approx(p_n, rel=0.01)
-    assert x0[f"{hyd}/pu/swash/x.value"] == pytest.approx(0.07, rel=1e-6)
+    assert x0[f"{hyd}/pu/swash/x.value"] == pytest.approx(0.10, rel=1e-6)
     # one fully open bypass: Q = Q_N·√(Δp/Δp_N) regularised below p_tr = 1 bar by the odd cubic
     # √p_tr·(5u − u³)/4, u = Δp/p_tr (the valve's laminar band; the drop is inside it)
-    s = q_min / (720 / 6e4) * math.sqrt(10e5)
+    s = q_min / (480 / 6e4) * math.sqrt(10e5)
     u = brentq(lambda u: math.sqrt(1e5) * (5 * u - u ** 3) / 4 - s, 0.0, 1.0)
     drop = u * 1e5
     chain = [x0[f"{hyd}/{s}"] for s in ("pu/C_P.e", "gallery_boom/C.e", "gallery_arm/C.e", "neg/C_N.e")]
@@ -64,7 +66,7 @@ def test_the_start_is_stand_by(machine):
 def test_read_outs_report_and_override(run, machine):
     tab = run.table()
     a = tab["pump_displacement"]
-    assert a.min() == pytest.approx(0.07, rel=1e-3) and a.max() <= 1.0 + 1e-9
+    assert a.min() == pytest.approx(0.10, rel=1e-3) and a.max() <= 1.0 + 1e-9
     # what returns through the gallery end is the pump flow less what the sections take
     assert np.all(tab["bypass_flow"] >= -1e-9) and np.all(tab["negacon_pressure"] < 46e5)
     report = run.report()
