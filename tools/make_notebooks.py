@@ -759,6 +759,41 @@ the command times its nominal flow, whatever the load. With commands made for th
 pump the load-sensing excavator lowers its boom and never lifts the bucket back up — its
 pump work is small partly because it does less. Energy per cycle must be compared on the
 same motion.
+"""),
+        ("md", """
+### And the open centre?
+
+The file carries a third layout, read only when selected: **open centre with negative flow
+control** (`[circuit.open_centre]`, estimates), its pump driven by the file's engine. Each
+section has a centre bypass that is widest with the spool centred and closed at half stroke;
+the bypasses in series end in a fixed orifice whose upstream pressure p_n strokes the pump back
+— the stand-by flow through it holds the pump near its least displacement. The same spool
+commands, with the third bar:
+"""),
+        ("code", """
+oc_run = Machine.from_file(FILE, {"circuit.type": "open-centre"}, mode="valves").run(progress=False)
+three = compare_runs({**same_commands.runs, "open centre": oc_run})
+for line in three.explain():
+    if "open centre" in line:
+        print("-", line)
+fig, (ax_e, ax_p) = plt.subplots(1, 2, figsize=(13, 4.5))
+three.plot_energy(ax_e)
+for s, ls in zip(three.summaries, ("-", "--", ":")):
+    ax_p.plot(s.columns["time"], s.columns["pump_pressure"] / 1e5, ls, label=f"{s.label}: pump")
+oc = three["open centre"].columns
+ax_p.plot(oc["time"], oc["negacon_pressure"] / 1e5, "g-", lw=0.8, label="open centre: negacon p_n")
+ax_p.set(xlabel="time [s]", ylabel="pressure [bar]", title="the same spool commands")
+ax_p.legend(fontsize="small"); ax_p.grid(True, alpha=0.3)
+fig.tight_layout()
+plt.show()
+"""),
+        ("md", """
+On these commands the open-centre pump works little too, and nothing goes over the relief: the
+gallery takes what the valves do not. But its pump pressure never rises far above what the
+part-open bypasses let through, so the loaded boom hardly lifts. An open-centre section meters
+its flow by *bleeding off* — its work port takes oil only as its bypass nearly closes — and
+commands made for closed-centre valves are far too small for it. The same task needs commands
+made for each circuit.
 
 ## The same dig–lift–dump
 
@@ -767,9 +802,11 @@ file's lengths cycle. Its feedforward is the spool opening that gives the rate t
 given how that circuit meters: compensated sections hold their drop, loads that run ahead are
 metered at their outlet, and a fixed pump meters through both edges from its supply pressure.
 It adds feedback on each length error. Where a machine cannot keep up, the operator slows its
-own clock instead of falling behind. So both machines trace the same *path*; the cycle takes
-as long as each needs. Beside each comparison: how far the tip stayed from the reference path,
-and the cycle time.
+own clock instead of falling behind. So the machines trace the same *path*; the cycle takes
+as long as each needs. For the open centre the operator reads the supply pressure like a fixed
+pump's; the bleed-off makes the flow rise steeply near the bypass's closing, so it holds the path
+less tightly. Beside each comparison: how far the tip stayed from the reference path, and the
+cycle time.
 """),
         ("code", """
 from mechanisms.machine.operator import TrackingOperator
@@ -778,8 +815,9 @@ reference = Machine.from_file(FILE, mode="extensions")
 lengths = reference.cycle()
 path = reference.run(lengths, progress=False).table()     # the path, from the kinematics alone
 runs = {}
-for label, run in same_commands.runs.items():
-    m = run.machine
+machines = {label: run.machine for label, run in same_commands.runs.items()}
+machines["open centre"] = oc_run.machine
+for label, m in machines.items():
     op = TrackingOperator(m, lengths)
     runs[label] = op.drive(dt=0.005, progress=False)      # ends when the operator reaches the path's end
     print(f"{label}: {op.tracking(runs[label], path).text()}")
@@ -788,8 +826,8 @@ print()
 print(same_task.text())
 """),
         ("md", """
-Both trace the same path: the same change of potential energy is the check. The load-sensing
-machine needs a longer cycle. In the fastest lift its pump reaches full displacement and its
+All three trace the path (the change of potential energy is the check; the open centre, held
+less tightly, strays furthest). The load-sensing machine needs a longer cycle. In the fastest lift its pump reaches full displacement and its
 valves their flow at a 3 bar margin, so its operator slows down; the fixed pump pushes more
 through the same valve with a larger drop. Energy per cycle now compares the same work. The
 fixed pump still spends a third
@@ -800,8 +838,8 @@ meter-out edges braking the loads that run ahead.
 
 ## Energy per cycle and fuel
 
-Diesel per hour for the cycle repeated back to back. The load-sensing pump is driven by the
-file's engine (`[circuit.engine]`, 110 kW): its fuel is the engine's own, from its Willans
+Diesel per hour for the cycle repeated back to back. The load-sensing and open-centre pumps
+are driven by the file's engine (`[circuit.engine]`, 110 kW): their fuel is the engine's own, from its Willans
 line. The fixed pump, a teaching case at constant speed, has no engine: its pump work is
 turned into diesel over an engine efficiency of 35 % (estimate) and diesel at 35.9 MJ/L
 (43.0 MJ/kg, IPCC 2006 guidelines vol. 2 table 1.2, × 0.835 kg/L, EN 590).
@@ -811,7 +849,7 @@ fig, (ax_e, ax_f) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ra
 same_task.plot_energy(ax_e)
 ax_e.set_title("the same dig–lift–dump: where the pump work went per cycle")
 fuel = same_task.fuel()
-bars = ax_f.bar(list(fuel), list(fuel.values()), color=["tab:red", "tab:green"])
+bars = ax_f.bar(list(fuel), list(fuel.values()), color=["tab:red", "tab:green", "tab:blue"][:len(fuel)])
 ax_f.bar_label(bars, fmt="%.1f L/h")
 ax_f.set_ylabel("diesel [L/h]")
 ax_f.set_title(f"engine {ENGINE_EFFICIENCY:.0%}, diesel {DIESEL_ENERGY_DENSITY / 1e6:.1f} MJ/L")
