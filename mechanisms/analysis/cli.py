@@ -212,7 +212,10 @@ def run_analyse(args) -> int:
     opts = _analysis_options(args)
     T = time.perf_counter()
     study = Study(MachineDescription.load(resolve_machine(args.machine), parse_sets(args.set)))
-    res = run_analysis(study, args.analysis, opts)
+    from .progress import reporting
+
+    with reporting(not args.quiet, args.analysis):     # a bar on stderr after a second of work
+        res = run_analysis(study, args.analysis, opts)
     out = args.out or f"out/{args.analysis}"
     files = res.write(out)
     if not args.quiet:

@@ -46,6 +46,7 @@ from bondgraph.errors import ParameterError
 
 from .base import BaseMachine
 from .optimise import limit_values, refine
+from .progress import reports_progress
 from .result import AnalysisResult, save_figure
 from .statics import cylinder_force_limits
 from .study import Study
@@ -469,10 +470,12 @@ class _Probe:
 
 
 @one_blas_thread
+@reports_progress("tool forces")
 def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
                 direction: str | Mapping[str, str] = "extend", relief: Any = None, tank: Any = None,
                 n: int | Mapping[str, int] = 50, point: str | None = None, weights: bool = False,
-                tipping: bool | None = None, refine_optimum: bool = True, generic: bool = False) -> ToolForces:
+                tipping: bool | None = None, refine_optimum: bool = True, generic: bool = False,
+                progress: bool = True) -> ToolForces:
     """ISO 6015 tool forces of an excavator (any machine of the description format with
     ``generic=True``).
 
@@ -505,6 +508,9 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         Compute the tool forces (force along the tool point's path by virtual work) of a
         machine that is not an excavator — a loader, a crane — which ISO 6015 does not rate
         (a loader's are its ISO 14397-2 breakout forces, :func:`.breakout_forces`).
+    progress : bool
+        A progress bar over the stroke grid's poses once the work has taken a second
+        (:mod:`mechanisms.analysis.progress`); ``False`` silences it.
 
     Returns
     -------

@@ -63,6 +63,8 @@ from bondgraph.errors import AssemblyError, ParameterError
 from components import Cylinder, Lever, MainBody
 from components.ports import PortClass
 
+from .progress import grid_bar
+
 __all__ = ["BoxKinematics", "BoxGrid", "Block", "limit_margins", "TOL"]
 
 #: Newton tolerance on the loop-closure rows (m)
@@ -638,11 +640,15 @@ class BoxKinematics:
         seed = self.seed({c: fine[c][i0[c]] for c in self.cylinders})
         full_len = BoxGrid(self, fine, {}, np.ones(1, bool)).lengths()
         rel_fine: dict[str, np.ndarray] = {}
-        for b in self.blocks:
-            shp = tuple(len(fine[c]) if c in b.inputs else 1 for c in self.cylinders)
-            sol = self._march(b, shp, i0, seed, full_len, rel_fine, jump)
-            for k, u in enumerate(b.unknowns):
-                rel_fine[u] = sol[..., k]
+        shapes = [tuple(len(fine[c]) if c in b.inputs else 1 for c in self.cylinders) for b in self.blocks]
+        bar = grid_bar(sum(int(np.prod(shp)) for shp in shapes))
+        try:
+            for b, shp in zip(self.blocks, shapes):
+                sol = self._march(b, shp, i0, seed, full_len, rel_fine, jump, tick=bar.update)
+                for k, u in enumerate(b.unknowns):
+                    rel_fine[u] = sol[..., k]
+        finally:
+            bar.close()
         rel = {}
         for u, v in rel_fine.items():
             for i, c in enumerate(self.cylinders):
@@ -688,7 +694,7 @@ class BoxKinematics:
             raise ParameterError(problems, subject="stroke grid")
         return out
 
-    def _march(self, b, shp, i0, seed, full_len, rel, jump) -> np.ndarray:
+    def _march(self, b, shp, i0, seed, full_len, rel, jump, tick=None) -> np.ndarray:
         """A block's relative angles on its grid ``shp``, by continuation from the seed."""
         k = len(b.unknowns)
         sol = np.full(shp + (k,), np.nan)
@@ -730,6 +736,8 @@ class BoxKinematics:
                         res = self._substeps(b, res, sol[tuple(prev)].reshape(-1, k), take(tuple(prev))[0],
                                              ln, frame, jump)
                     sol[tuple(idx)] = res.reshape(sol[tuple(idx)].shape)
+                    if tick is not None:
+                        tick(int(res.shape[0]))
         return sol
 
     def _substeps(self, b, res, a_prev, ln_prev, ln, frame, jump, n: int = 8) -> np.ndarray:

@@ -50,6 +50,7 @@ import numpy as np
 from bondgraph.errors import AssemblyError, ParameterError
 
 from .base import BaseMachine
+from .progress import reports_progress
 from .result import AnalysisResult, save_figure
 from .statics import cylinder_force_limits
 from .study import Study
@@ -309,9 +310,10 @@ def _two_function_points(study) -> str:
 
 
 @one_blas_thread
+@reports_progress("lift capacity")
 def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: Sequence[Any] | None = None,
                   point: str | None = None, held: Any = "extend", relief: Any = None, tank: Any = None,
-                  n: int = 60) -> LiftCapacity:
+                  n: int = 60, progress: bool = True) -> LiftCapacity:
     """Rated lift capacity over the front, ISO 10567 style.
 
     Parameters
@@ -332,6 +334,9 @@ def lift_capacity(machine: Any, *, heights: Sequence[Any] | None = None, radii: 
         Default: the circuit's relief cracking pressure and tank pressure.
     n : int
         Lengths per stroke of the map that seeds the placement of the load point.
+    progress : bool
+        A progress bar over the stroke grid's poses once the work has taken a second
+        (:mod:`mechanisms.analysis.progress`); ``False`` silences it.
 
     Returns
     -------

@@ -76,6 +76,7 @@ import numpy as np
 from bondgraph.errors import AssemblyError, ParameterError
 
 from .optimise import LIMIT, Extreme, Probe, refine
+from .progress import reports_progress
 from .result import AnalysisResult, save_figure
 from .study import Study
 from .threads import one_blas_thread
@@ -524,8 +525,10 @@ def _wrap(text: str, width: int) -> str:
 
 
 @one_blas_thread
+@reports_progress("working range")
 def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str | None = None,
-                  refine_extremes: bool = True, resolution: float = 0.02, dump: str = "retract") -> WorkingRange:
+                  refine_extremes: bool = True, resolution: float = 0.02, dump: str = "retract",
+                  progress: bool = True) -> WorkingRange:
     """The working range of any machine of the description format.
 
     Parameters
@@ -545,6 +548,9 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
         (default ``"retract"``: a backhoe's bucket cylinder and a Z-bar loader's tilt
         cylinder dump retracting; their digging stroke extends, as :func:`.tool_forces`
         assumes).
+    progress : bool
+        A progress bar over the stroke grid's poses once the work has taken a second
+        (:mod:`mechanisms.analysis.progress`); ``False`` silences it.
 
     Returns
     -------

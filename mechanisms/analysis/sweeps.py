@@ -51,6 +51,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from bondgraph.errors import BondGraphError, ParameterError
+from .progress import silenced
 
 __all__ = ["sweep", "ANALYSES", "parse_values", "run_analysis", "Combined"]
 
@@ -366,7 +367,8 @@ def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
             row: dict[str, Any] = {"_index": index}
             try:
                 log = study.update(_overrides(base, point))
-                res = run_analysis(study, analysis, options)
+                with silenced():             # the sweep's own bar counts the points
+                    res = run_analysis(study, analysis, options)
                 row.update(res.summary())
                 row["_units"] = dict(res.summary_units)
                 row["rebuilt"] = ", ".join(f"{k} {v}" for k, v in log.items() if v != "kept")
