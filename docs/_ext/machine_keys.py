@@ -158,6 +158,7 @@ SECTIONS: dict[str, Callable[[], list[Row]]] = {
     "payloads": lambda: _key_rows(_machine()._PAYLOAD),
     "base": lambda: _key_rows(_machine()._BASE),
     "base.masses": lambda: _key_rows(_machine()._BASE_MASS),
+    "soil": lambda: _key_rows(_machine()._SOIL),
     "circuit.oil": _oil,
     "circuit.power_unit": _power_unit,
     "circuit.valves": _valves,

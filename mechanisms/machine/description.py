@@ -116,7 +116,7 @@ __all__ = ["MachineDescription", "PartSpec", "DATA", "RESERVED", "RUNTIME_KEYS",
 DATA = Path(str(resources.files("mechanisms") / "data"))
 MODES = ("extensions", "forces", "valves")
 RESERVED = ("machine", "chassis", "hinges", "outputs", "start", "limits", "payloads", "circuit",
-            "cycles", "base")
+            "cycles", "base", "soil")
 #: port classes as written in files (matched exactly; see :func:`_port_class`)
 PORT_CLASSES = ("Rt", "Pd", "Li")
 #: key suffixes (per part type) that are run-time parameters of the compiled model
@@ -234,6 +234,25 @@ _BASE_MASS = [Key("mass", unit="kg", check="nonneg", doc="mass"),
                       "swings (the tracks): over the side it is taken on the machine's centreline"),
               Key("note", "text", required=False, doc="free text (sources, estimates)")]
 _PART_KEYS = {"body": _BODY, "lever": _LEVER, "cylinder": _CYLINDER}
+#: ``[soil]``: the soil the cutting edge meets (components.soil, components.soil_tool)
+_SOIL = [
+    Key("preset", "text", required=False,
+        doc="a named soil (loose_sand, dense_clay, gravel); the property keys below override it"),
+    Key("unit_weight", unit="N/m^3", required=False, check="positive", doc="unit weight γ of the soil"),
+    Key("cohesion", unit="Pa", required=False, check="nonneg", doc="cohesion c"),
+    Key("friction_angle", unit="rad", required=False, check="positive", doc="internal friction angle φ"),
+    Key("tool_friction_angle", unit="rad", required=False, check="nonneg", doc="soil–tool friction angle δ"),
+    Key("adhesion", unit="Pa", required=False, check="nonneg", doc="soil–tool adhesion c_a"),
+    Key("surcharge", unit="Pa", required=False, check="nonneg", doc="surcharge q on the soil surface"),
+    Key("swell", "number", required=False, doc="loose over bank volume of the cut soil (≥ 1)"),
+    Key("edge", "text", doc="the cutting edge: a free point of a body, \"part.point\" (\"bucket.Q\")"),
+    Key("face", unit="rad", doc="direction of the tool's face from the edge into the bucket, in that "
+                                "body's frame"),
+    Key("width", unit="m", check="positive", doc="cutting width (the bucket's)"),
+    Key("capacity", unit="m^3", check="positive", doc="heaped capacity of the bucket"),
+    Key("ground", "text", required=False, doc="(a list of points [[x, y], ...] with units) the "
+                                              "ground profile the edge cuts; default [machine] ground"),
+]
 
 
 @dataclass
@@ -325,6 +344,7 @@ class MachineDescription:
     overrides: dict[str, Any] = field(default_factory=dict)
     base: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    soil: dict[str, Any] | None = None
     kind: str = "excavator"
 
     # ------------------------------------------------------------------ loading
@@ -759,6 +779,7 @@ class _Reader:
             self.bad("machine.default_cycle", f"{default_cycle!r} is not one of the [cycles] "
                                               f"({', '.join(cycles) or 'none'})")
         base = self.base(data["base"], machine) if "base" in data else None
+        soil = self.soil(data["soil"], parts, machine) if "soil" in data else None
         if not functions and not self.problems:
             self.problems.append(f"{self.f.name}: no cylinder parts; a machine needs at least one "
                                  "(type = \"cylinder\")")
@@ -771,7 +792,7 @@ class _Reader:
             output_points=out_points, angles=angles, start=start, guess=guess, limits=limits,
             payloads=payloads, circuit=dict(circuit) if circuit is not None else None, cycles=cycles,
             default_cycle=default_cycle, values=self.values, file=self.f,
-            overrides=dict(self.overrides), base=base, raw=data, kind=kind)
+            overrides=dict(self.overrides), base=base, raw=data, kind=kind, soil=soil)
 
     def part(self, name: str, raw: Mapping[str, Any]) -> PartSpec | None:
         typ = raw.get("type")
@@ -1039,6 +1060,73 @@ class _Reader:
         return {"tipping_line": vals.get("tipping_line"), "rear_tipping_line": vals.get("rear_tipping_line"),
                 "side_tipping_line": vals.get("side_tipping_line"), "track_height": vals.get("track_height"),
                 "masses": masses}
+
+    def soil(self, raw: Any, parts: Mapping[str, PartSpec], machine: Mapping[str, Any]) -> dict[str, Any] | None:
+        """``[soil]``: the soil properties (a preset and overrides), the cutting edge, the bucket."""
+        raw = dict(raw) if isinstance(raw, Mapping) else raw
+        ground_raw = raw.pop("ground", None) if isinstance(raw, dict) else None
+        vals = self.table("soil", raw, [k for k in _SOIL if k.name != "ground"])
+        if not isinstance(raw, Mapping):
+            return None
+        from components.soil import PRESETS, SoilProperties
+
+        props: dict[str, Any] = {}
+        name = vals.get("preset")
+        if name is not None:
+            if name not in PRESETS:
+                self.bad("soil.preset", f"{name!r}: expected one of {', '.join(PRESETS)}")
+            else:
+                p = PRESETS[name]
+                props = {f: getattr(p, f) for f in ("unit_weight", "cohesion", "friction_angle",
+                                                    "tool_friction_angle", "adhesion", "surcharge",
+                                                    "swell", "subgrade_modulus")}
+        for k in ("unit_weight", "cohesion", "adhesion", "surcharge", "swell"):
+            if k in vals:
+                props[k] = vals[k]
+        for k in ("friction_angle", "tool_friction_angle"):   # the soil model reads degrees
+            if k in vals:
+                props[k] = math.degrees(vals[k])
+        missing = [k for k in ("unit_weight", "cohesion", "friction_angle", "tool_friction_angle",
+                               "adhesion", "surcharge") if k not in props]
+        if missing:
+            self.bad("soil", f"missing {', '.join(missing)} (give them, or a preset: "
+                             f"{', '.join(PRESETS)})")
+        soil = None
+        if not missing:
+            try:
+                soil = SoilProperties(**props)
+            except BondGraphError as exc:
+                for q in exc.problems:
+                    self.bad("soil", q)
+        edge = None
+        if "edge" in vals:
+            edge = self.point_ref("soil.edge", vals["edge"], parts)
+            if edge is not None and parts[edge[0]].type != "body":
+                self.bad("soil.edge", f"{vals['edge']!r}: a point of a {parts[edge[0]].type}; the cutting "
+                                      "edge is a point of a body (the bucket)")
+                edge = None
+        ground: Any = machine.get("ground")
+        if ground_raw is not None:
+            pts = []
+            if not isinstance(ground_raw, (list, tuple)) or len(ground_raw) < 2:
+                self.bad("soil.ground", f"found {ground_raw!r}, expected at least two points "
+                                        "[[\"x m\", \"y m\"], ...]")
+            else:
+                spec = Key("ground", "point", unit="m")
+                for i, q in enumerate(ground_raw):
+                    v = self.value(f"soil.ground[{i}]", spec, q)
+                    if v is not None:
+                        pts.append(v)
+                bad = [f"point {i + 1} (x = {pts[i + 1][0]:g} m) after x = {pts[i][0]:g} m"
+                       for i in range(len(pts) - 1) if not pts[i + 1][0] > pts[i][0]]
+                if bad:
+                    self.bad("soil.ground", "x must increase along the profile: " + "; ".join(bad))
+                ground = pts
+        if ground is None:
+            self.bad("soil.ground", "missing: the soil lies on the ground (give [machine] ground or a "
+                                    "profile soil.ground = [[x, y], ...])")
+        return {"properties": soil, "edge": edge, "face": vals.get("face"), "width": vals.get("width"),
+                "capacity": vals.get("capacity"), "ground": ground, "preset": name}
 
     def cycles(self, raw: Any) -> dict[str, dict[str, Path]]:
         out: dict[str, dict[str, Path]] = {}

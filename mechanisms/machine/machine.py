@@ -268,7 +268,16 @@ class Machine:
         self.mechanism.description = desc    # its displays name functions, outputs and the ground
         self.circuit = a.circuit
         self._symbols = a.symbols
-        if causal:
+        if not causal and desc.soil is not None:
+            raise ParameterError(f"{desc.name}: [soil] is modelled in the causal formulation only "
+                                 f"(found formulation {self.formulation!r})")
+        if causal and desc.soil is not None:
+            from .soil import with_soil
+
+            sl = desc.soil
+            with_soil(self, sl["properties"], edge=sl["edge"], face=sl["face"], width=sl["width"],
+                      capacity=sl["capacity"], ground=sl["ground"], params=a.params)
+        elif causal:
             self.model = MechanismModel.build(a.mechanism, a.params)
         else:
             from ..formulations import build_formulation

@@ -1,4 +1,4 @@
-"""A soil tool on a machine's edge point, from Python (the ``[soil]`` file section is not yet read).
+"""A soil tool on a machine's edge point: from Python, or from a machine file's ``[soil]`` table.
 
 :func:`with_soil` rebuilds a :class:`~mechanisms.machine.Machine`'s model with a
 :class:`components.soil_tool.SoilTool` connected to the hinge junctions of the cutting edge
@@ -65,7 +65,7 @@ def point_expressions(mechanism, part: str, point: str) -> tuple[sp.Expr, sp.Exp
 
 
 def with_soil(machine, soil: SoilProperties, *, edge: tuple[str, str], face: float, width: float,
-              capacity: float, ground: Any = None, **tool: Any):
+              capacity: float, ground: Any = None, params: Any = None, **tool: Any):
     """The machine with a soil tool on its edge point: its model rebuilt in place (returned).
 
     Parameters
@@ -80,6 +80,8 @@ def with_soil(machine, soil: SoilProperties, *, edge: tuple[str, str], face: flo
         m, m³ (heaped).
     ground : float or points, optional
         Default the machine's ``[machine] ground``.
+    params : mapping, optional
+        The run-time parameters to build with (default the machine's current ones).
     **tool
         Further keywords of :class:`~components.soil_tool.SoilTool`.
     """
@@ -103,6 +105,6 @@ def with_soil(machine, soil: SoilProperties, *, edge: tuple[str, str], face: flo
     bg.connect(f"{h}_x", "soil/x")
     bg.connect(f"{h}_y", "soil/y")
     bg.connect(f"{h}_y", "soil/load")
-    machine.model = MechanismModel(mech, build(bg, machine.params))
+    machine.model = MechanismModel(mech, build(bg, machine.params if params is None else params))
     machine.soil_tool = tool_graph
     return machine
