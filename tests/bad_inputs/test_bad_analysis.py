@@ -23,7 +23,7 @@ def variant(drop=(), drop_lines=(), add="") -> MachineDescription:
     """The excavator's file without some sections (and their sub-tables) or lines."""
     out, skip = [], False
     for line in TEXT.splitlines():
-        m = re.match(r"^\[([^\]]+)\]", line.strip())
+        m = re.match(r"^\[([A-Za-z_][\w.]*)\]\s*(#.*)?$", line.strip())   # a table header, not an array
         if m:
             skip = any(m.group(1) == d or m.group(1).startswith(d + ".") for d in drop)
         if skip or any(line.strip().startswith(p) for p in drop_lines):

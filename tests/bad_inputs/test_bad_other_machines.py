@@ -33,7 +33,7 @@ def one_boom_text() -> str:
 
     out, skip = [], False
     for line in CRANE.read_text().splitlines():
-        m = re.match(r"^\[([^\]]+)\]", line.strip())
+        m = re.match(r"^\[([A-Za-z_][\w.]*)\]\s*(#.*)?$", line.strip())   # a table header, not an array
         if m:
             skip = m.group(1) in ("outer", "fold_cylinder", "circuit.valves.fold", "payloads.hook_load") \
                 or m.group(1).startswith("cycles")
