@@ -90,6 +90,14 @@ def run_table(run) -> tuple[dict[str, np.ndarray], dict[str, str]]:
             F = out[f"{f}_force"]
             put(f"{f}_cap_pressure_required", np.where(F > 0, F / a_cap, 0.0), "Pa")
             put(f"{f}_rod_pressure_required", np.where(F < 0, -F / a_rod, 0.0), "Pa")
+    tool = getattr(machine, "soil_tool", None)
+    if tool is not None:   # the soil at the cutting edge (mechanisms.machine.soil)
+        path = f"{machine.mechanism.name}/{tool.name}"
+        fill = np.asarray(res[f"{path}/fill.volume"], dtype=float)
+        put("bucket_fill", fill, "m^3")
+        put("payload_mass", fill * tool.soil.unit_weight / (tool.soil.swell * desc.gravity), "kg")
+        put("cutting_force", res.effort(f"{path}/cutting"), "N")
+        put("penetration_force", res.effort(f"{path}/penetration"), "N")
     for name, (x, y) in pos.items():
         key = name.replace("/", "_")
         put(f"{key}_x", x, "m")

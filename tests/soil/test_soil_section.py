@@ -47,3 +47,19 @@ def test_bad_soil_tables_name_every_problem():
         assert part in msg, part
     with pytest.raises(ParameterError, match="causal formulation only"):
         Machine.from_file(DATA / "excavator.toml", SOIL, mode="extensions", formulation="stiff")
+
+
+def test_the_run_table_reads_out_the_fill_its_mass_and_the_soil_forces():
+    m = Machine.from_file(DATA / "excavator.toml", SOIL, mode="extensions")
+    tab = m.run(t_end=5.0, progress=False).table()
+    sand = preset("loose_sand")
+    assert tab["bucket_fill"].max() > 0.5
+    # the payload is the bank volume (loose / swell) times the bank density γ/g
+    np.testing.assert_allclose(tab["payload_mass"], tab["bucket_fill"] / sand.swell * sand.unit_weight / 9.81,
+                               rtol=1e-12)
+    run = m.run(t_end=5.0, progress=False)
+    # both resistors only take power from the motion: effort × flow ≥ 0 on their bonds
+    for name, col in (("cutting", "cutting_force"), ("penetration", "penetration_force")):
+        power = run.table()[col] * run.results.flow(f"excavator/soil/{name}")
+        assert np.all(power >= -1e-6 * max(1.0, np.abs(power).max())), name
+    assert np.abs(tab["cutting_force"]).max() > 1e3
