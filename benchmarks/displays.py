@@ -106,4 +106,7 @@ def _fresh_cache(obj):
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()

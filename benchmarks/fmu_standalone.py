@@ -73,4 +73,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()

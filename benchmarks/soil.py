@@ -34,4 +34,7 @@ def main():
 
 
 if __name__ == "__main__":
+    from conditions import announce
+
+    announce()
     main()
