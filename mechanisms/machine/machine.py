@@ -127,7 +127,8 @@ class Machine:
                        base: Mapping[str, Any] | None = None, cycles: Mapping[str, Any] | None = None,
                        ground: Any = None, name: str | None = None, title: str | None = None,
                        source: str | None = None, default_cycle: str | None = None, kind: str | None = None,
-                       formulation: str = "causal", **kw: Any) -> "Machine":
+                       soil: Mapping[str, Any] | None = None, formulation: str = "causal",
+                       **kw: Any) -> "Machine":
         """A machine from a mechanism built from templates in Python: the same object, with
         the same checks and capabilities, as one read from a machine file.
 
@@ -151,10 +152,11 @@ class Machine:
         outputs : dict, optional
             ``{"points": {"tip": "bucket.Q"}, "angles": {"tilt": "bucket - arm"}}``: read-outs
             ``tip_x``, ``tip_y``, ``tilt_angle`` (default angles: every body, absolute).
-        limits, circuit, base, cycles : dict, optional
+        limits, circuit, base, cycles, soil : dict, optional
             ``[limits]`` joint ranges, the hydraulic ``[circuit]`` (``type`` fixed,
             load-sensing or open-centre, its tables by function name), the base machine
-            ``[base]`` for tipping studies, named ``[cycles]`` (CSV files).
+            ``[base]`` for tipping studies, named ``[cycles]`` (CSV files), the ``[soil]`` the
+            cutting edge meets (``{"preset": "loose_sand", "edge": "bucket.Q", ...}``).
         ground, name, title, source, default_cycle, kind
             The ``[machine]`` table's keys (``ground = "-1.2 m"``; ``kind = "loader"`` for the
             loader standards of the design studies).
@@ -181,7 +183,8 @@ class Machine:
         t0 = time.perf_counter()
         desc = MachineDescription.from_mechanism(
             mechanism, start=start, guess=guess, outputs=outputs, limits=limits, circuit=circuit, base=base,
-            cycles=cycles, ground=ground, name=name, title=title, source=source, default_cycle=default_cycle,
+            cycles=cycles, ground=ground, soil=soil, name=name, title=title, source=source,
+            default_cycle=default_cycle,
             kind=kind)
         m = cls(desc, mode, formulation=formulation, **kw)
         m.build_time = time.perf_counter() - t0

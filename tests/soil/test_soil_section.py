@@ -63,3 +63,14 @@ def test_the_run_table_reads_out_the_fill_its_mass_and_the_soil_forces():
         power = run.table()[col] * run.results.flow(f"excavator/soil/{name}")
         assert np.all(power >= -1e-6 * max(1.0, np.abs(power).max())), name
     assert np.abs(tab["cutting_force"]).max() > 1e3
+
+
+def test_a_mechanism_built_in_python_takes_the_same_soil_table():
+    ref = Machine.from_file(DATA / "excavator.toml", SOIL, mode="extensions")
+    table = {k.split(".", 1)[1]: v for k, v in SOIL.items()}
+    m = Machine.from_mechanism(ref.to_mechanism(), mode="extensions",
+                               start={"boom": "50 deg", "arm": "-80 deg", "bucket": "20 deg"},
+                               guess={"rocker": "8 deg", "link": "-60 deg"},
+                               outputs={"points": {"tip": "bucket.Q"}}, ground="-1.70 m", soil=table)
+    assert m.description.soil["properties"] == ref.description.soil["properties"]
+    assert m.description.soil["edge"] == ("bucket", "Q") and m.soil_tool is not None
