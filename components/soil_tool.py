@@ -11,9 +11,11 @@ the vertical velocity of the point where the payload's weight acts. Inside:
   ``H(d, α)·tanh(v_t/v₀)``: Coulomb-like, opposing the travel along the ground whatever
   its speed above the creep velocity ``v₀``, and passive (``e·f ≥ 0``);
 * **penetration**: a resistor on the normal velocity that resists only motion *into* the
-  soil, ``k_s·w·b·d`` (Winkler's subgrade pressure ``k_s·d`` on the edge's bearing
-  strip ``w × b``) times ``tanh(v_n/v₀)·(1 − tanh(v_n/v₀))/2`` (−1 going down, 0 going
-  up: passive); it grows with the depth, so pushing the edge down needs ever more force;
+  soil, the pressure :func:`~components.soil.penetration_pressure` on the edge's bearing
+  strip ``w × b`` (Winkler's ``k_s·d`` near the surface, at most the soil's ultimate bearing
+  capacity at the depth ``d``) times ``tanh(v_n/v₀)·(1 − tanh(v_n/v₀))/2`` (−1 going down,
+  0 going up: passive); it grows with the depth, so pushing the edge down needs ever more
+  force;
 * **fill**: a 1-junction whose displacement is the loose volume in the bucket ``V``; a
   modulated transformer from the cutting junction gives it the flow
   ``w·d·s·v_cut·h(V)`` (``s`` the swell, ``v_cut`` the speed in the cutting direction,
@@ -64,7 +66,7 @@ import sympy as sp
 from bondgraph import MSe, MSf, MTF, BondGraph, One, R, Zero
 from bondgraph.errors import ParameterError
 
-from .soil import RAKE_RANGE, SoilProperties, n_factors
+from .soil import RAKE_RANGE, SoilProperties, n_factors, penetration_pressure
 
 __all__ = ["SoilTool", "GroundProfile", "fit_n_factors"]
 
@@ -295,7 +297,7 @@ class SoilTool(BondGraph):
         H = P * (sin_a * math.cos(delta) + c * math.sin(delta)) + s.adhesion * d * self.width * c / sin_a
         self.depth, self.rake, self.draft = d, a, H
         v0 = float(creep_velocity)
-        F_pen = s.subgrade_modulus * self.width * float(edge_thickness) * d
+        F_pen = self.width * float(edge_thickness) * penetration_pressure(d, float(edge_thickness), s)
         # the cutting direction: the face trails it (sign of cos(ψ − σ), smoothed)
         sgn = cos_face / sp.sqrt(cos_face**2 + 0.01**2)
         fill = One("fill", displacement="volume", initial=0.0)

@@ -7,6 +7,11 @@ of those poses, and the valves table is the spool commands a tracking controller
 lengths, recorded at 0.25 s and smoothed, so that the valve-driven run does what
 the lengths cycle does.
 
+A cycle may instead be given as a path of the tool: ``TIP_PATHS`` lists the tip's position
+and the bucket's angle against time; they are interpolated monotonically (PCHIP: a level
+stretch stays level) and turned into cylinder lengths every ``period`` by inverse
+kinematics (least squares on the machine's own position analysis, within the strokes).
+
 Run: ``python tools/make_cycles.py [MACHINE ...]`` (default: every machine below).
 The excavator's dig–lift–dump files predate this script and are kept as they are; the
 mini excavator's are the excavator's scaled (lengths × 0.55, the same commands).
@@ -43,6 +48,56 @@ CYCLES = {
         (12.0, {"inner": 25, "outer": -30}),      # set down
     ]),
 }
+
+
+#: machine → (lengths file, valves file, tip point, bucket part, period (s), [(t, x m, y m, bucket angle deg)])
+GROUND = -1.70                                    # the excavator's ground line (m, machine frame)
+TIP_PATHS = {
+    "excavator_dig": ("excavator_dig_lengths.csv", "excavator_dig_valves.csv", "bucket/Q", "bucket", 0.25, [
+        (0.0, 8.0, GROUND + 0.6, 30),             # bucket open, 0.6 m above the ground, 8 m out
+        (1.5, 7.6, GROUND - 0.35, 25),            # penetrate to 0.35 m
+        (2.5, 7.1, GROUND - 0.35, 18),            # drag 2 m toward the machine at constant depth,
+        (3.5, 6.6, GROUND - 0.35, 10),            # curling slowly: the bite fills the bucket
+        (4.5, 6.1, GROUND - 0.35, 0),
+        (5.5, 5.6, GROUND - 0.35, -12),
+        (6.8, 5.2, GROUND + 0.3, -70),            # curl and break out
+        (8.5, 5.6, 1.3, -80),                     # lift: tip 3 m above the ground
+        (10.0, 6.6, 1.3, 30),                     # dump ahead (no swing: the front is planar)
+        (13.0, 8.0, GROUND + 0.6, 30),            # back to the start
+    ]),
+}
+
+
+def tip_path_lengths(m: Machine, point: str, part: str, period: float, knots) -> Cycle:
+    """Cylinder lengths every ``period`` that put ``point`` on the PCHIP path of ``knots``
+    with ``part`` at its angle (inverse kinematics; the solution is checked to 1e-6)."""
+    from scipy.interpolate import PchipInterpolator
+    from scipy.optimize import least_squares
+
+    cyl = [m.cylinder_of[f] for f in m.functions]
+    lim = np.array([m.description.stroke_limits(f) for f in m.functions])
+    knots = np.array(knots, dtype=float)
+    path = PchipInterpolator(knots[:, 0], np.column_stack([knots[:, 1:3], np.radians(knots[:, 3])]), axis=0)
+
+    def fk(L):
+        p = m.pose(dict(zip(cyl, L)))
+        x, y = p.points()[point]
+        return np.array([x, y, p.angle(part)])
+
+    times = np.arange(0.0, knots[-1, 0] + 1e-9, period)
+    L = lim.mean(axis=1)
+    rows = []
+    for t in times:
+        target = path(t)
+        sol = least_squares(lambda v: fk(v) - target, L, bounds=(lim[:, 0], lim[:, 1]), xtol=1e-12, ftol=1e-12)
+        miss = float(np.max(np.abs(fk(sol.x) - target)))
+        if miss > 1e-6:
+            raise SystemExit(f"t = {t:g} s: the path is out of reach ({miss:.3g} off); change the knots")
+        L = sol.x
+        rows.append(L.copy())
+    vals = np.array(rows)
+    return Cycle("extensions", times, {f: np.round(vals[:, i], 4) for i, f in enumerate(m.functions)},
+                 m.functions)
 
 
 def lengths_table(m: Machine, knots) -> Cycle:
@@ -90,11 +145,15 @@ def valves_table(path, lengths: Cycle, period: float = 0.25) -> Cycle:
 
 
 def main(names):
-    for name in names or list(CYCLES):
-        lf, vf, knots = CYCLES[name]
+    for name in names or [*CYCLES, *TIP_PATHS]:
         path = DATA / f"{name}.toml"
         m = Machine.from_file(path, mode="extensions")
-        lengths = lengths_table(m, knots)
+        if name in TIP_PATHS:
+            lf, vf, point, part, period, knots = TIP_PATHS[name]
+            lengths = tip_path_lengths(m, point, part, period, knots)
+        else:
+            lf, vf, knots = CYCLES[name]
+            lengths = lengths_table(m, knots)
         lengths.to_csv(DATA / lf)
         print("wrote", DATA / lf)
         valves = valves_table(path, lengths)

@@ -270,10 +270,19 @@ def engine_report_lines(circuit, tab: Mapping[str, np.ndarray]) -> list[str]:
         f"{name} {float(np.trapezoid(p, t)) / 1e3:.1f} kJ" for name, p in chain))
     litres = float(np.trapezoid(q, t)) * 1e3
     lines.append(f"    fuel {litres / dur * 3600:.1f} L/h mean; {litres:.3f} L over the run ({dur:.1f} s)")
-    if "moved_volume" in tab and tab["moved_volume"][-1] > 0:
-        lines.append(f"    {litres / float(tab['moved_volume'][-1]):.2f} L per m³ moved")
-    if "moved_mass" in tab and tab["moved_mass"][-1] > 0:
-        lines.append(f"    {litres / (float(tab['moved_mass'][-1]) / 1e3):.2f} L per tonne moved")
+    moved = [f"{litres / float(tab['moved_volume'][-1]):.3f} L per m³ (bank)"
+             for _ in [0] if "moved_volume" in tab and tab["moved_volume"][-1] > 0]
+    moved += [f"{litres / (float(tab['moved_mass'][-1]) / 1e3):.3f} L per tonne"
+              for _ in [0] if "moved_mass" in tab and tab["moved_mass"][-1] > 0]
+    if moved:
+        what = []
+        if "moved_volume" in tab:
+            what.append(f"{float(tab['moved_volume'][-1]):.3f} m³ (bank)")
+        if "moved_mass" in tab:
+            what.append(f"{float(tab['moved_mass'][-1]) / 1e3:.3f} t")
+        lines.append(f"    moved {', '.join(what)}: " + ", ".join(moved))
+    elif "moved_volume" in tab or "moved_mass" in tab:
+        lines.append("    nothing dumped over the run (moved_volume 0): no fuel per m³ or tonne")
     if "moved_volume" not in tab and "moved_mass" not in tab:
         lines.append("    (fuel per m³ or tonne moved: the run has no soil or bucket fill, read-outs "
                      "moved_volume / moved_mass)")

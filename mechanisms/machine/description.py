@@ -148,6 +148,9 @@ _MACHINE = [
     Key("gravity", unit="m/s^2", check="nonneg", doc="acceleration of gravity along −y"),
     Key("ground", unit="m", required=False, doc="y of the ground level in the machine frame"),
     Key("default_cycle", "name", required=False, doc="the [cycles] entry a run uses by default"),
+    Key("extends", "text", required=False,
+        doc="another machine file (relative to this one) to start from: its tables, with this file's "
+            "laid over them key by key"),
     Key("kind", "name", required=False, default="excavator",
         doc="what the machine is, for the design studies' standards: excavator (ISO 7135 working "
             "range, ISO 6015 tool forces, ISO 10567 lift capacity), loader (ISO 7131 dump height and "

@@ -96,6 +96,13 @@ def run_table(run) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         fill = np.asarray(res[f"{path}/fill.volume"], dtype=float)
         put("bucket_fill", fill, "m^3")
         put("payload_mass", fill * tool.soil.unit_weight / (tool.soil.swell * desc.gravity), "kg")
+        # what the dumps have moved so far: the dump source's outflow, integrated (trapezoid
+        # over the samples), as bank volume (÷ swell) and mass
+        out_flow = -np.asarray(res.flow(f"{path}/dump"), dtype=float)
+        t = np.asarray(res.t, dtype=float)
+        loose = np.concatenate([[0.0], np.cumsum(0.5 * (out_flow[1:] + out_flow[:-1]) * np.diff(t))])
+        put("moved_volume", loose / tool.soil.swell, "m^3")
+        put("moved_mass", loose * tool.soil.unit_weight / (tool.soil.swell * desc.gravity), "kg")
         put("cutting_force", res.effort(f"{path}/cutting"), "N")
         put("penetration_force", res.effort(f"{path}/penetration"), "N")
     for name, (x, y) in pos.items():
