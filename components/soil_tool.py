@@ -299,7 +299,7 @@ class SoilTool(BondGraph):
         v0 = float(creep_velocity)
         F_pen = self.width * float(edge_thickness) * penetration_pressure(d, float(edge_thickness), s)
         # the cutting direction: the face trails it (sign of cos(ψ − σ), smoothed)
-        sgn = cos_face / sp.sqrt(cos_face**2 + 0.01**2)
+        sgn = sp.tanh(cos_face / 0.01)
         fill = One("fill", displacement="volume", initial=0.0)
         V = fill.displacement
         self.fill = V
