@@ -132,3 +132,30 @@ def test_ground_profile_and_errors_name_things():
         SoilProperties(unit_weight=-1.0, cohesion=-5.0, friction_angle=20.0, tool_friction_angle=30.0,
                        adhesion=0.0, surcharge=0.0, swell=0.9)
     assert len(exc.value.problems) == 4
+
+
+@pytest.mark.parametrize("phi, table", [(0.0, (5.14, 1.00, 0.00)), (20.0, (14.83, 6.40, 5.39)),
+                                        (30.0, (30.14, 18.40, 22.40)), (38.0, (61.35, 48.93, 78.03))])
+def test_bearing_factors_are_vesics_table(phi, table):
+    # Vesić (1973) / Das (2010), bearing capacity factors, as printed (two decimals)
+    from components.soil import bearing_factors
+
+    np.testing.assert_allclose(bearing_factors(phi), table, atol=0.006)
+
+
+def test_the_penetration_pressure_is_winkler_at_first_and_the_bearing_capacity_deep():
+    from components.soil import bearing_capacity, penetration_pressure
+
+    for name in ("loose_sand", "dense_clay", "gravel"):
+        s = preset(name)
+        d = 1e-6                                           # k_s·d far below q_ult
+        assert penetration_pressure(d, 0.025, s) == pytest.approx(s.subgrade_modulus * d, rel=1e-3)
+        d = 0.3                                            # k_s·d far above q_ult: the capacity, by hand
+        c = s.cohesion
+        phi = math.radians(s.friction_angle)
+        nq = math.exp(math.pi * math.tan(phi)) * math.tan(math.pi / 4 + phi / 2) ** 2
+        nc = (nq - 1) / math.tan(phi)
+        ng = 2 * (nq + 1) * math.tan(phi)
+        q = c * nc + s.unit_weight * d * nq + 0.5 * s.unit_weight * 0.025 * ng
+        assert bearing_capacity(d, 0.025, s) == pytest.approx(q, rel=1e-12)
+        assert penetration_pressure(d, 0.025, s) == pytest.approx(q, rel=1e-3)
