@@ -143,6 +143,10 @@ def _run_options(run: argparse.ArgumentParser, *, default_out: str = "out/run") 
     run.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                      help="override a value by its dotted key, with its unit: --set bucket.mass=\"900 kg\" "
                           "(repeatable)")
+    run.add_argument("--operator", choices=["table", "track"], default="table",
+                     help="mode valves: replay the cycle's spool table (table), or follow the cycle's "
+                          "lengths with the tracking operator (track: feedforward and feedback per "
+                          "function; the report says how closely the tip held the path)")
     run.add_argument("--t-end", metavar="SECONDS", type=_positive_float("--t-end"),
                      help="stop time (default: the end of the cycle)")
     run.add_argument("--dt", metavar="SECONDS", type=_positive_float("--dt"), default=0.01,
@@ -317,6 +321,8 @@ def _validate_run_args(args) -> None:
         problems.append(f"--rtol {args.rtol!r}: expected 0 < rtol < 1")
     if not (math.isfinite(args.atol) and args.atol > 0):
         problems.append(f"--atol {args.atol!r}: expected a finite value > 0")
+    if getattr(args, "operator", "table") == "track" and args.mode != "valves":
+        problems.append(f"--operator track: drives the valves; expected --mode valves, found --mode {args.mode}")
     if problems:
         raise ParameterError(problems)
 
@@ -335,12 +341,19 @@ def _run(args, name: str) -> int:
 
     T, cpu_at_start = time.perf_counter(), cpu_times()
     machine = Machine.from_file(path, overrides, mode=args.mode, formulation=args.formulation)
+    track = getattr(args, "operator", "table") == "track"
+    cycle_mode = "extensions" if track else args.mode      # the operator follows the lengths
     if args.cycle is None:
-        cycle = machine.cycle()
+        cycle = machine.cycle(mode=cycle_mode)
     elif Path(args.cycle).exists() or args.cycle.endswith(".csv"):
-        cycle = Cycle.from_csv(args.cycle, args.mode, machine.functions)
+        cycle = Cycle.from_csv(args.cycle, cycle_mode, machine.functions)
     else:
-        cycle = machine.cycle(args.cycle)
+        cycle = machine.cycle(args.cycle, mode=cycle_mode)
+    operator = None
+    if track:
+        from .operator import TrackingOperator
+
+        operator = TrackingOperator(machine, cycle)
     interrupt = Interrupt()
     old = signal.getsignal(signal.SIGINT)
 
@@ -352,8 +365,12 @@ def _run(args, name: str) -> int:
     if in_main:
         signal.signal(signal.SIGINT, on_sigint)
     try:
-        run = machine.run(cycle, args.t_end, dt=args.dt, rtol=args.rtol, atol=args.atol, method=args.method,
-                          progress=not args.quiet, interrupt=interrupt)
+        if operator is not None:
+            run = operator.drive(args.t_end, dt=args.dt, rtol=args.rtol, atol=args.atol, method=args.method,
+                                 progress=not args.quiet, interrupt=interrupt)
+        else:
+            run = machine.run(cycle, args.t_end, dt=args.dt, rtol=args.rtol, atol=args.atol,
+                              method=args.method, progress=not args.quiet, interrupt=interrupt)
     except BondGraphError as exc:
         partial = getattr(exc, "run", None)
         print(f"{name}: {exc}", file=sys.stderr)
@@ -386,6 +403,8 @@ def _run(args, name: str) -> int:
     before = set(plt.get_fignums())
     written = [run.to_csv(out / "results.csv").name]
     report = run.report()
+    if operator is not None:
+        report += f"\noperator: tracking the lengths of {cycle.source}: {operator.tracking(run).text()}"
     atomic_write(out / "report.txt", report + "\n")
     written.append("report.txt")
     if "source_work" in run.table():

@@ -329,11 +329,17 @@ class TrackingOperator:
         t_max = 2.0 * self.reference_time if t_max is None else t_max
         if not (isinstance(t_max, (int, float)) and math.isfinite(t_max) and t_max > 0):
             raise ParameterError(f"TrackingOperator.drive: t_max = {t_max!r}, expected a time > 0 s")
-        run = self.machine.run(controller=self.controller, t_end=float(t_max), **run_kw)
+        from .cycle import Cycle
+
+        fns = tuple(self.machine.functions)
+        # the spool commands are the operator's: the run's cycle only names what it follows
+        commands = Cycle("valves", [0.0, float(t_max)], {f: [0.0, 0.0] for f in fns}, fns,
+                         source=f"tracking operator on {self.reference.source}")
+        run = self.machine.run(commands, controller=self.controller, t_end=float(t_max), **run_kw)
         done = self.cycle_time
         end = done + self.controller.period   # one sample more: the operator logs the end
         if math.isfinite(done) and end < float(t_max) - 1e-9:
-            run = self.machine.run(controller=self.controller, t_end=end, **run_kw)
+            run = self.machine.run(commands, controller=self.controller, t_end=end, **run_kw)
         return run
 
     # ----------------------------------------------------------------- read-outs

@@ -180,3 +180,29 @@ def test_the_animation_of_the_10_s_cycle_keeps_its_palette(tmp_path):
         assert min(sum((a - b) ** 2 for a, b in zip(c, red)) for c in colours) < 30  # the path's red
     finally:
         GifImagePlugin.LOADING_STRATEGY = old
+
+
+def test_the_tracking_operator_drives_a_run_from_the_command_line(tmp_path, capsys):
+    out = tmp_path / "track"
+    rc = main(["run", "excavator", "--operator", "track", "--out", str(out), "--no-animation",
+               "--no-bond-graph", "--quiet"])
+    assert rc == 0
+    report = (out / "report.txt").read_text()
+    assert "cycle tracking operator on dig_lift_dump_lengths.csv" in report
+    line = next(s for s in report.splitlines() if s.startswith("operator: tracking the lengths"))
+    # the tip held the path: its distance to the kinematic path (any point of it) is a lower
+    # bound of the operator's own figure (distance at the reference time)
+    cols, _ = read_csv(out / "results.csv")
+    from mechanisms.machine import DATA, Machine
+
+    ref = Machine.from_file(DATA / "excavator.toml", mode="extensions").run(progress=False).table()
+    path = np.column_stack([ref["tip_x"], ref["tip_y"]])
+    tip = np.column_stack([cols["tip_x"], cols["tip_y"]])
+    nearest = np.min(np.linalg.norm(tip[:, None, :] - path[None, :, :], axis=2), axis=1)
+    median_mm = float(line.split("tip within ")[1].split(" mm")[0])
+    assert np.median(nearest) * 1e3 <= median_mm + 0.5 and median_mm < 30
+
+
+def test_the_tracking_operator_needs_the_valves(capsys):
+    assert main(["run", "excavator", "--mode", "extensions", "--operator", "track", "--quiet"]) == 2
+    assert "--operator track: drives the valves; expected --mode valves" in capsys.readouterr().err
