@@ -1,0 +1,174 @@
+"""A boom and its cylinder (the reference excavator's boom) riding on a turntable, checked
+against hand solutions written here from the parts' data: the swing under a constant motor
+torque with the front held (J·φ̈ = τ − friction), the cylinder force that holds the boom
+while it swings at a constant rate (gravity and centrifugal loads, by virtual work in the
+rotating frame), the kinetic energy ½·J(q)·ω², and the energy balance of a run where both
+the front and the swing move."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bondgraph import power_balance
+from components import Turntable
+from mechanisms import MechanismModel
+from mechanisms.examples import BOOM, single_boom
+from mechanisms.swing import with_swing
+
+G = 9.81
+L0 = 3.2                       # boom cylinder held at this length (m)
+AXIS = 0.35                    # the swing axis crosses the front's plane at x = 0.35 m
+TT = dict(inertia=2.2e4, gear_ratio=110.0, motor_inertia=0.05, axis_x=AXIS)
+CYL = dict(m_barrel=60.0, m_rod=35.0, d_barrel=0.7, d_rod=0.5, J_barrel=9.0, J_rod=5.0)
+#: an in-plane tensor for the boom (kg·m², boom frame): principal values 700 and 7400 about
+#: axes turned 0.3 rad from the frame; with J_n = 8060: J_a + J_b ≥ J_n, |J_a − J_b| ≤ J_n
+_c, _s = math.cos(0.3), math.sin(0.3)
+TENSOR = tuple(tuple(float(v) for v in row) for row in
+               np.array([[_c, -_s], [_s, _c]]) @ np.diag([700.0, 7400.0]) @ np.array([[_c, _s], [-_s, _c]]))
+
+
+def front(cylinder_masses: bool):
+    return single_boom("extension", **(CYL if cylinder_masses else {}))
+
+
+def hand_geometry(theta: float):
+    """Boom CoG, rod-pin B and the cylinder's axis at boom angle θ, from the boom's data."""
+    fx, fy = BOOM["foot"]
+    c, s = math.cos(theta), math.sin(theta)
+    def world(p):
+        return np.array([fx + c * p[0] - s * p[1], fy + s * p[0] + c * p[1]])
+    G_ = world(BOOM["cog"])
+    B = world(BOOM["rod_pin"])
+    A = np.array(BOOM["cyl_base"])
+    return G_, B, A
+
+
+def hand_inertia(theta: float, cylinder_masses: bool, tensor: bool) -> float:
+    """J about the swing axis at the pose, by hand: turntable, motor through the gear,
+    boom m·r² and its inertia about the vertical, cylinder barrel and rod m·r² and theirs."""
+    G_, B, A = hand_geometry(theta)
+    J = TT["inertia"] + TT["gear_ratio"] ** 2 * TT["motor_inertia"]
+    J += BOOM["mass"] * (G_[0] - AXIS) ** 2
+    if tensor:   # about the vertical: e_y in the boom frame is (sin θ, cos θ)
+        e = np.array([math.sin(theta), math.cos(theta)])
+        J += float(e @ np.array(TENSOR) @ e)
+    else:        # slender along its pin line C–F (the boom frame's x axis): J_n·cos²θ
+        J += BOOM["inertia"] * math.cos(theta) ** 2
+    if cylinder_masses:
+        u = (B - A) / np.linalg.norm(B - A)
+        L = np.linalg.norm(B - A)
+        barrel = A + CYL["d_barrel"] * u
+        rod = A + (L - CYL["d_rod"]) * u
+        J += CYL["m_barrel"] * (barrel[0] - AXIS) ** 2 + CYL["m_rod"] * (rod[0] - AXIS) ** 2
+        J += (CYL["J_barrel"] + CYL["J_rod"]) * u[0] ** 2      # slender along the axis: J·cos²φ
+    return J
+
+
+def model(cylinder_masses=False, tensor=False, **tt):
+    swung = with_swing(front(cylinder_masses), Turntable("swing", **{**TT, **tt}),
+                       tensors={"boom": TENSOR} if tensor else None)
+    return swung, MechanismModel.build(swung)
+
+
+@pytest.mark.parametrize("cylinder_masses,tensor", [(False, False), (True, False), (False, True)])
+def test_swing_under_constant_torque_with_the_front_held(cylinder_masses, tensor):
+    """J·φ̈ = i·τ_m − c·φ̇ from rest: φ = (τ/c)·t − (τ·J/c²)·(1 − e^(−c·t/J))."""
+    c, tau_m = 4.0e4, 180.0
+    swung, mm = model(cylinder_masses, tensor, viscous=c)
+    T = 3.0
+    t = np.linspace(0.0, T, 31)
+    res = mm.simulate_extensions({"boom_cyl": ([0.0, T], [L0, L0])}, (0.0, T), guess={"boom": 0.4},
+                                 inputs={"swing.torque": tau_m}, t_eval=t, rtol=1e-11, atol=1e-12,
+                                 progress=False)
+    theta = float(res[mm.state("boom", "theta")][0])
+    J = hand_inertia(theta, cylinder_masses, tensor)
+    tau = TT["gear_ratio"] * tau_m
+    phi = tau / c * t - tau * J / c ** 2 * (1.0 - np.exp(-c * t / J))
+    assert np.max(np.abs(res[swung.swing_state("angle")] - phi)) <= 1e-6
+    assert np.max(np.abs(res[mm.state("boom", "theta")] - theta)) <= 1e-9       # the front held
+
+
+def test_coulomb_friction_of_the_slew_bearing():
+    """J·φ̈ = τ − T_C·tanh(φ̇/ω_C) − c·φ̇, J by hand, integrated here as one equation."""
+    from scipy.integrate import solve_ivp
+
+    c, Tc, wc, tau_m = 5.0e3, 9.0e3, 0.02, 150.0
+    swung, mm = model(coulomb=Tc, coulomb_rate=wc, viscous=c)
+    T = 2.0
+    t = np.linspace(0.0, T, 21)
+    res = mm.simulate_extensions({"boom_cyl": ([0.0, T], [L0, L0])}, (0.0, T), guess={"boom": 0.4},
+                                 inputs={"swing.torque": tau_m}, t_eval=t, rtol=1e-11, atol=1e-12,
+                                 progress=False)
+    J = hand_inertia(float(res[mm.state("boom", "theta")][0]), False, False)
+    tau = TT["gear_ratio"] * tau_m
+    ref = solve_ivp(lambda _t, y: [y[1], (tau - Tc * math.tanh(y[1] / wc) - c * y[1]) / J], (0.0, T),
+                    [0.0, 0.0], t_eval=t, rtol=1e-12, atol=1e-14, method="LSODA")
+    assert np.max(np.abs(res[swung.swing_state("angle")] - ref.y[0])) <= 1e-6
+
+
+def hand_force(theta: float, omega: float, tensor: bool) -> float:
+    """The boom cylinder's force holding the boom at θ while it swings at ω (massless
+    cylinder), by virtual work in the turning frame: F·dL = dV, with the potential
+    V(θ) = m·g·y_G − ½·ω²·(m·r_G² + J_vertical(θ))."""
+    m, (cx, cy) = BOOM["mass"], BOOM["cog"]
+    G_, B, A = hand_geometry(theta)
+    s, c = math.sin(theta), math.cos(theta)
+    dG = np.array([-s * cx - c * cy, c * cx - s * cy])                    # dG/dθ
+    bx, by = BOOM["rod_pin"]
+    dB = np.array([-s * bx - c * by, c * bx - s * by])
+    if tensor:
+        e, de = np.array([s, c]), np.array([c, -s])
+        dJv = 2.0 * float(de @ np.array(TENSOR) @ e)
+    else:
+        dJv = -2.0 * BOOM["inertia"] * c * s
+    dV = m * G * dG[1] - 0.5 * omega ** 2 * (2.0 * m * (G_[0] - AXIS) * dG[0] + dJv)
+    dL = float((B - A) @ dB) / float(np.linalg.norm(B - A))
+    return dV / dL
+
+
+@pytest.mark.parametrize("tensor", [False, True])
+def test_cylinder_holds_the_centrifugal_load_at_constant_swing_rate(tensor):
+    omega = 0.6
+    swung, mm = model(tensor=tensor, rate0=omega)
+    T = 1.0
+    res = mm.simulate_extensions({"boom_cyl": ([0.0, T], [L0, L0])}, (0.0, T), guess={"boom": 0.4},
+                                 inputs={"swing.torque": 0.0}, t_eval=np.linspace(0, T, 11),
+                                 rtol=1e-11, atol=1e-12, progress=False)
+    theta = float(res[mm.state("boom", "theta")][0])
+    F = mm.cylinder_force(res, "boom_cyl")
+    F_static = hand_force(theta, 0.0, tensor)
+    F_ref = hand_force(theta, omega, tensor)
+    assert abs(F_ref - F_static) > 0.01 * abs(F_static)            # the centrifugal part matters
+    assert np.max(np.abs(F - F_ref)) <= 1e-6 * abs(F_ref)
+    assert np.max(np.abs(res[swung.swing_state("rate")] - omega)) <= 1e-9
+
+
+def test_kinetic_energy_of_the_swing_is_half_J_omega_squared():
+    omega = 0.45
+    swung, mm = model(cylinder_masses=True, rate0=omega)
+    res = mm.simulate_extensions({"boom_cyl": ([0.0, 0.2], [L0, L0])}, (0.0, 0.2), guess={"boom": 0.4},
+                                 inputs={"swing.torque": 0.0}, rtol=1e-11, atol=1e-12, progress=False)
+    theta = float(res[mm.state("boom", "theta")][0])
+    J = hand_inertia(theta, True, False)
+    assert float(res.stored_energy()[0]) == pytest.approx(0.5 * J * omega ** 2, rel=1e-9)
+
+
+def test_energy_balance_with_the_front_and_the_swing_moving():
+    """The boom lifts and lowers while the swing accelerates, coasts and brakes: stored energy
+    change = source work − dissipation (bearing, brake)."""
+    from bondgraph import Table
+
+    swung, mm = model(cylinder_masses=True, tensor=True, viscous=3.0e3, coulomb=4.0e3, brake=5.0e5)
+    T = 4.0
+    lengths = ([0.0, 1.5, 3.0, 4.0], [3.0, 3.5, 3.1, 3.3])
+    torque = Table([0.0, 1.0, 1.01, 4.0], [400.0, 400.0, 0.0, 0.0])
+    brake = Table([0.0, 2.5, 2.6, 4.0], [0.0, 0.0, 1.0, 1.0])
+    res = mm.simulate_extensions({"boom_cyl": lengths}, (0.0, T), guess={"boom": 0.4},
+                                 inputs={"swing.torque": torque, "swing.brake": brake}, energy=True,
+                                 rtol=1e-10, atol=1e-10, progress=False)
+    pb = power_balance(res)
+    assert pb.relative <= 1e-4, str(pb)
+    rate = res[swung.swing_state("rate")]
+    assert rate.max() > 0.05 and abs(rate[-1]) < 0.2 * rate.max()     # it swung, then was braked
+    assert res.dissipated()[-1] > 0.1 * res.source_work().max()
