@@ -57,7 +57,7 @@ Examples
 ['boom_cyl.rate', 'swing.torque']
 >>> pose = swung.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
 >>> round(swing_inertia(swung, pose), 1)        # turntable + boom about the swing axis, kg·m²
-37716.8
+37048.8
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def inertia_defaults(mechanism: Mechanism, tensors: Mapping[str, Any] | None = N
     >>> from mechanisms.examples import single_boom
     >>> d = inertia_defaults(single_boom())
     >>> d["boom"].default, round(math.degrees(d["boom"].angle), 3), d["boom"].across
-    (True, -7.944, 8060.0)
+    (True, 0.0, 8060.0)
     >>> inertia_defaults(single_boom(), {"boom": ((100.0, 0.0), (0.0, 100.0))})
     Traceback (most recent call last):
     ...
@@ -429,7 +429,7 @@ def with_swing(mechanism: Mechanism, turntable: Turntable, *,
     >>> swung = with_swing(single_boom("extension"), Turntable("swing", inertia=2.0e4))
     >>> from mechanisms import MechanismModel
     >>> MechanismModel.build(swung).model.report.summary()
-    "causality of 'boom_lift': sound; 1 independent states, 4 displacement states, 10 dependent storage elements, 0 algebraic loops, 0 conflicts"
+    "causality of 'boom_lift': sound; 1 independent states, 4 displacement states, 6 dependent storage elements, 0 algebraic loops, 0 conflicts"
     """
     if not isinstance(mechanism, Mechanism):
         raise ParameterError(f"with_swing: found {type(mechanism).__name__}, expected a Mechanism (the front)")
@@ -439,8 +439,8 @@ def with_swing(mechanism: Mechanism, turntable: Turntable, *,
 
 
 def swing_inertia(mechanism: SwingMechanism, pose: Pose, *, front_only: bool = False) -> float:
-    """The inertia about the swing axis at a pose (kg·m²): the turntable's plus, for every
-    part, ``Σ m·r²`` of its masses and its rotational inertia about the vertical
+    """The inertia about the swing axis at a pose (kg·m²): the turntable's (with its motor's
+    through the gear, ``i²·J_motor``) plus, for every part, ``Σ m·r²`` of its masses and its rotational inertia about the vertical
     (:meth:`PartInertia.about_vertical`).
 
     Parameters
@@ -458,9 +458,10 @@ def swing_inertia(mechanism: SwingMechanism, pose: Pose, *, front_only: bool = F
     >>> swung = with_swing(single_boom(), Turntable("swing", inertia=0.0, axis_x=-0.164))
     >>> pose = swung.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
     >>> round(swing_inertia(swung, pose), 1)
-    17725.0
+    18276.7
     """
-    J = 0.0 if front_only else float(mechanism.turntable.inertia)
+    tt = mechanism.turntable
+    J = 0.0 if front_only else float(tt.inertia) + tt.gear_ratio ** 2 * float(tt.motor_inertia)
     ax = mechanism.turntable.axis_x
     states = {s: v for s, v in pose.states().items()}
     subs = {}

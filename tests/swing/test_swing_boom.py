@@ -172,3 +172,32 @@ def test_energy_balance_with_the_front_and_the_swing_moving():
     rate = res[swung.swing_state("rate")]
     assert rate.max() > 0.05 and abs(rate[-1]) < 0.2 * rate.max()     # it swung, then was braked
     assert res.dissipated()[-1] > 0.1 * res.source_work().max()
+
+
+@pytest.mark.parametrize("cylinder_masses,tensor", [(True, False), (False, True)])
+def test_angular_momentum_about_the_swing_axis_is_kept_while_the_boom_moves(cylinder_masses, tensor):
+    """No torque, no friction: J(q)·φ̇ stays at its start value while the boom lifts, J by
+    hand along the run (the Coriolis torque on the swing, all of it: the swing slows as the
+    boom reaches out and speeds up as it comes in)."""
+    omega = 0.5
+    swung, mm = model(cylinder_masses, tensor, rate0=omega)
+    T = 2.0
+    t = np.linspace(0.0, T, 41)
+    res = mm.simulate_extensions({"boom_cyl": ([0.0, 1.0, 2.0], [2.6, 3.6, 3.0])}, (0.0, T),
+                                 guess={"boom": 0.4}, inputs={"swing.torque": 0.0}, t_eval=t,
+                                 rtol=1e-11, atol=1e-12, progress=False)
+    theta = res[mm.state("boom", "theta")]
+    H = np.array([hand_inertia(th, cylinder_masses, tensor) for th in theta]) * res[swung.swing_state("rate")]
+    rate = res[swung.swing_state("rate")]
+    assert np.ptp(rate) > 0.05 * omega                   # the swing rate did change
+    assert np.max(np.abs(H - H[0])) <= 1e-6 * abs(H[0])
+
+
+@pytest.mark.parametrize("cylinder_masses,tensor", [(False, False), (True, True)])
+def test_swing_inertia_read_out_equals_the_hand_inertia(cylinder_masses, tensor):
+    from mechanisms.swing import swing_inertia
+
+    swung, _ = model(cylinder_masses, tensor)
+    pose = swung.solve_pose({"boom_cyl": L0}, guess={"boom": 0.4})
+    assert swing_inertia(swung, pose) == pytest.approx(hand_inertia(pose.angle("boom"), cylinder_masses,
+                                                                     tensor), rel=1e-12)
