@@ -438,7 +438,8 @@ def with_swing(mechanism: Mechanism, turntable: Turntable, *,
     return SwingMechanism(mechanism, turntable, tensors)
 
 
-def swing_inertia(mechanism: SwingMechanism, pose: Pose, *, front_only: bool = False) -> float:
+def swing_inertia(mechanism: SwingMechanism, pose: Pose, *, front_only: bool = False,
+                  params: Mapping[str, float] | None = None) -> float:
     """The inertia about the swing axis at a pose (kg·m²): the turntable's (with its motor's
     through the gear, ``i²·J_motor``) plus, for every part, ``Σ m·r²`` of its masses and its rotational inertia about the vertical
     (:meth:`PartInertia.about_vertical`).
@@ -450,6 +451,14 @@ def swing_inertia(mechanism: SwingMechanism, pose: Pose, *, front_only: bool = F
         A pose of the front.
     front_only : bool
         Leave the turntable's own inertia out.
+    params : dict, optional
+        Values of run-time parameters (masses, inertias given as symbols), by name: a
+        machine's :attr:`Machine.params <mechanisms.machine.Machine.params>`.
+
+    Raises
+    ------
+    ParameterError
+        A run-time parameter without a value (all of them named).
 
     Examples
     --------
@@ -461,18 +470,30 @@ def swing_inertia(mechanism: SwingMechanism, pose: Pose, *, front_only: bool = F
     18276.7
     """
     tt = mechanism.turntable
-    J = 0.0 if front_only else float(tt.inertia) + tt.gear_ratio ** 2 * float(tt.motor_inertia)
-    ax = mechanism.turntable.axis_x
-    states = {s: v for s, v in pose.states().items()}
+    values = dict(params or {})
+    missing: set[str] = set()
+
+    def num(x) -> float:
+        x = sp.sympify(x)
+        free = {str(f) for f in x.free_symbols if f not in subs}
+        missing.update(free - set(values))
+        x = x.xreplace({f: sp.Float(values[str(f)]) for f in x.free_symbols if str(f) in values})
+        return float(x.xreplace(subs)) if not free - set(values) else 0.0
+
     subs = {}
+    states = pose.states()
     for name, part in mechanism.parts.items():
         for coord, local in part.coordinate_states.items():
-            subs[part.coordinates[coord]] = states[f"{mechanism.name}/{name}/{local}"]
+            subs[part.coordinates[coord]] = sp.Float(states[f"{mechanism.name}/{name}/{local}"])
+    J = 0.0 if front_only else num(tt.inertia) + tt.gear_ratio ** 2 * num(tt.motor_inertia)
     frames = _frames(mechanism)
     for name, part in mechanism.parts.items():
         for _e, _j, m, (xw, _yw) in _masses(part, frames[name]):
-            J += float(m) * (float(sp.sympify(xw).subs(subs)) - ax) ** 2
+            J += num(m) * (num(xw) - tt.axis_x) ** 2
         pi = mechanism.inertias[name]
-        if present(pi.planar):
-            J += pi.about_vertical(pose.angle(name))
+        a = pose.angle(name) + pi.angle
+        J += num(pi.along) * math.sin(a) ** 2 + num(pi.across) * math.cos(a) ** 2
+    if missing:
+        raise ParameterError([f"run-time parameter {n!r} has no value; pass params={{{n!r}: ...}}"
+                              for n in sorted(missing)], subject="swing_inertia")
     return J
