@@ -14,8 +14,9 @@ Bond graph (all names local to the turntable):
   reduction gear ``gear`` (a transformer: ``ω_motor = i·φ̇``, ``T_swing = i·T_motor``),
   with the motor's own inertia ``J_motor`` if given. With ``drive="torque"`` the shaft
   torque is the input ``<name>.torque`` (N·m, positive turning ``φ`` up); with
-  ``drive="port"`` the shaft is the exposed port ``M`` (flow-in... any causality) for a
-  motor component (a hydraulic swing motor).
+  ``drive="port"`` the shaft is the exposed port ``M`` for a motor component; with
+  ``motor=`` that component (a :class:`~components.hydraulics.SwingMotor`) is part of the
+  turntable, its shaft on the gear and its other ports (``A``, ``B``) the turntable's.
 
 Examples
 --------
@@ -67,6 +68,10 @@ class Turntable(BondGraph):
     drive : {"torque", "port"}
         ``"torque"`` (default): the motor torque is the input ``<name>.torque`` (N·m);
         ``"port"``: the motor shaft is the exposed port ``M`` for a motor component.
+    motor : BondGraph, optional
+        A motor component with its shaft on port ``M`` (a hydraulic
+        :class:`~components.hydraulics.SwingMotor`): added to the turntable, its shaft bonded
+        to the gear, its other ports exposed under their names (``drive`` is then ignored).
     axis_x : float or str
         Where the swing axis crosses the front's plane: its x in the mechanism's frame
         (m, default 0). Radii of the front's parts are measured from it.
@@ -100,7 +105,7 @@ class Turntable(BondGraph):
     def __init__(self, name: str, *, inertia: Any, gear_ratio: Any = 1.0, viscous: Any = 0.0,
                  coulomb: Any = 0.0, coulomb_rate: Any = 0.01, brake: Any = None,
                  motor_inertia: Any = 0.0, drive: str = "torque", axis_x: Any = 0.0,
-                 phi0: Any = 0.0, rate0: Any = 0.0):
+                 phi0: Any = 0.0, rate0: Any = 0.0, motor: BondGraph | None = None):
         super().__init__(name)
         problems: list[str] = []
         v = in_si({"inertia": (inertia, "kg*m^2"), "gear_ratio": (gear_ratio, ""),
@@ -120,7 +125,14 @@ class Turntable(BondGraph):
             "axis_x": (v["axis_x"], Check("finite", "m")),
             "phi0": (v["phi0"], Check("finite", "rad")),
             "rate0": (v["rate0"], Check("finite", "rad/s"))}))
-        if drive not in ("torque", "port"):
+        if motor is not None:
+            if not isinstance(motor, BondGraph) or "M" not in motor.ports:
+                problems.append(f"motor: found {motor!r}, expected a component with its shaft on port 'M' "
+                                "(a SwingMotor)")
+            elif motor.name in ("w", "J", "bearing", "brake", "motor", "gear", "J_motor", "torque"):
+                problems.append(f"motor: its name {motor.name!r} is taken by an element of the turntable")
+            drive = "motor"
+        elif drive not in ("torque", "port"):
             problems.append(f"drive: found {drive!r}, expected 'torque' (an input torque) or 'port' "
                             "(a motor component on port M)")
         raise_problems(problems, [], f"turntable {name!r}")
@@ -130,6 +142,7 @@ class Turntable(BondGraph):
         self.brake = None if brake is None else as_amount(v["brake"])
         self.motor_inertia = as_amount(v["motor_inertia"])
         self.drive = drive
+        self.motor = motor
         self.axis_x = float(v["axis_x"])
         self.inputs: list[str] = []
         self._build(float(v["phi0"]), float(v["rate0"]))
@@ -162,8 +175,15 @@ class Turntable(BondGraph):
             self.inputs.insert(0, torque.name)
             self.add(MSe("torque", torque))
             self.connect("torque", "motor")
-        else:
+        elif self.drive == "port":
             self.expose("M", "motor", label="swing motor shaft")
+        else:
+            m = self.motor
+            self.add(m)
+            self.connect(f"{m.name}/M", "motor")
+            for port in m.ports:
+                if port != "M":
+                    self.expose(port, f"{m.name}/{port}", label=f"{m.name} port {port}")
 
     def friction_torque(self, rate: float) -> float:
         """The slew bearing's friction torque at a swing rate (N·m, opposing it).
