@@ -2,7 +2,7 @@
 
 Bond graph (names local to the motor):
 
-* ``A``, ``B`` — 0-junctions of the two port pressures, each with the oil volume of its
+* ``pA``, ``pB`` — 0-junctions of the two port pressures, each with the oil volume of its
   side (``C_A``, ``C_B``: a :class:`~components.hydraulics.HydraulicCapacitance`), exposed
   as the hydraulic ports ``A`` and ``B`` (a valve's work ports);
 * ``dp`` — 1-junction of the flow through the motor from ``A`` to ``B`` (its effort the
@@ -96,11 +96,11 @@ class SwingMotor(BondGraph):
         self.displacement, self.crossover, self.leakage = D, crossover, leak
         #: torque per pressure drop, D/2π (N·m/Pa = m³/rad)
         self.torque_per_pressure = D / (2.0 * math.pi)
-        self.add(Zero("A"), Zero("B"), HydraulicCapacitance("C_A", VA, oil, initial=pA),
+        self.add(Zero("pA"), Zero("pB"), HydraulicCapacitance("C_A", VA, oil, initial=pA),
                  HydraulicCapacitance("C_B", VB, oil, initial=pB), One("dp"), One("shaft"),
                  TF("motor", 1.0 / self.torque_per_pressure))
-        self.connect("A", "C_A"); self.connect("B", "C_B")
-        self.connect("A", "dp"); self.connect("dp", "B")
+        self.connect("pA", "C_A"); self.connect("pB", "C_B")
+        self.connect("pA", "dp"); self.connect("dp", "pB")
         self.connect("dp", "motor/1"); self.connect("motor/2", "shaft")
         if crossover is not None or leak > 0:
             rv = crossover
@@ -111,9 +111,9 @@ class SwingMotor(BondGraph):
                     q = q + rv.law(dp) - rv.law(-dp)
                 return q
             self.add(One("cross"), R("crossover", flow=law))
-            self.connect("A", "cross"); self.connect("cross", "B"); self.connect("cross", "crossover")
-        self.expose("A", "A", label="port A")
-        self.expose("B", "B", label="port B")
+            self.connect("pA", "cross"); self.connect("cross", "pB"); self.connect("cross", "crossover")
+        self.expose("A", "pA", label="port A")
+        self.expose("B", "pB", label="port B")
         self.expose("M", "shaft", label="motor shaft")
 
     def crossover_flow(self, dp: float) -> float:
