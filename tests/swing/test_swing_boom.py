@@ -229,3 +229,27 @@ def test_inertial_frame_masses_are_dependent_storages_in_the_causal_report():
                  "boom_lift/sw_boom_cyl_m_rod_x_X_m", "boom_lift/sw_boom_Ja_Y_m"):
         assert name in dependent, sorted(dependent)
     assert mm.model.report.states == [swung.swing_state("rate")]
+
+
+def test_a_payload_point_mass_rides_at_its_own_radius():
+    """A body's point mass (a payload at the arm pin's end) adds m·r² at its own radius."""
+    from components import MainBody
+
+    front = single_boom("extension")
+    boom = front.parts["boom"]
+    front.replace(boom.evolve(point_masses={"payload": ("450 kg", (7.4, -0.3))}))
+    swung = with_swing(front, Turntable("swing", **TT, viscous=4.0e4))
+    mm = MechanismModel.build(swung)
+    T, c, tau_m = 2.0, 4.0e4, 180.0
+    t = np.linspace(0.0, T, 21)
+    res = mm.simulate_extensions({"boom_cyl": ([0.0, T], [L0, L0])}, (0.0, T), guess={"boom": 0.4},
+                                 inputs={"swing.torque": tau_m}, t_eval=t, rtol=1e-11, atol=1e-12,
+                                 progress=False)
+    theta = float(res[mm.state("boom", "theta")][0])
+    fx, fy = BOOM["foot"]
+    xp = fx + math.cos(theta) * 7.4 + math.sin(theta) * 0.3        # boom frame → world
+    J = hand_inertia(theta, False, False) + 450.0 * (xp - AXIS) ** 2
+    tau = TT["gear_ratio"] * tau_m
+    phi = tau / c * t - tau * J / c ** 2 * (1.0 - np.exp(-c * t / J))
+    assert isinstance(swung.parts["boom"], MainBody)
+    assert np.max(np.abs(res[swung.swing_state("angle")] - phi)) <= 1e-6
