@@ -16,7 +16,10 @@ Bond graph (all names local to the turntable):
   torque is the input ``<name>.torque`` (N·m, positive turning ``φ`` up); with
   ``drive="port"`` the shaft is the exposed port ``M`` for a motor component; with
   ``motor=`` that component (a :class:`~components.hydraulics.SwingMotor`) is part of the
-  turntable, its shaft on the gear and its other ports (``A``, ``B``) the turntable's.
+  turntable, its shaft on the gear and its other ports (``A``, ``B``) the turntable's;
+  with ``drive="rate"`` the swing rate itself is prescribed, the input ``<name>.rate``
+  (rad/s) on ``w`` through the bond ``drive`` (inverse dynamics: the torque it takes at the
+  swing axis is that bond's effort, :meth:`drive_torque`).
 
 Examples
 --------
@@ -31,9 +34,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
-from bondgraph import MSe, R, TF, BondGraph, I, Input, One
+from bondgraph import MSe, MSf, R, TF, BondGraph, I, Input, One
 from bondgraph.checks import Check, number_problems
 
 from .part import as_amount, in_si, numeric_only, present, raise_problems
@@ -65,9 +69,10 @@ class Turntable(BondGraph):
         ``<name>.brake`` (0 released … 1 engaged).
     motor_inertia : float or str
         The motor shaft's inertia (kg·m², on the motor side of the gear; default 0).
-    drive : {"torque", "port"}
+    drive : {"torque", "port", "rate"}
         ``"torque"`` (default): the motor torque is the input ``<name>.torque`` (N·m);
-        ``"port"``: the motor shaft is the exposed port ``M`` for a motor component.
+        ``"port"``: the motor shaft is the exposed port ``M`` for a motor component;
+        ``"rate"``: the swing rate is the input ``<name>.rate`` (rad/s).
     motor : BondGraph, optional
         A motor component with its shaft on port ``M`` (a hydraulic
         :class:`~components.hydraulics.SwingMotor`): added to the turntable, its shaft bonded
@@ -132,9 +137,9 @@ class Turntable(BondGraph):
             elif motor.name in ("w", "J", "bearing", "brake", "motor", "gear", "J_motor", "torque"):
                 problems.append(f"motor: its name {motor.name!r} is taken by an element of the turntable")
             drive = "motor"
-        elif drive not in ("torque", "port"):
-            problems.append(f"drive: found {drive!r}, expected 'torque' (an input torque) or 'port' "
-                            "(a motor component on port M)")
+        elif drive not in ("torque", "port", "rate"):
+            problems.append(f"drive: found {drive!r}, expected 'torque' (an input torque), 'port' "
+                            "(a motor component on port M) or 'rate' (a prescribed swing rate)")
         raise_problems(problems, [], f"turntable {name!r}")
         self.inertia, self.gear_ratio = as_amount(v["inertia"]), float(v["gear_ratio"])
         self.viscous, self.coulomb = as_amount(v["viscous"]), as_amount(v["coulomb"])
@@ -164,12 +169,21 @@ class Turntable(BondGraph):
             cb = self.brake
             self.add(R("brake", effort=lambda f: engaged * cb * f))
             self.connect("w", "brake")
+        if self.drive == "rate":
+            rate = Input(f"{self.name}.rate")
+            self.inputs.insert(0, rate.name)
+            self.add(MSf("rate", rate))
+            self.connect("rate", "w", name="drive")
+            if not present(self.motor_inertia):
+                return
         self.add(One("motor"), TF("gear", 1.0 / self.gear_ratio))
         self.connect("motor", "gear/1")
         self.connect("gear/2", "w")
         if present(self.motor_inertia):
             self.add(I("J_motor", self.motor_inertia))
             self.connect("motor", "J_motor")
+        if self.drive == "rate":
+            return
         if self.drive == "torque":
             torque = Input(f"{self.name}.torque")
             self.inputs.insert(0, torque.name)
@@ -184,6 +198,34 @@ class Turntable(BondGraph):
             for port in m.ports:
                 if port != "M":
                     self.expose(port, f"{m.name}/{port}", label=f"{m.name} port {port}")
+
+    def drive_torque(self, res: Any, model: str) -> np.ndarray:
+        """The torque the prescribed swing rate takes at the swing axis along a run (N·m,
+        positive turning φ up; ``drive="rate"`` only).
+
+        Parameters
+        ----------
+        res : Results
+            A run of a model holding this turntable.
+        model : str
+            The path of the turntable's parent in that model (the model's name).
+
+        Examples
+        --------
+        >>> from bondgraph import BondGraph, build, simulate
+        >>> tt = Turntable("swing", inertia=2.0e4, viscous=1.0e3, drive="rate")
+        >>> top = BondGraph("top")
+        >>> _ = top.add(tt)
+        >>> res = simulate(build(top), (0.0, 1.0), inputs={"swing.rate": 0.5}, progress=False)
+        >>> float(tt.drive_torque(res, "top")[-1])          # at a steady 0.5 rad/s: c·φ̇
+        500.0
+        """
+        from bondgraph.errors import ParameterError
+
+        if self.drive != "rate":
+            raise ParameterError(f"turntable {self.name!r}: drive_torque() reads a prescribed rate's torque; "
+                                 f"this one is driven by {self.drive!r}")
+        return res.effort(f"{model}/{self.name}/drive")
 
     def friction_torque(self, rate: float) -> float:
         """The slew bearing's friction torque at a swing rate (N·m, opposing it).
