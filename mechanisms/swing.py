@@ -302,7 +302,8 @@ class SwingMechanism(Mechanism):
     ('boom_lift/swing/w.phi', 'boom_lift/swing/J.f')
     """
 
-    def __init__(self, front: Mechanism, turntable: Turntable, tensors: Mapping[str, Any] | None = None):
+    def __init__(self, front: Mechanism, turntable: Turntable, tensors: Mapping[str, Any] | None = None,
+                 terminals: Mapping[str, Any] | None = None):
         super().__init__(front.name, front.gravity)
         self.parts = dict(front.parts)
         self.fixed = dict(front.fixed)
@@ -312,6 +313,7 @@ class SwingMechanism(Mechanism):
         self.front = front
         self.turntable = turntable
         self.inertias = inertia_defaults(front, tensors)
+        self.terminals = _terminals(turntable, terminals)
 
     def __repr__(self) -> str:
         return f"SwingMechanism({self.name!r}: {len(self.parts)} parts on turntable {self.turntable.name!r})"
@@ -342,6 +344,10 @@ class SwingMechanism(Mechanism):
                         for n, p in self.parts.items()}
         bg = Mechanism.bond_graph(shadow)
         bg.add(tt)
+        for port, (item, item_port) in self.terminals.items():
+            if item.name not in bg.children:
+                bg.add(item)
+            bg.connect(item.name if item_port is None else f"{item.name}/{item_port}", f"{tt.name}/{port}")
         phi = tt.angle
         cphi, sphi = sp.cos(phi), sp.sin(phi)
         rate = f"{tt.name}/w"
@@ -375,6 +381,32 @@ class SwingMechanism(Mechanism):
                     _velocity(bg, f"sw_{name}_J{k}_{comp}", terms, S)
 
 
+def _terminals(turntable: Turntable, terminals: Mapping[str, Any] | None) -> dict[str, tuple]:
+    """Checked ``port → (element or component, its port or None)`` for the turntable's ports."""
+    from bondgraph.elements import Element
+
+    terminals = dict(terminals or {})
+    problems = []
+    out = {}
+    for port, spec in terminals.items():
+        item, item_port = spec if isinstance(spec, tuple) and len(spec) == 2 else (spec, None)
+        if port not in turntable.ports:
+            problems.append(f"{port}: the turntable has no such port (ports: {', '.join(turntable.ports) or 'none'})")
+        elif isinstance(item, Element) and item_port is None:
+            out[port] = (item, None)
+        elif isinstance(item, BondGraph) and item_port in item.ports:
+            out[port] = (item, item_port)
+        else:
+            problems.append(f"{port}: found {spec!r}, expected an element (Se, Sf...) or (component, its port)")
+    for port in turntable.ports:
+        if port not in terminals:
+            problems.append(f"{port}: not connected; pass terminals={{{port!r}: ...}} (a valve's work port, "
+                            "a pressure source, a blocked port Sf(..., 0))")
+    if problems:
+        raise ParameterError(problems, subject=f"turntable {turntable.name!r}: terminals")
+    return out
+
+
 def _without(part: Part, names: list[str]) -> Part:
     """A shallow copy of a part without the named elements and their bonds (the part itself
     is not modified; the elements and displacement handles are shared)."""
@@ -400,7 +432,8 @@ def _velocity(bg: BondGraph, tag: str, terms: list[tuple[str, Any]], inertia) ->
 
 
 def with_swing(mechanism: Mechanism, turntable: Turntable, *,
-               tensors: Mapping[str, Any] | None = None) -> SwingMechanism:
+               tensors: Mapping[str, Any] | None = None,
+               terminals: Mapping[str, Any] | None = None) -> SwingMechanism:
     """The planar front ``mechanism`` riding on ``turntable`` (see the module's notes).
 
     Parameters
@@ -412,6 +445,10 @@ def with_swing(mechanism: Mechanism, turntable: Turntable, *,
     tensors : dict, optional
         In-plane inertia tensors of parts (:func:`inertia_defaults`); the others are taken
         as slender along their pin lines.
+    terminals : dict, optional
+        What the turntable's exposed ports connect to (a swing motor's ``A``, ``B``; a
+        ``drive="port"`` turntable's ``M``): port → an element (``Se("p_A", 200e5)``,
+        ``Sf("blocked", 0.0)``) or ``(component, its port)``. Every exposed port needs one.
 
     Returns
     -------
@@ -420,7 +457,8 @@ def with_swing(mechanism: Mechanism, turntable: Turntable, *,
     Raises
     ------
     ParameterError
-        A bad tensor; a part of a template the coupling does not know.
+        A bad tensor; a part of a template the coupling does not know; a turntable port
+        without its terminal, or a terminal for no port.
 
     Examples
     --------
@@ -435,7 +473,7 @@ def with_swing(mechanism: Mechanism, turntable: Turntable, *,
         raise ParameterError(f"with_swing: found {type(mechanism).__name__}, expected a Mechanism (the front)")
     if not isinstance(turntable, Turntable):
         raise ParameterError(f"with_swing: found {type(turntable).__name__}, expected a Turntable")
-    return SwingMechanism(mechanism, turntable, tensors)
+    return SwingMechanism(mechanism, turntable, tensors, terminals)
 
 
 def swing_inertia(mechanism: SwingMechanism, pose: Pose, *, front_only: bool = False,

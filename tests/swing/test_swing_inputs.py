@@ -76,3 +76,14 @@ def test_swing_inertia_names_missing_parameters():
         swing_inertia(swung, pose)
     assert swing_inertia(swung, pose, params={"boom.mass": 1307.0}) == pytest.approx(swing_inertia(
         with_swing(single_boom(), Turntable("swing", inertia=1.0)), pose))
+
+
+def test_turntable_ports_need_their_terminals():
+    from bondgraph import Sf
+    from components.hydraulics import Oil, SwingMotor
+
+    tt = Turntable("swing", inertia=1.0e4, motor=SwingMotor("motor_", displacement="180 cm^3/rev", oil=Oil()))
+    with pytest.raises(ParameterError) as err:
+        with_swing(single_boom(), tt, terminals={"A": Sf("blocked", 0.0), "C": Sf("x", 0.0)})
+    msg = str(err.value)
+    assert "C: the turntable has no such port" in msg and "B: not connected" in msg

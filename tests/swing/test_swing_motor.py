@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.integrate import cumulative_trapezoid
 
-from bondgraph import Se, Sf, build, power_balance
+from bondgraph import Se, Sf, power_balance
 from components import Turntable
 from components.hydraulics import Oil, ReliefValve, SwingMotor
 from mechanisms import MechanismModel, swing_inertia, with_swing
@@ -26,12 +26,8 @@ def build_swing(ports, **tt):
     motor = SwingMotor("swing_motor", displacement=D, oil=Oil(), volume_A="1.5 L", volume_B="1.5 L",
                        crossover=RELIEF, leakage=tt.pop("leakage", 0.0))
     swung = with_swing(single_boom("extension"), Turntable("swing", inertia=2.2e4, gear_ratio=I_GEAR,
-                                                           motor=motor, **tt))
-    bg = swung.bond_graph()
-    for port, element in ports.items():
-        bg.add(element)
-        bg.connect(element.name, f"swing/{port}")
-    mm = MechanismModel(swung, build(bg))
+                                                           motor=motor, **tt), terminals=ports)
+    mm = MechanismModel.build(swung)
     pose = swung.solve_pose({"boom_cyl": L0}, guess={"boom": 0.4})
     return swung, mm, swing_inertia(swung, pose)
 
