@@ -290,8 +290,8 @@ class SwingMechanism(Mechanism):
     front : Mechanism
         The planar mechanism it was made from (not modified).
     turntable : Turntable
-    inertias : dict
-        Part name → :class:`PartInertia` used for the swing (given or default).
+    tensors : dict
+        The in-plane inertia tensors given (:func:`inertia_defaults`).
 
     Examples
     --------
@@ -312,11 +312,18 @@ class SwingMechanism(Mechanism):
         self.external = dict(front.external)
         self.front = front
         self.turntable = turntable
-        self.inertias = inertia_defaults(front, tensors)
+        self.tensors = dict(tensors or {})
+        inertia_defaults(front, self.tensors)          # bad tensors are named now, not at the build
         self.terminals = _terminals(turntable, terminals)
 
     def __repr__(self) -> str:
         return f"SwingMechanism({self.name!r}: {len(self.parts)} parts on turntable {self.turntable.name!r})"
+
+    @property
+    def inertias(self) -> dict[str, PartInertia]:
+        """Part name → :class:`PartInertia` the swing uses (the given tensor or the default),
+        for the parts as they are now (after a :meth:`~mechanisms.Mechanism.replace`)."""
+        return inertia_defaults(self, self.tensors)
 
     def swing_state(self, which: str = "angle") -> str:
         """Global state name of the swing ``"angle"`` (rad) or ``"rate"`` (rad/s, the
@@ -351,6 +358,7 @@ class SwingMechanism(Mechanism):
         phi = tt.angle
         cphi, sphi = sp.cos(phi), sp.sin(phi)
         rate = f"{tt.name}/w"
+        inertias = self.inertias
         for name, (masses, rot) in plan.items():
             for elem, jx, m, (xw, _yw) in masses:
                 r = xw - tt.axis_x
@@ -358,11 +366,11 @@ class SwingMechanism(Mechanism):
                 for ax, (mv, mw) in {"X": (cphi, -r * sphi), "Z": (sphi, r * cphi)}.items():
                     _velocity(bg, f"{tag}_{ax}", [(f"{name}/{jx}", mv), (rate, mw)], m)
             if rot:
-                self._rotation(bg, name, phi, rate)
+                self._rotation(bg, name, phi, rate, inertias)
         return bg
 
-    def _rotation(self, bg: BondGraph, name: str, phi, rate: str) -> None:
-        part, pi = self.parts[name], self.inertias[name]
+    def _rotation(self, bg: BondGraph, name: str, phi, rate: str, inertias: dict[str, PartInertia]) -> None:
+        part, pi = self.parts[name], inertias[name]
         alpha = _angle(part)
         a = alpha + pi.angle
         ca, sa = sp.cos(a), sp.sin(a)
@@ -525,10 +533,11 @@ def swing_inertia(mechanism: SwingMechanism, pose: Pose, *, front_only: bool = F
             subs[part.coordinates[coord]] = sp.Float(states[f"{mechanism.name}/{name}/{local}"])
     J = 0.0 if front_only else num(tt.inertia) + tt.gear_ratio ** 2 * num(tt.motor_inertia)
     frames = _frames(mechanism)
+    inertias = mechanism.inertias
     for name, part in mechanism.parts.items():
         for _e, _j, m, (xw, _yw) in _masses(part, frames[name]):
             J += num(m) * (num(xw) - tt.axis_x) ** 2
-        pi = mechanism.inertias[name]
+        pi = inertias[name]
         a = pose.angle(name) + pi.angle
         J += num(pi.along) * math.sin(a) ** 2 + num(pi.across) * math.cos(a) ** 2
     if missing:

@@ -87,3 +87,15 @@ def test_turntable_ports_need_their_terminals():
         with_swing(single_boom(), tt, terminals={"A": Sf("blocked", 0.0), "C": Sf("x", 0.0)})
     msg = str(err.value)
     assert "C: the turntable has no such port" in msg and "B: not connected" in msg
+
+
+def test_a_replaced_part_is_seen_by_the_swing():
+    import math
+
+    swung = with_swing(single_boom(), Turntable("swing", inertia=0.0))
+    pose = swung.solve_pose({"boom_cyl": 3.2}, guess={"boom": 0.4})
+    before = swing_inertia(swung, pose)
+    swung.replace(swung.parts["boom"].evolve(inertia="9060 kg*m^2"))
+    after = swing_inertia(swung, pose)
+    assert after - before == pytest.approx(1000.0 * math.cos(pose.angle("boom")) ** 2, rel=1e-12)
+    assert swung.front.parts["boom"].inertia == 8060.0                  # the front is not changed
