@@ -24,9 +24,10 @@ _EXPORTS = {
     'RULES': '.ports',
     'HingePoint': '.ports',
     'PortClass': '.ports',
+    'Turntable': '.turntable',
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["MainBody", "Lever", "Cylinder", "Part", "PortClass", "HingePoint", "RULES",
-           "Pathway", "polar_from_cog", "local_from_polar"]
+           "Pathway", "polar_from_cog", "local_from_polar", "Turntable"]

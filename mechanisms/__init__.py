@@ -16,8 +16,14 @@ _EXPORTS = {
     'Pose': '.assembly',
     'MechanismModel': '.model',
     'extension_signals': '.model',
+    'with_swing': '.swing',
+    'SwingMechanism': '.swing',
+    'swing_inertia': '.swing',
+    'inertia_defaults': '.swing',
+    'PartInertia': '.swing',
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-__all__ = ["Mechanism", "Pose", "Drive", "MechanismModel", "extension_signals"]
+__all__ = ["Mechanism", "Pose", "Drive", "MechanismModel", "extension_signals", "with_swing", "SwingMechanism",
+           "swing_inertia", "inertia_defaults", "PartInertia"]
