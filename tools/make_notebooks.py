@@ -1242,9 +1242,11 @@ report = oc.report()
 print(report[report.index("functions:"):report.index("flags:")])
 """),
         ("md", """
-The report starts at the fuel: the engine's speed stays on its governor line except for
-moments at the full-load curve (named as lugging, with their times), and the fuel per bank
-cubic metre follows from the bucket's dumped volume. The dig's pressures, against the relief:
+The report starts at the fuel. The pump's regulator has a horsepower control (470 N·m at the
+shaft, `[circuit.open_centre] torque_limit`): where the lift and the bucket together would ask
+more, it holds the pump's displacement under the torque the engine can give, so the engine's
+speed stays on its governor line (no lugging). The fuel per bank cubic metre follows from the
+bucket's dumped volume. The dig's pressures, against the relief:
 """),
         ("code", """
 fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))

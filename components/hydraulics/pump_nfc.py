@@ -10,7 +10,10 @@ negative control: the more flow returns unused, the less the pump delivers).
 
 ``α_cmd = D_cmd/D_max = clip((p_n,max − p_n)/(p_n,max − p_n,min), d_min, 1)``
 
-and the swash plate follows ``α_cmd`` through a first-order :class:`Lag`
+With a ``torque_limit`` (the regulator's horsepower control, which keeps the pump from
+pulling the engine down its curve) the command is also held under the hyperbola
+``α ≤ 2π·T_max/(D·p)`` of the outlet pressure ``p`` (``D`` the displacement the shaft
+turns), and the swash plate follows ``α_cmd`` through a first-order :class:`Lag`
 (time constant ``time_constant``). :class:`NFCPowerUnit` is a
 :class:`~components.hydraulics.PowerUnit` whose flow source delivers
 ``Q = D_max·n·α`` (``α`` the swash-plate state), with the outlet volume and the
@@ -67,6 +70,8 @@ class NFCPump:
         at or above it), Pa; ``control_max > control_min``.
     time_constant : float or str
         Swash-plate lag ``τ`` (s).
+    torque_limit : float or str, optional
+        Shaft torque the regulator holds the pump under (N·m): total horsepower control.
 
     Raises
     ------
@@ -90,6 +95,7 @@ class NFCPump:
     control_min: Any = "8 bar"
     control_max: Any = "30 bar"
     time_constant: Any = "50 ms"
+    torque_limit: Any = None
 
     def __post_init__(self):
         problems: list[str] = []
@@ -102,6 +108,9 @@ class NFCPump:
                 continue
             v = si(getattr(self, name), unit, name, problems, POSITIVE)
             object.__setattr__(self, name, v)
+        if self.torque_limit is not None:
+            object.__setattr__(self, "torque_limit", si(self.torque_limit, "N*m", "torque_limit", problems,
+                                                        POSITIVE))
         d = self.min_displacement
         if not (isinstance(d, (int, float)) and not isinstance(d, bool) and math.isfinite(d)
                 and 0 < d < 1):
@@ -245,4 +254,32 @@ class NFCPowerUnit(PowerUnit):
         return self._control
 
     def _command(self) -> sp.Expr:
-        return self.pump.command(self.control_pressure())
+        a = self.pump.command(self.control_pressure())
+        if self.pump.torque_limit is None:
+            return a
+        # the horsepower control: α·p ≤ k = 2π·T_max/D, D the displacement the shaft turns
+        d = getattr(self, "shaft_displacement", None) or self.pump.displacement
+        k = 2 * math.pi * self.pump.torque_limit / d
+        p = self.outlet_pressure
+        return sp.Piecewise((k / sp.Max(p, k), a * p >= k), (a, True))   # (never divides by 0)
+
+    def torque_limited(self, alpha: Any, p: Any) -> Any:
+        """Whether the horsepower control holds the swash plate at ``alpha`` and outlet
+        pressure ``p`` (arrays): ``α·p`` within 0.5 % of ``2π·T_max/D`` (``False`` without a
+        ``torque_limit``).
+
+        Parameters
+        ----------
+        alpha, p : array_like
+
+        Returns
+        -------
+        ndarray of bool
+        """
+        import numpy as np
+
+        alpha, p = np.asarray(alpha, dtype=float), np.asarray(p, dtype=float)
+        if self.pump.torque_limit is None:
+            return np.zeros(np.broadcast(alpha, p).shape, dtype=bool)
+        d = getattr(self, "shaft_displacement", None) or self.pump.displacement
+        return alpha * p >= 0.995 * 2 * math.pi * self.pump.torque_limit / d

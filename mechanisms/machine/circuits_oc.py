@@ -77,6 +77,7 @@ OC_KEYS: dict[str, tuple] = {
     "bypass_closed": ("", 0.5, "positive"),
     "gallery_volume": ("m^3", 1e-4, "positive"),
     "negacon_volume": ("m^3", 2e-4, "positive"),
+    "torque_limit": ("N*m", None, "positive"),
 }
 #: what each key of :data:`OC_KEYS` means (shown in the machine-file reference of the documentation)
 _OC_DOCS = {
@@ -95,6 +96,8 @@ _OC_DOCS = {
     "bypass_closed": "spool travel at which the bypass is closed, either way (0 < · ≤ 1)",
     "gallery_volume": "oil volume between two sections of the centre gallery",
     "negacon_volume": "volume at the gallery end, whose pressure is p_n",
+    "torque_limit": "horsepower control: the shaft torque the regulator holds the pump under "
+                    "(none: no limiter)",
 }
 #: ``[circuit.power_unit]`` keys an open-centre pump reads (the fixed circuit's own supplies refused)
 _SHARED = ("pump_displacement", "pump_speed", "relief_crack", "relief_full", "relief_flow", "volume",
@@ -143,6 +146,8 @@ class OpenCentreMachineCircuit(FixedCircuit):
         return super().energy_category(element)
 
     def report_lines(self, tab: Mapping[str, np.ndarray]) -> list[str]:
+        from .circuits_engine import _spans, events
+
         ctl = self.hydraulic.control
         lines = [f"  open centre, negative flow control: orifice {ctl.diameter * 1e3:.2f} mm, "
                  f"stand-by p_n {self.standby_pressure / 1e5:.1f} bar"]
@@ -151,6 +156,11 @@ class OpenCentreMachineCircuit(FixedCircuit):
             lines.append(f"    pump displacement {100 * a.min():.1f} … {100 * a.max():.1f} % (mean "
                          f"{100 * a.mean():.1f} %); negacon pressure {pn.min() / 1e5:.1f} … "
                          f"{pn.max() / 1e5:.1f} bar")
+            pu = self.hydraulic.power_unit
+            if pu.pump.torque_limit is not None and "pump_pressure" in tab:
+                held = pu.torque_limited(a, tab["pump_pressure"])
+                lines.append(f"    horsepower control {pu.pump.torque_limit:.0f} N·m: the pump held under it "
+                             + (f"at t={_spans(events(tab['time'], held))}" if held.any() else "at no time"))
         if "bypass_flow" in tab and "pump_flow" in tab:
             t = tab["time"]
             v_by = float(np.trapezoid(tab["bypass_flow"], t))
@@ -203,7 +213,7 @@ def open_centre_circuit(ctx: CircuitContext) -> OpenCentreMachineCircuit:
     oil = make_oil(ctx, oil_p)
     try:
         pump = NFCPump(pu["pump_displacement"], pu["pump_speed"], oc["min_displacement"],
-                       oc["control_min"], oc["control_max"], oc["time_constant"])
+                       oc["control_min"], oc["control_max"], oc["time_constant"], oc.get("torque_limit"))
         relief = (ReliefValve(pu["relief_crack"], pu["relief_full"], pu["relief_flow"])
                   if pu_given else None)
         nrelief = (ReliefValve(oc["negacon_relief_crack"], oc["negacon_relief_full"],

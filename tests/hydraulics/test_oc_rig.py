@@ -143,3 +143,32 @@ def test_a_wide_orifice_holds_the_pump_above_stand_by():
     assert res["wide/hyd/neg/C_N.e"][-1] == pytest.approx(pn, rel=0.01)
     assert rig.displacement(res)[-1] == pytest.approx((30e5 - pn) / 22e5, rel=0.01)
     assert rig.x0["wide/hyd/neg/C_N.e"] == pytest.approx(pn, rel=1e-6)    # the rig starts there
+
+
+@pytest.mark.parametrize("limit", [None, "100 N*m"])
+def test_the_horsepower_control_holds_the_pump_torque(limit):
+    """A negative-control pump at full command into a laminar load Q = G·p: without a limit
+    α = 1 and p = Q_max/G; with T_max the steady state is on the hyperbola α·p = 2π·T_max/D,
+    so α = sqrt(k·G/Q_max) by hand and the shaft torque D·α·p/(2π) = T_max."""
+    from bondgraph import BondGraph, build
+    from components.hydraulics import NFCPowerUnit, NFCPump, Oil, Orifice
+
+    D, n, G = 100e-6, 1500 / 60, 2e-10
+    bg = BondGraph("hp")
+    pump = NFCPump("100 cm^3/rev", "1500 rpm", min_displacement=0.1, time_constant="20 ms", torque_limit=limit)
+    pu = bg.add(NFCPowerUnit("pu", oil=Oil(), pump=pump, volume="1 L", control_pressure=Input("p_n")))
+    bg.add(Orifice("load", conductance=G))
+    p, t = pu.consumer("load")
+    bg.connect(f"pu/{p}", "load/A")
+    bg.connect("load/B", f"pu/{t}")
+    res = simulate(build(bg), (0, 2.0), inputs={"p_n": 0.0}, **SIM)
+    alpha, pressure = res["hp/pu/swash/x.value"][-1], res["hp/pu/C_P.e"][-1]
+    q_max = D * n
+    if limit is None:
+        assert alpha == pytest.approx(1.0, rel=1e-6)
+        assert pressure == pytest.approx(q_max / G, rel=1e-6)
+    else:
+        k = 2 * math.pi * 100.0 / D
+        assert alpha == pytest.approx(math.sqrt(k * G / q_max), rel=1e-6)
+        assert D * alpha * pressure / (2 * math.pi) == pytest.approx(100.0, rel=1e-6)
+        assert pu.torque_limited([alpha], [pressure])[0]
