@@ -1127,7 +1127,7 @@ every table of that file applies, with its own laid over them) with what a real 
 
 * **soil at the cutting edge** — gravel (γ 19 kN/m³, φ 38°, no cohesion); the cutting force is
   the fundamental earthmoving equation (Reece 1964, McKyes' factors), the edge's penetration is
-  resisted up to the soil's bearing capacity, and the bite fills the bucket ({doc}`soil` in the
+  resisted up to the soil's bearing capacity, and the bite fills the bucket (the soil page of the
   guide);
 * **a 0.8 m³ bucket** (heaped) that empties when it is turned open above the ground;
 * **the diesel engine** behind the pump (110 kW at 2000 rpm) and the **open-centre** circuit of
