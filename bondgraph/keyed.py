@@ -1,0 +1,159 @@
+"""Built models cached under a key their caller gives: a warm build without sympy.
+
+The compiled-model cache of :func:`~bondgraph.build` is keyed by the model's
+fingerprint, the hash of every element law — and writing those laws (sympy) is most of
+what a cached build costs. A caller that can name the model completely without
+writing its laws (a machine file's text, the mode it is built for and the source of
+the packages that read it: :func:`mechanisms.machine.buildkey.machine_key`) passes that
+name as ``build(..., cache_key=...)``; the derived equations, the C source and the
+output names are then stored under it here, and the next build under the same key
+loads them instead of collecting the laws.
+
+An entry is used only if it was written for exactly this key (the whole key is stored
+and compared, not only its hash), for a graph of the same elements, and if every
+run-time value given (``params``) is a parameter of the entry that passes its rule;
+otherwise the build takes the ordinary path (and writes the entry again). An
+unreadable or foreign entry is a miss, never an error; a read-only cache only costs
+speed.
+
+Examples
+--------
+>>> from bondgraph import BondGraph, Se, One, I, R, build
+>>> bg = BondGraph("cart")
+>>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 1.0), R("b", 0.5))
+>>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
+...     _ = bg.connect(a, b)
+>>> first = build(bg, cache_key="keyed doc: cart m 1 b 0.5 F 2")
+>>> keyed_file("keyed doc: cart m 1 b 0.5 F 2").exists()
+True
+>>> again = build(bg, cache_key="keyed doc: cart m 1 b 0.5 F 2")
+>>> again.build_times["keyed"], again.state_names, again.params == first.params
+(1.0, ['cart/m.f'], True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from pathlib import Path
+from typing import Any, Mapping
+
+import networkx as nx
+
+from .checks import FINITE, number
+
+__all__ = ["keyed_file", "load_keyed", "save_keyed"]
+
+#: layout of an entry; a change makes every older entry a miss
+_FORMAT = 1
+
+
+def keyed_file(key: str) -> Path:
+    """The cache file of the model built under ``key`` (it may not exist).
+
+    The name hashes the key with the entry layout and the generator's own source
+    (:mod:`bondgraph.equations`, :mod:`bondgraph.codegen`, :mod:`bondgraph.elements`).
+
+    Parameters
+    ----------
+    key : str
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> keyed_file("a").name == keyed_file("a").name != keyed_file("b").name
+    True
+    """
+    from .equations import _generator_hash
+    from .files import cache_dir
+
+    digest = hashlib.sha256(f"{_FORMAT}|{_generator_hash()}|{key}".encode()).hexdigest()[:32]
+    return cache_dir() / f"model_{digest}.pkl"
+
+
+def save_keyed(key: str, g: nx.MultiDiGraph, eqs: Any, system: Any) -> None:
+    """Store a built model's equations, C source and output names under ``key``.
+
+    Parameters
+    ----------
+    key : str
+    g : networkx.MultiDiGraph
+        Its global graph (the element names are stored to check a later load).
+    eqs : Equations
+    system : CompiledSystem
+
+    Examples
+    --------
+    See the module.
+    """
+    fields = {k: getattr(eqs, k) for k in eqs.__dataclass_fields__ if k != "report"}
+    path = keyed_file(key)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(pickle.dumps({"key": key, "nodes": sorted(g.nodes), "fields": fields,
+                                      "source": system.source, "outputs": system.output_names}))
+        os.replace(tmp, path)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):  # only costs speed
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def load_keyed(key: str, g: nx.MultiDiGraph, report: Any,
+               params: Mapping[str, Any] | None) -> tuple[Any, Any] | None:
+    """The equations and compiled system stored under ``key``, with ``params`` applied;
+    ``None`` when there is no usable entry (see the module).
+
+    Parameters
+    ----------
+    key : str
+    g : networkx.MultiDiGraph
+        The model's global graph, causality assigned.
+    report : CausalReport
+    params : mapping or None
+        Run-time values (parameter name → number) to set over the stored ones.
+
+    Returns
+    -------
+    (Equations, CompiledSystem) or None
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> load_keyed("keyed doc: never stored", nx.MultiDiGraph(), None, None) is None
+    True
+    """
+    from .codegen import CompiledSystem, build_library
+    from .equations import Equations
+
+    path = keyed_file(key)
+    try:
+        data = pickle.loads(path.read_bytes())
+        if data["key"] != key or data["nodes"] != sorted(g.nodes):
+            return None
+        fields = data["fields"]
+        values = dict(fields["params"])
+        checks = fields["param_checks"]
+        for k, v in (params or {}).items():
+            x = number(v)
+            if k not in values or x is None or checks.get(k, FINITE).problem(k, x):
+                return None     # the ordinary path names the problem
+            values[k] = x
+        if values != fields["params"]:     # other values than stored: their expressions again
+            from .equations import expression_problem
+
+            if any(expression_problem(chk, values) for chk in fields["expr_checks"]):
+                return None
+        fields["params"] = values
+        eqs = Equations(report=report, **fields)
+        lib, t_cc = build_library(data["source"])
+        system = CompiledSystem(eqs, data["source"], data["outputs"], lib)
+        system.build_times["compile"] = t_cc
+        return eqs, system
+    except Exception:  # noqa: BLE001 - no entry, or a stale or foreign one: build it
+        return None
