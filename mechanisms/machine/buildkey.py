@@ -33,7 +33,7 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["machine_key", "source_digest"]
+__all__ = ["machine_key", "source_digest", "build_origin"]
 
 #: the packages whose source shapes a built machine
 PACKAGES = ("bondgraph", "components", "mechanisms")
@@ -98,3 +98,35 @@ def machine_key(desc, mode: str, *, end_stops: bool = True) -> str:
     return "\n".join(["hydrobond machine model v1", f"mode {mode}", f"end_stops {bool(end_stops)}",
                       f"source {source_digest()}", f"python {sys.version_info[0]}.{sys.version_info[1]}",
                       f"sympy {sympy.__version__}", tables])
+
+
+def build_origin(machine) -> str:
+    """How a machine's model was made, for the timings line of a report: ``"compiled
+    model from cache"`` (loaded by key, no law written), ``"laws written, compiled code
+    from cache"`` (a build by fingerprint: a value or the package changed since),
+    ``"derived and compiled"`` (a model never built before), or ``""`` for the reference
+    formulations (no compiled model).
+
+    Parameters
+    ----------
+    machine : Machine
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA, Machine
+    >>> m = Machine.from_file(DATA / "knuckle_crane.toml", mode="forces")
+    >>> build_origin(Machine.from_file(DATA / "knuckle_crane.toml", mode="forces"))
+    'compiled model from cache'
+    """
+    bt = getattr(getattr(getattr(machine, "model", None), "model", None), "build_times", None)
+    if not isinstance(bt, dict):
+        return ""
+    if bt.get("keyed") == 1.0:
+        return "compiled model from cache"
+    if bt.get("cached") == 1.0:
+        return "laws written, compiled code from cache"
+    return "derived and compiled"
