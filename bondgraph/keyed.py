@@ -1,13 +1,14 @@
-"""Built models cached under a key their caller gives: a warm build without sympy.
+"""Built models cached under a key their caller gives: a warm build writes no law.
 
 The compiled-model cache of :func:`~bondgraph.build` is keyed by the model's
 fingerprint, the hash of every element law — and writing those laws (sympy) is most of
 what a cached build costs. A caller that can name the model completely without
 writing its laws (a machine file's text, the mode it is built for and the source of
 the packages that read it: :func:`mechanisms.machine.buildkey.machine_key`) passes that
-name as ``build(..., cache_key=...)``; the derived equations, the C source and the
-output names are then stored under it here, and the next build under the same key
-loads them instead of collecting the laws.
+name as ``build(..., cache_key=...)``; what the fingerprint's cache entry does not fix
+(the parameter values and rules, the initial states) is stored under it here with the
+fingerprint, and the next build under the same key loads that entry's equations and
+code directly instead of collecting the laws to find it.
 
 An entry is used only if it was written for exactly this key (the whole key is stored
 and compared, not only its hash), for a graph of the same elements, and if every
@@ -75,8 +76,11 @@ def keyed_file(key: str) -> Path:
     return cache_dir() / f"model_{digest}.pkl"
 
 
-def save_keyed(key: str, g: nx.MultiDiGraph, eqs: Any, system: Any) -> None:
-    """Store a built model's equations, C source and output names under ``key``.
+def save_keyed(key: str, g: nx.MultiDiGraph, eqs: Any, fingerprint: str) -> None:
+    """Store under ``key`` what a build by ``fingerprint`` does not fix: the parameter
+    values and rules, the initial states (the equations, C source and output names stay
+    in the fingerprint's entry, written by :func:`~bondgraph.build`; an entry here is a
+    few kilobytes).
 
     Parameters
     ----------
@@ -84,18 +88,26 @@ def save_keyed(key: str, g: nx.MultiDiGraph, eqs: Any, system: Any) -> None:
     g : networkx.MultiDiGraph
         Its global graph (the element names are stored to check a later load).
     eqs : Equations
-    system : CompiledSystem
+    fingerprint : str
+        The cache key of its equations and code (fingerprint and observers).
 
     Examples
     --------
-    See the module.
+    >>> from bondgraph import BondGraph, Se, One, I, build
+    >>> bg = BondGraph("push")
+    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 2.0))
+    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+    >>> model = build(bg, cache_key="keyed doc: push m 2")   # saves it
+    >>> keyed_file("keyed doc: push m 2").stat().st_size < 20_000
+    True
     """
-    fields = {k: getattr(eqs, k) for k in eqs.__dataclass_fields__ if k != "report"}
     path = keyed_file(key)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(pickle.dumps({"key": key, "nodes": sorted(g.nodes), "fields": fields,
-                                      "source": system.source, "outputs": system.output_names}))
+        tmp.write_bytes(pickle.dumps({
+            "key": key, "nodes": sorted(g.nodes), "fingerprint": fingerprint, "params": dict(eqs.params),
+            "param_checks": dict(eqs.param_checks), "expr_checks": list(eqs.expr_checks),
+            "initial": {st.name: st.initial for st in eqs.states}}))
         os.replace(tmp, path)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):  # only costs speed
         try:
@@ -130,26 +142,31 @@ def load_keyed(key: str, g: nx.MultiDiGraph, report: Any,
     """
     from .codegen import CompiledSystem, build_library
     from .equations import Equations
+    from .model import _cache_file
 
-    path = keyed_file(key)
     try:
-        data = pickle.loads(path.read_bytes())
-        if data["key"] != key or data["nodes"] != sorted(g.nodes):
+        small = pickle.loads(keyed_file(key).read_bytes())
+        if small["key"] != key or small["nodes"] != sorted(g.nodes):
             return None
+        data = pickle.loads(_cache_file(small["fingerprint"]).read_bytes())
         fields = data["fields"]
-        values = dict(fields["params"])
-        checks = fields["param_checks"]
+        values = dict(small["params"])
+        checks = small["param_checks"]
+        if list(values) != list(fields["params"]):
+            return None
         for k, v in (params or {}).items():
             x = number(v)
             if k not in values or x is None or checks.get(k, FINITE).problem(k, x):
                 return None     # the ordinary path names the problem
             values[k] = x
-        if values != fields["params"]:     # other values than stored: their expressions again
+        if values != small["params"]:     # other values than stored: their expressions again
             from .equations import expression_problem
 
-            if any(expression_problem(chk, values) for chk in fields["expr_checks"]):
+            if any(expression_problem(chk, values) for chk in small["expr_checks"]):
                 return None
-        fields["params"] = values
+        initial = small["initial"]
+        fields.update(params=values, param_checks=checks, expr_checks=small["expr_checks"],
+                      states=[type(st)(st.name, st.element, st.kind, initial[st.name]) for st in fields["states"]])
         eqs = Equations(report=report, **fields)
         lib, t_cc = build_library(data["source"])
         system = CompiledSystem(eqs, data["source"], data["outputs"], lib)

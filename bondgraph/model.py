@@ -380,7 +380,7 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
         times["load"] = time.perf_counter() - t0 - times["compile"]
         times["cached"] = 1.0
         if cache_key is not None:
-            save_keyed(cache_key, g, eqs, system)
+            save_keyed(cache_key, g, eqs, key)
         return Model(g, report, eqs, system, times)
     eqs = derive(g, params, col)
     if observe:
@@ -393,7 +393,7 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     times["load"] = time.perf_counter() - t0 - times["generate"] - times["compile"]
     _save_cached(key, eqs, system)
     if cache_key is not None:
-        save_keyed(cache_key, g, eqs, system)
+        save_keyed(cache_key, g, eqs, key)
     return Model(g, report, eqs, system, times)
 
 

@@ -97,3 +97,21 @@ def test_a_damaged_entry_is_a_miss_not_an_error(key):
     again = build(oscillator(), {"mass": 2.0}, cache_key=key)
     assert again.build_times["keyed"] == 0.0 and again.state_names == ["kosc/m.f", "kosc/k.e"]
     assert build(oscillator(), {"mass": 2.0}, cache_key=key).build_times["keyed"] == 1.0  # rewritten
+
+
+def test_an_entry_refers_to_the_fingerprints_code_and_is_a_miss_without_it(key):
+    import pickle
+
+    from bondgraph.model import _cache_file
+
+    build(oscillator(), {"mass": 2.0}, cache_key=key)
+    small = pickle.loads(keyed_file(key).read_bytes())
+    assert keyed_file(key).stat().st_size < 20_000 and "source" not in small
+    fp = _cache_file(small["fingerprint"])
+    saved = fp.read_bytes()
+    fp.unlink()
+    try:
+        assert build(oscillator(), {"mass": 2.0}, cache_key=key).build_times["keyed"] == 0.0
+    finally:
+        if not fp.exists():
+            fp.write_bytes(saved)
