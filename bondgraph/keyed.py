@@ -4,7 +4,7 @@ The compiled-model cache of :func:`~bondgraph.build` is keyed by the model's
 fingerprint, the hash of every element law — and writing those laws (sympy) is most of
 what a cached build costs. A caller that can name the model completely without
 writing its laws (a machine file's text, the mode it is built for and the source of
-the packages that read it: :func:`mechanisms.machine.buildkey.machine_key`) passes that
+the packages that read it: ``mechanisms.machine.buildkey.machine_key``) passes that
 name as ``build(..., cache_key=...)``; what the fingerprint's cache entry does not fix
 (the parameter values and rules, the initial states) is stored under it here with the
 fingerprint, and the next build under the same key loads that entry's equations and

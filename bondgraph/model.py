@@ -266,10 +266,10 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
 
     With ``cache_key`` the caller names the model completely — its structure *and*
     every value in it (a machine file's text, its mode and the package's source, see
-    :func:`mechanisms.machine.buildkey.machine_key`): a model built before under the
+    ``mechanisms.machine.buildkey.machine_key``): a model built before under the
     same key is loaded without collecting the elements' laws at all (the slow part of
     a cached build, ``build_times["keyed"] == 1``). The graph and its causality are
-    still assembled (they are the model's :attr:`Model.graph` and report), and
+    still assembled (they are the model's ``Model.graph`` and report), and
     ``params`` still set the run-time values. A key that does not name everything a
     model depends on would load the wrong model: leave it ``None`` unless it does.
 

@@ -132,7 +132,7 @@ class MechanismModel:
             Values of run-time parameters (sympy symbols used as masses, inertias...).
         cache_key : str, optional
             Text naming the model completely, for :func:`bondgraph.build` (a machine
-            passes its :func:`~mechanisms.machine.buildkey.machine_key`).
+            passes its ``mechanisms.machine.buildkey.machine_key``).
 
         Returns
         -------

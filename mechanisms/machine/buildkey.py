@@ -1,7 +1,7 @@
 """The key a machine's compiled model is cached under: its description, mode and code.
 
 A machine built a second time — the same file, in a new process — loads its compiled
-model without writing the elements' laws again (:mod:`bondgraph.keyed`). That is only
+model without writing the elements' laws again (``bondgraph.keyed``). That is only
 correct if the key names everything the model depends on, so it is made of:
 
 * the description's tables exactly as read, overrides applied, in file order

@@ -84,7 +84,7 @@ def with_soil(machine, soil: SoilProperties, *, edge: tuple[str, str], face: flo
     params : mapping, optional
         The run-time parameters to build with (default the machine's current ones).
     cache_key : str, optional
-        The machine's :func:`~.buildkey.machine_key`, passed to :func:`bondgraph.build`.
+        The machine's ``mechanisms.machine.buildkey.machine_key``, passed to :func:`bondgraph.build`.
     **tool
         Further keywords of :class:`~components.soil_tool.SoilTool`.
     """
