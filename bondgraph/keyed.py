@@ -76,18 +76,20 @@ def keyed_file(key: str) -> Path:
     return cache_dir() / f"model_{digest}.pkl"
 
 
-def save_keyed(key: str, g: nx.MultiDiGraph, eqs: Any, fingerprint: str) -> None:
+def save_keyed(key: str, g: nx.MultiDiGraph, model: Any, fingerprint: str) -> None:
     """Store under ``key`` what a build by ``fingerprint`` does not fix: the parameter
     values and rules, the initial states (the equations, C source and output names stay
     in the fingerprint's entry, written by :func:`~bondgraph.build`; an entry here is a
-    few kilobytes).
+    few kilobytes), and the linear solver native CVODE takes for it (found from the
+    equations' structure, ``bondgraph.native.cvode.band_of``).
 
     Parameters
     ----------
     key : str
     g : networkx.MultiDiGraph
         Its global graph (the element names are stored to check a later load).
-    eqs : Equations
+    model : Model
+        The model just built.
     fingerprint : str
         The cache key of its equations and code (fingerprint and observers).
 
@@ -101,13 +103,16 @@ def save_keyed(key: str, g: nx.MultiDiGraph, eqs: Any, fingerprint: str) -> None
     >>> keyed_file("keyed doc: push m 2").stat().st_size < 20_000
     True
     """
+    from .native.cvode import band_of
+
+    eqs = model.equations
     path = keyed_file(key)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
         tmp.write_bytes(pickle.dumps({
             "key": key, "nodes": sorted(g.nodes), "fingerprint": fingerprint, "params": dict(eqs.params),
             "param_checks": dict(eqs.param_checks), "expr_checks": list(eqs.expr_checks),
-            "initial": {st.name: st.initial for st in eqs.states}}))
+            "initial": {st.name: st.initial for st in eqs.states}, "band": band_of(model)}))
         os.replace(tmp, path)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):  # only costs speed
         try:
@@ -132,7 +137,8 @@ def load_keyed(key: str, g: nx.MultiDiGraph, report: Any,
 
     Returns
     -------
-    (Equations, CompiledSystem) or None
+    (Equations, CompiledSystem, band) or None
+        ``band``: ``(mu, ml)`` of native CVODE's band solver, or ``None`` for the dense one.
 
     Examples
     --------
@@ -171,6 +177,7 @@ def load_keyed(key: str, g: nx.MultiDiGraph, report: Any,
         lib, t_cc = build_library(data["source"])
         system = CompiledSystem(eqs, data["source"], data["outputs"], lib)
         system.build_times["compile"] = t_cc
-        return eqs, system
+        band = small["band"]
+        return eqs, system, (None if band is None else (int(band[0]), int(band[1])))
     except Exception:  # noqa: BLE001 - no entry, or a stale or foreign one: build it
         return None

@@ -361,11 +361,13 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
         cache_key = observer_key(cache_key, observe)
         hit = load_keyed(cache_key, g, report, params)
         if hit is not None:
-            eqs, system = hit
+            eqs, system, band = hit
             times.update(collect=0.0, derive=0.0, generate=0.0, compile=system.build_times["compile"],
                          cached=1.0, keyed=1.0)
             times["load"] = time.perf_counter() - t0 - times["compile"]
-            return Model(g, report, eqs, system, times)
+            built = Model(g, report, eqs, system, times)
+            built._native_band = band       # the linear solver native CVODE takes (band_of)
+            return built
     t0 = time.perf_counter()
     col = collect(g, params)
     key = observer_key(col.fingerprint(), observe)
@@ -379,9 +381,10 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
         times["compile"] = system.build_times["compile"]  # 0 unless the library was evicted
         times["load"] = time.perf_counter() - t0 - times["compile"]
         times["cached"] = 1.0
+        built = Model(g, report, eqs, system, times)
         if cache_key is not None:
-            save_keyed(cache_key, g, eqs, key)
-        return Model(g, report, eqs, system, times)
+            save_keyed(cache_key, g, built, key)
+        return built
     eqs = derive(g, params, col)
     if observe:
         eqs.observed = resolve_observers(eqs, observe, _output_names(eqs))
@@ -392,9 +395,10 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     times["compile"] = system.build_times["compile"]
     times["load"] = time.perf_counter() - t0 - times["generate"] - times["compile"]
     _save_cached(key, eqs, system)
+    built = Model(g, report, eqs, system, times)
     if cache_key is not None:
-        save_keyed(cache_key, g, eqs, key)
-    return Model(g, report, eqs, system, times)
+        save_keyed(cache_key, g, built, key)
+    return built
 
 
 def _output_names(eqs: Equations) -> list[str]:

@@ -115,3 +115,26 @@ def test_an_entry_refers_to_the_fingerprints_code_and_is_a_miss_without_it(key):
     finally:
         if not fp.exists():
             fp.write_bytes(saved)
+
+
+def test_the_native_solver_choice_is_kept_with_the_entry(key):
+    from bondgraph import BondGraph, Sf, Zero
+    from bondgraph.native.cvode import band_of
+
+    def chain():   # 20 masses between springs: banded, so native CVODE takes the band solver
+        bg = BondGraph("kchain")
+        bg.add(Sf("wall", 0.0))
+        prev = "wall"
+        for i in range(20):
+            bg.add(Zero(f"s{i}"), C.spring(f"k{i}", 10.0), One(f"v{i}"), I(f"m{i}", 1.0), R(f"c{i}", 0.1))
+            for a, b in [(prev, f"s{i}"), (f"s{i}", f"k{i}"), (f"s{i}", f"v{i}"), (f"v{i}", f"m{i}"),
+                         (f"v{i}", f"c{i}")]:
+                bg.connect(a, b)
+            prev = f"v{i}"
+        return bg
+
+    build(chain(), cache_key=key)
+    hit = build(chain(), cache_key=key)
+    assert hit.build_times["keyed"] == 1.0
+    found = build(chain())                         # no key: found from the equations
+    assert hit._native_band == band_of(found) and hit._native_band is not None
