@@ -14,6 +14,10 @@ correct if the key names everything the model depends on, so it is made of:
   ``.py``, ``.c`` and ``.h`` file of ``bondgraph``, ``components`` and ``mechanisms``),
   the Python and sympy versions.
 
+A machine whose circuit type is registered from outside these packages
+(:func:`~mechanisms.machine.register_circuit` in a notebook or a script) has no key: its
+builder's source is not in the digest, so it is built the ordinary way every time.
+
 Examples
 --------
 >>> from mechanisms.machine.description import DATA, MachineDescription
@@ -71,8 +75,9 @@ def source_digest() -> str:
     return _DIGEST[0]
 
 
-def machine_key(desc, mode: str, *, end_stops: bool = True) -> str:
-    """The text that names a machine's compiled model (see the module).
+def machine_key(desc, mode: str, *, end_stops: bool = True) -> str | None:
+    """The text that names a machine's compiled model (see the module); ``None`` for a
+    circuit built by a builder registered from outside the packages.
 
     Parameters
     ----------
@@ -84,7 +89,7 @@ def machine_key(desc, mode: str, *, end_stops: bool = True) -> str:
 
     Returns
     -------
-    str
+    str or None
 
     Examples
     --------
@@ -93,6 +98,13 @@ def machine_key(desc, mode: str, *, end_stops: bool = True) -> str:
     'hydrobond machine model v1'
     """
     import sympy
+
+    if mode == "valves" and isinstance(desc.circuit, dict):
+        from .circuits import CIRCUITS
+
+        builder = CIRCUITS.get(desc.circuit.get("type"))
+        if builder is None or getattr(builder, "__module__", "").split(".")[0] not in PACKAGES:
+            return None
 
     tables = json.dumps(desc.raw, default=repr, ensure_ascii=False, allow_nan=True)
     return "\n".join(["hydrobond machine model v1", f"mode {mode}", f"end_stops {bool(end_stops)}",

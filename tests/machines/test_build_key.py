@@ -114,3 +114,24 @@ def test_a_warm_build_loads_neither_pint_nor_the_laws():
              "print(json.dumps(['pint' in sys.modules, m.model.model.build_times['keyed']]))\n")
     out = subprocess.run([sys.executable, "-c", code2], check=True, capture_output=True, text=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, 1.0]
+
+
+def test_a_circuit_registered_from_outside_the_packages_has_no_key():
+    from mechanisms.machine.circuits import CIRCUITS
+
+    fixed = CIRCUITS["fixed"]
+
+    def mine(ctx):             # a user's builder: its source is not in the digest
+        return fixed(ctx)
+
+    mine.__module__ = "__main__"
+    CIRCUITS["test-user-circuit"] = mine
+    try:
+        d = desc().with_sections(circuit={**desc().raw["circuit"], "type": "test-user-circuit"})
+        assert machine_key(d, "valves") is None
+        assert machine_key(d, "forces") is not None            # no circuit in mode forces
+        m = Machine(d, "valves")
+        assert m.model.model.build_times["keyed"] == 0.0
+        assert Machine(d, "valves").model.model.build_times["keyed"] == 0.0
+    finally:
+        del CIRCUITS["test-user-circuit"]
