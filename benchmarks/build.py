@@ -18,7 +18,10 @@ Printed beside issue 22's goals (warm build ≤ 0.3 s, valves run ≤ 0.03 s) an
 before. What a warm build still spends is split by module imports (``-X importtime``:
 scipy.linalg for the LU solver's LAPACK, scipy.optimize for the start pose) and the rest.
 
-Run: ``PYTHONPATH=. python benchmarks/build.py [--repeat 5] [--machine excavator]``.
+``--root DIR`` measures another checkout's packages the same way (``--root /path/to/main``:
+the figures before a change, taken in the same conditions).
+
+Run: ``PYTHONPATH=. python benchmarks/build.py [--repeat 5] [--machine excavator] [--root DIR]``.
 """
 
 from __future__ import annotations
@@ -60,9 +63,13 @@ print(m.build_time)
 """
 
 
+#: the checkout whose packages are measured (``--root``)
+MEASURED = [ROOT]
+
+
 def _env(cache: str | None = None) -> dict[str, str]:
     path = os.environ.get("PYTHONPATH")
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(ROOT) + (os.pathsep + path if path else ""))
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(MEASURED[0]) + (os.pathsep + path if path else ""))
     if cache is not None:
         env["BONDGRAPH_CACHE"] = cache
     return env
@@ -71,7 +78,7 @@ def _env(cache: str | None = None) -> dict[str, str]:
 def probe(machine: str, overrides: dict, cache: str | None = None) -> dict[str, float]:
     """One build and valves run in a fresh interpreter."""
     proc = subprocess.run([sys.executable, "-c", _PROBE, machine, json.dumps(overrides)], env=_env(cache),
-                          cwd=ROOT, capture_output=True, text=True)
+                          cwd=MEASURED[0], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"the probe failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -80,7 +87,7 @@ def probe(machine: str, overrides: dict, cache: str | None = None) -> dict[str, 
 def import_split(machine: str) -> tuple[float, dict[str, float]]:
     """A warm build's time and the top-level imports it made (s), largest first."""
     proc = subprocess.run([sys.executable, "-X", "importtime", "-c", _IMPORTS, machine], env=_env(),
-                          cwd=ROOT, capture_output=True, text=True)
+                          cwd=MEASURED[0], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"the import probe failed:\n{proc.stderr[-2000:]}")
     after = proc.stderr.split("=====BUILD", 1)[1]
@@ -98,7 +105,10 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--machine", default="excavator")
+    ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default this one)")
     args = ap.parse_args(argv)
+    MEASURED[0] = args.root.resolve()
+    print(f"measuring the packages of {MEASURED[0]}")
     probe(args.machine, {})                                   # the warm cache for this source
     rows: dict[str, list[dict]] = {"cold": [], "laws": [], "warm": []}
     with tempfile.TemporaryDirectory() as d:
