@@ -31,6 +31,7 @@ from .checks import FINITE, number
 from .equations import Equations, collect, derive, expression_problem
 from .errors import ModelStructureError, ParameterError
 from .graph import BondGraph, assemble
+from .keyed import load_keyed, save_keyed
 from .observers import observer_key, resolve_observers
 
 __all__ = ["Model", "build"]
@@ -255,7 +256,7 @@ def _near(name: str, names: list[str]) -> str:
 
 
 def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None = None, *,
-          observe: Mapping[str, Any] | None = None) -> Model:
+          observe: Mapping[str, Any] | None = None, cache_key: str | None = None) -> Model:
     """Assemble, assign causality, derive and compile a model.
 
     The generated equations and C library are cached under the fingerprint of
@@ -263,10 +264,20 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     again — in another run, or with other parameter values — skips derivation and
     compilation (``build_times["cached"] == 1``).
 
+    With ``cache_key`` the caller names the model completely — its structure *and*
+    every value in it (a machine file's text, its mode and the package's source, see
+    ``mechanisms.machine.buildkey.machine_key``): a model built before under the
+    same key is loaded without collecting the elements' laws at all (the slow part of
+    a cached build, ``build_times["keyed"] == 1``). The graph and its causality are
+    still assembled (they are the model's ``Model.graph`` and report), and
+    ``params`` still set the run-time values. A key that does not name everything a
+    model depends on would load the wrong model: leave it ``None`` unless it does.
+
     ``Model.build_times`` has the seconds of each stage: ``assemble``,
-    ``causality``, ``collect`` (element laws and the fingerprint), ``derive``,
-    ``generate`` (C source), ``compile`` (the C compiler alone; 0 from the cache)
-    and ``load``.
+    ``causality``, ``collect`` (element laws and the fingerprint; 0 from a keyed
+    entry), ``derive``, ``generate`` (C source), ``compile`` (the C compiler alone;
+    0 from the cache) and ``load``; ``cached`` and ``keyed`` are 1 when the code
+    came from the cache (by fingerprint, by key).
 
     Parameters
     ----------
@@ -278,6 +289,9 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
         Observers: name → sympy expression of states, inputs, parameters, bond variables
         and ``t``, compiled with the outputs (:mod:`bondgraph.observers`): columns of the
         results, and quantities a hybrid guard reads in C.
+    cache_key : str, optional
+        Text that determines the model entirely (structure, parameter values, initial
+        states, observers): see above. ``None`` (default): the fingerprint cache only.
 
     Returns
     -------
@@ -316,6 +330,14 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     >>> model = build(msd(1.0), observe={"spring_energy": sp.Symbol("msd/k.e")**2 / 8})
     >>> "spring_energy" in model.system.output_names
     True
+
+    A key naming the model (here its only varying value) skips collecting its laws the
+    second time; the run-time value is still the one given:
+
+    >>> a = build(msd(3.0), cache_key="msd doc example, m = 3.0")
+    >>> b = build(msd(3.0), cache_key="msd doc example, m = 3.0")
+    >>> b.build_times["keyed"], b.build_times["collect"], b.params == a.params
+    (1.0, 0.0, True)
     """
     times: dict[str, float] = {}
     if params is not None and not isinstance(params, Mapping):
@@ -333,6 +355,19 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     report = assign_causality(g)
     g.graph["report"] = report
     times["causality"] = time.perf_counter() - t0
+    times["keyed"] = 0.0
+    if cache_key is not None:
+        t0 = time.perf_counter()
+        cache_key = observer_key(cache_key, observe)
+        hit = load_keyed(cache_key, g, report, params)
+        if hit is not None:
+            eqs, system, band = hit
+            times.update(collect=0.0, derive=0.0, generate=0.0, compile=system.build_times["compile"],
+                         cached=1.0, keyed=1.0)
+            times["load"] = time.perf_counter() - t0 - times["compile"]
+            built = Model(g, report, eqs, system, times)
+            built._native_band = band       # the linear solver native CVODE takes (band_of)
+            return built
     t0 = time.perf_counter()
     col = collect(g, params)
     key = observer_key(col.fingerprint(), observe)
@@ -346,7 +381,10 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
         times["compile"] = system.build_times["compile"]  # 0 unless the library was evicted
         times["load"] = time.perf_counter() - t0 - times["compile"]
         times["cached"] = 1.0
-        return Model(g, report, eqs, system, times)
+        built = Model(g, report, eqs, system, times)
+        if cache_key is not None:
+            save_keyed(cache_key, g, built, key)
+        return built
     eqs = derive(g, params, col)
     if observe:
         eqs.observed = resolve_observers(eqs, observe, _output_names(eqs))
@@ -357,7 +395,10 @@ def build(model: BondGraph | nx.MultiDiGraph, params: Mapping[str, Any] | None =
     times["compile"] = system.build_times["compile"]
     times["load"] = time.perf_counter() - t0 - times["generate"] - times["compile"]
     _save_cached(key, eqs, system)
-    return Model(g, report, eqs, system, times)
+    built = Model(g, report, eqs, system, times)
+    if cache_key is not None:
+        save_keyed(cache_key, g, built, key)
+    return built
 
 
 def _output_names(eqs: Equations) -> list[str]:

@@ -120,7 +120,8 @@ class MechanismModel:
         self.name = mechanism.name
 
     @classmethod
-    def build(cls, mechanism: Mechanism, params: Mapping[str, float] | None = None) -> "MechanismModel":
+    def build(cls, mechanism: Mechanism, params: Mapping[str, float] | None = None, *,
+              cache_key: str | None = None) -> "MechanismModel":
         """Assemble the mechanism's bond graph, assign causality, derive and compile it.
 
         Parameters
@@ -129,6 +130,9 @@ class MechanismModel:
             Every cylinder driven; checked against the connection rules first.
         params : dict, optional
             Values of run-time parameters (sympy symbols used as masses, inertias...).
+        cache_key : str, optional
+            Text naming the model completely, for :func:`bondgraph.build` (a machine
+            passes its ``mechanisms.machine.buildkey.machine_key``).
 
         Returns
         -------
@@ -150,7 +154,7 @@ class MechanismModel:
         >>> mm.model.report.summary()
         "causality of 'boom_lift': sound; 0 independent states, 3 displacement states, 3 dependent storage elements, 0 algebraic loops, 0 conflicts"
         """
-        return cls(mechanism, build(mechanism.bond_graph(), params))
+        return cls(mechanism, build(mechanism.bond_graph(), params, cache_key=cache_key))
 
     # ------------------------------------------------------------------ names
     def __repr__(self) -> str:

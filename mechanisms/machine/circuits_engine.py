@@ -49,6 +49,8 @@ import numpy as np
 
 from bondgraph.errors import BondGraphError, ParameterError
 
+from components.hydraulics.supply import speed_problem
+
 from .quantities import to_si
 
 __all__ = ["ENGINE_TABLE", "ENGINE_KEYS", "read_engine", "attach_engine", "engine_read_outs",
@@ -111,7 +113,7 @@ def read_engine(ctx) -> Any:
         if any(k not in kw for k in stand_in):
             return None
     try:
-        engine = DieselEngine(**kw)
+        engine = DieselEngine(**(kw if failed else _in_si(kw)))
         if failed:
             return None
         object.__setattr__(engine, "pump_displacement", pump_d)
@@ -119,6 +121,30 @@ def read_engine(ctx) -> Any:
     except BondGraphError as exc:
         ctx.problems += [f"{path!r} ({ctx.where(path)}): {p}" for p in exc.problems]
         return None
+
+
+def _in_si(kw: dict[str, Any]) -> dict[str, Any]:
+    """The engine's speeds (rev/s) and torques (N·m) as numbers, read by the machine file's
+    unit cache (:mod:`.quantities`) so that a warm build never loads pint; a value it cannot
+    read, or one out of range, is left as written for :class:`~components.hydraulics.DieselEngine`
+    to name."""
+    def plain(value: Any, unit: str) -> Any:
+        if not isinstance(value, str) or (unit == "rev/s" and speed_problem(value)):
+            return value
+        try:
+            x = to_si(value, unit, key="engine")
+        except BondGraphError:
+            return value
+        return x if x > 0 else value
+
+    out = dict(kw)
+    for k in ("rated_speed", "high_idle"):
+        if k in out:
+            out[k] = plain(out[k], "rev/s")
+    tc = out.get("torque_curve")
+    if isinstance(tc, list) and all(isinstance(p, list) and len(p) == 2 for p in tc):
+        out["torque_curve"] = [[plain(w, "rev/s"), plain(T, "N*m")] for w, T in tc]
+    return out
 
 
 def attach_engine(ctx, circuit) -> None:

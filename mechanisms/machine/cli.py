@@ -450,7 +450,10 @@ def _run(args, name: str) -> int:
     if not args.quiet:
         print(report)
         tm = run.timings
-        print(f"\ntimings: build {tm['build']:.2f} s, start state {tm['start']:.3f} s, integration "
+        from .buildkey import build_origin
+
+        origin = build_origin(run.machine)
+        print(f"\ntimings: build {tm['build']:.2f} s{f' ({origin})' if origin else ''}, start state {tm['start']:.3f} s, integration "
               f"{tm['integration']:.3f} s ({run.real_time_factor:.0f}× real time), output "
               f"{tm.get('output', 0.0):.3f} s, files {plots:.2f} s; total {time.perf_counter() - T:.2f} s")
         print(f"wrote {', '.join(written)} to {out.resolve()}")

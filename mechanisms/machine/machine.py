@@ -38,6 +38,7 @@ from components import Cylinder
 from ..assembly import Mechanism, Pose
 from ..model import MechanismModel
 from .assemble import assemble
+from .buildkey import machine_key
 from .cycle import Cycle
 from .description import MODES, MachineDescription
 
@@ -274,14 +275,15 @@ class Machine:
         if not causal and desc.soil is not None:
             raise ParameterError(f"{desc.name}: [soil] is modelled in the causal formulation only "
                                  f"(found formulation {self.formulation!r})")
+        key = machine_key(desc, self.mode, end_stops=self.end_stops) if causal else None
         if causal and desc.soil is not None:
             from .soil import with_soil
 
             sl = desc.soil
             with_soil(self, sl["properties"], edge=sl["edge"], face=sl["face"], width=sl["width"],
-                      capacity=sl["capacity"], ground=sl["ground"], params=a.params)
+                      capacity=sl["capacity"], ground=sl["ground"], params=a.params, cache_key=key)
         elif causal:
-            self.model = MechanismModel.build(a.mechanism, a.params)
+            self.model = MechanismModel.build(a.mechanism, a.params, cache_key=key)
         else:
             from ..formulations import build_formulation
 

@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from .buildkey import build_origin
+
 __all__ = ["text_report", "flags", "oscillation"]
 
 #: damping ratio below which an oscillatory mode is flagged as lightly damped
@@ -213,7 +215,8 @@ def text_report(run) -> str:
         lines.append(f"equations: {machine.model.model.equations}")
     st = res.stats
     n_ev = len(res.events[0]) if getattr(res, "events", None) is not None else 0
-    lines.append(f"timings: build {tm.get('build', math.nan):.3f} s, start state {tm.get('start', math.nan):.3f} s, "
+    origin = build_origin(machine)
+    lines.append(f"timings: build {tm.get('build', math.nan):.3f} s{f' ({origin})' if origin else ''}, start state {tm.get('start', math.nan):.3f} s, "
                  f"integration {tm.get('integration', math.nan):.3f} s ({st.get('nfev', '?')} RHS, "
                  f"{st.get('njev', '?')} Jacobian evaluations, {n_ev} events), output "
                  f"{tm.get('output', math.nan):.3f} s; {run.real_time_factor:.0f}× real time (integration)")

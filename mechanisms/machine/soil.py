@@ -65,7 +65,8 @@ def point_expressions(mechanism, part: str, point: str) -> tuple[sp.Expr, sp.Exp
 
 
 def with_soil(machine, soil: SoilProperties, *, edge: tuple[str, str], face: float, width: float,
-              capacity: float, ground: Any = None, params: Any = None, **tool: Any):
+              capacity: float, ground: Any = None, params: Any = None, cache_key: str | None = None,
+              **tool: Any):
     """The machine with a soil tool on its edge point: its model rebuilt in place (returned).
 
     Parameters
@@ -82,6 +83,8 @@ def with_soil(machine, soil: SoilProperties, *, edge: tuple[str, str], face: flo
         Default the machine's ``[machine] ground``.
     params : mapping, optional
         The run-time parameters to build with (default the machine's current ones).
+    cache_key : str, optional
+        The machine's ``mechanisms.machine.buildkey.machine_key``, passed to :func:`bondgraph.build`.
     **tool
         Further keywords of :class:`~components.soil_tool.SoilTool`.
     """
@@ -105,6 +108,7 @@ def with_soil(machine, soil: SoilProperties, *, edge: tuple[str, str], face: flo
     bg.connect(f"{h}_x", "soil/x")
     bg.connect(f"{h}_y", "soil/y")
     bg.connect(f"{h}_y", "soil/load")
-    machine.model = MechanismModel(mech, build(bg, machine.params if params is None else params))
+    machine.model = MechanismModel(mech, build(bg, machine.params if params is None else params,
+                                                cache_key=cache_key))
     machine.soil_tool = tool_graph
     return machine
