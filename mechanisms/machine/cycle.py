@@ -223,7 +223,8 @@ class Cycle:
         The column of each function's quantity in ``mode`` is read — ``<f>_length`` (m) for
         mode ``extensions``, ``<f>_force`` (N) for ``forces``, ``<f>_command`` for
         ``valves`` — with its unit converted as in :meth:`from_csv`; ``time`` is the time,
-        every other column is left alone. A run of mode valves has every one of them; a run
+        a swinging machine's ``swing_angle`` (extensions) or ``swing_torque`` (forces) is the
+        ``swing`` column, every other column is left alone. A run of mode valves has every one of them; a run
         of mode extensions or forces has no spool commands.
 
         Parameters
@@ -271,6 +272,8 @@ class Cycle:
                                   f"{_QUANTITY[mode][1]} of each function, which runs of mode "
                                   f"{'valves' if mode == 'valves' else 'extensions, forces or valves'} write"
                                   for c in missing], subject=f"cycle file {path.name} ({mode})")
+        if mode in _SWING and f"swing_{_SWING[mode].split()[1]}" in names:   # a swinging run's angle / torque
+            pick[f"swing_{_SWING[mode].split()[1]}"] = "swing"
         return cls._from_rows(path, mode, functions, head_line, head, rows, {"time": "time", **pick})
 
     @classmethod
@@ -286,7 +289,7 @@ class Cycle:
         for j, (h, u) in enumerate(head):
             if h not in keep:
                 continue
-            if h == "swing" and "swing" not in functions and mode in _SWING:
+            if h != "time" and keep[h] == "swing" and "swing" not in functions and mode in _SWING:
                 target, what, _ = _QUANTITY[_SWING[mode]]
             elif h != "time" and keep[h] not in functions:   # an unknown column: Cycle names it
                 factors[j] = 1.0

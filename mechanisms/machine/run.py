@@ -247,6 +247,9 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     T = time.perf_counter()
     if machine.mode == "extensions" and causal:
         exact_poses(machine, res, {desc.cylinder_of[f]: s for f, s in sig.items()})
+        from .swing import exact_swing
+
+        exact_swing(machine, res, cycle)
     if hasattr(mm, "state_units"):   # the states' units, for Results.plot (reference formulations: none)
         res.units.update(mm.state_units())
         if machine.circuit is not None:

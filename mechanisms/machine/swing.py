@@ -55,7 +55,7 @@ from components import Cylinder, Turntable
 
 from ..swing import SwingMechanism, _angle, _frames, _masses, with_swing
 
-__all__ = ["SWING", "attach_swing", "swing_inputs", "swing_read_outs", "inertia_series",
+__all__ = ["SWING", "attach_swing", "swing_inputs", "exact_swing", "swing_read_outs", "inertia_series",
            "swing_report_lines", "energy_label", "SWING_UNITS"]
 
 #: the turntable's name in a machine's graph (its inputs ``swing.rate``, ``swing.torque``,
@@ -174,6 +174,28 @@ def swing_inputs(machine, cycle, x0: dict[str, float] | None = None) -> dict[str
     return u
 
 
+def exact_swing(machine, res, cycle) -> None:
+    """Mode extensions: the swing angle state at the output times set to the cycle's own
+    (its spline's value), as :func:`~.run.exact_poses` closes the front at the prescribed
+    lengths: the integrator's drift (about its tolerance) never reaches the read-outs.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import Machine, DATA
+    >>> run = Machine.from_file(DATA / "excavator_truck.toml", mode="extensions").run(progress=False)
+    >>> float(run.table()["swing_angle"][-1])          # back at 0 exactly, as the cycle ends
+    0.0
+    """
+    tt = getattr(machine, "turntable", None)
+    if tt is None or machine.mode != "extensions" or not len(res.t):
+        return
+    sig = _column_signal(cycle, "extensions")
+    names = machine.model.model.state_names
+    i = names.index(machine.mechanism.swing_state("angle"))
+    res.x[:, i] = sig.values_at(res.t) if sig is not None else res.x[0, i]
+    res._out = None
+
+
 def swing_read_outs(machine, res) -> dict[str, tuple[np.ndarray, str]]:
     """``swing_angle`` (rad), ``swing_rate`` (rad/s), ``swing_torque`` (N·m at the swing
     axis: the prescribed rate's in mode extensions, the input's in mode forces) and
@@ -281,6 +303,7 @@ def swing_report_lines(run) -> list[str]:
         how = (f"{'angle prescribed' if machine.mode == 'extensions' else 'torque given'} by the cycle's "
                "'swing' column")
     power = tau * rate
+    phi, tau, power = (np.round(x, 12) + 0.0 for x in (phi, tau, power))      # no "-0.0" in the text
     defaults = [n for n, p in machine.mechanism.inertias.items() if p.default]
     lines = [f"  swing      {how}; angle {math.degrees(phi.min()):.1f} … {math.degrees(phi.max()):.1f} deg, "
              f"rate up to {np.abs(rate).max():.3f} rad/s, torque at the axis {tau.min() / 1e3:.1f} … "

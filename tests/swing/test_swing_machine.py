@@ -332,3 +332,41 @@ def test_working_range_and_lift_capacity_do_not_see_the_swing():
                        rtol=1e-9, atol=0.0, equal_nan=True)
     dig = working_range(DATA / "excavator_dig.toml", n=12, progress=False)     # the file it extends
     assert dig.summary() == a.summary()
+
+
+def test_a_given_tensor_sets_the_part_inertia_about_the_vertical(truck):
+    """A bucket tensor T (its frame) instead of the slender default: the swing inertia read-out
+    changes by uᵀ·T·u − J_n·cos²(pin line), u the vertical in the bucket's frame."""
+    T = [[120.0, 15.0], [15.0, 90.0]]
+    m = Machine.from_file(TRUCK, {"swing.tensors.bucket": [[f"{v} kg*m^2" for v in row] for row in T]},
+                          mode="extensions")
+    c = Cycle("extensions", [0, 1], {f: [truck.start_pose.length(truck.cylinder_of[f])] * 2
+                                     for f in truck.functions}, truck.functions)
+    Jt = m.run(c, progress=False).table()["swing_inertia"][0]
+    Jd = truck.run(c, progress=False).table()["swing_inertia"][0]
+    pose = truck.pose_at_lengths({f: c.values[f][0] for f in truck.functions})
+    th = pose.angle("bucket")
+    u = np.array([math.sin(th), math.cos(th)])
+    part = truck.mechanism.parts["bucket"]
+    r = np.array(part.root.local)
+    far = max(part.points.values(), key=lambda p: np.hypot(*(np.array(p.local) - r)))
+    d = np.array(far.local) - r
+    slender = 150.0 * math.cos(th + math.atan2(d[1], d[0])) ** 2
+    assert Jt - Jd == pytest.approx(u @ np.array(T) @ u - slender, abs=1e-6)
+    run = m.run(c, progress=False)
+    line = next(x for x in run.report().splitlines() if "slender along the pin line" in x)
+    named = line.split("for ", 1)[1].split(", ")
+    assert "bucket" not in named and "boom" in named and "bucket_cylinder" in named
+    assert "bucket.inertia" not in m.params                 # a number now: changing it rebuilds
+    assert m.set({"bucket.inertia": "160 kg*m^2"}) == "rebuilt"
+
+
+def test_a_runs_results_are_its_cycle_again_with_the_swing(tmp_path, truck, truck_run):
+    truck_run.to_csv(tmp_path / "results.csv")
+    again = Cycle.from_results(tmp_path / "results.csv", "extensions", truck.functions)
+    assert np.max(np.abs(again.swing - truck_run.table()["swing_angle"])) <= 1e-9
+    tab = truck.run(again, progress=False).table()
+    ref = truck_run.table()
+    # the spline through the 0.01 s samples against the cycle's own through its 0.1 s rows
+    assert np.max(np.abs(tab["swing_angle"] - ref["swing_angle"])) <= 1e-6
+    assert np.max(np.abs(tab["swing_torque"] - ref["swing_torque"])) <= 1e-2 * np.max(np.abs(ref["swing_torque"]))
