@@ -303,11 +303,13 @@ def swing_report_lines(run) -> list[str]:
         how = (f"{'angle prescribed' if machine.mode == 'extensions' else 'torque given'} by the cycle's "
                "'swing' column")
     power = tau * rate
-    phi, tau, power = (np.round(x, 12) + 0.0 for x in (phi, tau, power))      # no "-0.0" in the text
     defaults = [n for n, p in machine.mechanism.inertias.items() if p.default]
-    lines = [f"  swing      {how}; angle {math.degrees(phi.min()):.1f} … {math.degrees(phi.max()):.1f} deg, "
-             f"rate up to {np.abs(rate).max():.3f} rad/s, torque at the axis {tau.min() / 1e3:.1f} … "
-             f"{tau.max() / 1e3:.1f} kN·m, power {power.min() / 1e3:.1f} … {power.max() / 1e3:.1f} kW; "
+    def r(x, n=1):           # as shown, without "-0.0"
+        return round(float(x), n) + 0.0
+
+    lines = [f"  swing      {how}; angle {r(math.degrees(phi.min())):.1f} … {r(math.degrees(phi.max())):.1f} deg, "
+             f"rate up to {np.abs(rate).max():.3f} rad/s, torque at the axis {r(tau.min() / 1e3):.1f} … "
+             f"{r(tau.max() / 1e3):.1f} kN·m, power {r(power.min() / 1e3):.1f} … {r(power.max() / 1e3):.1f} kW; "
              f"inertia about the axis {J.min():.0f} … {J.max():.0f} kg·m² (gear {tt.gear_ratio:g}: motor "
              f"torque up to {np.abs(tau).max() / tt.gear_ratio:.0f} N·m)"]
     if defaults:
