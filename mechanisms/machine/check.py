@@ -231,6 +231,9 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None, *,
         machine = Machine(desc, "forces")
         summary, details = linkage_lines(machine)
         lines += summary
+        from .swing import swing_check_lines
+
+        lines += swing_check_lines(machine)
     except BondGraphError as exc:
         fail("linkage", exc)
     circ = desc.circuit

@@ -268,7 +268,8 @@ _SWING = [
     Key("coulomb_rate", unit="rad/s", required=False, default=0.01, check="positive",
         doc="the swing rate ω_C over which the Coulomb torque builds up"),
     Key("brake", unit="N*m*s/rad", required=False, check="nonneg",
-        doc="swing brake resistance when engaged (default: no brake); engaged by the input swing.brake"),
+        doc="swing brake resistance when engaged (default: no brake); engaged by the input swing.brake, "
+            "which the machine's cycle runs hold released (0): set it from Python"),
     Key("motor_inertia", unit="kg*m^2", required=False, default=0.0, check="nonneg",
         doc="the swing motor shaft's inertia (motor side of the gear)"),
     Key("axis_x", unit="m", required=False, default=0.0,

@@ -56,7 +56,7 @@ from components import Cylinder, Turntable
 from ..swing import SwingMechanism, _angle, _frames, _masses, with_swing
 
 __all__ = ["SWING", "attach_swing", "swing_inputs", "exact_swing", "swing_read_outs", "inertia_series",
-           "swing_report_lines", "energy_label", "SWING_UNITS"]
+           "swing_report_lines", "swing_check_lines", "energy_label", "SWING_UNITS"]
 
 #: the turntable's name in a machine's graph (its inputs ``swing.rate``, ``swing.torque``,
 #: ``swing.brake``) and the cycle column that drives it
@@ -276,6 +276,34 @@ def energy_label(node: str, root: str) -> str | None:
     leaf = node[len(prefix):]
     return {"rate": "swing drive", "torque": "swing drive", "bearing": "swing bearing",
             "brake": "swing brake"}.get(leaf)
+
+
+def swing_check_lines(machine) -> list[str]:
+    """``hydrobond check``'s lines on the swing: the turntable, the inertia about the axis at
+    the start pose, which parts use the default in-plane inertia.
+
+    Examples
+    --------
+    >>> from mechanisms.machine import Machine, DATA
+    >>> print(swing_check_lines(Machine.from_file(DATA / "excavator_truck.toml", mode="forces"))[0])
+    swing: turntable 34000 kg·m², gear 120, bearing 2000 N·m·s/rad + 1000 N·m, no brake; inertia about the axis at the start pose 140550 kg·m² (the front 105830 kg·m²)
+    """
+    from ..swing import swing_inertia
+
+    tt = getattr(machine, "turntable", None)
+    if tt is None:
+        return []
+    mech, pose, params = machine.mechanism, machine.start_pose, machine.params
+    J = swing_inertia(mech, pose, params=params)
+    front = swing_inertia(mech, pose, params=params, front_only=True)
+    brake = "no brake" if tt.brake is None else f"brake {float(tt.brake):g} N·m·s/rad (input swing.brake)"
+    lines = [f"swing: turntable {float(tt.inertia):g} kg·m², gear {tt.gear_ratio:g}, bearing "
+             f"{float(tt.viscous):g} N·m·s/rad + {float(tt.coulomb):g} N·m, {brake}; inertia about the axis at "
+             f"the start pose {J:.0f} kg·m² (the front {front:.0f} kg·m²)"]
+    defaults = [n for n, p in mech.inertias.items() if p.default]
+    if defaults:
+        lines.append(f"  in-plane inertia: slender along the pin line (the default) for {', '.join(defaults)}")
+    return lines
 
 
 def swing_report_lines(run) -> list[str]:
