@@ -370,3 +370,15 @@ def test_a_runs_results_are_its_cycle_again_with_the_swing(tmp_path, truck, truc
     # the spline through the 0.01 s samples against the cycle's own through its 0.1 s rows
     assert np.max(np.abs(tab["swing_angle"] - ref["swing_angle"])) <= 1e-6
     assert np.max(np.abs(tab["swing_torque"] - ref["swing_torque"])) <= 1e-2 * np.max(np.abs(ref["swing_torque"]))
+
+
+def test_a_bad_swing_column_is_named():
+    with pytest.raises(ParameterError) as e:
+        Cycle("valves", [0, 1], {"lift": [0, 0]}, ("lift",), swing=[0, 1])
+    assert "column 'swing': a swing column in a valves cycle" in str(e.value)
+    with pytest.raises(ParameterError) as e:
+        Cycle("extensions", [0, 1, 2], {"lift": [1, 1, 1]}, ("lift",), swing=[0, float("nan"), 1])
+    assert "column 'swing': row 3 is nan" in str(e.value)
+    with pytest.raises(ParameterError) as e:
+        Cycle("forces", [0, 1, 2], {"lift": [1, 1, 1]}, ("lift",), swing=[0, 1])
+    assert "column 'swing': 2 rows, expected 3 like 'time'" in str(e.value)
