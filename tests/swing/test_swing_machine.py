@@ -382,3 +382,11 @@ def test_a_bad_swing_column_is_named():
     with pytest.raises(ParameterError) as e:
         Cycle("forces", [0, 1, 2], {"lift": [1, 1, 1]}, ("lift",), swing=[0, 1])
     assert "column 'swing': 2 rows, expected 3 like 'time'" in str(e.value)
+
+
+def test_a_saved_machine_keeps_its_swing(tmp_path):
+    d = MachineDescription.load(TRUCK, {"swing.tensors.bucket": [["120 kg*m^2", "0 kg*m^2"],
+                                                                   ["0 kg*m^2", "90 kg*m^2"]]})
+    again = MachineDescription.load(d.save(tmp_path / "truck.toml"))
+    assert again.swing == d.swing and again.values == d.values
+    assert again.swing["tensors"]["bucket"] == ((120.0, 0.0), (0.0, 90.0))
