@@ -187,13 +187,11 @@ def truck_loading(spec=TRUCK_LOADING) -> Cycle:
 
 
 def main(names):
-    if names == ["excavator_truck"] or not names:
-        out = truck_loading()
-        out.to_csv(DATA / TRUCK_LOADING["file"])
-        print("wrote", DATA / TRUCK_LOADING["file"])
-        if names:
-            return
-    for name in names or [*CYCLES, *TIP_PATHS]:
+    for name in names or [*CYCLES, *TIP_PATHS, TRUCK_LOADING["machine"]]:
+        if name == TRUCK_LOADING["machine"]:      # lengths and swing from the bite's (write that first)
+            truck_loading().to_csv(DATA / TRUCK_LOADING["file"])
+            print("wrote", DATA / TRUCK_LOADING["file"])
+            continue
         path = DATA / f"{name}.toml"
         m = Machine.from_file(path, mode="extensions")
         if name in TIP_PATHS:
