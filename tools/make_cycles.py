@@ -12,6 +12,9 @@ and the bucket's angle against time; they are interpolated monotonically (PCHIP:
 stretch stays level) and turned into cylinder lengths every ``period`` by inverse
 kinematics (least squares on the machine's own position analysis, within the strokes).
 
+The truck-loading cycle of ``excavator_truck`` (:data:`TRUCK_LOADING`) is the bite's lengths
+on a stretched time line with a swing angle column: 90° out while lifting, back while lowering.
+
 Run: ``python tools/make_cycles.py [MACHINE ...]`` (default: every machine below).
 The excavator's dig–lift–dump files predate this script and are kept as they are; the
 mini excavator's are the excavator's scaled (lengths × 0.55, the same commands).
@@ -144,8 +147,51 @@ def valves_table(path, lengths: Cycle, period: float = 0.25) -> Cycle:
     return Cycle("valves", t, out, m.functions)
 
 
+#: the truck-loading cycle of excavator_truck: the bite's lengths on a time map (truck time →
+#: bite time, PCHIP through these knots: monotone and C¹, so the rates stay continuous) and a
+#: rest-to-rest swing (minimum-jerk quintic) of ``angle`` degrees over each swing window
+TRUCK_LOADING = {
+    "machine": "excavator_truck", "bite": "excavator_dig_lengths.csv", "file": "excavator_truck_lengths.csv",
+    "period": 0.1, "angle": 90.0,
+    # (truck time, bite time): dig as the bite; its lift (6.8–8.5 s) stretched over the swing out,
+    # its dump (8.5–10 s) as it is, its return (10–13 s) stretched over the swing back
+    "time_map": [(0.0, 0.0), (5.5, 5.5), (6.8, 6.8), (10.6, 8.5), (12.1, 10.0), (16.1, 13.0), (17.0, 13.0)],
+    "swings": [(6.8, 10.6, 0.0, 1.0), (12.1, 16.1, 1.0, 0.0)],     # (from, to, start and end fraction)
+}
+
+
+def min_jerk(t, t0: float, t1: float) -> np.ndarray:
+    """0 → 1 from ``t0`` to ``t1``, at rest (zero rate and acceleration) at both ends:
+    ``10τ³ − 15τ⁴ + 6τ⁵``."""
+    tau = np.clip((np.asarray(t, dtype=float) - t0) / (t1 - t0), 0.0, 1.0)
+    return tau ** 3 * (10 - 15 * tau + 6 * tau ** 2)
+
+
+def truck_loading(spec=TRUCK_LOADING) -> Cycle:
+    """The truck-loading lengths-and-swing cycle (see :data:`TRUCK_LOADING`)."""
+    from scipy.interpolate import PchipInterpolator
+
+    m = Machine.from_file(DATA / f"{spec['machine']}.toml", mode="extensions")
+    bite = Cycle.from_csv(DATA / spec["bite"], "extensions", m.functions)
+    knots = np.array(spec["time_map"], dtype=float)
+    to_bite = PchipInterpolator(knots[:, 0], knots[:, 1])
+    t = np.round(np.arange(0.0, knots[-1, 0] + 1e-9, spec["period"]), 6)
+    lengths = bite.sample(to_bite(t))            # the bite's own C² spline, at the mapped times
+    frac = np.zeros_like(t)
+    for t0, t1, a, b in spec["swings"]:
+        inside = t >= t0
+        frac = np.where(inside, a + (b - a) * min_jerk(t, t0, t1), frac)
+    swing = np.radians(spec["angle"]) * frac
+    return Cycle("extensions", t, {f: np.round(lengths[f], 6) for f in m.functions}, m.functions,
+                 swing=np.round(swing, 9))
+
+
 def main(names):
-    for name in names or [*CYCLES, *TIP_PATHS]:
+    for name in names or [*CYCLES, *TIP_PATHS, TRUCK_LOADING["machine"]]:
+        if name == TRUCK_LOADING["machine"]:      # lengths and swing from the bite's (write that first)
+            truck_loading().to_csv(DATA / TRUCK_LOADING["file"])
+            print("wrote", DATA / TRUCK_LOADING["file"])
+            continue
         path = DATA / f"{name}.toml"
         m = Machine.from_file(path, mode="extensions")
         if name in TIP_PATHS:

@@ -159,6 +159,7 @@ SECTIONS: dict[str, Callable[[], list[Row]]] = {
     "base": lambda: _key_rows(_machine()._BASE),
     "base.masses": lambda: _key_rows(_machine()._BASE_MASS),
     "soil": lambda: _key_rows(_machine()._SOIL),
+    "swing": lambda: _key_rows(_machine()._SWING),
     "circuit.oil": _oil,
     "circuit.power_unit": _power_unit,
     "circuit.valves": _valves,

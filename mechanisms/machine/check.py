@@ -231,6 +231,9 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None, *,
         machine = Machine(desc, "forces")
         summary, details = linkage_lines(machine)
         lines += summary
+        from .swing import swing_check_lines
+
+        lines += swing_check_lines(machine)
     except BondGraphError as exc:
         fail("linkage", exc)
     circ = desc.circuit
@@ -241,6 +244,11 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None, *,
         try:
             if machine is None:
                 check_circuit(desc)          # the tables at least
+            elif desc.swing is not None:     # no swing valve yet: the circuit is built for the front alone
+                valves = Machine(desc.with_sections(swing=None), "valves")
+                lines += circuit_lines(valves, valves.start_state())
+                lines.append("  (built without [swing]: the circuits have no swing valve section yet, so a machine "
+                             "with [swing] runs in modes extensions and forces)")
             else:
                 valves = Machine(desc, "valves")
                 lines += circuit_lines(valves, valves.start_state())

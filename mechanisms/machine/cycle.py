@@ -19,6 +19,10 @@ commands are plain numbers, ``[-]``, ``[1]`` or ``[%]``). A unit of the wrong di
 (``boom [kg]`` in a lengths cycle) is an error naming the file and the column; a bare
 header is in SI, as it always was.
 
+A machine with ``[swing]`` (:mod:`.swing`) takes one more, optional column ``swing``: the
+swing angle (rad; ``swing [deg]`` converts) in mode extensions, the swing torque at the
+swing axis (N·m; ``swing [kN*m]``) in mode forces. Without it the swing is held still.
+
 A run's ``results.csv`` is a cycle too (:meth:`Cycle.from_results`; :meth:`Cycle.from_csv`
 and ``--cycle`` recognise one): the columns of the mode's quantity become the functions'
 columns — ``boom_length [m]`` the lengths of ``boom`` (mode extensions), ``boom_force [N]``
@@ -71,6 +75,9 @@ class Cycle:
         The machine's functions: every one must have a column, no other may.
     source : str
         Where it came from (named in messages and reports).
+    swing : sequence of float, optional
+        The ``swing`` column (:mod:`.swing`): angles (rad, mode extensions) or torques at
+        the swing axis (N·m, mode forces); ``None``: the swing held still.
 
     Examples
     --------
@@ -85,7 +92,7 @@ class Cycle:
     """
 
     def __init__(self, mode: str, time: Sequence[float], values: Mapping[str, Sequence[float]],
-                 functions: Sequence[str], source: str = "arrays"):
+                 functions: Sequence[str], source: str = "arrays", swing: Sequence[float] | None = None):
         if mode not in MODES:
             raise ParameterError(f"cycle mode {mode!r}: expected one of {', '.join(MODES)}")
         problems: list[str] = []
@@ -126,11 +133,27 @@ class Cycle:
         for extra in values:
             if extra not in functions:
                 problems.append(f"column {extra!r}: unknown; expected {cols}")
+        sw = None
+        if swing is not None:
+            sw = _column("swing", swing, problems)
+            if sw is None:
+                pass
+            elif mode not in _SWING:
+                problems.append(f"column 'swing': a swing column in a {mode} cycle; the swing is driven by its "
+                                "angle (mode extensions) or its torque (mode forces), the circuits have no swing "
+                                "valve yet")
+            elif t_ok and sw.shape != t.shape:
+                problems.append(f"column 'swing': {sw.size} rows, expected {t.size} like 'time'")
+            elif not np.all(np.isfinite(sw)):
+                i = int(np.argmax(~np.isfinite(sw)))
+                problems.append(f"column 'swing': row {i + 2} is {sw[i]}; expected finite values")
         if problems:
             raise ParameterError(problems, subject=f"cycle ({mode})" if source == "arrays"
                                  else f"cycle {source} ({mode})")
         self.mode, self.time, self.values, self.source = mode, t, vals, source
         self.functions = functions
+        #: the ``swing`` column (SI) or None (the swing held still)
+        self.swing = sw
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -200,7 +223,8 @@ class Cycle:
         The column of each function's quantity in ``mode`` is read — ``<f>_length`` (m) for
         mode ``extensions``, ``<f>_force`` (N) for ``forces``, ``<f>_command`` for
         ``valves`` — with its unit converted as in :meth:`from_csv`; ``time`` is the time,
-        every other column is left alone. A run of mode valves has every one of them; a run
+        a swinging machine's ``swing_angle`` (extensions) or ``swing_torque`` (forces) is the
+        ``swing`` column, every other column is left alone. A run of mode valves has every one of them; a run
         of mode extensions or forces has no spool commands.
 
         Parameters
@@ -248,6 +272,8 @@ class Cycle:
                                   f"{_QUANTITY[mode][1]} of each function, which runs of mode "
                                   f"{'valves' if mode == 'valves' else 'extensions, forces or valves'} write"
                                   for c in missing], subject=f"cycle file {path.name} ({mode})")
+        if mode in _SWING and f"swing_{_SWING[mode].split()[1]}" in names:   # a swinging run's angle / torque
+            pick[f"swing_{_SWING[mode].split()[1]}"] = "swing"
         return cls._from_rows(path, mode, functions, head_line, head, rows, {"time": "time", **pick})
 
     @classmethod
@@ -263,10 +289,13 @@ class Cycle:
         for j, (h, u) in enumerate(head):
             if h not in keep:
                 continue
-            if h != "time" and keep[h] not in functions:   # an unknown column: Cycle names it
+            if h != "time" and keep[h] == "swing" and "swing" not in functions and mode in _SWING:
+                target, what, _ = _QUANTITY[_SWING[mode]]
+            elif h != "time" and keep[h] not in functions:   # an unknown column: Cycle names it
                 factors[j] = 1.0
                 continue
-            target, what, _ = _QUANTITY["time"] if h == "time" else _QUANTITY[mode]
+            else:
+                target, what, _ = _QUANTITY["time"] if h == "time" else _QUANTITY[mode]
             f = _unit_factor(u, target, what, problems, f"line {head_line}, column {_label(h, u)!r}")
             factors[j] = 1.0 if f is None else f        # its values are still read for their problems
         data: dict[str, list[float]] = {keep[head[j][0]]: [] for j in factors}
@@ -290,7 +319,8 @@ class Cycle:
             raise ParameterError(problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else []),
                                  subject=f"cycle file {name} ({mode})")
         t = data.pop("time")
-        return cls(mode, t, data, functions, source=name)
+        swing = data.pop("swing", None) if "swing" not in functions else None
+        return cls(mode, t, data, functions, source=name, swing=swing)
 
     def signals(self) -> dict[str, object]:
         """Per function: a clamped C² cubic spline (extensions) or a linear table."""
@@ -312,9 +342,11 @@ class Cycle:
         unit = _QUANTITY[self.mode][0] or "1"
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["time [s]", *(f"{f} [{unit}]" for f in self.functions)])
+        extra = [] if self.swing is None else [f"swing [{_QUANTITY[_SWING[self.mode]][0]}]"]
+        w.writerow(["time [s]", *(f"{f} [{unit}]" for f in self.functions), *extra])
         for i, ti in enumerate(self.time):
-            w.writerow([repr(float(ti))] + [repr(float(self.values[f][i])) for f in self.functions])
+            w.writerow([repr(float(ti))] + [repr(float(self.values[f][i])) for f in self.functions]
+                       + ([repr(float(self.swing[i]))] if extra else []))
         return atomic_write(path, buf.getvalue())
 
     def __repr__(self) -> str:
@@ -325,7 +357,11 @@ class Cycle:
 #: per mode (and for ``time``): the SI unit of a column ("" a plain number), what it holds,
 #: and units to suggest
 _QUANTITY = {"time": ("s", "times", "[s], [ms], [min]"), "extensions": ("m", "lengths", "[mm], [m]"),
-             "forces": ("N", "forces", "[N], [kN]"), "valves": ("", "spool commands", "[-], [1], [%]")}
+             "forces": ("N", "forces", "[N], [kN]"), "valves": ("", "spool commands", "[-], [1], [%]"),
+             "swing angle": ("rad", "swing angles", "[rad], [deg]"),
+             "swing torque": ("N*m", "swing torques", "[N*m], [kN*m]")}
+#: per mode: the quantity of a cycle's optional ``swing`` column (mechanisms.machine.swing)
+_SWING = {"extensions": "swing angle", "forces": "swing torque"}
 #: per mode: the results.csv column of a function's quantity (``<f>_length``...)
 _RESULT_COLUMN = {"extensions": "length", "forces": "force", "valves": "command"}
 #: header units that mean "a plain number"

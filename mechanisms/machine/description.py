@@ -116,7 +116,7 @@ __all__ = ["MachineDescription", "PartSpec", "DATA", "RESERVED", "RUNTIME_KEYS",
 DATA = Path(str(resources.files("mechanisms") / "data"))
 MODES = ("extensions", "forces", "valves")
 RESERVED = ("machine", "chassis", "hinges", "outputs", "start", "limits", "payloads", "circuit",
-            "cycles", "base", "soil")
+            "cycles", "base", "soil", "swing")
 #: port classes as written in files (matched exactly; see :func:`_port_class`)
 PORT_CLASSES = ("Rt", "Pd", "Li")
 #: key suffixes (per part type) that are run-time parameters of the compiled model
@@ -256,6 +256,29 @@ _SOIL = [
     Key("ground", "text", required=False, doc="(a list of points [[x, y], ...] with units) the "
                                               "ground profile the edge cuts; default [machine] ground"),
 ]
+#: ``[swing]``: the upper structure on its slew bearing (components.Turntable, mechanisms.with_swing)
+_SWING = [
+    Key("inertia", unit="kg*m^2", check="nonneg",
+        doc="the upper structure about the swing axis, without the front (whose inertia follows its pose)"),
+    Key("gear_ratio", "number", check="positive", doc="reduction i = motor speed / swing rate"),
+    Key("viscous", unit="N*m*s/rad", required=False, default=0.0, check="nonneg",
+        doc="slew-bearing viscous friction c about the swing axis"),
+    Key("coulomb", unit="N*m", required=False, default=0.0, check="nonneg",
+        doc="slew-bearing Coulomb friction torque T_C (smooth: T_C·tanh(φ̇/ω_C))"),
+    Key("coulomb_rate", unit="rad/s", required=False, default=0.01, check="positive",
+        doc="the swing rate ω_C over which the Coulomb torque builds up"),
+    Key("brake", unit="N*m*s/rad", required=False, check="nonneg",
+        doc="swing brake resistance when engaged (default: no brake); engaged by the input swing.brake, "
+            "which the machine's cycle runs hold released (0): set it from Python"),
+    Key("motor_inertia", unit="kg*m^2", required=False, default=0.0, check="nonneg",
+        doc="the swing motor shaft's inertia (motor side of the gear)"),
+    Key("axis_x", unit="m", required=False, default=0.0,
+        doc="where the swing axis crosses the front's plane: its x in the machine frame"),
+    Key("tensors", "table", required=False,
+        doc="in-plane inertia tensors about parts' centres of gravity, PART = [[J_xx, J_xy], [J_xy, J_yy]] "
+            "with units, in the part's frame; a part without one is taken as slender along its pin line"),
+    Key("note", "text", required=False, doc="free text (sources, estimates)"),
+]
 
 
 @dataclass
@@ -349,6 +372,8 @@ class MachineDescription:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     soil: dict[str, Any] | None = None
     kind: str = "excavator"
+    #: ``[swing]`` (SI values; ``tensors``: part → 2×2 tuple, kg·m²) or None
+    swing: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -480,7 +505,7 @@ class MachineDescription:
         m = raw.get("machine", {})
         out: dict[str, Any] = {k: m[k] for k in ("name", "title", "source", "default_cycle", "ground", "kind")
                                if k in m}
-        for k in ("start", "outputs", "limits", "circuit", "base", "cycles"):
+        for k in ("start", "outputs", "limits", "circuit", "base", "cycles", "swing"):
             if k in raw:
                 out[k] = raw[k]
         if "cycles" in out:   # absolute: the files stay where they are
@@ -783,6 +808,7 @@ class _Reader:
                                               f"({', '.join(cycles) or 'none'})")
         base = self.base(data["base"], machine) if "base" in data else None
         soil = self.soil(data["soil"], parts, machine) if "soil" in data else None
+        swing = self.swing(data["swing"], parts) if "swing" in data else None
         if not functions and not self.problems:
             self.problems.append(f"{self.f.name}: no cylinder parts; a machine needs at least one "
                                  "(type = \"cylinder\")")
@@ -795,7 +821,7 @@ class _Reader:
             output_points=out_points, angles=angles, start=start, guess=guess, limits=limits,
             payloads=payloads, circuit=dict(circuit) if circuit is not None else None, cycles=cycles,
             default_cycle=default_cycle, values=self.values, file=self.f,
-            overrides=dict(self.overrides), base=base, raw=data, kind=kind, soil=soil)
+            overrides=dict(self.overrides), base=base, raw=data, kind=kind, soil=soil, swing=swing)
 
     def part(self, name: str, raw: Mapping[str, Any]) -> PartSpec | None:
         typ = raw.get("type")
@@ -1130,6 +1156,25 @@ class _Reader:
                                     "profile soil.ground = [[x, y], ...])")
         return {"properties": soil, "edge": edge, "face": vals.get("face"), "width": vals.get("width"),
                 "capacity": vals.get("capacity"), "ground": ground, "preset": name}
+
+    def swing(self, raw: Any, parts: Mapping[str, PartSpec]) -> dict[str, Any]:
+        """``[swing]``: the turntable's data and the parts' in-plane inertia tensors."""
+        vals = self.table("swing", raw, _SWING)
+        tensors = {}
+        spec = Key("tensor", "point", unit="kg*m^2")
+        for name, rows in (vals.get("tensors") or {}).items():
+            key = f"swing.tensors.{name}"
+            if name not in parts:
+                self.bad(key, f"no such part (parts: {', '.join(parts)})")
+            elif not isinstance(rows, (list, tuple)) or len(rows) != 2:
+                self.bad(key, f"found {rows!r}, expected [[J_xx, J_xy], [J_xy, J_yy]] with units (kg*m^2)")
+            else:
+                t = [self.value(f"{key}[{i}]", spec, r) for i, r in enumerate(rows)]
+                if None not in t:
+                    tensors[name] = tuple(t)
+                    self.values[key] = tensors[name]
+        vals["tensors"] = tensors
+        return vals
 
     def cycles(self, raw: Any) -> dict[str, dict[str, Path]]:
         out: dict[str, dict[str, Path]] = {}

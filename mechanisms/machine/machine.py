@@ -128,7 +128,8 @@ class Machine:
                        base: Mapping[str, Any] | None = None, cycles: Mapping[str, Any] | None = None,
                        ground: Any = None, name: str | None = None, title: str | None = None,
                        source: str | None = None, default_cycle: str | None = None, kind: str | None = None,
-                       soil: Mapping[str, Any] | None = None, formulation: str = "causal",
+                       soil: Mapping[str, Any] | None = None, swing: Mapping[str, Any] | None = None,
+                       formulation: str = "causal",
                        **kw: Any) -> "Machine":
         """A machine from a mechanism built from templates in Python: the same object, with
         the same checks and capabilities, as one read from a machine file.
@@ -153,11 +154,13 @@ class Machine:
         outputs : dict, optional
             ``{"points": {"tip": "bucket.Q"}, "angles": {"tilt": "bucket - arm"}}``: read-outs
             ``tip_x``, ``tip_y``, ``tilt_angle`` (default angles: every body, absolute).
-        limits, circuit, base, cycles, soil : dict, optional
+        limits, circuit, base, cycles, soil, swing : dict, optional
             ``[limits]`` joint ranges, the hydraulic ``[circuit]`` (``type`` fixed,
             load-sensing or open-centre, its tables by function name), the base machine
             ``[base]`` for tipping studies, named ``[cycles]`` (CSV files), the ``[soil]`` the
-            cutting edge meets (``{"preset": "loose_sand", "edge": "bucket.Q", ...}``).
+            cutting edge meets (``{"preset": "loose_sand", "edge": "bucket.Q", ...}``), the
+            ``[swing]`` turntable the front rides on (``{"inertia": "35000 kg*m^2",
+            "gear_ratio": 120}``, :mod:`.swing`).
         ground, name, title, source, default_cycle, kind
             The ``[machine]`` table's keys (``ground = "-1.2 m"``; ``kind = "loader"`` for the
             loader standards of the design studies).
@@ -184,7 +187,7 @@ class Machine:
         t0 = time.perf_counter()
         desc = MachineDescription.from_mechanism(
             mechanism, start=start, guess=guess, outputs=outputs, limits=limits, circuit=circuit, base=base,
-            cycles=cycles, ground=ground, soil=soil, name=name, title=title, source=source,
+            cycles=cycles, ground=ground, soil=soil, swing=swing, name=name, title=title, source=source,
             default_cycle=default_cycle,
             kind=kind)
         m = cls(desc, mode, formulation=formulation, **kw)
@@ -272,6 +275,11 @@ class Machine:
         self.mechanism.description = desc    # its displays name functions, outputs and the ground
         self.circuit = a.circuit
         self._symbols = a.symbols
+        self.turntable = None
+        if desc.swing is not None:      # the front on its turntable (mechanisms.machine.swing)
+            from .swing import attach_swing
+
+            attach_swing(self, a)
         if not causal and desc.soil is not None:
             raise ParameterError(f"{desc.name}: [soil] is modelled in the causal formulation only "
                                  f"(found formulation {self.formulation!r})")
@@ -283,7 +291,7 @@ class Machine:
             with_soil(self, sl["properties"], edge=sl["edge"], face=sl["face"], width=sl["width"],
                       capacity=sl["capacity"], ground=sl["ground"], params=a.params, cache_key=key)
         elif causal:
-            self.model = MechanismModel.build(a.mechanism, a.params, cache_key=key)
+            self.model = MechanismModel.build(self.mechanism, a.params, cache_key=key)
         else:
             from ..formulations import build_formulation
 
@@ -766,5 +774,6 @@ def forces_from_lengths(desc: MachineDescription, name: str) -> Cycle:
     tab = run.table()
     t = np.linspace(tab["time"][0], tab["time"][-1], 1001)
     src = desc.cycle_file(name, "extensions").name
+    swing = np.interp(t, tab["time"], tab["swing_torque"]) if run.cycle.swing is not None else None
     return Cycle("forces", t, {f: np.interp(t, tab["time"], tab[f"{f}_force"]) for f in desc.functions},
-                 desc.functions, source=f"inverse dynamics of {src}")
+                 desc.functions, source=f"inverse dynamics of {src}", swing=swing)

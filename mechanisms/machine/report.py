@@ -238,6 +238,9 @@ def text_report(run) -> str:
             row += (f"; needs up to {tab[f'{f}_cap_pressure_required'].max() / 1e5:.1f} bar cap side, "
                     f"{tab[f'{f}_rod_pressure_required'].max() / 1e5:.1f} bar rod side")
         lines.append(row)
+    from .swing import swing_report_lines
+
+    lines += swing_report_lines(run)
     if "pump_pressure" in tab:
         circ = machine.circuit
         lines.append(f"  supply: pump pressure peak {tab['pump_pressure'].max() / 1e5:.1f} bar"

@@ -178,6 +178,10 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     if watcher is not None:
         all_events.append(watcher)
     atol = _atol(machine, atol)
+    from .swing import swing_inputs
+
+    swing_x0: dict[str, float] = {}
+    swing_u = swing_inputs(machine, cycle, swing_x0)      # the turntable's (none without [swing])
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method, energy=energy, progress=progress)
     res = None
     try:
@@ -188,7 +192,8 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
             T = time.perf_counter()
             if causal:
                 inputs = {f"{c}.rate": s.rate(name=f"{c}.rate") for c, s in lengths.items()}
-                res = simulate(mm.model, (t0, t_end), x0=mm.initial_state(pose), inputs=inputs,
+                res = simulate(mm.model, (t0, t_end), x0={**mm.initial_state(pose), **swing_x0},
+                               inputs={**inputs, **swing_u},
                                events=all_events or None, **kw)
             else:
                 guess = {n: pose.angle(n) for n in machine.mechanism.parts}
@@ -201,7 +206,7 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
             T = time.perf_counter()
             forces = {f"{desc.cylinder_of[f]}.force": s for f, s in sig.items()}
             if causal:
-                res = simulate(mm.model, (t0, t_end), x0=machine.start_state(pose), inputs=forces,
+                res = simulate(mm.model, (t0, t_end), x0=machine.start_state(pose), inputs={**forces, **swing_u},
                                events=all_events or None, **kw)
             else:
                 res = mm.simulate_forces({desc.cylinder_of[f]: s for f, s in sig.items()}, (t0, t_end),
@@ -242,6 +247,9 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     T = time.perf_counter()
     if machine.mode == "extensions" and causal:
         exact_poses(machine, res, {desc.cylinder_of[f]: s for f, s in sig.items()})
+        from .swing import exact_swing
+
+        exact_swing(machine, res, cycle)
     if hasattr(mm, "state_units"):   # the states' units, for Results.plot (reference formulations: none)
         res.units.update(mm.state_units())
         if machine.circuit is not None:
@@ -275,7 +283,9 @@ def _live(live, machine, cycle: Cycle, sig, controller):
         inputs = {f"{desc.cylinder_of[f]}.force": s for f, s in sig.items()}
     else:
         inputs = {f"{f}.cmd": s for f, s in sig.items()}
-    watcher.prepare(machine, cycle, inputs)
+    from .swing import swing_inputs
+
+    watcher.prepare(machine, cycle, {**inputs, **swing_inputs(machine, cycle)})
     return watcher
 
 

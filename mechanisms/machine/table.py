@@ -18,6 +18,8 @@ column                         unit     what
 ``<f>_command``                1        spool command (mode valves)
 ``pump_pressure`` ...          Pa ...   the circuit's own read-outs (pump, relief)
 ``<part>_<point>_x`` ...       m        every hinge point
+``swing_angle`` ...            rad ...  the swing (with ``[swing]``): angle, rate (rad/s),
+                                        torque at the axis (N·m), inertia J(q) (kg·m²)
 ``stored_energy`` ...          J        energy accounting (with ``energy=True``)
 =============================  =======  ==================================================
 
@@ -105,6 +107,10 @@ def run_table(run) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         put("moved_mass", loose * tool.soil.unit_weight / (tool.soil.swell * desc.gravity), "kg")
         put("cutting_force", res.effort(f"{path}/cutting"), "N")
         put("penetration_force", res.effort(f"{path}/penetration"), "N")
+    from .swing import swing_read_outs
+
+    for name, (arr, unit) in swing_read_outs(machine, res).items():
+        put(name, arr, unit)
     for name, (x, y) in pos.items():
         key = name.replace("/", "_")
         put(f"{key}_x", x, "m")

@@ -105,7 +105,7 @@ class TomlFile:
 
     def line(self, key: str) -> int | None:
         """Line of ``key`` (dotted path), or of its nearest enclosing table."""
-        k = key
+        k = key.split("[", 1)[0] if key.endswith("]") else key     # an array element: the array's line
         while k:
             if k in self.lines:
                 return self.lines[k]
@@ -123,7 +123,7 @@ class TomlFile:
     def where(self, key: str) -> str:
         """``"excavator.toml, line 27"`` (or just the file name); for a key inherited from an
         extended file, that file and line (``"excavator.toml, line 27, extended by dig.toml"``)."""
-        k = key
+        k = key.split("[", 1)[0] if key.endswith("]") else key     # an array element: the array's line
         while k:
             if k in self.lines:
                 return f"{self.name}, line {self.lines[k]}"
