@@ -166,6 +166,18 @@ def attach_engine(ctx, circuit) -> None:
                              f"type {ctx.section.get('type')!r} has no power unit 'pu' to drive")
     d_own = float(getattr(pu.pump, "displacement", 0.0) or 0.0)
     d_shaft = getattr(engine, "pump_displacement", None)
+    from components.hydraulics import LSPump
+
+    if isinstance(pu.pump, LSPump):
+        # the load-sensing pump's limiters are hyperbolas at its own displacement and nominal
+        # speed; on the engine's shaft the displacement is the engine's pump and the speed
+        # varies, so they would hold the wrong torque: refused rather than silently off
+        given = [k for k in ("torque_limit", "power_limit") if getattr(pu.pump, k, None) is not None]
+        if given:
+            raise ParameterError(f"'circuit.{ENGINE_TABLE}' ({ctx.where('circuit.' + ENGINE_TABLE)}): the "
+                                 f"load-sensing pump's {' and '.join(given)} are not applied on an engine's "
+                                 "shaft (they assume its own displacement at a constant speed); remove them, "
+                                 "or the [circuit.engine] table to run the pump at its constant speed")
     port = pu.drive_from_shaft(scale=d_shaft / d_own if (d_shaft and d_own) else 1.0)
     hc = getattr(circuit, "hydraulic", None)
     # the shaft's start guess: where the droop line carries the pump's start torque D·α·p/(2π);

@@ -23,3 +23,9 @@ def test_an_unknown_engine_key_is_named():
     with pytest.raises(ParameterError, match="circuit.engine.rated_powr"):
         Machine.from_file(DATA / "excavator.toml", {"circuit.type": "open-centre",
                                                     "circuit.engine.rated_powr": "110 kW"})
+
+
+def test_load_sensing_limiters_on_the_engine_shaft_are_refused_not_dropped():
+    with pytest.raises(ParameterError, match="load-sensing pump's torque_limit are not applied on an engine's shaft"):
+        Machine.from_file(DATA / "excavator.toml", {"circuit.type": "load-sensing",
+                                                    "circuit.load_sensing.torque_limit": "400 N*m"})
