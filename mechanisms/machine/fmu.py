@@ -150,8 +150,8 @@ def _swing_read_outs(machine, units: dict[str, str]) -> dict[str, sp.Expr]:
 
 
 def export_machine_fmu(machine, path: str | os.PathLike, *, rtol: float = 1e-6, atol: float = 1e-8,
-                       co_simulation: bool = True, stop_time: float | None = None) -> Path:
-    """Write the machine as a standalone FMI 2.0 FMU (model exchange and co-simulation).
+                       co_simulation: bool = True, stop_time: float | None = None, fmi_version: int = 2) -> Path:
+    """Write the machine as a standalone FMI 2.0 or 3.0 FMU (model exchange and co-simulation).
 
     Parameters
     ----------
@@ -167,6 +167,8 @@ def export_machine_fmu(machine, path: str | os.PathLike, *, rtol: float = 1e-6, 
         Also offer co-simulation (CVODE bundled).
     stop_time : float, optional
         The default experiment's stop time.
+    fmi_version : {2, 3}
+        FMI 2.0 (default) or FMI 3.0 (:func:`~bondgraph.export.fmu.export_standalone_fmu`).
 
     Returns
     -------
@@ -224,4 +226,4 @@ def export_machine_fmu(machine, path: str | os.PathLike, *, rtol: float = 1e-6, 
                                  rtol=rtol, atol=atol, co_simulation=co_simulation, stop_time=stop_time,
                                  model_name=machine.name if hasattr(machine, "name") else base.name,
                                  description=f"{base.name} in mode {machine.mode}, exported by hydrobond",
-                                 crossings=crossings)
+                                 crossings=crossings, fmi_version=fmi_version)

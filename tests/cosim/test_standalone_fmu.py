@@ -26,6 +26,7 @@ _DRIVER = r"""
 import json, sys, numpy as np
 from fmpy import read_model_description, extract, simulate_fmu
 from fmpy.fmi2 import FMU2Slave
+from fmpy.fmi3 import FMU3Slave
 from fmpy.validation import validate_fmu
 a = json.loads(sys.argv[1])
 out = {"problems": validate_fmu(a["fmu"])}
@@ -34,15 +35,25 @@ if a["kind"] == "ME":
                      relative_tolerance=a["rtol"], output=a["outputs"], start_values=a.get("start", {}))
     out["t"] = r["time"].tolist()
     out["y"] = [r[n].tolist() for n in a["outputs"]]
-else:   # co-simulation, inputs ramped between table points (fmi2SetRealInputDerivatives)
+else:   # co-simulation, inputs ramped between table points: fmi2SetRealInputDerivatives (FMI 2),
+        # the input derivative variables der(u) (FMI 3)
     md = read_model_description(a["fmu"])
+    fmi3 = md.fmiVersion.startswith("3")
+    out["version"] = md.fmiVersion
     vr = {v.name: v.valueReference for v in md.modelVariables}
     tt = np.array(a["table_t"]); tab = {k: np.array(v) for k, v in a["table"].items()}
     unz = extract(a["fmu"])
-    s = FMU2Slave(guid=md.guid, unzipDirectory=unz, modelIdentifier=md.coSimulation.modelIdentifier,
-                  instanceName="x")
-    s.instantiate(); s.setupExperiment(tolerance=a["rtol"], startTime=0.0)
-    s.enterInitializationMode(); s.exitInitializationMode()
+    s = (FMU3Slave if fmi3 else FMU2Slave)(guid=md.guid, unzipDirectory=unz,
+                                           modelIdentifier=md.coSimulation.modelIdentifier, instanceName="x")
+    s.instantiate()
+    if fmi3:
+        s.enterInitializationMode(tolerance=a["rtol"], startTime=0.0)
+        s.setReal = s.setFloat64; s.getReal = s.getFloat64
+        dins = [vr["der(" + n + ")"] for n in tab]
+        s.setRealInputDerivatives = lambda ins, orders, du: s.setFloat64(dins, du)
+    else:
+        s.setupExperiment(tolerance=a["rtol"], startTime=0.0); s.enterInitializationMode()
+    s.exitInitializationMode()
     ins = [vr[n] for n in tab]; outs = [vr[n] for n in a["outputs"]]
     n = int(round(a["t_end"] / a["dt"])); t_out, y_out = [], []
     for k in range(n + 1):
@@ -90,12 +101,13 @@ def _msd_exact(t, m=2.0, k=50.0, c=3.0, F=10.0):
     return x, v
 
 
-@pytest.fixture(scope="module")
-def msd_fmu(tmp_path_factory):
+@pytest.fixture(scope="module", params=[2, 3], ids=["fmi2", "fmi3"])
+def msd_fmu(tmp_path_factory, request):
     model = _msd()
     assert list(model.state_names) == ["msd/m.f", "msd/k.e"]   # the mass's velocity, the spring's force
     path = tmp_path_factory.mktemp("msd") / "msd.fmu"
-    return export_standalone_fmu(model, path, inputs_start={"F": 10.0}, rtol=1e-10, atol=1e-12)
+    return export_standalone_fmu(model, path, inputs_start={"F": 10.0}, rtol=1e-10, atol=1e-12,
+                                 fmi_version=request.param)
 
 
 @pytest.mark.parametrize("kind", ["ME", "CS"])
@@ -115,16 +127,24 @@ def test_fmu_library_needs_no_python(msd_fmu, tmp_path):
     with zipfile.ZipFile(fmu) as z:
         names = z.namelist()
         z.extractall(tmp_path)
-    assert "modelDescription.xml" in names and "binaries/linux64/msd.so" in names
+        fmi3 = 'fmiVersion="3.0"' in z.read("modelDescription.xml").decode()
+    platform = "binaries/x86_64-linux" if fmi3 else "binaries/linux64"   # the standard's platform names
+    assert "modelDescription.xml" in names and f"{platform}/msd.so" in names
     readelf = shutil.which("readelf")
     if readelf is None:
         pytest.skip("no readelf to list the library's dependencies")
-    dyn = subprocess.run([readelf, "-d", str(tmp_path / "binaries/linux64/msd.so")], capture_output=True,
-                         text=True).stdout
+    lib = str(tmp_path / platform / "msd.so")
+    dyn = subprocess.run([readelf, "-d", lib], capture_output=True, text=True).stdout
     needed = [line.split("[")[1].rstrip("]") for line in dyn.splitlines() if "(NEEDED)" in line]
     assert needed and not any("python" in n for n in needed)
-    assert all(n.startswith(("libc.", "libm.")) or (tmp_path / "binaries/linux64" / n).is_file() for n in needed)
+    assert all(n.startswith(("libc.", "libm.")) or (tmp_path / platform / n).is_file() for n in needed)
     assert "$ORIGIN" in dyn
+    # it exports the entry points of its own version only
+    syms = subprocess.run([readelf, "--dyn-syms", "-W", lib], capture_output=True, text=True).stdout
+    exported = {line.split()[-1] for line in syms.splitlines() if " GLOBAL " in line and " UND " not in line}
+    ours, other = ("fmi3", "fmi2") if fmi3 else ("fmi2", "fmi3")
+    assert f"{ours}DoStep" in exported and f"{ours}GetContinuousStates" in exported
+    assert not any(n.startswith(other) for n in exported)
 
 
 def test_export_names_every_problem(tmp_path):
@@ -135,9 +155,42 @@ def test_export_names_every_problem(tmp_path):
     text = str(err.value)
     for word in ("nope", "zzz", "G", "rtol", "does not exist"):
         assert word in text
+    with pytest.raises(ParameterError, match="fmi_version = 4: expected 2"):
+        export_standalone_fmu(model, tmp_path / "x.fmu", fmi_version=4)
 
 
-def test_excavator_valves_fmu_matches_the_native_run(tmp_path):
+def test_fmi3_model_description(tmp_path):
+    """The FMI 3.0 model description: Float64 variables, the instantiation token the library
+    checks, the independent variable, the input derivatives, the model structure by value
+    reference (outputs, state derivatives, initial unknowns, event indicators)."""
+    import xml.etree.ElementTree as ET
+
+    fmu = export_standalone_fmu(_msd(), tmp_path / "msd.fmu", fmi_version=3, inputs_start={"F": 1.0},
+                                crossings=[("msd/k.e", 5.0, 1)], units={"F": "N"})
+    with zipfile.ZipFile(fmu) as z:
+        root = ET.fromstring(z.read("modelDescription.xml"))
+        assert "binaries/x86_64-linux/msd.so" in z.namelist()
+    assert root.get("fmiVersion") == "3.0" and root.get("instantiationToken", "").startswith("{")
+    variables = {v.get("name"): v for v in root.find("ModelVariables")}
+    assert {v.tag for v in variables.values()} == {"Float64"}
+    assert variables["time"].get("causality") == "independent"
+    vr = {n: v.get("valueReference") for n, v in variables.items()}
+    assert variables["der(msd/m.f)"].get("derivative") == vr["msd/m.f"]
+    assert variables["der(F)"].get("causality") == "input" and variables["der(F)"].get("derivative") == vr["F"]
+    assert variables["F"].get("unit") == "N" and len(set(vr.values())) == len(vr)
+    ms = root.find("ModelStructure")
+    assert [e.get("valueReference") for e in ms.findall("ContinuousStateDerivative")] == \
+        [vr["der(msd/m.f)"], vr["der(msd/k.e)"]]
+    assert [e.get("valueReference") for e in ms.findall("EventIndicator")] == [vr["crossing(msd/k.e > 5.0)"]]
+    assert {e.get("valueReference") for e in ms.findall("Output")} == \
+        {vr[n] for n, v in variables.items() if v.get("causality") == "output"}
+    from fmpy.validation import validate_fmu
+
+    assert validate_fmu(str(fmu)) == []
+
+
+@pytest.mark.parametrize("version", [2, 3], ids=["fmi2", "fmi3"])
+def test_excavator_valves_fmu_matches_the_native_run(tmp_path, version):
     from mechanisms.machine import DATA, Machine
     from mechanisms.machine.fmu import export_machine_fmu
 
@@ -145,10 +198,11 @@ def test_excavator_valves_fmu_matches_the_native_run(tmp_path):
     cyc = m.cycle(None)
     run = m.run(cyc, rtol=1e-10, atol=1e-12, progress=False, method="CVODE")
     table = run.table()
-    fmu = export_machine_fmu(m, tmp_path / "excavator.fmu", rtol=1e-10, atol=1e-12)
+    fmu = export_machine_fmu(m, tmp_path / "excavator.fmu", rtol=1e-10, atol=1e-12, fmi_version=version)
     res = _fmpy(tmp_path, fmu=str(fmu), kind="CS", t_end=float(run.t[-1]), dt=0.01, rtol=1e-10,
                 outputs=["tip_x", "tip_y", "boom_cap_pressure"], table_t=cyc.time.tolist(),
                 table={f"{f}.cmd": cyc.values[f].tolist() for f in cyc.functions})
+    assert res["version"] == f"{version}.0"
     t = np.array(res["t"])
     assert np.allclose(t, run.t, atol=1e-12, rtol=0)
     tip_x, tip_y, p_cap = (np.array(y) for y in res["y"])
@@ -178,9 +232,15 @@ def test_cli_export_fmu(tmp_path, capsys):
         assert not any("sundials" in n for n in z.namelist())
     assert main(["export-fmu", "excavator", "--out", str(tmp_path / "none" / "x.fmu")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    out3 = tmp_path / "exc3.fmu"
+    assert main(["export-fmu", "excavator", "--out", str(out3), "--model-exchange-only", "--fmi-version", "3"]) == 0
+    assert "FMI 3.0" in capsys.readouterr().out
+    with zipfile.ZipFile(out3) as z:
+        assert 'fmiVersion="3.0"' in z.read("modelDescription.xml").decode()
 
 
-def test_excavator_valves_fmu_model_exchange_matches_the_native_run(tmp_path):
+@pytest.mark.parametrize("version", [2, 3], ids=["fmi2", "fmi3"])
+def test_excavator_valves_fmu_model_exchange_matches_the_native_run(tmp_path, version):
     """Model exchange, integrated by FMPy's own CVODE, with constant spool commands (FMPy's
     model-exchange loop holds inputs between output points, so ramps would differ by that
     hold, not by the equations)."""
@@ -194,7 +254,8 @@ def test_excavator_valves_fmu_model_exchange_matches_the_native_run(tmp_path):
     res = simulate(m.model.model, (0.0, 1.5), x0=m.start_state(), inputs=cmd, t_eval=t_eval, rtol=1e-10,
                    atol=1e-12, method="CVODE", progress=False)
     tip = m.model.positions(res)["bucket/Q"]
-    fmu = export_machine_fmu(m, tmp_path / "excavator.fmu", rtol=1e-10, atol=1e-12, co_simulation=False)
+    fmu = export_machine_fmu(m, tmp_path / "excavator.fmu", rtol=1e-10, atol=1e-12, co_simulation=False,
+                             fmi_version=version)
     out = _fmpy(tmp_path, fmu=str(fmu), kind="ME", t_end=1.5, dt=0.01, rtol=1e-10, outputs=["tip_x", "tip_y"],
                 start=cmd)
     t = np.array(out["t"])
@@ -229,7 +290,8 @@ def _truck_forces_cycle(m, t_end: float = 1.5):
                  source="truck-loading forces and a swing torque", swing=tau)
 
 
-def test_swinging_machine_fmu_matches_the_native_run(tmp_path):
+@pytest.mark.parametrize("version", [2, 3], ids=["fmi2", "fmi3"])
+def test_swinging_machine_fmu_matches_the_native_run(tmp_path, version):
     """The excavator on its turntable (mode forces): inputs the cylinder forces and the swing
     motor's torque, outputs the tip in the front's plane and the swing angle and rate;
     co-simulated by FMPy it equals the native run (tip ≤ 1e-6 m, angle ≤ 1e-6 rad)."""
@@ -239,7 +301,7 @@ def test_swinging_machine_fmu_matches_the_native_run(tmp_path):
     cyc = _truck_forces_cycle(m)
     run = m.run(cyc, rtol=1e-10, atol=1e-12, progress=False, method="CVODE")
     tab = run.table()
-    fmu = m.export_fmu(tmp_path / "truck.fmu", rtol=1e-10, atol=1e-12)
+    fmu = m.export_fmu(tmp_path / "truck.fmu", rtol=1e-10, atol=1e-12, fmi_version=version)
     from fmpy import read_model_description
 
     md = read_model_description(str(fmu))
@@ -251,6 +313,7 @@ def test_swinging_machine_fmu_matches_the_native_run(tmp_path):
     table["swing.torque"] = (np.asarray(cyc.swing) / m.turntable.gear_ratio).tolist()
     res = _fmpy(tmp_path, fmu=str(fmu), kind="CS", t_end=float(run.t[-1]), dt=0.01, rtol=1e-10,
                 outputs=["tip_x", "tip_y", "swing_angle", "swing_rate"], table_t=cyc.time.tolist(), table=table)
+    assert res["version"] == f"{version}.0"
     assert np.allclose(res["t"], run.t, atol=1e-12, rtol=0)
     tip_x, tip_y, phi, rate = (np.array(y) for y in res["y"])
     assert np.max(np.hypot(tip_x - tab["tip_x"], tip_y - tab["tip_y"])) <= 1e-6
