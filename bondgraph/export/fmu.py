@@ -16,8 +16,9 @@ indicators only for the state crossings given as ``crossings`` — a machine's s
 where a native run locates an event and restarts; the other switching laws —
 ``Heaviside``, piecewise — are integrated through, as the native run integrates them) and, unless ``co_simulation=False``, **co-simulation**:
 ``fmi2DoStep`` steps SUNDIALS CVODE (BDF, dense direct solver, the generated analytic
-Jacobian) with the FMU's tolerances; inputs are held over a step, or ramped with the
-first-order derivatives of ``fmi2SetRealInputDerivatives`` (``canInterpolateInputs``).
+Jacobian) with the FMU's tolerances; inputs are held over a step, or follow the
+polynomial of the first and second derivatives given by ``fmi2SetRealInputDerivatives``
+(``canInterpolateInputs``).
 The SUNDIALS 7 shared libraries of the scikit-sundae wheel are copied next to the FMU's
 library, which finds them through an ``$ORIGIN`` run path: the importing host needs
 neither Python nor SUNDIALS, only a Linux x86-64 C library.
@@ -26,9 +27,10 @@ Value references: states ``0 … nx−1``, their derivatives ``nx … 2nx−1``,
 inputs, the outputs and the parameters (fixed, settable before initialisation). FMI 3.0
 (``fmi_version=3``) adds, after these, the independent variable ``time``, the event
 indicators as variables (``crossing(<state> > <threshold>)``, FMI 3 lists them in the
-model structure) and, with co-simulation, the input derivatives ``der(<input>)``: inputs
-with the ``derivative`` attribute, the ramp of their input over a step (FMI 3 has no
-``fmi3SetRealInputDerivatives``); its binaries are in ``binaries/x86_64-linux``.
+model structure) and, with co-simulation, the input derivatives ``der(<input>)`` and
+``der(<input>,2)``: inputs with the ``derivative`` attribute, the polynomial of their input
+over a step (FMI 3 has no ``fmi3SetRealInputDerivatives``); its binaries are in
+``binaries/x86_64-linux``.
 
 Examples
 --------
@@ -249,7 +251,8 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
             problems.append(f"{what} = {v!r}: expected {'0 < rtol < 1' if what == 'rtol' else 'atol > 0'}")
     taken = set(states) | {f"der({s})" for s in states} | set(inputs)
     ev_names = [_crossing_name(c) for c in crossings]
-    extra = (["time", *ev_names] + ([f"der({u})" for u in inputs] if co_simulation else [])) if fmi_version == 3 else []
+    extra = (["time", *ev_names] + ([f"der({u})" for u in inputs] + [f"der({u},2)" for u in inputs]
+                                    if co_simulation else [])) if fmi_version == 3 else []
     clash = [n for n in out_map if n in taken] + [p for p in pnames if p in taken or p in out_map]
     clash += [n for n in extra if n in taken or n in out_map or n in pnames]
     if clash:
@@ -461,7 +464,10 @@ def _model_description3(name, ident, token, description, states, inputs, outputs
     if cs:
         for j, u in enumerate(inputs):
             var(f"der({u})", vr_din + j, f'causality="input" variability="continuous" start="0.0" '
-                f'derivative="{2 * nx + j}"', "the input's rate over a co-simulation step (0: held)")
+                f'derivative="{2 * nx + j}"', "the input's rate at a co-simulation step's start (0: held)")
+        for j, u in enumerate(inputs):
+            var(f"der({u},2)", vr_din + nin + j, f'causality="input" variability="continuous" start="0.0" '
+                f'derivative="{vr_din + j}"', "the input's second derivative over a co-simulation step")
     for k, o in enumerate(outputs):
         var(o, vr_out + k, f'causality="output" variability="continuous" initial="calculated"{unit(o)}')
     for k, p in enumerate(pnames):

@@ -16,8 +16,8 @@
    run integrates them.
    Co-simulation (BGF_CS = 1): a step steps SUNDIALS CVODE (BDF, dense direct solver,
    the generated analytic Jacobian bg_jac) over the communication step; inputs are held,
-   or ramped with their first-order derivatives (FMI 2: fmi2SetRealInputDerivatives; FMI 3:
-   the input derivative variables der(u)). The SUNDIALS 7 shared libraries are bundled next
+   or follow the polynomial of their first and second derivatives (FMI 2:
+   fmi2SetRealInputDerivatives; FMI 3: the input derivative variables der(u), der(u,2)). The SUNDIALS 7 shared libraries are bundled next
    to this library (rpath $ORIGIN). The part of the SUNDIALS API used is declared here
    (32-bit sunindextype, double reals), as in bondgraph/native/driver.c. */
 #include <math.h>
@@ -139,7 +139,7 @@ typedef struct {
     int state, logging;
     double t, t_step;          /* time; start of the current co-simulation step */
     double x[BGF_N(BGF_NX)], xdot[BGF_NX + 3];
-    double u[BGF_N(BGF_NIN)], du[BGF_N(BGF_NIN)], u_eff[BGF_N(BGF_NIN)], dus[1];
+    double u[BGF_N(BGF_NIN)], du[BGF_N(BGF_NIN)], d2u[BGF_N(BGF_NIN)], u_eff[BGF_N(BGF_NIN)], dus[1];
     double p[BGF_N(BGF_NP)];
     double U[BGF_N(BGF_NUNK)];
     double y[BGF_N(BGF_NOUT)];
@@ -159,7 +159,7 @@ typedef struct {
 
 typedef struct {               /* an FMU state (fmi2GetFMUstate, fmi3GetFMUState) */
     double t; double x[BGF_N(BGF_NX)]; double u[BGF_N(BGF_NIN)]; double du[BGF_N(BGF_NIN)];
-    double p[BGF_N(BGF_NP)]; int state;
+    double d2u[BGF_N(BGF_NIN)]; double p[BGF_N(BGF_NP)]; int state;
 } Saved;
 
 /* the version's logger call (its entry points below) */
@@ -182,10 +182,12 @@ static const char* bgf_status_text(int st) {
     return "non-finite values or no convergence in an algebraic block";
 }
 
-/* the inputs at time t: held, or ramped with their derivatives from the step's start */
+/* the inputs at time t: held, or the polynomial of their first and second derivatives from
+   the step's start */
 static const double* inputs_at(Inst* c, double t) {
     int j;
-    for (j = 0; j < BGF_NIN; ++j) c->u_eff[j] = c->u[j] + c->du[j] * (t - c->t_step);
+    double s = t - c->t_step;
+    for (j = 0; j < BGF_NIN; ++j) c->u_eff[j] = c->u[j] + s * (c->du[j] + 0.5 * s * c->d2u[j]);
     return c->u_eff;
 }
 
@@ -285,6 +287,7 @@ static void reset_values(Inst* c) {
     memcpy(c->p, bgf_p0, sizeof(double) * BGF_NP);
     memcpy(c->u, bgf_u0, sizeof(double) * BGF_NIN);
     memset(c->du, 0, sizeof c->du);
+    memset(c->d2u, 0, sizeof c->d2u);
     c->t = c->t_step = 0.0;
     c->have_out = 0;
     c->rtol = BGF_RTOL;
@@ -360,8 +363,8 @@ static int core_reset(Inst* c) {
 }
 
 /* value references: [0, nx) states, [nx, 2nx) derivatives, then inputs, outputs,
-   parameters; then time, the event indicators and the input derivatives (declared by
-   FMI 3 only) */
+   parameters; then time, the event indicators and the input derivatives of order 1 and 2
+   (declared by FMI 3 only) */
 #define VR_DER BGF_NX
 #define VR_IN (2 * BGF_NX)
 #define VR_OUT (VR_IN + BGF_NIN)
@@ -370,7 +373,8 @@ static int core_reset(Inst* c) {
 #define VR_TIME VR_END
 #define VR_EV (VR_TIME + 1)
 #define VR_DIN (VR_EV + BGF_NEV)
-#define VR_ALL (VR_DIN + BGF_NIN)
+#define VR_DIN2 (VR_DIN + BGF_NIN)
+#define VR_ALL (VR_DIN2 + BGF_NIN)
 
 static int core_get(Inst* c, const unsigned int vr[], size_t n, double v[]) {
     size_t i;
@@ -398,17 +402,19 @@ static int core_get(Inst* c, const unsigned int vr[], size_t n, double v[]) {
         else if (r < VR_END) v[i] = c->p[r - VR_PAR];
         else if (r == VR_TIME) v[i] = c->t;
         else if (r < VR_DIN) v[i] = g[r - VR_EV];
-        else if (r < VR_ALL) v[i] = c->du[r - VR_DIN];
+        else if (r < VR_DIN2) v[i] = c->du[r - VR_DIN];
+        else if (r < VR_ALL) v[i] = c->d2u[r - VR_DIN2];
         else { logf_(c, ST_ERROR, "logStatusError", "get: no variable with value reference %u", r); return ST_ERROR; }
     }
     return ST_OK;
 }
 
-static void set_input_derivative(Inst* c, unsigned int j, double v) {
+static void set_input_derivative(Inst* c, unsigned int j, int order, double v) {
+    double* d = order == 1 ? c->du : c->d2u;
 #if BGF_CS
-    if (c->du[j] != v) c->restart = 1;
+    if (d[j] != v) c->restart = 1;
 #endif
-    c->du[j] = v;
+    d[j] = v;
     c->have_out = 0;
 }
 
@@ -433,8 +439,10 @@ static int core_set(Inst* c, const unsigned int vr[], size_t n, const double v[]
                 return ST_ERROR;
             }
             c->p[r - VR_PAR] = v[i];
-        } else if (r >= VR_DIN && r < VR_ALL) {
-            set_input_derivative(c, r - VR_DIN, v[i]);
+        } else if (r >= VR_DIN && r < VR_DIN2) {
+            set_input_derivative(c, r - VR_DIN, 1, v[i]);
+        } else if (r >= VR_DIN2 && r < VR_ALL) {
+            set_input_derivative(c, r - VR_DIN2, 2, v[i]);
         } else {
             logf_(c, ST_ERROR, "logStatusError", "set: value reference %u is not an input, state or parameter", r);
             return ST_ERROR;
@@ -445,18 +453,18 @@ static int core_set(Inst* c, const unsigned int vr[], size_t n, const double v[]
 }
 
 #if BGF_FMI == 2
-/* first-order input derivatives by the inputs' value references (FMI 2; FMI 3 sets them as
-   the variables der(u)) */
+/* input derivatives of order 1 and 2 by the inputs' value references (FMI 2; FMI 3 sets
+   them as the variables der(u), der(u,2)) */
 static int core_set_input_derivatives(Inst* c, const unsigned int vr[], size_t n, const int order[],
                                       const double v[]) {
     size_t i;
     for (i = 0; i < n; ++i) {
-        if (vr[i] < VR_IN || vr[i] >= VR_OUT || order[i] != 1) {
+        if (vr[i] < VR_IN || vr[i] >= VR_OUT || order[i] < 1 || order[i] > 2) {
             logf_(c, ST_ERROR, "logStatusError", "input derivatives: value reference %u order %d: "
-                  "expected an input and order 1", vr[i], order[i]);
+                  "expected an input and order 1 or 2", vr[i], order[i]);
             return ST_ERROR;
         }
-        set_input_derivative(c, vr[i] - VR_IN, v[i]);
+        set_input_derivative(c, vr[i] - VR_IN, order[i], v[i]);
     }
     return ST_OK;
 }
@@ -466,7 +474,8 @@ static int core_get_state(Inst* c, void** s) {
     Saved* m = *s ? (Saved*)*s : (Saved*)c->alloc(1, sizeof(Saved));
     if (!m) return ST_ERROR;
     m->t = c->t; memcpy(m->x, c->x, sizeof m->x); memcpy(m->u, c->u, sizeof m->u);
-    memcpy(m->du, c->du, sizeof m->du); memcpy(m->p, c->p, sizeof m->p); m->state = c->state;
+    memcpy(m->du, c->du, sizeof m->du); memcpy(m->d2u, c->d2u, sizeof m->d2u);
+    memcpy(m->p, c->p, sizeof m->p); m->state = c->state;
     *s = m;
     return ST_OK;
 }
@@ -475,7 +484,8 @@ static int core_set_state(Inst* c, const void* s) {
     const Saved* m = (const Saved*)s;
     if (!m) return ST_ERROR;
     c->t = c->t_step = m->t; memcpy(c->x, m->x, sizeof m->x); memcpy(c->u, m->u, sizeof m->u);
-    memcpy(c->du, m->du, sizeof m->du); memcpy(c->p, m->p, sizeof m->p); c->state = m->state;
+    memcpy(c->du, m->du, sizeof m->du); memcpy(c->d2u, m->d2u, sizeof m->d2u);
+    memcpy(c->p, m->p, sizeof m->p); c->state = m->state;
     c->have_out = 0;
 #if BGF_CS
     c->restart = 1;
@@ -604,8 +614,12 @@ static int core_do_step(Inst* c, double tc, double h) {
         return ST_ERROR;
     }
     memcpy(c->x, N_VGetArrayPointer(c->yv), BGF_NX * sizeof(double));
-    /* the inputs as they are at the step's end (held or ramped); the next step starts there */
-    for (j = 0; j < BGF_NIN; ++j) c->u[j] += c->du[j] * h;
+    /* the inputs as they are at the step's end (held, or along their polynomial); the next
+       step starts there */
+    for (j = 0; j < BGF_NIN; ++j) {
+        c->u[j] += h * (c->du[j] + 0.5 * h * c->d2u[j]);
+        c->du[j] += h * c->d2u[j];
+    }
     c->t = c->t_step = tc + h;
     c->have_out = 0;
     return ST_OK;
