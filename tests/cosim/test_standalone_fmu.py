@@ -440,3 +440,27 @@ def test_swinging_machine_fmi3_model_exchange_matches_the_native_run(tmp_path):
     assert np.max(np.hypot(tip_x - tip[0], tip_y - tip[1])) <= 1e-6
     assert np.max(np.abs(angle - phi)) <= 1e-6
     assert np.ptp(phi) > 0.1
+
+
+def test_swing_rate_of_a_turntable_without_inertia(tmp_path):
+    """A turntable with no inertia of its own (nor its motor's) has no rate state: the FMU's
+    ``swing_rate`` is then its drive bond's flow through the gear. It equals the native run
+    table's, and the time derivative of the FMU's own ``swing_angle`` (central differences)."""
+    from mechanisms.machine import DATA, Machine
+
+    m = Machine.from_file(DATA / "excavator_truck.toml", {"swing.inertia": "0 kg*m^2",
+                                                          "swing.motor_inertia": "0 kg*m^2"}, mode="forces")
+    assert m.mechanism.swing_state("rate") not in m.model.model.state_names
+    cyc = _truck_forces_cycle(m, t_end=0.6)
+    tab = m.run(cyc, rtol=1e-10, atol=1e-12, progress=False, method="CVODE").table()
+    fmu = m.export_fmu(tmp_path / "j0.fmu", rtol=1e-10, atol=1e-12, fmi_version=3)
+    table = {f"{m.cylinder_of[f]}.force": cyc.values[f].tolist() for f in cyc.functions}
+    table["swing.torque"] = (np.asarray(cyc.swing) / m.turntable.gear_ratio).tolist()
+    res = _fmpy(tmp_path, fmu=str(fmu), kind="CS", t_end=float(tab["time"][-1]), dt=0.01, rtol=1e-10,
+                outputs=["swing_angle", "swing_rate"], table_t=cyc.time.tolist(), table=table)
+    t = np.array(res["t"])
+    phi, rate = (np.array(y) for y in res["y"])
+    assert np.max(np.abs(rate - tab["swing_rate"])) <= 1e-6
+    dphi = (phi[2:] - phi[:-2]) / (t[2:] - t[:-2])
+    assert np.max(np.abs(dphi - rate[1:-1])) <= 1e-3 * np.max(np.abs(rate))
+    assert np.max(np.abs(rate)) > 0.1
