@@ -50,6 +50,17 @@ simulated by FMPy (which imports nothing of this package):
 >>> v_end = float(res["push/m.f"][-1])        # v(t) = (F/b)(1 − e^{−bt/m})
 >>> import math; abs(v_end - 2.0 * (1 - math.exp(-2.0))) < 1e-6
 True
+
+The same model as an FMI 3.0 FMU, simulated by FMPy in the same way:
+
+>>> fmu3 = export_standalone_fmu(build(bg), pathlib.Path(tempfile.mkdtemp()) / "push.fmu",
+...                              inputs_start={"F": 8.0}, co_simulation=False, fmi_version=3)
+>>> from fmpy import read_model_description
+>>> read_model_description(str(fmu3)).fmiVersion
+'3.0'
+>>> res = simulate_fmu(str(fmu3), stop_time=1.0, relative_tolerance=1e-10, output=["push/m.f"])
+>>> abs(float(res["push/m.f"][-1]) - v_end) < 1e-8
+True
 """
 
 from __future__ import annotations
