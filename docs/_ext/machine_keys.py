@@ -160,6 +160,7 @@ SECTIONS: dict[str, Callable[[], list[Row]]] = {
     "base.masses": lambda: _key_rows(_machine()._BASE_MASS),
     "soil": lambda: _key_rows(_machine()._SOIL),
     "swing": lambda: _key_rows(_machine()._SWING),
+    "travel": lambda: _key_rows(_machine()._TRAVEL),
     "circuit.oil": _oil,
     "circuit.power_unit": _power_unit,
     "circuit.valves": _valves,

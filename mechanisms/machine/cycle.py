@@ -92,7 +92,8 @@ class Cycle:
     """
 
     def __init__(self, mode: str, time: Sequence[float], values: Mapping[str, Sequence[float]],
-                 functions: Sequence[str], source: str = "arrays", swing: Sequence[float] | None = None):
+                 functions: Sequence[str], source: str = "arrays", swing: Sequence[float] | None = None,
+                 travel: Sequence[float] | None = None):
         if mode not in MODES:
             raise ParameterError(f"cycle mode {mode!r}: expected one of {', '.join(MODES)}")
         problems: list[str] = []
@@ -147,6 +148,20 @@ class Cycle:
             elif not np.all(np.isfinite(sw)):
                 i = int(np.argmax(~np.isfinite(sw)))
                 problems.append(f"column 'swing': row {i + 2} is {sw[i]}; expected finite values")
+        tr = None
+        if travel is not None:
+            tr = _column("travel", travel, problems)
+            if tr is None:
+                pass
+            elif mode not in _TRAVEL:
+                problems.append(f"column 'travel': a travel column in a {mode} cycle; the travel is driven by its "
+                                "speed (mode extensions) or its tractive force (mode forces), the circuits have "
+                                "no travel drive yet")
+            elif t_ok and tr.shape != t.shape:
+                problems.append(f"column 'travel': {tr.size} rows, expected {t.size} like 'time'")
+            elif not np.all(np.isfinite(tr)):
+                i = int(np.argmax(~np.isfinite(tr)))
+                problems.append(f"column 'travel': row {i + 2} is {tr[i]}; expected finite values")
         if problems:
             raise ParameterError(problems, subject=f"cycle ({mode})" if source == "arrays"
                                  else f"cycle {source} ({mode})")
@@ -154,6 +169,8 @@ class Cycle:
         self.functions = functions
         #: the ``swing`` column (SI) or None (the swing held still)
         self.swing = sw
+        #: the ``travel`` column (SI: speed m/s or tractive force N) or None (no travel drive)
+        self.travel = tr
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -274,6 +291,8 @@ class Cycle:
                                   for c in missing], subject=f"cycle file {path.name} ({mode})")
         if mode in _SWING and f"swing_{_SWING[mode].split()[1]}" in names:   # a swinging run's angle / torque
             pick[f"swing_{_SWING[mode].split()[1]}"] = "swing"
+        if mode in _TRAVEL and _TRAVEL_RESULT[mode] in names:        # a travelling run's speed / force
+            pick[_TRAVEL_RESULT[mode]] = "travel"
         return cls._from_rows(path, mode, functions, head_line, head, rows, {"time": "time", **pick})
 
     @classmethod
@@ -291,6 +310,8 @@ class Cycle:
                 continue
             if h != "time" and keep[h] == "swing" and "swing" not in functions and mode in _SWING:
                 target, what, _ = _QUANTITY[_SWING[mode]]
+            elif h != "time" and keep[h] == "travel" and "travel" not in functions and mode in _TRAVEL:
+                target, what, _ = _QUANTITY[_TRAVEL[mode]]
             elif h != "time" and keep[h] not in functions:   # an unknown column: Cycle names it
                 factors[j] = 1.0
                 continue
@@ -320,7 +341,8 @@ class Cycle:
                                  subject=f"cycle file {name} ({mode})")
         t = data.pop("time")
         swing = data.pop("swing", None) if "swing" not in functions else None
-        return cls(mode, t, data, functions, source=name, swing=swing)
+        travel = data.pop("travel", None) if "travel" not in functions else None
+        return cls(mode, t, data, functions, source=name, swing=swing, travel=travel)
 
     def signals(self) -> dict[str, object]:
         """Per function: a clamped C² cubic spline (extensions) or a linear table."""
@@ -342,11 +364,13 @@ class Cycle:
         unit = _QUANTITY[self.mode][0] or "1"
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        extra = [] if self.swing is None else [f"swing [{_QUANTITY[_SWING[self.mode]][0]}]"]
-        w.writerow(["time [s]", *(f"{f} [{unit}]" for f in self.functions), *extra])
+        cols = [(f"swing [{_QUANTITY[_SWING[self.mode]][0]}]", self.swing)] if self.swing is not None else []
+        if self.travel is not None:
+            cols.append((f"travel [{_QUANTITY[_TRAVEL[self.mode]][0]}]", self.travel))
+        w.writerow(["time [s]", *(f"{f} [{unit}]" for f in self.functions), *(h for h, _ in cols)])
         for i, ti in enumerate(self.time):
             w.writerow([repr(float(ti))] + [repr(float(self.values[f][i])) for f in self.functions]
-                       + ([repr(float(self.swing[i]))] if extra else []))
+                       + [repr(float(v[i])) for _, v in cols])
         return atomic_write(path, buf.getvalue())
 
     def __repr__(self) -> str:
@@ -359,7 +383,13 @@ class Cycle:
 _QUANTITY = {"time": ("s", "times", "[s], [ms], [min]"), "extensions": ("m", "lengths", "[mm], [m]"),
              "forces": ("N", "forces", "[N], [kN]"), "valves": ("", "spool commands", "[-], [1], [%]"),
              "swing angle": ("rad", "swing angles", "[rad], [deg]"),
-             "swing torque": ("N*m", "swing torques", "[N*m], [kN*m]")}
+             "swing torque": ("N*m", "swing torques", "[N*m], [kN*m]"),
+             "travel speed": ("m/s", "travel speeds", "[m/s], [km/h]"),
+             "travel force": ("N", "tractive forces", "[N], [kN]")}
+#: per mode: the quantity of a cycle's optional ``travel`` column (mechanisms.machine.travel)
+_TRAVEL = {"extensions": "travel speed", "forces": "travel force"}
+#: per mode: the results.csv column a travelling run writes for it
+_TRAVEL_RESULT = {"extensions": "travel_speed", "forces": "tractive_force"}
 #: per mode: the quantity of a cycle's optional ``swing`` column (mechanisms.machine.swing)
 _SWING = {"extensions": "swing angle", "forces": "swing torque"}
 #: per mode: the results.csv column of a function's quantity (``<f>_length``...)

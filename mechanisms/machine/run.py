@@ -182,6 +182,9 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
 
     swing_x0: dict[str, float] = {}
     swing_u = swing_inputs(machine, cycle, swing_x0)      # the turntable's (none without [swing])
+    from .travel import travel_inputs
+
+    swing_u.update(travel_inputs(machine, cycle))         # the carrier's (none without [travel])
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method, energy=energy, progress=progress)
     res = None
     try:
@@ -285,7 +288,9 @@ def _live(live, machine, cycle: Cycle, sig, controller):
         inputs = {f"{f}.cmd": s for f, s in sig.items()}
     from .swing import swing_inputs
 
-    watcher.prepare(machine, cycle, {**inputs, **swing_inputs(machine, cycle)})
+    from .travel import travel_inputs
+
+    watcher.prepare(machine, cycle, {**inputs, **swing_inputs(machine, cycle), **travel_inputs(machine, cycle)})
     return watcher
 
 
