@@ -26,11 +26,11 @@ Examples
 >>> from mechanisms.machine import Machine, DATA
 >>> m = Machine.from_file(DATA / "wheel_loader_pile.toml", mode="extensions")
 >>> m.carrier.drive, m.carrier.mass, "travel.speed" in m.model.model.input_names
-('speed', 15000.0, True)
+('speed', 13000.0, True)
 >>> m.with_mode("valves")
 Traceback (most recent call last):
 ...
-bondgraph.errors.ParameterError: 'travel' (wheel_loader_pile.toml, line 23): mode 'valves' with [travel]: the circuits have no travel drive; expected mode 'extensions' (a travel speed column) or 'forces' (a tractive force column), or a file without [travel]
+bondgraph.errors.ParameterError: 'travel' (wheel_loader_pile.toml, line 16): mode 'valves' with [travel]: the circuits have no travel drive; expected mode 'extensions' (a travel speed column) or 'forces' (a tractive force column), or a file without [travel]
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def travel_inputs(machine, cycle) -> dict[str, Any]:
     >>> from mechanisms.machine import Machine, DATA
     >>> m = Machine.from_file(DATA / "wheel_loader_pile.toml", mode="extensions")
     >>> u = travel_inputs(m, m.cycle("pile_loading"))
-    >>> sorted(u), round(float(u["travel.speed"](1.0)), 3)
+    >>> sorted(u), round(float(u["travel.speed"].value(1.0)), 3)
     (['travel.speed'], 1.5)
     """
     carrier = getattr(machine, "carrier", None)
