@@ -249,6 +249,11 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None, *,
                 lines += circuit_lines(valves, valves.start_state())
                 lines.append("  (built without [swing]: the circuits have no swing valve section yet, so a machine "
                              "with [swing] runs in modes extensions and forces)")
+            elif desc.travel is not None:    # no travel drive in the circuits: built for the front alone
+                valves = Machine(desc.with_sections(travel=None), "valves")
+                lines += circuit_lines(valves, valves.start_state())
+                lines.append("  (built without [travel]: the circuits have no travel drive, so a machine "
+                             "with [travel] runs in modes extensions and forces)")
             else:
                 valves = Machine(desc, "valves")
                 lines += circuit_lines(valves, valves.start_state())
