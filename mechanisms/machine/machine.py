@@ -783,5 +783,6 @@ def forces_from_lengths(desc: MachineDescription, name: str) -> Cycle:
     t = np.linspace(tab["time"][0], tab["time"][-1], 1001)
     src = desc.cycle_file(name, "extensions").name
     swing = np.interp(t, tab["time"], tab["swing_torque"]) if run.cycle.swing is not None else None
+    travel = np.interp(t, tab["time"], tab["tractive_force"]) if "tractive_force" in tab else None
     return Cycle("forces", t, {f: np.interp(t, tab["time"], tab[f"{f}_force"]) for f in desc.functions},
-                 desc.functions, source=f"inverse dynamics of {src}", swing=swing)
+                 desc.functions, source=f"inverse dynamics of {src}", swing=swing, travel=travel)
