@@ -290,6 +290,8 @@ _TRAVEL = [
         doc="rolling-resistance coefficient C_rr: resistance = C_rr × the machine's weight on its wheels"),
     Key("rolling_speed", unit="m/s", required=False, default=0.02, check="positive",
         doc="the speed over which the rolling resistance builds up (smooth: tanh(v/v_r))"),
+    Key("speed", unit="m/s", required=False, default=0.0,
+        doc="the travel speed at the start of a run of mode forces (mode extensions: the cycle's column)"),
     Key("tractive_max", unit="N", required=False, check="positive",
         doc="the traction limit μ·W the report holds the tractive force against (default: none)"),
     Key("note", "text", required=False, doc="free text (sources, estimates)"),

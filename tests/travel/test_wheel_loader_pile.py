@@ -108,3 +108,14 @@ def test_the_travel_from_python_and_its_refusals_name_things():
     cyc = Cycle("extensions", [0.0, 1.0], {"boom_cyl": [3.2, 3.2]}, ["boom_cyl"], travel=[1.0, 1.0])
     with pytest.raises(ParameterError, match="has no \\[travel\\]"):
         plain.run(cyc, progress=False)
+
+
+def test_forward_dynamics_under_the_inverse_dynamics_forces_retraces_the_approach(run):
+    """Mode forces from the file's [start] (the cycle's first row) and [travel] speed, driven by
+    the cylinder and tractive forces the prescribed run took (a second formulation: forward
+    against inverse dynamics), follows the approach (open loop: in the pile it drifts)."""
+    m = Machine.from_file(DATA / "wheel_loader_pile.toml", mode="forces")
+    fwd = m.run(m.cycle("pile_loading"), t_end=1.0, progress=False, t_eval=np.linspace(0.0, 1.0, 21)).table()
+    ref = run.table()
+    for key, tol in (("travel_x", 1e-4), ("edge_x", 1e-4), ("edge_y", 1e-4)):
+        assert np.max(np.abs(fwd[key] - np.interp(fwd["time"], ref["time"], ref[key]))) <= tol, key
