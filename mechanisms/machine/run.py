@@ -231,7 +231,8 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
                 res = simulate_hybrid(hm, (t0, t_end), x0=x0, controller=ctrl, t_eval=t_eval, rtol=rtol,
                                       atol=atol, method=method, energy=energy)
             else:
-                res = simulate(mm.model, (t0, t_end), x0=x0, inputs=inputs, events=all_events or None, **kw)
+                res = simulate(mm.model, (t0, t_end), x0=x0, inputs={**inputs, **swing_u},
+                               events=all_events or None, **kw)
     except SimulationError as exc:
         timings.setdefault("start", time.perf_counter() - T)
         timings["integration"] = time.perf_counter() - T
