@@ -30,7 +30,8 @@ the motor's in ``[swing]``::
 Centred, the closed centre blocks the motor's ports: the swing is held by the trapped oil
 and braked by the crossover relief, whose heat is the energy split's ``swing crossover
 relief`` row. The run table gains ``swing_command`` (the spool command),
-``swing_pressure_A``/``_B`` (Pa) and ``swing_crossover_flow`` (m³/s, A→B).
+``swing_pressure_A``/``_B`` (Pa), ``swing_crossover_flow`` (m³/s, A→B) and
+``swing_supply_power`` (W, what the section draws from the supply).
 
 Examples
 --------
@@ -175,8 +176,10 @@ def swing_states(circuit) -> list[str]:
 
 
 def swing_circuit_read_outs(circuit, res, prefix: str) -> dict[str, tuple[np.ndarray, str]]:
-    """``swing_command``, ``swing_spool``, ``swing_pressure_A``/``_B`` (Pa) and
-    ``swing_crossover_flow`` (m³/s, A→B) along a run; empty without a swing section."""
+    """``swing_spool``, ``swing_pressure_A``/``_B`` (Pa), ``swing_crossover_flow`` (m³/s,
+    A→B), ``swing_supply_flow`` (m³/s into the section's ``P``) and ``swing_supply_power`` (W:
+    the hydraulic power the section draws from the supply, net of what it returns to tank)
+    along a run; empty without a swing section."""
     drive = getattr(circuit, "swing", None)
     if drive is None:
         return {}
@@ -188,6 +191,13 @@ def swing_circuit_read_outs(circuit, res, prefix: str) -> dict[str, tuple[np.nda
     if motor.crossover is not None or motor.leakage > 0:
         out["swing_crossover_flow"] = (np.asarray(res.flow(f"{base}/{motor.name}/crossover"), dtype=float),
                                        "m^3/s")
+    g = res.model.graph
+    feed = next((k for u, v, k in g.edges(keys=True) if v == f"{base}/{drive.valve.name}/nP"), None)
+    drain = next((k for u, v, k in g.edges(keys=True) if u == f"{base}/{drive.valve.name}/nT"), None)
+    if feed is not None and drain is not None:   # what the section draws from the supply, net of its return
+        power = res.effort(feed) * res.flow(feed) - res.effort(drain) * res.flow(drain)
+        out["swing_supply_flow"] = (np.asarray(res.flow(feed), dtype=float), "m^3/s")
+        out["swing_supply_power"] = (np.asarray(power, dtype=float), "W")
     if drive.valve.spool is not None:
         out["swing_spool"] = (np.asarray(res[f"{base}/{drive.valve.name}/spool/x.pos"], dtype=float), "1")
     return out

@@ -343,9 +343,13 @@ def swing_report_lines(run) -> list[str]:
         return []
     tab = run.table()
     phi, rate, tau, J = (tab[k] for k in ("swing_angle", "swing_rate", "swing_torque", "swing_inertia"))
-    if run.cycle.swing is None:
+    if run.cycle.swing is None and not getattr(run, "controlled", False):
         how = ("held still: the cycle has no 'swing' column (" +
-               ("angle constant" if machine.mode == "extensions" else "zero torque") + ")")
+               {"extensions": "angle constant", "forces": "zero torque",
+                "valves": "its valve centred"}[machine.mode] + ")")
+    elif machine.mode == "valves":
+        how = ("swing motor on its valve section, the spool commanded by "
+               + ("the controller" if getattr(run, "controlled", False) else "the cycle's 'swing' column"))
     else:
         how = (f"{'angle prescribed' if machine.mode == 'extensions' else 'torque given'} by the cycle's "
                "'swing' column")
