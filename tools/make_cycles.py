@@ -231,7 +231,7 @@ def truck_valves(spec=TRUCK_VALVES, rounds: int = 2) -> Cycle:
 
     for _ in range(rounds):
         # the front's commands: the tracking controller on the lengths, the swing on its lever
-        ctrl = tracking_controller(m, lengths, kp=3.0, period=0.01, kp_swing=None)
+        ctrl = tracking_controller(m, lengths, kp=3.0, period=0.01)
         log: list[tuple[float, dict]] = []
 
         def fn(tt, y):

@@ -29,7 +29,7 @@ __all__ = ["tracking_controller"]
 
 
 def tracking_controller(machine, reference, *, kp: float = 4.0, dp_nominal: float | None = None,
-                        period: float = 0.01, kp_swing: float | None = 2.0) -> Controller:
+                        period: float = 0.01) -> Controller:
     """A sampled P + feedforward controller tracking a lengths cycle.
 
     Parameters
@@ -45,13 +45,6 @@ def tracking_controller(machine, reference, *, kp: float = 4.0, dp_nominal: floa
         (``metering_drop``: what a load-sensing circuit's compensators hold), else 20 bar.
     period : float
         Sample period (s).
-    kp_swing : float
-        A swinging machine (``[swing]``, the circuit's swing section): command per radian of
-        swing-angle error. The swing is one more tracked function: its reference angle is the
-        cycle's ``swing`` column (none: held at 0, the valve centred unless it drifts), the
-        feedforward the motor's flow for the reference rate, ``i·D/2π·φ̇``, over the swing
-        valve's gain. ``None``: the swing is not the controller's (its command is the run
-        cycle's ``swing`` column).
 
     Examples
     --------
@@ -83,8 +76,6 @@ def tracking_controller(machine, reference, *, kp: float = 4.0, dp_nominal: floa
     gains = {f: circ.valve_gains[f] * math.sqrt(dp_nominal) for f in machine.functions}
     names = {f: machine.model.state(machine.cylinder_of[f], "s") for f in machine.functions}
 
-    swing = None if kp_swing is None else _swing_tracker(machine, reference, dp_nominal, kp_swing)
-
     def fn(t, y):
         out = {}
         for f in machine.functions:
@@ -93,33 +84,6 @@ def tracking_controller(machine, reference, *, kp: float = 4.0, dp_nominal: floa
             q = rate * (a_cap if rate > 0 else a_rod)
             u = q / gains[f] + kp * (sig[f].value(t) - y[names[f]])
             out[f"{f}.cmd"] = float(np.clip(u, -1.0, 1.0))
-        if swing is not None:
-            out["swing.cmd"] = swing(t, y)
         return out
 
-    inputs = [f"{f}.cmd" for f in machine.functions] + (["swing.cmd"] if swing is not None else [])
-    return Controller(fn, inputs, period=period)
-
-
-def _swing_tracker(machine, reference, dp_nominal: float, kp: float):
-    """``(t, y) → swing.cmd`` following the reference's swing angle (0 without a column);
-    ``None`` for a machine without a swing section."""
-    circ = machine.circuit
-    drive = getattr(circ, "swing", None)
-    if drive is None:
-        return None
-    from bondgraph import Spline
-
-    # motor flow per swing rate (m³/rad): i·D/2π; over the valve's flow per opening at the drop
-    per_rate = machine.turntable.gear_ratio * drive.motor.torque_per_pressure
-    gain = circ.valve_gains["swing"] * math.sqrt(dp_nominal)
-    angle = machine.mechanism.swing_state("angle")
-    ref = None if reference.swing is None else Spline(reference.time, reference.swing, name="swing angle")
-
-    def cmd(t, y):
-        if ref is None:
-            return float(np.clip(kp * (0.0 - y[angle]), -1.0, 1.0))
-        u = ref.derivative(t) * per_rate / gain + kp * (ref.value(t) - y[angle])
-        return float(np.clip(u, -1.0, 1.0))
-
-    return cmd
+    return Controller(fn, [f"{f}.cmd" for f in machine.functions], period=period)
