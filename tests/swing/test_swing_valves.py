@@ -131,7 +131,7 @@ CMD = Cycle("valves", [0.0, 0.2, 2.0, 2.2, 3.5, 3.7, 5.0],
 @pytest.fixture(scope="module", params=["fixed", "open-centre", "load-sensing"])
 def swinging(request):
     m = Machine.from_file(TRUCK, mode="valves", overrides={"circuit.type": request.param})
-    return request.param, m, m.run(CMD, progress=False)
+    return request.param, m, m.run(CMD, dt=0.002, progress=False)    # fine samples: the power integrals
 
 
 def test_a_machine_with_swing_builds_and_swings_in_every_circuit_type(swinging):
@@ -264,3 +264,27 @@ def test_the_tracking_operator_leaves_the_swing_centred():
     run = m.run(Cycle("valves", [0.0, 2.0], {f: [0, 0] for f in m.functions}, m.functions),
                 controller=op.controller, t_end=2.0, progress=False)
     assert np.max(np.abs(run.table()["swing_angle"])) < 1e-3
+
+
+def test_the_swing_sections_supply_power_against_its_elements(swinging):
+    """``swing_supply_power`` (the section's supply port, net of its return) against a second
+    route: the heat of the section's own resistors (metering edges, make-up valves, the
+    crossover relief and leakage; a compensated section's too), the change of the oil in the motor (½·V/β·p², by hand) and
+    the work the motor's shaft passes to the gear (its bond's effort × flow)."""
+    typ, m, run = swinging
+    res, tab = run.results, run.table()
+    t = tab["time"]
+    base = f"{m.mechanism.name}/{m.circuit.name}/swing"
+    g = res.model.graph
+    heat = 0.0
+    for node, el in g.nodes(data="element"):
+        # (an open-centre section's bypass is fed by the centre gallery, not by its supply port)
+        if node.startswith(f"{base}/") and el.kind == "R" and "/spool/" not in node and not node.endswith("R_BP"):
+            heat += float(np.trapezoid(res.effort(node) * res.flow(node), t))
+    shaft = next(k for u, v, k in g.edges(keys=True) if u == f"{base}/motor/shaft")
+    work = float(np.trapezoid(res.effort(shaft) * res.flow(shaft), t))
+    C = m.description.swing["motor_volume"] / m.circuit.hydraulic.power_unit.oil.bulk_modulus    # V/β
+    stored = 0.5 * C * sum(tab[f"swing_pressure_{s}"][-1] ** 2 - tab[f"swing_pressure_{s}"][0] ** 2 for s in "AB")
+    supplied = float(np.trapezoid(tab["swing_supply_power"], t))
+    assert supplied > 0
+    assert abs(supplied - (heat + stored + work)) <= 1e-4 * supplied, (typ, supplied, heat, stored, work)
