@@ -247,6 +247,9 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None, *,
             else:
                 valves = Machine(desc, "valves")
                 lines += circuit_lines(valves, valves.start_state())
+                from .circuits_swing import swing_section_line
+
+                lines += [x for x in [swing_section_line(valves.circuit)] if x]
         except BondGraphError as exc:
             fail("[circuit]", exc)
         for other, table in CIRCUIT_TABLES.items():

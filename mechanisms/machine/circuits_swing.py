@@ -52,7 +52,7 @@ from bondgraph import Input
 from bondgraph.errors import BondGraphError, ParameterError
 
 __all__ = ["SWING_SECTION", "SWING_VALVE_KEYS", "MOTOR_KEYS", "read_swing_valve", "add_swing",
-           "swing_circuit_read_outs"]
+           "swing_circuit_read_outs", "swing_section_line"]
 
 #: the swing section's name in the circuit (its valve table ``[circuit.valves.swing]``, its
 #: input ``swing.cmd``)
@@ -165,6 +165,26 @@ def attach(circuit, drive, valve: Mapping[str, Any]) -> None:
     if drive is None:
         return
     circuit.valve_gains[SWING_SECTION] = float(valve["flow"]) / math.sqrt(float(valve["dp"]))
+
+
+def swing_section_line(circuit) -> str | None:
+    """``hydrobond check``'s line on the swing section (``None`` without one).
+
+    Examples
+    --------
+    >>> from mechanisms.machine import Machine, DATA
+    >>> print(swing_section_line(Machine.from_file(DATA / "excavator_truck.toml", mode="valves").circuit))
+      swing: OpenCentreValve section 225 L/min at 10 bar per edge, motor 150 cm³/rev, crossover relief 250 … 270 bar
+    """
+    drive = getattr(circuit, "swing", None)
+    if drive is None:
+        return None
+    v, motor = drive.valve, drive.motor
+    relief = motor.crossover
+    cross = ("no crossover relief" if relief is None else
+             f"crossover relief {relief.crack_pressure / 1e5:g} … {relief.full_pressure / 1e5:g} bar")
+    return (f"  swing: {type(v).__name__} section {v.q_nominal * 6e4:g} L/min at {v.dp_nominal / 1e5:g} bar per "
+            f"edge, motor {motor.displacement * 1e6:g} cm³/rev, {cross}")
 
 
 def swing_states(circuit) -> list[str]:

@@ -363,6 +363,18 @@ def swing_report_lines(run) -> list[str]:
              f"{r(tau.max() / 1e3):.1f} kN·m, power {r(power.min() / 1e3):.1f} … {r(power.max() / 1e3):.1f} kW; "
              f"inertia about the axis {J.min():.0f} … {J.max():.0f} kg·m² (gear {tt.gear_ratio:g}: motor "
              f"torque up to {np.abs(tau).max() / tt.gear_ratio:.0f} N·m)"]
+    drive = getattr(machine.circuit, "swing", None) if machine.mode == "valves" else None
+    if drive is not None and "swing_pressure_A" in tab:   # the motor on its valve section
+        dp = np.abs(tab["swing_pressure_A"] - tab["swing_pressure_B"])
+        relief = drive.motor.crossover
+        setting = (f"crossover relief cracks at {relief.crack_pressure / 1e5:.0f} bar" if relief is not None
+                   else "no crossover relief")
+        line = (f"             swing motor {drive.motor.displacement * 1e6:.0f} cm³/rev: pressure drop up to "
+                f"{dp.max() / 1e5:.0f} bar across it ({setting})")
+        if "swing_crossover_flow" in tab:
+            q = np.abs(tab["swing_crossover_flow"])
+            line += f", {float(np.trapezoid(q, tab['time'])) * 1e3:.1f} L across it (relief and leakage)"
+        lines.append(line)
     if defaults:
         lines.append(f"             in-plane inertia: slender along the pin line (the default) for "
                      f"{', '.join(defaults)}")
