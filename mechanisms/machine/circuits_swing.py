@@ -51,7 +51,7 @@ import numpy as np
 from bondgraph import Input
 from bondgraph.errors import BondGraphError, ParameterError
 
-__all__ = ["SWING_SECTION", "SWING_VALVE_KEYS", "MOTOR_KEYS", "read_swing_valve", "add_swing",
+__all__ = ["SWING_SECTION", "SWING_VALVE_KEYS", "read_swing_valve", "add_swing",
            "swing_circuit_read_outs", "swing_section_line"]
 
 #: the swing section's name in the circuit (its valve table ``[circuit.valves.swing]``, its
@@ -62,9 +62,6 @@ SWING_VALVE_KEYS: dict[str, tuple] = {
     "flow": ("m^3/s", ..., "positive"), "dp": ("Pa", ..., "positive"), "leakage": ("", 0.0, "nonneg"),
     "spool_bandwidth": ("Hz", None, "positive"), "spool_damping": ("", 1.0, "positive"),
     "makeup_conductance": ("m^3/s/Pa", None, "positive"), "makeup_crack": ("Pa", 3e4, "nonneg")}
-#: the ``[swing]`` keys the motor reads in mode valves
-MOTOR_KEYS = ("motor_displacement", "motor_volume", "motor_leakage", "crossover_crack", "crossover_full",
-              "crossover_flow")
 
 
 def read_swing_valve(ctx, valves: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -122,11 +119,12 @@ def _motor(ctx, oil):
 
 
 def add_swing(ctx, hc, oil, valve: Mapping[str, Any] | None, *, valve_type=None,
-              valve_kw: Mapping[str, Any] | None = None) -> None:
+              valve_kw: Mapping[str, Any] | None = None) -> Any:
     """Add the swing section (valve of ``valve_type`` + the motor of ``[swing]``) to the
     circuit ``hc`` (:meth:`~components.hydraulics.HydraulicCircuit.add_motor`: exposes
-    ``swing.M``); nothing for a machine without ``[swing]``. Raises every problem of the
-    circuit's and the swing's tables at once.
+    ``swing.M``) and return it (a :class:`~components.hydraulics.SwingDrive`); ``None`` for a
+    machine without ``[swing]``. Raises every problem of the circuit's and the swing's tables
+    at once.
 
     Examples
     --------

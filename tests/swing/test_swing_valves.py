@@ -288,3 +288,17 @@ def test_the_swing_sections_supply_power_against_its_elements(swinging):
     supplied = float(np.trapezoid(tab["swing_supply_power"], t))
     assert supplied > 0
     assert abs(supplied - (heat + stored + work)) <= 1e-4 * supplied, (typ, supplied, heat, stored, work)
+
+
+def test_a_valves_run_with_swing_is_a_cycle_again(truck_valves, tmp_path):
+    """A valves run's results.csv read back as a valves cycle takes its swing commands; a
+    cycle's CSV keeps its swing column (``swing [1]``)."""
+    m, run = truck_valves
+    path = run.to_csv(tmp_path / "results.csv")
+    again = Cycle.from_results(path, "valves", m.functions)
+    tab = run.table()
+    assert again.swing is not None
+    assert np.allclose(again.swing, tab["swing_command"], atol=1e-12, rtol=1e-9)
+    written = again.to_csv(tmp_path / "cycle.csv")
+    assert "swing [1]" in written.read_text().splitlines()[0]
+    assert np.array_equal(Cycle.from_csv(written, "valves", m.functions).swing, again.swing)
