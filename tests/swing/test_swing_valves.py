@@ -254,16 +254,26 @@ def test_python_builds_what_the_file_builds_in_valves():
     assert np.max(np.abs(a["swing_angle"] - b["swing_angle"])) <= 1e-6      # the solver's tolerance
 
 
-def test_the_tracking_operator_leaves_the_swing_centred():
-    """The tracking operator drives the front's functions; a swinging machine's swing valve
-    stays centred (its command the run cycle's, none here), the swing held by its motor."""
+def test_the_tracking_operator_follows_the_swing():
+    """The tracking operator drives the swing as one more function: through the truck-loading
+    lengths and swing angle it brings the swing to 90° ± 3° over the truck and back to 0 ± 2°,
+    within 10° of the reference angle at its own clock, the tip within 150 mm of the path in
+    space (median; it measured 109 mm, 0.6 m at the 95th percentile: the swing lags a few
+    degrees at 6 m), pacing where the machine cannot keep up (32 s for the 17 s reference)."""
     from mechanisms.machine.operator import TrackingOperator
 
     m = Machine.from_file(TRUCK, mode="valves")
-    op = TrackingOperator(m, m.cycle("truck_loading", mode="extensions"))
-    run = m.run(Cycle("valves", [0.0, 2.0], {f: [0, 0] for f in m.functions}, m.functions),
-                controller=op.controller, t_end=2.0, progress=False)
-    assert np.max(np.abs(run.table()["swing_angle"])) < 1e-3
+    ref = m.cycle("truck_loading", mode="extensions")
+    op = TrackingOperator(m, ref)
+    assert op.controller.inputs[-1] == "swing.cmd"
+    run = op.drive(t_max=40.0, progress=False)
+    assert math.isfinite(op.cycle_time)
+    tab = run.table()
+    phi = np.degrees(tab["swing_angle"])
+    ref_phi = np.degrees(np.interp(op.clock(tab["time"]), ref.time, ref.swing))
+    assert abs(phi.max() - 90.0) <= 3.0 and abs(phi[-1]) <= 2.0
+    assert np.abs(phi - ref_phi).max() <= 10.0
+    assert op.tracking(run).median <= 0.15
 
 
 def test_the_swing_sections_supply_power_against_its_elements(swinging):
