@@ -1353,7 +1353,8 @@ truck
 bucket) were recorded by a tracking controller following the bite's lengths; the swing lever
 is worked as an operator works it — pushed fully at the start of each swing, held, released —
 with its release times solved (`tools/make_cycles.py`) so the swing stops at 90° over the truck
-and comes back to 0. Released, the valve centres and the crossover relief stops the swing.
+and comes back to 0 on this machine's open-centre circuit. Released, the valve centres and the
+crossover relief stops the swing.
 """),
         ("code", """
 T = time.perf_counter()
