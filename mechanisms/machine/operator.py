@@ -27,9 +27,16 @@ pin-to-pin lengths of a cycle (mode ``extensions``):
   run time to reference time, and :meth:`tracking` measures the tip's distance to the
   reference path at that reference time.
 
+* **The swing** (a machine with ``[swing]``, its circuit's swing section): one more tracked
+  function, its reference the cycle's ``swing`` angle column (none: held at 0). The flow is
+  the rate times the motor's displacement per swing radian through the gear, ``i·D/2π``;
+  the metering drop as for a cylinder (the motor's two ports have equal "areas"). Its error
+  counts in the pacing as the arc it makes at ``swing_radius``.
+
 The reference path in :meth:`tracking` is computed independently of the operator and of the
 hydraulics: it is the same machine in mode ``extensions`` (pure kinematics), run on the
-reference lengths.
+reference lengths (and swing angle: the distance is then taken in space, the tip at its
+radius turned by the swing angle).
 
 Examples
 --------
@@ -147,6 +154,12 @@ class TrackingOperator:
         feedforward with the wrong gain leaves.
     pace_time : float
         Time constant (s) with which the pace follows what the machine can do.
+    swing_bandwidth : float
+        A swinging machine: feedback on the swing-angle error (1/s). Keep it well below the
+        swing's own frequency on the oil trapped in its motor (about 1 Hz on the excavator).
+    swing_radius : float
+        A swinging machine: the radius (m) at which a swing-angle error counts as a length
+        error in the pacing.
 
     Attributes
     ----------
@@ -175,7 +188,7 @@ class TrackingOperator:
     def __init__(self, machine: Any, reference: Any, *, bandwidth: float = 4.0, lead: float = 0.06,
                  pressure_filter: float = 0.3, period: float = 0.01, pace: bool = True,
                  max_command: float = 0.9, slow_on_error: float = 0.02, integral: float = 4.0,
-                 pace_time: float = 1.0) -> None:
+                 pace_time: float = 1.0, swing_bandwidth: float = 1.0, swing_radius: float = 1.0) -> None:
         problems = []
         if machine.mode != "valves":
             problems.append(f"the machine is built for mode {machine.mode!r}, expected 'valves'")
@@ -183,7 +196,8 @@ class TrackingOperator:
             problems.append(f"reference cycle is for mode {reference.mode!r}, expected 'extensions' (lengths)")
         for name, value, hi in (("bandwidth", bandwidth, math.inf), ("pressure_filter", pressure_filter, math.inf),
                                 ("period", period, 1.0), ("max_command", max_command, 1.0),
-                                ("slow_on_error", slow_on_error, math.inf), ("pace_time", pace_time, math.inf)):
+                                ("slow_on_error", slow_on_error, math.inf), ("pace_time", pace_time, math.inf),
+                                ("swing_bandwidth", swing_bandwidth, math.inf), ("swing_radius", swing_radius, math.inf)):
             if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= hi):
                 problems.append(f"{name} = {value!r}: expected a number > 0" + (f" and ≤ {hi}" if hi < math.inf else ""))
         if not (isinstance(integral, (int, float)) and math.isfinite(integral) and integral >= 0):
@@ -216,8 +230,25 @@ class TrackingOperator:
         self.reference_time = float(reference.time[-1])
         self._length = {f: machine.model.state(machine.cylinder_of[f], "s") for f in machine.functions}
         self._chambers = {f: tuple(f"{prefix}/{s}" for s in circ.chambers[f]) for f in machine.functions}
+        self._swing = self._swing_setup(machine, reference, circ, prefix, float(swing_bandwidth),
+                                        float(swing_radius))
         self._reset()
-        self.controller = Controller(self._step, [f"{f}.cmd" for f in machine.functions], period=period)
+        names = [f"{f}.cmd" for f in machine.functions] + (["swing.cmd"] if self._swing else [])
+        self.controller = Controller(self._step, names, period=period)
+
+    @staticmethod
+    def _swing_setup(machine, reference, circ, prefix: str, bandwidth: float, radius: float) -> dict | None:
+        """What the swing's tracking needs (``None`` for a machine without a swing section)."""
+        drive = getattr(circ, "swing", None)
+        if drive is None or getattr(machine, "turntable", None) is None:
+            return None
+        from bondgraph import Spline
+
+        ref = None if reference.swing is None else Spline(reference.time, reference.swing, name="swing angle")
+        return {"ref": ref, "angle": machine.mechanism.swing_state("angle"),
+                "flow": machine.turntable.gear_ratio * drive.motor.torque_per_pressure,     # m³ per swing rad
+                "ports": tuple(f"{prefix}/{drive.name}/{drive.state(s)}" for s in ("pA", "pB")),
+                "gain": circ.valve_gains["swing"], "bandwidth": bandwidth, "radius": radius}
 
     # ----------------------------------------------------------------- the operator
     def _reset(self) -> None:
@@ -225,6 +256,7 @@ class TrackingOperator:
         self._last: float | None = None
         self._clock, self._pace = 0.0, 1.0
         self._sum = {f: 0.0 for f in self.machine.functions}
+        self._sum["swing"] = 0.0
         self._log_t: list[float] = []
         self._log_clock: list[float] = []
 
@@ -256,6 +288,15 @@ class TrackingOperator:
                 drop, area = (ps * a_rod + force) / (a_rod + a_cap / phi ** 2), a_rod
         return area / (circ.valve_gains[f] * math.sqrt(max(drop, _MIN_DROP)))
 
+    def _swing_per_rate(self, w: float, y, dt: float, ps: float | None) -> float:
+        """Swing spool opening per rad/s of swing rate ``w`` in the present state."""
+        sw = self._swing
+        load = self._pressure(sw["ports"][0], y, dt) - self._pressure(sw["ports"][1], y, dt)
+        if self._drop:   # a compensated section; a swing running ahead is metered at its outlet
+            drop = max(-load if w > 0 else load, self._drop)
+        else:            # both edges in series around the motor's pressure drop
+            drop = 0.5 * (ps - load if w >= 0 else ps + load)
+        return sw["flow"] / (sw["gain"] * math.sqrt(max(drop, _MIN_DROP)))
     def _step(self, t: float, y) -> dict[str, float]:
         if self._last is None or t < self._last:  # a new run
             self._reset()
@@ -271,12 +312,25 @@ class TrackingOperator:
         rate = {f: (self._signals[f].derivative(min(c + self.lead, end)) if c < end else 0.0) for f in fns}
         fb = {f: self.bandwidth * err[f] + self.integral * self._sum[f] for f in fns}
         per = {f: self._per_rate(f, rate[f] + fb[f], y, dt, ps) for f in fns}
+        sw = self._swing
+        if sw is not None:   # the swing: one more function, in radians
+            ref = sw["ref"]
+            target = ref.value(c) if ref is not None else 0.0
+            e = target - float(y[sw["angle"]])
+            self._sum["swing"] += e * dt
+            w_ref = ref.derivative(min(c + self.lead, end)) if (ref is not None and c < end) else 0.0
+            # PI on the angle: the integral (its gain the cylinders' scaled to the swing's slower
+            # bandwidth) opens the valve past what the feedforward misses (an open centre's check)
+            w_fb = sw["bandwidth"] * e + self.integral * (sw["bandwidth"] / self.bandwidth) ** 2 * self._sum["swing"]
+            per_sw = self._swing_per_rate(w_ref + w_fb, y, dt, ps)
         pace = 1.0
         if self.pace_on:
-            need = max(abs(rate[f]) * per[f] for f in fns) / self.max_command
+            need = max([abs(rate[f]) * per[f] for f in fns] + ([abs(w_ref) * per_sw] if sw else [])) \
+                / self.max_command
             if need > 1.0:
                 pace = 1.0 / need
-            pace /= 1.0 + max(abs(e) for e in err.values()) / self.slow_on_error
+            errors = [abs(x) for x in err.values()] + ([abs(e) * sw["radius"]] if sw else [])
+            pace /= 1.0 + max(errors) / self.slow_on_error
         if self.pace_on and dt > 0:  # the pace eases down and up, so it does not chase the error
             pace = self._pace + (pace - self._pace) * min(1.0, dt / self.pace_time)
         self._pace = pace
@@ -289,6 +343,12 @@ class TrackingOperator:
             if abs(u) > 1.0:  # no wind-up against a saturated spool
                 self._sum[f] -= err[f] * dt
             out[f"{f}.cmd"] = float(np.clip(u, -1.0, 1.0))
+        if sw is not None:
+            v = w_ref * pace + w_fb
+            u = math.copysign(per_sw * abs(v), v)
+            if abs(u) > 1.0:  # no wind-up against a saturated spool
+                self._sum["swing"] -= e * dt
+            out["swing.cmd"] = float(np.clip(u, -1.0, 1.0))
         return out
 
     # ----------------------------------------------------------------- a whole cycle
@@ -403,6 +463,13 @@ class TrackingOperator:
         done = self.cycle_time
         keep = t <= (done + 1e-12 if math.isfinite(done) else np.inf)
         px, py = f"{point}_x", f"{point}_y"
-        d = np.hypot(tab[px][keep] - np.interp(clock[keep], path["time"], path[px]),
-                     tab[py][keep] - np.interp(clock[keep], path["time"], path[py]))
+        rx, ry = (np.interp(clock[keep], path["time"], path[k]) for k in (px, py))
+        if "swing_angle" in tab and "swing_angle" in path:   # in space: the radius turned by the swing
+            x0 = self.machine.turntable.axis_x
+            phi, ref_phi = tab["swing_angle"][keep], np.interp(clock[keep], path["time"], path["swing_angle"])
+            r, ref_r = tab[px][keep] - x0, rx - x0
+            d = np.sqrt((r * np.cos(phi) - ref_r * np.cos(ref_phi)) ** 2 + (tab[py][keep] - ry) ** 2
+                        + (r * np.sin(phi) - ref_r * np.sin(ref_phi)) ** 2)
+        else:
+            d = np.hypot(tab[px][keep] - rx, tab[py][keep] - ry)
         return Tracking(t[keep], clock[keep], d, done, self.reference_time)
