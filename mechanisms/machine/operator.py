@@ -55,6 +55,8 @@ __all__ = ["TrackingOperator", "Tracking"]
 
 #: lowest metering drop the feedforward assumes (Pa): a stalled function is not divided by zero
 _MIN_DROP = 1e5
+#: solves of the open-centre law per pacing estimate, and the slowest pace it gives
+_PACE_STEPS, _MIN_PACE = 7, 0.05
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,9 @@ class TrackingOperator:
         feedforward with the wrong gain leaves.
     pace_time : float
         Time constant (s) with which the pace follows what the machine can do.
+    look_ahead : float
+        How far ahead in the reference (s) the pacing looks for what the machine cannot
+        give, so that it slows before it gets there.
 
     Attributes
     ----------
@@ -175,7 +180,7 @@ class TrackingOperator:
     def __init__(self, machine: Any, reference: Any, *, bandwidth: float = 4.0, lead: float = 0.06,
                  pressure_filter: float = 0.3, period: float = 0.01, pace: bool = True,
                  max_command: float = 0.9, slow_on_error: float = 0.02, integral: float = 4.0,
-                 pace_time: float = 1.0) -> None:
+                 pace_time: float = 1.0, look_ahead: float = 0.5) -> None:
         problems = []
         if machine.mode != "valves":
             problems.append(f"the machine is built for mode {machine.mode!r}, expected 'valves'")
@@ -188,6 +193,8 @@ class TrackingOperator:
                 problems.append(f"{name} = {value!r}: expected a number > 0" + (f" and ≤ {hi}" if hi < math.inf else ""))
         if not (isinstance(integral, (int, float)) and math.isfinite(integral) and integral >= 0):
             problems.append(f"integral = {integral!r}: expected a number ≥ 0 (1/s²)")
+        if not (isinstance(look_ahead, (int, float)) and 0 <= look_ahead <= 5):
+            problems.append(f"look_ahead = {look_ahead!r}: expected 0 … 5 s")
         if not (isinstance(lead, (int, float)) and 0 <= lead <= 1):
             problems.append(f"lead = {lead!r}: expected 0 … 1 s")
         circ = machine.circuit if machine.mode == "valves" else None
@@ -208,7 +215,7 @@ class TrackingOperator:
         self.bandwidth, self.lead, self.filter_time = float(bandwidth), float(lead), float(pressure_filter)
         self.pace_on, self.max_command, self.slow_on_error = bool(pace), float(max_command), float(slow_on_error)
         self._circ = circ
-        self.integral, self.pace_time = float(integral), float(pace_time)
+        self.integral, self.pace_time, self.look_ahead = float(integral), float(pace_time), float(look_ahead)
         prefix = f"{machine.mechanism.name}/{circ.name}"
         self._drop = getattr(circ, "metering_drop", None)
         self._supply = f"{prefix}/pu/C_P.e" if "pu/C_P.e" in circ.supply else None
@@ -216,6 +223,13 @@ class TrackingOperator:
         self.reference_time = float(reference.time[-1])
         self._length = {f: machine.model.state(machine.cylinder_of[f], "s") for f in machine.functions}
         self._chambers = {f: tuple(f"{prefix}/{s}" for s in circ.chambers[f]) for f in machine.functions}
+        self._oc = None          # an open centre: the circuit's steady law, solved for all spools at once
+        if hasattr(getattr(circ, "hydraulic", None), "control"):
+            from .open_centre_law import OpenCentreLaw
+
+            self._oc = OpenCentreLaw(circ)
+            speed = [k for k in circ.supply if k.startswith("engine/")]
+            self._speed = (f"{prefix}/{speed[0]}", circ.supply[speed[0]]) if speed else None
         self._reset()
         self.controller = Controller(self._step, [f"{f}.cmd" for f in machine.functions], period=period)
 
@@ -268,28 +282,76 @@ class TrackingOperator:
         err = {f: self._signals[f].value(c) - float(y[self._length[f]]) for f in fns}
         for f in fns:
             self._sum[f] += err[f] * dt
-        rate = {f: (self._signals[f].derivative(min(c + self.lead, end)) if c < end else 0.0) for f in fns}
+
+        def rates_at(when: float) -> dict[str, float]:
+            return {f: (self._signals[f].derivative(min(when + self.lead, end)) if when < end else 0.0)
+                    for f in fns}
+
+        rate = rates_at(c)
         fb = {f: self.bandwidth * err[f] + self.integral * self._sum[f] for f in fns}
-        per = {f: self._per_rate(f, rate[f] + fb[f], y, dt, ps) for f in fns}
+        if self._oc is not None:
+            command, capacity = self._open_centre_law(y, dt, fb)
+        else:
+            per = {f: self._per_rate(f, rate[f] + fb[f], y, dt, ps) for f in fns}
+
+            def command(r: Mapping[str, float], s: float) -> tuple[dict[str, float], tuple]:
+                u = {f: math.copysign(per[f] * abs(r[f] * s + fb[f]), r[f] * s + fb[f]) for f in fns}
+                return u, tuple(f for f in fns if abs(u[f]) > 1.0)
+
+            def capacity(r: Mapping[str, float]) -> float:
+                need = max(abs(r[f]) * per[f] for f in fns) / self.max_command
+                return 1.0 / need if need > 1.0 else 1.0
         pace = 1.0
-        if self.pace_on:
-            need = max(abs(rate[f]) * per[f] for f in fns) / self.max_command
-            if need > 1.0:
-                pace = 1.0 / need
+        if self.pace_on:   # what the machine can give now and a little ahead, slowed by the error
+            pace = min(capacity(rate), *(capacity(rates_at(c + k * self.look_ahead / 2)) for k in (1, 2)))
             pace /= 1.0 + max(abs(e) for e in err.values()) / self.slow_on_error
-        if self.pace_on and dt > 0:  # the pace eases down and up, so it does not chase the error
-            pace = self._pace + (pace - self._pace) * min(1.0, dt / self.pace_time)
+            if dt > 0:     # the pace eases down and up, so it does not chase the error
+                pace = self._pace + (pace - self._pace) * min(1.0, dt / self.pace_time)
         self._pace = pace
         self._log_t.append(t)
         self._log_clock.append(c)
-        out = {}
+        u, saturated = command(rate, pace)
+        for f in saturated:    # no wind-up against a saturated spool
+            self._sum[f] -= err[f] * dt
+        return {f"{f}.cmd": float(np.clip(u[f], -1.0, 1.0)) for f in fns}
+
+    def _open_centre_law(self, y, dt: float, fb: Mapping[str, float]):
+        """The open-centre command and capacity: every spool from the circuit's steady law at once."""
+        fns, law = self.machine.functions, self._oc
+        force = {}
         for f in fns:
-            v = rate[f] * pace + fb[f]
-            u = math.copysign(per[f] * abs(v), v)
-            if abs(u) > 1.0:  # no wind-up against a saturated spool
-                self._sum[f] -= err[f] * dt
-            out[f"{f}.cmd"] = float(np.clip(u, -1.0, 1.0))
-        return out
+            a_cap, a_rod = self._circ.areas[f]
+            force[f] = (self._pressure(self._chambers[f][0], y, dt) * a_cap
+                        - self._pressure(self._chambers[f][1], y, dt) * a_rod)
+        ratio = float(y[self._speed[0]]) / self._speed[1] if self._speed else 1.0
+
+        def solve(r: Mapping[str, float], s: float, x_max: float):
+            return law.openings({f: r[f] * s + fb[f] for f in fns}, force, ratio, x_max)
+
+        def command(r: Mapping[str, float], s: float) -> tuple[dict[str, float], tuple]:
+            state = solve(r, s, 1.0)
+            return state.openings, state.saturated
+
+        def capacity(r: Mapping[str, float]) -> float:
+            ok, bad, s = 0.0, 1.0, 1.0
+            for _ in range(_PACE_STEPS):   # the largest pace at which no spool saturates, bracketed
+                state = solve(r, s, self.max_command)
+                if state.saturated:
+                    bad = s
+                else:
+                    if s == 1.0:
+                        return 1.0
+                    ok = s
+                if ok == 0.0:              # first guesses: the share the saturated functions got
+                    got = [state.rates[f] / (r[f] * s + fb[f]) for f in state.saturated
+                           if r[f] * s + fb[f] != 0.0]
+                    s = s * min([max(g, 0.0) for g in got] + [1.0])
+                    s = s if 0.0 < s < bad else 0.5 * bad
+                else:
+                    s = 0.5 * (ok + bad)
+            return max(ok, _MIN_PACE)
+
+        return command, capacity
 
     # ----------------------------------------------------------------- a whole cycle
     def drive(self, t_max: float | None = None, **run_kw: Any):
