@@ -57,6 +57,8 @@ __all__ = ["TrackingOperator", "Tracking"]
 _MIN_DROP = 1e5
 #: solves of the open-centre law per pacing estimate, and the slowest pace it gives
 _PACE_STEPS, _MIN_PACE = 7, 0.05
+#: how much slower the second kinematic run goes, that separates the inertial forces (∝ pace²)
+_SLOW = 4.0
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ class TrackingOperator:
     def __init__(self, machine: Any, reference: Any, *, bandwidth: float = 4.0, lead: float = 0.06,
                  pressure_filter: float = 0.3, period: float = 0.01, pace: bool = True,
                  max_command: float = 0.9, slow_on_error: float = 0.02, integral: float = 4.0,
-                 pace_time: float = 1.0, look_ahead: float = 0.5) -> None:
+                 pace_time: float = 1.0, look_ahead: float = 0.5, load_model: bool = True) -> None:
         problems = []
         if machine.mode != "valves":
             problems.append(f"the machine is built for mode {machine.mode!r}, expected 'valves'")
@@ -216,6 +218,7 @@ class TrackingOperator:
         self.pace_on, self.max_command, self.slow_on_error = bool(pace), float(max_command), float(slow_on_error)
         self._circ = circ
         self.integral, self.pace_time, self.look_ahead = float(integral), float(pace_time), float(look_ahead)
+        self.load_model, self._kin, self._slow = bool(load_model), None, None
         prefix = f"{machine.mechanism.name}/{circ.name}"
         self._drop = getattr(circ, "metering_drop", None)
         self._supply = f"{prefix}/pu/C_P.e" if "pu/C_P.e" in circ.supply else None
@@ -250,11 +253,43 @@ class TrackingOperator:
             self._filtered[name] += (x - self._filtered[name]) * min(1.0, dt / self.filter_time)
         return self._filtered[name]
 
-    def _per_rate(self, f: str, v: float, y, dt: float, ps: float | None) -> float:
-        """Spool opening per m/s of rod speed that gives rate ``v`` in the present state."""
+    def _load(self, f: str, y, dt: float, c: float) -> float:
+        """The load force on function ``f``'s rod (N) the feedforward meters against."""
+        a_cap, a_rod = self._circ.areas[f]
+        measured = float(y[self._chambers[f][0]]) * a_cap - float(y[self._chambers[f][1]]) * a_rod
+        model = 0.0
+        if self.load_model:
+            if self._kin is None:
+                self._kin = self._kinematic_run()
+            if self._slow is None:
+                self._slow = self._kinematic_run(_SLOW)
+            full = float(np.interp(c, self._kin["time"], self._kin[f"{f}_force"]))
+            slow = float(np.interp(c * _SLOW, self._slow["time"], self._slow[f"{f}_force"]))
+            inertia = (full - slow) / (1.0 - 1.0 / _SLOW ** 2)   # ∝ acceleration: pace² at the pace
+            model = full - inertia * (1.0 - self._pace ** 2)
+        key = f"load/{f}"
+        if key not in self._filtered:
+            self._filtered[key] = measured - model
+        else:
+            self._filtered[key] += (measured - model - self._filtered[key]) * min(1.0, dt / self.filter_time)
+        return model + self._filtered[key]
+
+    def _kinematic_run(self, slower: float = 1.0) -> Mapping[str, np.ndarray]:
+        """The reference run in mode ``extensions`` (pure kinematics): path and cylinder forces;
+        ``slower`` stretches its time."""
+        from .cycle import Cycle
+
+        kin = self.machine.with_mode("extensions")
+        ref = self.reference
+        if slower != 1.0:
+            ref = Cycle("extensions", ref.time * slower, ref.values, ref.functions,
+                        source=f"{ref.source}, {slower:g} times slower", swing=ref.swing)
+        return kin.run(ref, progress=False).table()
+
+    def _per_rate(self, f: str, v: float, force: float, ps: float | None) -> float:
+        """Spool opening per m/s of rod speed that gives rate ``v`` against the load ``force``."""
         circ = self._circ
         a_cap, a_rod = circ.areas[f]
-        force = self._pressure(self._chambers[f][0], y, dt) * a_cap - self._pressure(self._chambers[f][1], y, dt) * a_rod
         if self._drop:  # compensated sections; a load running ahead is metered at its outlet
             if v < 0 and force > 0:
                 drop, area = max(force / a_cap, self._drop), a_cap
@@ -289,10 +324,11 @@ class TrackingOperator:
 
         rate = rates_at(c)
         fb = {f: self.bandwidth * err[f] + self.integral * self._sum[f] for f in fns}
+        force = {f: self._load(f, y, dt, c) for f in fns}
         if self._oc is not None:
-            command, capacity = self._open_centre_law(y, dt, fb)
+            command, capacity = self._open_centre_law(y, force, fb)
         else:
-            per = {f: self._per_rate(f, rate[f] + fb[f], y, dt, ps) for f in fns}
+            per = {f: self._per_rate(f, rate[f] + fb[f], force[f], ps) for f in fns}
 
             def command(r: Mapping[str, float], s: float) -> tuple[dict[str, float], tuple]:
                 u = {f: math.copysign(per[f] * abs(r[f] * s + fb[f]), r[f] * s + fb[f]) for f in fns}
@@ -315,14 +351,9 @@ class TrackingOperator:
             self._sum[f] -= err[f] * dt
         return {f"{f}.cmd": float(np.clip(u[f], -1.0, 1.0)) for f in fns}
 
-    def _open_centre_law(self, y, dt: float, fb: Mapping[str, float]):
+    def _open_centre_law(self, y, force: Mapping[str, float], fb: Mapping[str, float]):
         """The open-centre command and capacity: every spool from the circuit's steady law at once."""
         fns, law = self.machine.functions, self._oc
-        force = {}
-        for f in fns:
-            a_cap, a_rod = self._circ.areas[f]
-            force[f] = (self._pressure(self._chambers[f][0], y, dt) * a_cap
-                        - self._pressure(self._chambers[f][1], y, dt) * a_rod)
         ratio = float(y[self._speed[0]]) / self._speed[1] if self._speed else 1.0
 
         def solve(r: Mapping[str, float], s: float, x_max: float):
@@ -457,8 +488,9 @@ class TrackingOperator:
         See the class.
         """
         if path is None:
-            kin = self.machine.with_mode("extensions")
-            path = kin.run(self.reference, progress=False).table()
+            if self._kin is None:
+                self._kin = self._kinematic_run()
+            path = self._kin
         tab = run.table()
         t = np.asarray(tab["time"], dtype=float)
         clock = self.clock(t)
