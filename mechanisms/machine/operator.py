@@ -8,21 +8,32 @@ pin-to-pin lengths of a cycle (mode ``extensions``):
   gives the rate the reference needs *now*? The flow is the rate times the inflow area;
   the metering drop comes from the circuit: a compensated (load-sensing) section holds
   its metering drop, and a load that runs ahead (a boom lowering under its own weight)
-  is metered by the outlet edge at the load pressure. A fixed or open-centre supply is
-  metered in series by both edges of a 4/3 spool. For that case the drop follows from the
-  supply pressure and the cylinder's load force, read from the chamber pressures through a
-  first-order filter:
+  is metered by the outlet edge at the load pressure. A fixed supply is metered in series
+  by both edges of a 4/3 spool. For that case the drop follows from the supply pressure
+  and the cylinder's load force ``F``:
 
   .. math::
 
      \\Delta p_{in} = \\frac{p_s A_{cap} - F}{A_{cap} + \\varphi^2 A_{rod}},
      \\qquad \\varphi = A_{rod}/A_{cap}\\ \\text{(extending)}.
 
+  An **open centre** has no supply pressure to meter against: the pump pressure is where
+  the negative-control pump's flow, the centre gallery's and the sections' balance, and
+  every spool moves it. The operator solves that balance for all spools at once with the
+  circuit's own laws (:class:`~mechanisms.machine.open_centre_law.OpenCentreLaw`): the
+  openings that give the wanted rates at the pump pressure they settle to.
+* **The load force** ``F`` is predicted from the reference: the cylinder forces of the
+  pure-kinematics run along it (gravity, payload, soil, inertia; the inertia scaled by the
+  pace squared, from a second run four times slower), corrected by the first-order filtered
+  difference to the force the chamber pressures give. A filter on the measured force alone
+  lags a bucket that fills or dumps by the filter's time constant.
 * **Feedback per function**: the reference rate plus ``bandwidth`` × the length error
   plus ``integral`` × its integral, turned into a command the same way.
 * **Pacing.** The operator slows its own clock instead of letting the machine fall behind.
   It does so when a function's feedforward would need more than ``max_command`` of its
-  spool, and it slows in proportion to the largest length error. So the tip traces the
+  spool, now or ``look_ahead`` further along the reference (on an open centre: the largest
+  pace at which the balance gives every rate within ``max_command``), and it slows in
+  proportion to the largest length error. So the tip traces the
   reference *path*, and the cycle takes as long as the machine needs. :attr:`clock` maps
   run time to reference time, and :meth:`tracking` measures the tip's distance to the
   reference path at that reference time.
@@ -135,7 +146,8 @@ class TrackingOperator:
         How far ahead the feedforward reads the reference rate (s): it makes up for the
         spool's lag (a 10 Hz spool, damping 1, lags about 30 ms).
     pressure_filter : float
-        Time constant (s) of the filter on the pressures the feedforward reads.
+        Time constant (s) of the filter on the pressures the feedforward reads (and on the
+        difference between the measured and the predicted load force).
     period : float
         Sample period (s): the commands are held between samples.
     pace : bool
@@ -154,6 +166,9 @@ class TrackingOperator:
     look_ahead : float
         How far ahead in the reference (s) the pacing looks for what the machine cannot
         give, so that it slows before it gets there.
+    load_model : bool
+        Predict the load force from the kinematic reference run (default); ``False``: the
+        filtered measured force alone.
 
     Attributes
     ----------

@@ -109,6 +109,10 @@ def test_the_open_centre_boom_rises_at_the_hand_computed_rate_for_each_payload(o
             hand = hand_open_centre_rate(m, LEVER, force, tab["engine_speed"][i])
             assert hand > 0.05, (mass, t)                    # m/s: it moves, well away from the dead band
             assert tab["boom_rate"][i] == pytest.approx(hand, rel=0.02), (mass, t)
+            # the operator's own steady law (the open-centre tracking operator's feedforward) agrees
+            law = BleedOffOperator(m, {}).steady({"boom": LEVER}, {"boom": force},
+                                                 tab["engine_speed"][i] / m.circuit.supply["engine/J.f"])
+            assert law.rates["boom"] == pytest.approx(hand, rel=0.01), (mass, t)
 
 
 def test_the_same_lever_lifts_a_heavier_payload_slower_on_the_open_centre_not_on_load_sensing(open_centre,
