@@ -418,7 +418,8 @@ class TrackingOperator:
         Returns
         -------
         MachineRun
-            Check :attr:`cycle_time`: ``nan`` means the end was not reached by ``t_max``.
+            Check :attr:`cycle_time`: ``nan`` means the end was not reached by ``t_max``. Its
+            ``tracking`` attribute is :meth:`tracking` of it (comparisons state it).
 
         Raises
         ------
@@ -448,6 +449,7 @@ class TrackingOperator:
         end = done + self.controller.period   # one sample more: the operator logs the end
         if math.isfinite(done) and end < float(t_max) - 1e-9:
             run = self.machine.run(commands, controller=self.controller, t_end=end, **run_kw)
+        run.tracking = self.tracking(run)     # what a comparison states beside the run
         return run
 
     # ----------------------------------------------------------------- read-outs
