@@ -803,10 +803,10 @@ given how that circuit meters: compensated sections hold their drop, loads that 
 metered at their outlet, and a fixed pump meters through both edges from its supply pressure.
 It adds feedback on each length error. Where a machine cannot keep up, the operator slows its
 own clock instead of falling behind. So the machines trace the same *path*; the cycle takes
-as long as each needs. For the open centre the operator reads the supply pressure like a fixed
-pump's; the bleed-off makes the flow rise steeply near the bypass's closing, so it holds the path
-less tightly. Beside each comparison: how far the tip stayed from the reference path, and the
-cycle time.
+as long as each needs. An open centre has no supply pressure to read: its pump pressure is
+where the pump, the centre gallery and the sections balance, and every spool moves it, so the
+operator solves that balance for all spools at once. Beside each comparison: how far the tip
+stayed from the reference path, and the cycle time.
 """),
         ("code", """
 from mechanisms.machine.operator import TrackingOperator
@@ -826,8 +826,8 @@ print()
 print(same_task.text())
 """),
         ("md", """
-All three trace the path (the change of potential energy is the check; the open centre, held
-less tightly, strays furthest). The load-sensing machine needs a longer cycle. In the fastest lift its pump reaches full displacement and its
+All three trace the path (the change of potential energy is the check; how closely each did
+is printed above and stated in the comparison). The load-sensing machine needs a longer cycle. In the fastest lift its pump reaches full displacement and its
 valves their flow at a 3 bar margin, so its operator slows down; the fixed pump pushes more
 through the same valve with a larger drop. Energy per cycle now compares the same work. The
 fixed pump still spends a third
