@@ -19,6 +19,9 @@ script prints by how much).
 
 The truck-loading cycle of ``excavator_truck`` (:data:`TRUCK_LOADING`) is the bite's lengths
 on a stretched time line with a swing angle column: 90° out while lifting, back while lowering.
+Its valves table (:data:`TRUCK_VALVES`) has the front's commands recorded as above and a swing
+lever shaped as an operator works it, its release times solved so the swing stops at 90° and
+back at 0.
 
 Run: ``python tools/make_cycles.py [MACHINE ...]`` (default: every machine below).
 The excavator's dig–lift–dump files predate this script and are kept as they are; the
@@ -236,11 +239,92 @@ def truck_loading(spec=TRUCK_LOADING) -> Cycle:
                  swing=np.round(swing, 9))
 
 
+#: the truck-loading cycle in valves: the front's spool commands recorded by the tracking
+#: controller on the lengths (as the other valves tables), the swing's lever shaped by hand as
+#: an operator works it — pushed to ``command`` over ``ramp`` at the start of each swing
+#: window, held, released over ``ramp`` (the centred valve then brakes the swing against the
+#: crossover relief) — its release times solved (bisection on the whole valves run) so that the
+#: swing stops at ``angle`` out and back at 0
+TRUCK_VALVES = {"file": "excavator_truck_valves.csv", "period": 0.05, "command": 1.0, "ramp": 0.3,
+                "starts": (6.8, 12.1), "angle": 90.0}
+
+
+def swing_lever(t, releases, spec=TRUCK_VALVES) -> np.ndarray:
+    """The hand-shaped swing lever of :data:`TRUCK_VALVES`: +command out from the first start
+    to the first release, −command back from the second start to the second release."""
+    t = np.asarray(t, dtype=float)
+    ramp = spec["ramp"]
+
+    def held(t0, t1):
+        return np.clip((t - t0) / ramp, 0, 1) - np.clip((t - t1) / ramp, 0, 1)
+    (a, b), (r1, r2) = spec["starts"], releases
+    return spec["command"] * (held(a, r1) - held(b, r2))
+
+
+def truck_valves(spec=TRUCK_VALVES, rounds: int = 2) -> Cycle:
+    """The truck-loading cycle in valves (see :data:`TRUCK_VALVES`)."""
+    from bondgraph.hybrid import Controller
+    from scipy.optimize import brentq
+
+    path = DATA / f"{TRUCK_LOADING['machine']}.toml"
+    lengths = Cycle.from_csv(DATA / TRUCK_LOADING["file"], "extensions", ("boom", "arm", "bucket"))
+    m = Machine.from_file(path, mode="valves")
+    t_end = lengths.end
+    t = np.round(np.arange(0.0, t_end + 1e-9, spec["period"]), 6)
+    (a, b) = spec["starts"]
+    releases = (a + 1.7, b + 1.7)
+    front = {f: np.zeros_like(t) for f in m.functions}
+
+    def table(releases, front):
+        return Cycle("valves", t, {f: front[f] for f in m.functions}, m.functions,
+                     swing=np.round(swing_lever(t, releases, spec), 4))
+
+    for _ in range(rounds):
+        # the front's commands: the tracking controller on the lengths, the swing on its lever
+        ctrl = tracking_controller(m, lengths, kp=3.0, period=0.01)
+        log: list[tuple[float, dict]] = []
+
+        def fn(tt, y):
+            out = ctrl.fn(tt, y)
+            log.append((tt, out))
+            return out
+        m.run(table(releases, front), controller=Controller(fn, ctrl.inputs, period=ctrl.period),
+              t_eval=np.arange(0, t_end + 1e-9, 0.01), progress=False)
+        ts = np.array([tt for tt, _ in log])
+        order = np.argsort(ts, kind="stable")
+        for f in m.functions:
+            cmd = np.array([o[f"{f}.cmd"] for _, o in log])[order]
+            smooth = np.convolve(cmd, np.ones(25) / 25, mode="same")
+            v = np.round(np.clip(np.interp(t, ts[order], smooth), -1, 1), 3)
+            v[0] = v[-1] = 0.0
+            front[f] = v
+
+        # the releases: out to the angle, back to 0 (each swing's stop, from the whole run)
+        def angle(releases):
+            tab = m.run(table(releases, front), progress=False).table()
+            return tab["time"], tab["swing_angle"]
+
+        def out(r1):
+            tt, phi = angle((r1, releases[1]))
+            return math.degrees(phi[tt < b].max()) - spec["angle"]
+
+        r1 = brentq(out, a + 0.5, b - 1.0, xtol=1e-3)
+
+        def back(r2):
+            tt, phi = angle((r1, r2))
+            return math.degrees(phi[-1])
+
+        releases = (r1, brentq(back, b + 0.5, t_end - 0.5, xtol=1e-3))
+    return table(releases, front)
+
+
 def main(names):
     for name in names or [*CYCLES, *TIP_PATHS, TRUCK_LOADING["machine"]]:
         if name == TRUCK_LOADING["machine"]:      # lengths and swing from the bite's (write that first)
             truck_loading().to_csv(DATA / TRUCK_LOADING["file"])
             print("wrote", DATA / TRUCK_LOADING["file"])
+            truck_valves().to_csv(DATA / TRUCK_VALVES["file"])
+            print("wrote", DATA / TRUCK_VALVES["file"])
             continue
         path = DATA / f"{name}.toml"
         m = Machine.from_file(path, mode="extensions")

@@ -592,8 +592,8 @@ class Machine:
         return start_state(self, pose or self.start_pose, inputs)
 
     def export_fmu(self, path, **kw: Any):
-        """Write the machine as a standalone FMI 2.0 FMU (``hydrobond export-fmu``); see
-        :func:`.fmu.export_machine_fmu` for the options.
+        """Write the machine as a standalone FMI 2.0 FMU, or FMI 3.0 with ``fmi_version=3``
+        (``hydrobond export-fmu``); see :func:`.fmu.export_machine_fmu` for the options.
 
         Examples
         --------

@@ -99,11 +99,15 @@ class OpenCentreLaw:
     ----------
     circuit : OpenCentreMachineCircuit
         ``Machine.circuit`` of a machine whose ``circuit.type`` is ``"open-centre"``.
+    areas : mapping, optional
+        Section → (inflow, outflow) areas for sections that are not cylinders. A swing
+        section's motor is taken per motor radian (its displacement ``D/2π`` both ways)
+        unless given here (per swing radian: times the gear ratio).
 
     Raises
     ------
     ParameterError
-        Not an open-centre circuit.
+        Not an open-centre circuit, or a section whose areas are not known.
 
     Examples
     --------
@@ -128,15 +132,25 @@ class OpenCentreLaw:
     0.48
     """
 
-    def __init__(self, circuit) -> None:
+    def __init__(self, circuit, areas: Mapping[str, tuple[float, float]] | None = None) -> None:
         hc = getattr(circuit, "hydraulic", None)
         if hc is None or not hasattr(hc, "control") or not hasattr(hc, "sections"):
             raise ParameterError(f"OpenCentreLaw: circuit {type(circuit).__name__} is not an open-centre "
                                  "circuit (expected circuit.type = 'open-centre')")
         pu = hc.power_unit
         self.functions = tuple(hc.order)
+        known = dict(circuit.areas)
+        swing = getattr(circuit, "swing", None)
+        motor = getattr(swing, "motor", None)
+        if motor is not None:          # a swing section: its motor, per motor radian
+            known.setdefault(getattr(swing, "name", "swing"), (motor.torque_per_pressure,) * 2)
+        known.update(areas or {})
+        unknown = [f for f in self.functions if f not in known or f not in circuit.valve_gains]
+        if unknown:
+            raise ParameterError(f"OpenCentreLaw: no areas or valve gain for section(s) {', '.join(unknown)} "
+                                 f"(known: {', '.join(sorted(known))}); give areas={{section: (in, out)}}")
         self.gain = {f: float(circuit.valve_gains[f]) for f in self.functions}
-        self.areas = {f: tuple(float(a) for a in circuit.areas[f]) for f in self.functions}
+        self.areas = {f: tuple(float(a) for a in known[f]) for f in self.functions}
         self._bypass = {}
         for f in self.functions:
             v = hc.sections[f]
@@ -311,7 +325,7 @@ class OpenCentreLaw:
         return x, self.section(f, x, ps, force)[1], False
 
     def openings(self, rates: Mapping[str, float], forces: Mapping[str, float], speed_ratio: float = 1.0,
-                 max_opening: float = 1.0) -> OpenCentreState:
+                 max_opening: float = 1.0, held: Mapping[str, float] | None = None) -> OpenCentreState:
         """The spool openings that give ``rates`` at the load ``forces``, and the state they settle to.
 
         At each trial pump pressure the openings follow from the rates through the sections'
@@ -329,6 +343,9 @@ class OpenCentreLaw:
             Pump shaft speed over the speed of :attr:`max_flow`.
         max_opening : float
             Largest opening (0 … 1).
+        held : mapping, optional
+            Sections whose opening is given (metered otherwise), not solved for: their flow
+            and bypass at that opening take part in the balance.
 
         Returns
         -------
@@ -339,9 +356,12 @@ class OpenCentreLaw:
         See the class.
         """
         fns = self.functions
+        held = dict(held or {})
 
         def solve(ps: float):
-            return {f: self._opening(f, rates.get(f, 0.0), ps, forces.get(f, 0.0), max_opening) for f in fns}
+            return {f: ((held[f], self.section(f, held[f], ps, forces.get(f, 0.0))[1], False) if f in held
+                        else self._opening(f, rates.get(f, 0.0), ps, forces.get(f, 0.0), max_opening))
+                    for f in fns}
 
         def residual(ps: float) -> float:
             sol = solve(ps)
@@ -351,7 +371,7 @@ class OpenCentreLaw:
 
         lo = 0.0
         for f in fns:       # below the highest load the rates cannot be given at all
-            v = rates.get(f, 0.0)
+            v = 0.0 if f in held else rates.get(f, 0.0)
             if v != 0.0:
                 a_cap, a_rod = self.areas[f]
                 force = forces.get(f, 0.0)

@@ -21,7 +21,9 @@ pin-to-pin lengths of a cycle (mode ``extensions``):
   the negative-control pump's flow, the centre gallery's and the sections' balance, and
   every spool moves it. The operator solves that balance for all spools at once with the
   circuit's own laws (:class:`~mechanisms.machine.open_centre_law.OpenCentreLaw`): the
-  openings that give the wanted rates at the pump pressure they settle to.
+  openings that give the wanted rates at the pump pressure they settle to. (Not yet on a
+  machine with a swing section, whose motor rocks on its trapped oil: there each function is
+  metered from the measured supply pressure, as for a fixed pump.)
 * **The load force** ``F`` is predicted from the reference: the cylinder forces of the
   pure-kinematics run along it (gravity, payload, soil, inertia; the inertia scaled by the
   pace squared, from a second run four times slower), corrected by the first-order filtered
@@ -38,9 +40,16 @@ pin-to-pin lengths of a cycle (mode ``extensions``):
   run time to reference time, and :meth:`tracking` measures the tip's distance to the
   reference path at that reference time.
 
+* **The swing** (a machine with ``[swing]``, its circuit's swing section): one more tracked
+  function, its reference the cycle's ``swing`` angle column (none: held at 0). The flow is
+  the rate times the motor's displacement per swing radian through the gear, ``i·D/2π``;
+  the metering drop as for a cylinder (the motor's two ports have equal "areas"). Its error
+  counts in the pacing as the arc it makes at ``swing_radius``.
+
 The reference path in :meth:`tracking` is computed independently of the operator and of the
 hydraulics: it is the same machine in mode ``extensions`` (pure kinematics), run on the
-reference lengths.
+reference lengths (and swing angle: the distance is then taken in space, the tip at its
+radius turned by the swing angle).
 
 Examples
 --------
@@ -169,6 +178,12 @@ class TrackingOperator:
     load_model : bool
         Predict the load force from the kinematic reference run (default); ``False``: the
         filtered measured force alone.
+    swing_bandwidth : float
+        A swinging machine: feedback on the swing-angle error (1/s). Keep it well below the
+        swing's own frequency on the oil trapped in its motor (about 1 Hz on the excavator).
+    swing_radius : float
+        A swinging machine: the radius (m) at which a swing-angle error counts as a length
+        error in the pacing.
 
     Attributes
     ----------
@@ -197,7 +212,8 @@ class TrackingOperator:
     def __init__(self, machine: Any, reference: Any, *, bandwidth: float = 4.0, lead: float = 0.06,
                  pressure_filter: float = 0.3, period: float = 0.01, pace: bool = True,
                  max_command: float = 0.9, slow_on_error: float = 0.02, integral: float = 4.0,
-                 pace_time: float = 1.0, look_ahead: float = 0.5, load_model: bool = True) -> None:
+                 pace_time: float = 1.0, look_ahead: float = 0.5, load_model: bool = True,
+                 swing_bandwidth: float = 1.0, swing_radius: float = 1.0) -> None:
         problems = []
         if machine.mode != "valves":
             problems.append(f"the machine is built for mode {machine.mode!r}, expected 'valves'")
@@ -205,7 +221,8 @@ class TrackingOperator:
             problems.append(f"reference cycle is for mode {reference.mode!r}, expected 'extensions' (lengths)")
         for name, value, hi in (("bandwidth", bandwidth, math.inf), ("pressure_filter", pressure_filter, math.inf),
                                 ("period", period, 1.0), ("max_command", max_command, 1.0),
-                                ("slow_on_error", slow_on_error, math.inf), ("pace_time", pace_time, math.inf)):
+                                ("slow_on_error", slow_on_error, math.inf), ("pace_time", pace_time, math.inf),
+                                ("swing_bandwidth", swing_bandwidth, math.inf), ("swing_radius", swing_radius, math.inf)):
             if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= hi):
                 problems.append(f"{name} = {value!r}: expected a number > 0" + (f" and ≤ {hi}" if hi < math.inf else ""))
         if not (isinstance(integral, (int, float)) and math.isfinite(integral) and integral >= 0):
@@ -241,15 +258,36 @@ class TrackingOperator:
         self.reference_time = float(reference.time[-1])
         self._length = {f: machine.model.state(machine.cylinder_of[f], "s") for f in machine.functions}
         self._chambers = {f: tuple(f"{prefix}/{s}" for s in circ.chambers[f]) for f in machine.functions}
-        self._oc = None          # an open centre: the circuit's steady law, solved for all spools at once
-        if hasattr(getattr(circ, "hydraulic", None), "control"):
+        self._swing = self._swing_setup(machine, reference, circ, prefix, float(swing_bandwidth),
+                                        float(swing_radius))
+        # an open centre: the circuit's steady law, solved for all spools at once. (Not yet with a
+        # swing: its motor rocks on the trapped oil at about 1 Hz, which the steady balance does
+        # not hold; such a machine meters each function from the measured supply pressure.)
+        self._oc = None
+        if hasattr(getattr(circ, "hydraulic", None), "control") and self._swing is None:
             from .open_centre_law import OpenCentreLaw
 
-            self._oc = OpenCentreLaw(circ)
+            sw = self._swing      # the swing motor's "areas": its displacement per swing radian
+            self._oc = OpenCentreLaw(circ, None if sw is None else {"swing": (sw["flow"], sw["flow"])})
             speed = [k for k in circ.supply if k.startswith("engine/")]
             self._speed = (f"{prefix}/{speed[0]}", circ.supply[speed[0]]) if speed else None
         self._reset()
-        self.controller = Controller(self._step, [f"{f}.cmd" for f in machine.functions], period=period)
+        names = [f"{f}.cmd" for f in machine.functions] + (["swing.cmd"] if self._swing else [])
+        self.controller = Controller(self._step, names, period=period)
+
+    @staticmethod
+    def _swing_setup(machine, reference, circ, prefix: str, bandwidth: float, radius: float) -> dict | None:
+        """What the swing's tracking needs (``None`` for a machine without a swing section)."""
+        drive = getattr(circ, "swing", None)
+        if drive is None or getattr(machine, "turntable", None) is None:
+            return None
+        from bondgraph import Spline
+
+        ref = None if reference.swing is None else Spline(reference.time, reference.swing, name="swing angle")
+        return {"ref": ref, "angle": machine.mechanism.swing_state("angle"),
+                "flow": machine.turntable.gear_ratio * drive.motor.torque_per_pressure,     # m³ per swing rad
+                "ports": tuple(f"{prefix}/{drive.name}/{drive.state(s)}" for s in ("pA", "pB")),
+                "gain": circ.valve_gains["swing"], "bandwidth": bandwidth, "radius": radius}
 
     # ----------------------------------------------------------------- the operator
     def _reset(self) -> None:
@@ -257,6 +295,7 @@ class TrackingOperator:
         self._last: float | None = None
         self._clock, self._pace = 0.0, 1.0
         self._sum = {f: 0.0 for f in self.machine.functions}
+        self._sum["swing"] = 0.0
         self._log_t: list[float] = []
         self._log_clock: list[float] = []
 
@@ -320,6 +359,16 @@ class TrackingOperator:
                 drop, area = (ps * a_rod + force) / (a_rod + a_cap / phi ** 2), a_rod
         return area / (circ.valve_gains[f] * math.sqrt(max(drop, _MIN_DROP)))
 
+    def _swing_per_rate(self, w: float, y, dt: float, ps: float | None) -> float:
+        """Swing spool opening per rad/s of swing rate ``w`` in the present state."""
+        sw = self._swing
+        load = self._pressure(sw["ports"][0], y, dt) - self._pressure(sw["ports"][1], y, dt)
+        if self._drop:   # a compensated section; a swing running ahead is metered at its outlet
+            drop = max(-load if w > 0 else load, self._drop)
+        else:            # both edges in series around the motor's pressure drop
+            drop = 0.5 * (ps - load if w >= 0 else ps + load)
+        return sw["flow"] / (sw["gain"] * math.sqrt(max(drop, _MIN_DROP)))
+
     def _step(self, t: float, y) -> dict[str, float]:
         if self._last is None or t < self._last:  # a new run
             self._reset()
@@ -327,35 +376,55 @@ class TrackingOperator:
         self._last = t
         self._clock = min(self._clock + self._pace * dt, self.reference_time)
         c, end = self._clock, self.reference_time
-        fns = self.machine.functions
+        fns = tuple(self.machine.functions)
+        sw = self._swing
+        fs = fns + (("swing",) if sw is not None else ())   # the swing: one more function, in radians
         ps = self._pressure(self._supply, y, dt) if self._supply is not None else None
         err = {f: self._signals[f].value(c) - float(y[self._length[f]]) for f in fns}
-        for f in fns:
+        if sw is not None:
+            ref = sw["ref"]
+            err["swing"] = (ref.value(c) if ref is not None else 0.0) - float(y[sw["angle"]])
+        for f in fs:
             self._sum[f] += err[f] * dt
 
         def rates_at(when: float) -> dict[str, float]:
-            return {f: (self._signals[f].derivative(min(when + self.lead, end)) if when < end else 0.0)
-                    for f in fns}
+            r = {f: (self._signals[f].derivative(min(when + self.lead, end)) if when < end else 0.0)
+                 for f in fns}
+            if sw is not None:
+                r["swing"] = (sw["ref"].derivative(min(when + self.lead, end))
+                              if (sw["ref"] is not None and when < end) else 0.0)
+            return r
 
         rate = rates_at(c)
         fb = {f: self.bandwidth * err[f] + self.integral * self._sum[f] for f in fns}
+        if sw is not None:
+            # PI on the angle: the integral (its gain the cylinders' scaled to the swing's slower
+            # bandwidth) opens the valve past what the feedforward misses (an open centre's check)
+            fb["swing"] = (sw["bandwidth"] * err["swing"]
+                           + self.integral * (sw["bandwidth"] / self.bandwidth) ** 2 * self._sum["swing"])
         force = {f: self._load(f, y, dt, c) for f in fns}
+        per = {} if self._oc is not None else {f: self._per_rate(f, rate[f] + fb[f], force[f], ps) for f in fns}
+        if sw is not None:    # the swing metered from the supply pressure (on an open centre too)
+            per["swing"] = self._swing_per_rate(rate["swing"] + fb["swing"], y, dt, ps)
         if self._oc is not None:
-            command, capacity = self._open_centre_law(y, force, fb)
+            if sw is not None:   # the motor's pressure drop times its displacement per swing radian
+                force["swing"] = (self._pressure(sw["ports"][0], y, dt)
+                                  - self._pressure(sw["ports"][1], y, dt)) * sw["flow"]
+            command, capacity = self._open_centre_law(y, fns, force, fb, per)
         else:
-            per = {f: self._per_rate(f, rate[f] + fb[f], force[f], ps) for f in fns}
 
             def command(r: Mapping[str, float], s: float) -> tuple[dict[str, float], tuple]:
-                u = {f: math.copysign(per[f] * abs(r[f] * s + fb[f]), r[f] * s + fb[f]) for f in fns}
-                return u, tuple(f for f in fns if abs(u[f]) > 1.0)
+                u = {f: math.copysign(per[f] * abs(r[f] * s + fb[f]), r[f] * s + fb[f]) for f in fs}
+                return u, tuple(f for f in fs if abs(u[f]) > 1.0)
 
             def capacity(r: Mapping[str, float]) -> float:
-                need = max(abs(r[f]) * per[f] for f in fns) / self.max_command
+                need = max(abs(r[f]) * per[f] for f in fs) / self.max_command
                 return 1.0 / need if need > 1.0 else 1.0
         pace = 1.0
         if self.pace_on:   # what the machine can give now and a little ahead, slowed by the error
             pace = min(capacity(rate), *(capacity(rates_at(c + k * self.look_ahead / 2)) for k in (1, 2)))
-            pace /= 1.0 + max(abs(e) for e in err.values()) / self.slow_on_error
+            errors = [abs(err[f]) for f in fns] + ([abs(err["swing"]) * sw["radius"]] if sw else [])
+            pace /= 1.0 + max(errors) / self.slow_on_error
             if dt > 0:     # the pace eases down and up, so it does not chase the error
                 pace = self._pace + (pace - self._pace) * min(1.0, dt / self.pace_time)
         self._pace = pace
@@ -364,21 +433,33 @@ class TrackingOperator:
         u, saturated = command(rate, pace)
         for f in saturated:    # no wind-up against a saturated spool
             self._sum[f] -= err[f] * dt
-        return {f"{f}.cmd": float(np.clip(u[f], -1.0, 1.0)) for f in fns}
+        return {f"{f}.cmd": float(np.clip(u.get(f, 0.0), -1.0, 1.0)) for f in fs}
 
-    def _open_centre_law(self, y, force: Mapping[str, float], fb: Mapping[str, float]):
-        """The open-centre command and capacity: every spool from the circuit's steady law at once."""
-        fns, law = self.machine.functions, self._oc
+    def _open_centre_law(self, y, fs: tuple, force: Mapping[str, float], fb: Mapping[str, float],
+                         per: Mapping[str, float]):
+        """The open-centre command and capacity: every cylinder's spool from the circuit's steady
+        law at once; a swing section (``per``: its opening per rad/s) is metered from the supply
+        pressure, its opening held in the balance."""
+        law = self._oc
         ratio = float(y[self._speed[0]]) / self._speed[1] if self._speed else 1.0
 
+        def held(r: Mapping[str, float], s: float) -> dict[str, float]:
+            return {f: float(np.clip(math.copysign(k * abs(r[f] * s + fb[f]), r[f] * s + fb[f]), -1.0, 1.0))
+                    for f, k in per.items()}
+
         def solve(r: Mapping[str, float], s: float, x_max: float):
-            return law.openings({f: r[f] * s + fb[f] for f in fns}, force, ratio, x_max)
+            return law.openings({f: r[f] * s + fb[f] for f in fs}, force, ratio, x_max, held(r, s))
 
         def command(r: Mapping[str, float], s: float) -> tuple[dict[str, float], tuple]:
             state = solve(r, s, 1.0)
-            return state.openings, state.saturated
+            over = tuple(f for f, k in per.items() if k * abs(r[f] * s + fb[f]) > 1.0)
+            return state.openings, state.saturated + over
 
         def capacity(r: Mapping[str, float]) -> float:
+            need = max([abs(r[f]) * k for f, k in per.items()] + [0.0]) / self.max_command
+            return min(1.0 / need if need > 1.0 else 1.0, _law_capacity(r))
+
+        def _law_capacity(r: Mapping[str, float]) -> float:
             ok, bad, s = 0.0, 1.0, 1.0
             for _ in range(_PACE_STEPS):   # the largest pace at which no spool saturates, bracketed
                 state = solve(r, s, self.max_command)
@@ -514,6 +595,13 @@ class TrackingOperator:
         done = self.cycle_time
         keep = t <= (done + 1e-12 if math.isfinite(done) else np.inf)
         px, py = f"{point}_x", f"{point}_y"
-        d = np.hypot(tab[px][keep] - np.interp(clock[keep], path["time"], path[px]),
-                     tab[py][keep] - np.interp(clock[keep], path["time"], path[py]))
+        rx, ry = (np.interp(clock[keep], path["time"], path[k]) for k in (px, py))
+        if "swing_angle" in tab and "swing_angle" in path:   # in space: the radius turned by the swing
+            x0 = self.machine.turntable.axis_x
+            phi, ref_phi = tab["swing_angle"][keep], np.interp(clock[keep], path["time"], path["swing_angle"])
+            r, ref_r = tab[px][keep] - x0, rx - x0
+            d = np.sqrt((r * np.cos(phi) - ref_r * np.cos(ref_phi)) ** 2 + (tab[py][keep] - ry) ** 2
+                        + (r * np.sin(phi) - ref_r * np.sin(ref_phi)) ** 2)
+        else:
+            d = np.hypot(tab[px][keep] - rx, tab[py][keep] - ry)
         return Tracking(t[keep], clock[keep], d, done, self.reference_time)

@@ -103,3 +103,20 @@ def test_the_open_centre_operator_meters_every_spool_with_the_circuit_law():
     for f, v in wanted.items():
         assert again.rates[f] == pytest.approx(v, rel=1e-4)
     assert again.pump_flow == pytest.approx(again.bypass_flow + sum(again.flows.values()), rel=1e-5)
+
+
+def test_a_held_section_takes_part_in_the_open_centre_balance():
+    """A section held at an opening (not solved for) draws its flow and throttles the gallery:
+    the forward balance at all the openings gives back the rates asked of the others."""
+    from mechanisms.machine.open_centre_law import OpenCentreLaw
+
+    m = Machine.from_file(FILE, {"circuit.type": "open-centre"}, mode="valves")
+    law = OpenCentreLaw(m.circuit)
+    a = m.circuit.areas
+    forces = {"boom": 60e5 * a["boom"][0], "arm": 30e5 * a["arm"][0], "bucket": 20e5 * a["bucket"][0]}
+    st = law.openings({"boom": 0.06, "arm": 0.04}, forces, held={"bucket": 0.3})
+    assert st.openings["bucket"] == 0.3
+    again = law.steady(st.openings, forces)
+    assert again.rates["boom"] == pytest.approx(0.06, rel=1e-4)
+    assert again.rates["arm"] == pytest.approx(0.04, rel=1e-4)
+    assert again.rates["bucket"] == pytest.approx(st.rates["bucket"], rel=1e-4)
