@@ -117,6 +117,10 @@ def test_a_held_section_takes_part_in_the_open_centre_balance():
     st = law.openings({"boom": 0.06, "arm": 0.04}, forces, held={"bucket": 0.3})
     assert st.openings["bucket"] == 0.3
     again = law.steady(st.openings, forces)
-    assert again.rates["boom"] == pytest.approx(0.06, rel=1e-4)
-    assert again.rates["arm"] == pytest.approx(0.04, rel=1e-4)
-    assert again.rates["bucket"] == pytest.approx(st.rates["bucket"], rel=1e-4)
+    # (to the roots' 100 Pa in the pump pressure: a metering drop of a few bar)
+    assert again.rates["boom"] == pytest.approx(0.06, rel=5e-3)
+    assert again.rates["arm"] == pytest.approx(0.04, rel=5e-3)
+    assert again.rates["bucket"] == pytest.approx(st.rates["bucket"], rel=5e-3)
+    # the held bucket's flow and bypass count: without it the others need other openings
+    alone = law.openings({"boom": 0.06, "arm": 0.04}, forces)
+    assert abs(alone.openings["boom"] - st.openings["boom"]) > 1e-3
