@@ -11,6 +11,11 @@ A cycle may instead be given as a path of the tool: ``TIP_PATHS`` lists the tip'
 and the bucket's angle against time; they are interpolated monotonically (PCHIP: a level
 stretch stays level) and turned into cylinder lengths every ``period`` by inverse
 kinematics (least squares on the machine's own position analysis, within the strokes).
+Their valves table is what the tracking operator
+(:class:`mechanisms.machine.operator.TrackingOperator`) commanded on the file's own circuit to
+hold that path, recorded at 0.25 s and smoothed (:func:`operator_valves_table`): it lasts as
+long as the operator's paced cycle, and replayed open loop it drifts from the path (the
+script prints by how much).
 
 The truck-loading cycle of ``excavator_truck`` (:data:`TRUCK_LOADING`) is the bite's lengths
 on a stretched time line with a swing angle column: 90° out while lifting, back while lowering.
@@ -150,6 +155,51 @@ def valves_table(path, lengths: Cycle, period: float = 0.25) -> Cycle:
     return Cycle("valves", t, out, m.functions)
 
 
+def operator_valves_table(path, lengths: Cycle, period: float = 0.25, smooth: int = 25) -> Cycle:
+    """The spool commands of the tracking operator holding ``lengths`` on the file's circuit,
+    sampled every ``period`` (s) after a moving average over ``smooth`` of its 0.01 s samples;
+    prints the open-loop replay's drift from the tracked run and from the reference path."""
+    from mechanisms.machine.operator import TrackingOperator
+
+    m = Machine.from_file(path, mode="valves")
+    op = TrackingOperator(m, lengths)
+    log: list[tuple[float, dict]] = []
+    step = op.controller.fn
+
+    def fn(t, y):
+        out = step(t, y)
+        log.append((t, out))
+        return out
+
+    op.controller = type(op.controller)(fn, op.controller.inputs, period=op.controller.period)
+    run = op.drive(progress=False)
+    ts = np.array([t for t, _ in log])
+    first = int(np.nonzero(np.diff(ts) < 0)[0][-1]) + 1 if np.any(np.diff(ts) < 0) else 0   # the last run
+    ts, cmds = ts[first:], [o for _, o in log[first:]]
+    t_end = op.cycle_time
+    t = np.arange(0, t_end + 1e-9, period)
+    out = {}
+    for f in m.functions:
+        cmd = np.convolve([o[f"{f}.cmd"] for o in cmds], np.ones(smooth) / smooth, mode="same")
+        v = np.round(np.clip(np.interp(t, ts, cmd), -1, 1), 3)
+        v[0] = v[-1] = 0.0
+        out[f] = v
+    table = Cycle("valves", t, out, m.functions)
+    replay, tracked = m.run(table, progress=False).table(), run.table()
+    tt = tracked["time"]
+    x, y = np.interp(tt, replay["time"], replay["tip_x"]), np.interp(tt, replay["time"], replay["tip_y"])
+    path_ = op._kinematic_run()
+    clock = op.clock(tt)
+    to_run = np.hypot(x - tracked["tip_x"], y - tracked["tip_y"])
+    to_path = np.hypot(x - np.interp(clock, path_["time"], path_["tip_x"]),
+                       y - np.interp(clock, path_["time"], path_["tip_y"]))
+    print(f"  tracked: {run.tracking.text()}")
+    print(f"  the valves table replayed open loop: tip {np.median(to_run) * 1e3:.0f} mm from the tracked run "
+          f"(median; {np.percentile(to_run, 95) * 1e3:.0f} mm at the 95th percentile), "
+          f"{np.median(to_path) * 1e3:.0f} mm from the path")
+    return table
+
+
 #: the truck-loading cycle of excavator_truck: the bite's lengths on a time map (truck time →
 #: bite time, PCHIP through these knots: monotone and C¹, so the rates stay continuous) and a
 #: rest-to-rest swing (minimum-jerk quintic) of ``angle`` degrees over each swing window
@@ -286,7 +336,7 @@ def main(names):
             lengths = lengths_table(m, knots)
         lengths.to_csv(DATA / lf)
         print("wrote", DATA / lf)
-        valves = valves_table(path, lengths)
+        valves = operator_valves_table(path, lengths) if name in TIP_PATHS else valves_table(path, lengths)
         valves.to_csv(DATA / vf)
         print("wrote", DATA / vf)
 

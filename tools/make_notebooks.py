@@ -803,10 +803,10 @@ given how that circuit meters: compensated sections hold their drop, loads that 
 metered at their outlet, and a fixed pump meters through both edges from its supply pressure.
 It adds feedback on each length error. Where a machine cannot keep up, the operator slows its
 own clock instead of falling behind. So the machines trace the same *path*; the cycle takes
-as long as each needs. For the open centre the operator reads the supply pressure like a fixed
-pump's; the bleed-off makes the flow rise steeply near the bypass's closing, so it holds the path
-less tightly. Beside each comparison: how far the tip stayed from the reference path, and the
-cycle time.
+as long as each needs. An open centre has no supply pressure to read: its pump pressure is
+where the pump, the centre gallery and the sections balance, and every spool moves it, so the
+operator solves that balance for all spools at once. Beside each comparison: how far the tip
+stayed from the reference path, and the cycle time.
 """),
         ("code", """
 from mechanisms.machine.operator import TrackingOperator
@@ -826,8 +826,8 @@ print()
 print(same_task.text())
 """),
         ("md", """
-All three trace the path (the change of potential energy is the check; the open centre, held
-less tightly, strays furthest). The load-sensing machine needs a longer cycle. In the fastest lift its pump reaches full displacement and its
+All three trace the path (the change of potential energy is the check; how closely each did
+is printed above and stated in the comparison). The load-sensing machine needs a longer cycle. In the fastest lift its pump reaches full displacement and its
 valves their flow at a 3 bar margin, so its operator slows down; the fixed pump pushes more
 through the same valve with a larger drop. Energy per cycle now compares the same work. The
 fixed pump still spends a third
@@ -1216,8 +1216,11 @@ and its operator takes a thinner bite. In gravel the bite is within the machine.
 ## With the hydraulics and the engine: the same tracked motion
 
 Now the valves drive the machine (mode `valves`) and an operator model (`TrackingOperator`)
-holds the bite's path: feedforward from how each circuit meters, feedback on each length
-error, and its own clock slowed where the machine cannot keep up. Three circuits on the same
+holds the bite's path: feedforward from how each circuit meters (the open centre by the
+balance of its pump, centre gallery and sections, which every spool moves), the loads
+predicted from the prescribed run above, feedback on each length error, and its own clock
+slowed where the machine cannot keep up. Its tracking error is stated beside every figure
+below. Three circuits on the same
 oil, cylinders and valve sections: the **open centre** with negative flow control (the file's
 circuit) and **load sensing**, both driven by the engine, and the **fixed pump**, a teaching
 case at constant speed without an engine.
@@ -1233,7 +1236,7 @@ runs, tracking = {}, {}
 for label, over in CIRCUITS.items():
     op = TrackingOperator(Machine.from_file(FILE, over, mode="valves"), lengths)
     runs[label] = op.drive(t_max=30.0, progress=False)
-    tracking[label] = op.tracking(runs[label])
+    tracking[label] = runs[label].tracking          # the run carries the operator's tracking
     print(f"{label:12s}: {tracking[label].text()}")
 """),
         ("code", """
@@ -1288,7 +1291,8 @@ for s in cmp.summaries:
     rows.append((s.label, s.duration, litres, moved, litres / moved, per_hour[s.label]))
     print(f"{s.label:12s}: cycle {s.duration:5.2f} s, {litres * 1e3:5.1f} mL per cycle, {moved:.3f} m³ moved, "
           f"{litres / moved:.3f} L per m³ (bank), {per_hour[s.label]:5.1f} L/h; tip within "
-          f"{tracking[s.label].median * 1e3:.0f} mm of the path (median)")
+          f"{tracking[s.label].median * 1e3:.0f} mm of the path (median), "
+          f"{tracking[s.label].p95 * 1e3:.0f} mm (95th percentile)")
 
 engine_driven = [r for r in rows if r[0] != "fixed pump"]
 fixed = next(r for r in rows if r[0] == "fixed pump")
