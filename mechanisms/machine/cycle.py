@@ -21,7 +21,9 @@ header is in SI, as it always was.
 
 A machine with ``[swing]`` (:mod:`.swing`) takes one more, optional column ``swing``: the
 swing angle (rad; ``swing [deg]`` converts) in mode extensions, the swing torque at the
-swing axis (N·m; ``swing [kN*m]``) in mode forces. Without it the swing is held still.
+swing axis (N·m; ``swing [kN*m]``) in mode forces, the spool command of the circuit's swing
+section (−1 … 1) in mode valves. Without it the swing is held still (mode valves: its valve
+centred).
 
 A run's ``results.csv`` is a cycle too (:meth:`Cycle.from_results`; :meth:`Cycle.from_csv`
 and ``--cycle`` recognise one): the columns of the mode's quantity become the functions'
@@ -140,14 +142,16 @@ class Cycle:
             if sw is None:
                 pass
             elif mode not in _SWING:
-                problems.append(f"column 'swing': a swing column in a {mode} cycle; the swing is driven by its "
-                                "angle (mode extensions) or its torque (mode forces), the circuits have no swing "
-                                "valve yet")
+                problems.append(f"column 'swing': a swing column in a {mode} cycle; expected the swing angle "
+                                "(mode extensions), its torque (mode forces) or its spool command (mode valves)")
             elif t_ok and sw.shape != t.shape:
                 problems.append(f"column 'swing': {sw.size} rows, expected {t.size} like 'time'")
             elif not np.all(np.isfinite(sw)):
                 i = int(np.argmax(~np.isfinite(sw)))
                 problems.append(f"column 'swing': row {i + 2} is {sw[i]}; expected finite values")
+            elif mode == "valves" and np.any(np.abs(sw) > 1.0):
+                i = int(np.argmax(np.abs(sw) > 1.0))
+                problems.append(f"column 'swing': spool commands must lie in −1…1 (row {i + 2}: {sw[i]:g})")
         tr = None
         if travel is not None:
             tr = _column("travel", travel, problems)
@@ -364,7 +368,7 @@ class Cycle:
         unit = _QUANTITY[self.mode][0] or "1"
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        cols = [(f"swing [{_QUANTITY[_SWING[self.mode]][0]}]", self.swing)] if self.swing is not None else []
+        cols = [(f"swing [{_QUANTITY[_SWING[self.mode]][0] or '1'}]", self.swing)] if self.swing is not None else []
         if self.travel is not None:
             cols.append((f"travel [{_QUANTITY[_TRAVEL[self.mode]][0]}]", self.travel))
         w.writerow(["time [s]", *(f"{f} [{unit}]" for f in self.functions), *(h for h, _ in cols)])
@@ -384,6 +388,7 @@ _QUANTITY = {"time": ("s", "times", "[s], [ms], [min]"), "extensions": ("m", "le
              "forces": ("N", "forces", "[N], [kN]"), "valves": ("", "spool commands", "[-], [1], [%]"),
              "swing angle": ("rad", "swing angles", "[rad], [deg]"),
              "swing torque": ("N*m", "swing torques", "[N*m], [kN*m]"),
+             "swing command": ("", "swing spool commands", "[-], [1], [%]"),
              "travel speed": ("m/s", "travel speeds", "[m/s], [km/h]"),
              "travel force": ("N", "tractive forces", "[N], [kN]")}
 #: per mode: the quantity of a cycle's optional ``travel`` column (mechanisms.machine.travel)
@@ -391,7 +396,7 @@ _TRAVEL = {"extensions": "travel speed", "forces": "travel force"}
 #: per mode: the results.csv column a travelling run writes for it
 _TRAVEL_RESULT = {"extensions": "travel_speed", "forces": "tractive_force"}
 #: per mode: the quantity of a cycle's optional ``swing`` column (mechanisms.machine.swing)
-_SWING = {"extensions": "swing angle", "forces": "swing torque"}
+_SWING = {"extensions": "swing angle", "forces": "swing torque", "valves": "swing command"}
 #: per mode: the results.csv column of a function's quantity (``<f>_length``...)
 _RESULT_COLUMN = {"extensions": "length", "forces": "force", "valves": "command"}
 #: header units that mean "a plain number"
