@@ -88,6 +88,21 @@ _SUNDIALS = ("sundials_core", "sundials_nvecserial", "sundials_sunmatrixdense",
              "sundials_sunlinsoldense", "sundials_cvode")
 
 
+def _units_experiment_variables(used_units, stop_time, rtol, rows: list[str]) -> list[str]:
+    """The model description's unit definitions, default experiment and variables (FMI 2 and 3 alike)."""
+    a = quoteattr
+    parts: list[str] = []
+    if used_units:
+        parts.append("  <UnitDefinitions>")
+        parts += [f"    <Unit name={a(u)}/>" for u in used_units]
+        parts.append("  </UnitDefinitions>")
+    stop = f' stopTime="{float(stop_time)!r}"' if stop_time is not None else ""
+    parts.append(f'  <DefaultExperiment startTime="0.0"{stop} tolerance="{float(rtol)!r}"/>')
+    parts.append("  <ModelVariables>")
+    parts += rows
+    parts.append("  </ModelVariables>")
+    return parts
+
 def fmi_headers() -> Path:
     """The directory of the standard FMI 2.0 and 3.0 headers (those FMPy ships in ``fmpy/c-code``).
 
@@ -417,15 +432,7 @@ def _model_description(name, ident, guid, description, states, inputs, outputs, 
     if cs:
         parts.append(f'  <CoSimulation modelIdentifier={a(ident)} canHandleVariableCommunicationStepSize="true" '
                      f'canInterpolateInputs="true" maxOutputDerivativeOrder="0" {flags}/>')
-    if used_units:
-        parts.append("  <UnitDefinitions>")
-        parts += [f"    <Unit name={a(u)}/>" for u in used_units]
-        parts.append("  </UnitDefinitions>")
-    stop = f' stopTime="{float(stop_time)!r}"' if stop_time is not None else ""
-    parts.append(f'  <DefaultExperiment startTime="0.0"{stop} tolerance="{float(rtol)!r}"/>')
-    parts.append("  <ModelVariables>")
-    parts += rows
-    parts.append("  </ModelVariables>")
+    parts += _units_experiment_variables(used_units, stop_time, rtol, rows)
     parts.append("  <ModelStructure>")
     if outputs:
         parts.append("    <Outputs>")
@@ -496,15 +503,7 @@ def _model_description3(name, ident, token, description, states, inputs, outputs
     if cs:
         parts.append(f'  <CoSimulation modelIdentifier={a(ident)} canHandleVariableCommunicationStepSize="true" '
                      f'{flags}/>')
-    if used_units:
-        parts.append("  <UnitDefinitions>")
-        parts += [f"    <Unit name={a(u)}/>" for u in used_units]
-        parts.append("  </UnitDefinitions>")
-    stop = f' stopTime="{float(stop_time)!r}"' if stop_time is not None else ""
-    parts.append(f'  <DefaultExperiment startTime="0.0"{stop} tolerance="{float(rtol)!r}"/>')
-    parts.append("  <ModelVariables>")
-    parts += rows
-    parts.append("  </ModelVariables>")
+    parts += _units_experiment_variables(used_units, stop_time, rtol, rows)
     parts.append("  <ModelStructure>")
     parts += [f'    <Output valueReference="{vr_out + k}"/>' for k in range(ny)]
     parts += [f'    <ContinuousStateDerivative valueReference="{nx + i}"/>' for i in range(nx)]

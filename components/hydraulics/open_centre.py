@@ -358,12 +358,7 @@ class OpenCentreCircuit(HydraulicCircuit):
         if not isinstance(drive.valve, OpenCentreValve):
             raise ParameterError(f"open-centre circuit {self.name!r}: section {drive.name!r} has "
                                  f"valve {_what(drive.valve)}, expected an OpenCentreValve")
-        port = super().add_drive(drive)
-        v = drive.valve.name
-        drive.expose("CI", f"{v}/CI")
-        drive.expose("CO", f"{v}/CO")
-        self._chain(drive.name, drive.valve, f"{drive.name}/CI", f"{drive.name}/CO")
-        return port
+        return self._on_gallery(drive, super().add_drive(drive))
 
     def add_motor(self, drive) -> str:
         """Add a :class:`~components.hydraulics.SwingDrive` whose valve is an
@@ -381,7 +376,10 @@ class OpenCentreCircuit(HydraulicCircuit):
         if not isinstance(getattr(drive, "valve", None), OpenCentreValve):
             raise ParameterError(f"open-centre circuit {self.name!r}: section {getattr(drive, 'name', drive)!r} "
                                  f"has valve {_what(getattr(drive, 'valve', None))}, expected an OpenCentreValve")
-        port = super().add_motor(drive)
+        return self._on_gallery(drive, super().add_motor(drive))
+
+    def _on_gallery(self, drive, port: str) -> str:
+        """Chain a section's bypass (``CI`` → ``CO`` of its valve) on the centre gallery; returns ``port``."""
         v = drive.valve.name
         drive.expose("CI", f"{v}/CI")
         drive.expose("CO", f"{v}/CO")
