@@ -48,6 +48,7 @@ from components.hydraulics._values import si
 __all__ = ["OpenCentreLaw", "OpenCentreState"]
 
 _BRENT_TOL = 100.0   # Pa: the pump pressure's root is found to a millibar
+_WARM_STEP = 2e5     # Pa: the first half-width of a bracket started at the previous solve's pressure
 
 
 def _drop_at(s: float, p_tr: float) -> float:
@@ -169,6 +170,11 @@ class OpenCentreLaw:
         #: pump flow at full displacement at the start speed (m³/s)
         self.max_flow = float(circuit.max_flow)
         self.relief_pressure = float(circuit.relief_pressure or 400e5)
+        #: start each solve's bracket at the previous solve's pump pressure (same root, fewer steps)
+        self.warm = True
+        #: tolerance of the pump pressure's root (Pa)
+        self.tol = _BRENT_TOL
+        self._last_ps: float | None = None
 
     # ------------------------------------------------------------------ the parts
     def bypass_opening(self, f: str, x: float) -> float:
@@ -201,22 +207,92 @@ class OpenCentreLaw:
         if ps == 0.0:
             return 0.0, 0.0
 
-        def excess(q: float) -> float:      # pressure the flow q needs over what the pump gives
-            return self._negacon_pressure(q) + sum(_drop_at(q / g, self._p_tr) for g in sections) - ps
-
-        # an upper bound of the flow: turbulent everywhere and the orifice alone (a laminar drop is at
-        # least 0.8 of the turbulent one at the same flow), with room
+        # the orifice's pressure p_n = s² at which its drop and the bypasses' add up to ps. In s the flow
+        # q(s) is explicit (the orifice and its relief) and so is every bypass's drop at it: the sum
+        # rises with s, is linear in s² for turbulent bypasses below the relief and convex above it.
+        # Newton from that linear case's exact root, kept inside the bracket [0, √ps].
         r = sum(1.0 / (g * g) for g in sections)
-        q_hi = math.sqrt(ps / (r + 1.0 / self._c2)) * 1.5 + 1e-9
-        q = self._root(lambda q: -excess(q), 0.0, q_hi, tol=1e-7 * q_hi)
-        return self._negacon_pressure(q), q
+        c2, rc, p_tr = self._c2, math.sqrt(self._c2), self._p_tr
+        root_tr = math.sqrt(p_tr)
+        lo, hi = 0.0, math.sqrt(ps)
+        tol = 1e-13 * hi
+        s = math.sqrt(ps / (1.0 + c2 * r))
+        q = s * rc
+        for _ in range(60):
+            q, dq = self._negacon_flow_slope(s)
+            e, de = s * s - ps, 2.0 * s
+            for g in sections:
+                v = q / g
+                if v * v >= p_tr:
+                    e += v * v
+                    de += 2.0 * v * dq / g
+                else:
+                    d = _drop_at(v, p_tr)
+                    u = d / p_tr
+                    e += d
+                    de += 4.0 * root_tr * dq / ((5.0 - 3.0 * u * u) * g)
+            if e == 0.0:
+                break
+            if e > 0.0:
+                hi = s
+            else:
+                lo = s
+            step = e / de
+            if abs(step) <= tol:
+                s -= step
+                break
+            s -= step
+            if not (lo < s < hi):
+                s = 0.5 * (lo + hi)
+        q = self._negacon_flow_slope(s)[0]
+        return s * s, q
+
+    def _negacon_flow_slope(self, s: float) -> tuple[float, float]:
+        """``(Q, dQ/ds)`` through the orifice and its relief at ``p_n = s²`` (``s ≥ 0``)."""
+        rc = math.sqrt(self._c2)
+        if self._relief is None:
+            return rc * s, rc
+        pc, pf, qr = self._relief
+        p = s * s
+        if p <= pc:
+            return rc * s, rc
+        if p >= pf:
+            k = rc + qr / math.sqrt(pf)
+            return k * s, k
+        b = qr / ((pf - pc) * math.sqrt(pf))
+        return rc * s + b * s * (p - pc), rc + b * (3.0 * p - pc)
 
     def _negacon_pressure(self, q: float) -> float:
         """``p_n`` at which the orifice and its relief pass ``q``."""
-        pn = q * q / self._c2
+        return self._negacon_pressure_slope(q)[0]
+
+    def _negacon_pressure_slope(self, q: float) -> tuple[float, float]:
+        """``(p_n, dp_n/dq)`` at which the orifice and its relief pass ``q``, in closed form.
+
+        Below the relief's crack ``Q² = c2·p_n``; between crack and full, with ``s = √p_n``,
+        ``Q = √c2·s + b·s·(s² − p_c)`` (``b = Q_r/((p_f − p_c)·√p_f)``), a cubic in ``s``
+        rising and convex above ``√p_c``: Newton from the relief-free ``s`` (to its right)
+        falls monotonically onto its root; above full ``Q = (√c2 + Q_r/√p_f)·s``.
+        """
+        c2 = self._c2
+        pn = q * q / c2
         if self._relief is None or pn <= self._relief[0]:
-            return pn
-        return self._root(lambda p: q - self._negacon_flow(p), self._relief[0], pn, tol=10.0)
+            return pn, 2.0 * q / c2
+        pc, pf, qr = self._relief
+        rc = math.sqrt(c2)
+        if q >= rc * math.sqrt(pf) + qr:             # above full: linear in s
+            k = rc + qr / math.sqrt(pf)
+            s = q / k
+            return s * s, 2.0 * s / k
+        b = qr / ((pf - pc) * math.sqrt(pf))
+        a = rc - b * pc
+        s = min(q / rc, math.sqrt(pf))
+        for _ in range(50):
+            ds = (b * s * s * s + a * s - q) / (3.0 * b * s * s + a)
+            s -= ds
+            if abs(ds) <= 1e-15 * s:
+                break
+        return s * s, 2.0 * s / (3.0 * b * s * s + a)
 
     def _negacon_flow(self, pn: float) -> float:
         q = math.sqrt(self._c2 * max(pn, 0.0))
@@ -296,7 +372,8 @@ class OpenCentreLaw:
             used = sum(self.section(f, openings.get(f, 0.0), ps, forces.get(f, 0.0))[1] for f in fns)
             return self.pump_flow(ps, pn, speed_ratio) - qb - used
 
-        ps = self._root(residual, 0.0, self.relief_pressure)
+        ps = self._root(residual, 0.0, self.relief_pressure, self.tol, self._last_ps if self.warm else None)
+        self._last_ps = ps
         pn, qb = self.gallery_end(ps, openings)
         rates, flows = {}, {}
         for f in fns:
@@ -376,7 +453,9 @@ class OpenCentreLaw:
                 a_cap, a_rod = self.areas[f]
                 force = forces.get(f, 0.0)
                 lo = max(lo, force / a_cap if v > 0 else -force / a_rod)
-        ps = self._root(residual, lo, max(self.relief_pressure, lo + 1.0))
+        ps = self._root(residual, lo, max(self.relief_pressure, lo + 1.0), self.tol,
+                        self._last_ps if self.warm else None)
+        self._last_ps = ps
         sol = solve(ps)
         x = {f: sol[f][0] for f in fns}
         pn, qb = self.gallery_end(ps, x)
@@ -387,13 +466,47 @@ class OpenCentreLaw:
         return OpenCentreState(ps, pn, self.pump_flow(ps, pn, speed_ratio), qb, x, rate, flows, sat)
 
     @staticmethod
-    def _root(fun, lo: float, hi: float, tol: float = _BRENT_TOL) -> float:
-        """The pressure where the decreasing ``fun`` crosses zero in ``[lo, hi]`` (an end if it does not)."""
-        flo, fhi = fun(lo), fun(hi)
-        if flo <= 0.0:
-            return lo
-        if fhi >= 0.0:
-            return hi
+    def _root(fun, lo: float, hi: float, tol: float = _BRENT_TOL, guess: float | None = None,
+              step: float = _WARM_STEP) -> float:
+        """The pressure where the decreasing ``fun`` crosses zero in ``[lo, hi]`` (an end if it does not).
+
+        With a ``guess`` inside ``[lo, hi]`` (the previous solve's root) the bracket starts at it
+        and widens by ``step``, ×4 each time, towards the crossing until it holds it (or reaches
+        an end, which is then the answer as without a guess).
+        """
+        if guess is not None and lo < guess < hi:
+            fg = fun(guess)
+            if fg == 0.0:
+                return guess
+            d = step
+            if fg > 0.0:                  # the crossing is above the guess
+                a, fa = guess, fg
+                while True:
+                    b = min(a + d, hi)
+                    fb = fun(b)
+                    if fb <= 0.0 or b >= hi:
+                        break
+                    a, fa, d = b, fb, 4.0 * d
+                if fb >= 0.0:
+                    return b if fb == 0.0 else hi     # (fb > 0 only at hi)
+                lo, flo, hi, fhi = a, fa, b, fb
+            else:                         # below it
+                b, fb = guess, fg
+                while True:
+                    a = max(b - d, lo)
+                    fa = fun(a)
+                    if fa >= 0.0 or a <= lo:
+                        break
+                    b, fb, d = a, fa, 4.0 * d
+                if fa <= 0.0:
+                    return a if fa == 0.0 else lo     # (fa < 0 only at lo)
+                lo, flo, hi, fhi = a, fa, b, fb
+        else:
+            flo, fhi = fun(lo), fun(hi)
+            if flo <= 0.0:
+                return lo
+            if fhi >= 0.0:
+                return hi
         side = 0
         for _ in range(100):          # false position, Illinois-modified (the end kept twice is halved)
             if hi - lo <= tol:
