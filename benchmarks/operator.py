@@ -44,11 +44,11 @@ name, over, t_max = json.loads(sys.argv[1])
 m = Machine.from_file(DATA / name, over or None, mode="valves")
 ref = Machine.from_file(DATA / name, over or None, mode="extensions").cycle()
 op = TrackingOperator(m, ref)
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 run = op.drive(t_max=t_max, progress=False)
-dt = time.perf_counter() - t0
+dt, dc = time.perf_counter() - t0, time.process_time() - c0
 tr = op.tracking(run)
-print(json.dumps({"time": dt, "median": tr.median, "p95": tr.p95, "cycle": tr.cycle_time}))
+print(json.dumps({"time": dt, "cpu": dc, "median": tr.median, "p95": tr.p95, "cycle": tr.cycle_time}))
 """
 
 
@@ -74,18 +74,20 @@ def main() -> None:
             runs = []
             for _ in range(args.repeat):
                 runs.append(measure(path, case))
-                print(f"  {case} {label}: {runs[-1]['time']:.2f} s (load {load()})", flush=True)
+                print(f"  {case} {label}: {runs[-1]['time']:.2f} s wall, {runs[-1]['cpu']:.2f} s CPU "
+                      f"(load {load()})", flush=True)
             res[label] = runs
         print(f"{case}:")
         for label, path in checkouts:
             r = res[label]
-            print(f"  {label:8s} {statistics.median(x['time'] for x in r):7.2f} s (median of {len(r)}), "
+            print(f"  {label:8s} {statistics.median(x['time'] for x in r):7.2f} s wall, "
+                  f"{statistics.median(x['cpu'] for x in r):7.2f} s CPU (medians of {len(r)}), "
                   f"tracking median {r[0]['median'] * 1e3:.2f} mm, p95 {r[0]['p95'] * 1e3:.2f} mm, "
                   f"cycle {r[0]['cycle']:.2f} s  [{path}]")
         if args.against:
-            ratio = statistics.median(x["time"] for x in res["against"]) / statistics.median(
-                x["time"] for x in res["this"])
-            print(f"  against / this: {ratio:.1f}×", flush=True)
+            ratio = [statistics.median(x[k] for x in res["against"]) / statistics.median(x[k] for x in res["this"])
+                     for k in ("time", "cpu")]
+            print(f"  against / this: {ratio[0]:.1f}× wall, {ratio[1]:.1f}× CPU", flush=True)
 
 
 if __name__ == "__main__":

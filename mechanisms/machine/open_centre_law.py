@@ -26,6 +26,14 @@ elements carry), for the spools held still and the oil volumes settled:
 transitions of the orifices and the tank pressure (bar-level corrections) and the spool and
 swash-plate lags (they are dynamics, for a feedback to take up).
 
+Both are solved every sample by a tracking operator, so the inner problems are cheap: the
+gallery is solved in ``s = √p_n``, in which the orifice's and its relief's flow is explicit
+(``Q = √c2·s + b·s·(s² − p_c)`` between crack and full) and every bypass's drop at it too, by
+Newton from the exact root of the all-turbulent, relief-free case; and the pump pressure's
+bracket may start at a previous solve's answer (``start``), widening geometrically until it
+holds the crossing. Both give the roots the plain bracketed solves give
+(``tests/machines/test_open_centre_fast.py``).
+
 Examples
 --------
 >>> from mechanisms.machine import DATA, Machine
