@@ -56,6 +56,9 @@ from components.hydraulics._values import si
 __all__ = ["OpenCentreLaw", "OpenCentreState"]
 
 _BRENT_TOL = 100.0   # Pa: the pump pressure's root is found to a millibar
+#: steady(): its pump pressure to a hundredth of a pascal. Where a load just balances the supply the
+#: rate is steep in p_s (√ of the drop) and flat p_s over the opening, so a start lever needs it
+_STEADY_TOL = 1e-2
 _WARM_STEP = 5e3     # Pa: the first half-width of a bracket started at the previous solve's pressure
 
 
@@ -386,7 +389,7 @@ class OpenCentreLaw:
             used = sum(self.section(f, openings.get(f, 0.0), ps, forces.get(f, 0.0))[1] for f in fns)
             return self.pump_flow(ps, pn, speed_ratio) - qb - used
 
-        ps = self._root(residual, 0.0, self.relief_pressure, self.tol, start)
+        ps = self._root(residual, 0.0, self.relief_pressure, min(self.tol, _STEADY_TOL), start)
         pn, qb = self.gallery_end(ps, openings)
         rates, flows = {}, {}
         for f in fns:
