@@ -26,6 +26,14 @@ elements carry), for the spools held still and the oil volumes settled:
 transitions of the orifices and the tank pressure (bar-level corrections) and the spool and
 swash-plate lags (they are dynamics, for a feedback to take up).
 
+Both are solved every sample by a tracking operator, so the inner problems are cheap: the
+gallery is solved in ``s = √p_n``, in which the orifice's and its relief's flow is explicit
+(``Q = √c2·s + b·s·(s² − p_c)`` between crack and full) and every bypass's drop at it too, by
+Newton from the exact root of the all-turbulent, relief-free case; and the pump pressure's
+bracket may start at a previous solve's answer (``start``), widening geometrically until it
+holds the crossing. Both give the roots the plain bracketed solves give
+(``tests/machines/test_open_centre_fast.py``).
+
 Examples
 --------
 >>> from mechanisms.machine import DATA, Machine
@@ -48,6 +56,10 @@ from components.hydraulics._values import si
 __all__ = ["OpenCentreLaw", "OpenCentreState"]
 
 _BRENT_TOL = 100.0   # Pa: the pump pressure's root is found to a millibar
+#: steady(): its pump pressure to a hundredth of a pascal. Where a load just balances the supply the
+#: rate is steep in p_s (√ of the drop) and flat p_s over the opening, so a start lever needs it
+_STEADY_TOL = 1e-2
+_WARM_STEP = 5e3     # Pa: the first half-width of a bracket started at the previous solve's pressure
 
 
 def _drop_at(s: float, p_tr: float) -> float:
@@ -169,6 +181,10 @@ class OpenCentreLaw:
         #: pump flow at full displacement at the start speed (m³/s)
         self.max_flow = float(circuit.max_flow)
         self.relief_pressure = float(circuit.relief_pressure or 400e5)
+        #: tolerance of the pump pressure's root (Pa)
+        self.tol = _BRENT_TOL
+        #: per function: the bypass's conductance when open (m³/s/√Pa) and its closing stroke
+        self._bypass_g = {f: (q / math.sqrt(dp), xc) for f, (q, dp, xc) in self._bypass.items()}
 
     # ------------------------------------------------------------------ the parts
     def bypass_opening(self, f: str, x: float) -> float:
@@ -197,26 +213,100 @@ class OpenCentreLaw:
                 return 0.0, 0.0
             q_bp, dp_bp, _ = self._bypass[f]
             sections.append(q_bp * o / math.sqrt(dp_bp))
+        return self._gallery(pump_pressure, sections)
+
+    def _gallery(self, pump_pressure: float, sections: list) -> tuple[float, float]:
+        """:meth:`gallery_end` for the open bypasses' conductances ``sections`` (``Q = g·√Δp``)."""
         ps = max(pump_pressure, 0.0)
         if ps == 0.0:
             return 0.0, 0.0
 
-        def excess(q: float) -> float:      # pressure the flow q needs over what the pump gives
-            return self._negacon_pressure(q) + sum(_drop_at(q / g, self._p_tr) for g in sections) - ps
-
-        # an upper bound of the flow: turbulent everywhere and the orifice alone (a laminar drop is at
-        # least 0.8 of the turbulent one at the same flow), with room
+        # the orifice's pressure p_n = s² at which its drop and the bypasses' add up to ps. In s the flow
+        # q(s) is explicit (the orifice and its relief) and so is every bypass's drop at it: the sum
+        # rises with s, is linear in s² for turbulent bypasses below the relief and convex above it.
+        # Newton from that linear case's exact root, kept inside the bracket [0, √ps].
         r = sum(1.0 / (g * g) for g in sections)
-        q_hi = math.sqrt(ps / (r + 1.0 / self._c2)) * 1.5 + 1e-9
-        q = self._root(lambda q: -excess(q), 0.0, q_hi, tol=1e-7 * q_hi)
-        return self._negacon_pressure(q), q
+        c2, rc, p_tr = self._c2, math.sqrt(self._c2), self._p_tr
+        root_tr = math.sqrt(p_tr)
+        lo, hi = 0.0, math.sqrt(ps)
+        tol = 1e-13 * hi
+        s = math.sqrt(ps / (1.0 + c2 * r))
+        q = s * rc
+        for _ in range(60):
+            q, dq = self._negacon_flow_slope(s)
+            e, de = s * s - ps, 2.0 * s
+            for g in sections:
+                v = q / g
+                if v * v >= p_tr:
+                    e += v * v
+                    de += 2.0 * v * dq / g
+                else:
+                    d = _drop_at(v, p_tr)
+                    u = d / p_tr
+                    e += d
+                    de += 4.0 * root_tr * dq / ((5.0 - 3.0 * u * u) * g)
+            if e == 0.0:
+                break
+            if e > 0.0:
+                hi = s
+            else:
+                lo = s
+            step = e / de
+            if abs(step) <= tol:
+                s -= step
+                break
+            s -= step
+            if not (lo < s < hi):
+                s = 0.5 * (lo + hi)
+        q = self._negacon_flow_slope(s)[0]
+        return s * s, q
+
+    def _negacon_flow_slope(self, s: float) -> tuple[float, float]:
+        """``(Q, dQ/ds)`` through the orifice and its relief at ``p_n = s²`` (``s ≥ 0``)."""
+        rc = math.sqrt(self._c2)
+        if self._relief is None:
+            return rc * s, rc
+        pc, pf, qr = self._relief
+        p = s * s
+        if p <= pc:
+            return rc * s, rc
+        if p >= pf:
+            k = rc + qr / math.sqrt(pf)
+            return k * s, k
+        b = qr / ((pf - pc) * math.sqrt(pf))
+        return rc * s + b * s * (p - pc), rc + b * (3.0 * p - pc)
 
     def _negacon_pressure(self, q: float) -> float:
         """``p_n`` at which the orifice and its relief pass ``q``."""
-        pn = q * q / self._c2
+        return self._negacon_pressure_slope(q)[0]
+
+    def _negacon_pressure_slope(self, q: float) -> tuple[float, float]:
+        """``(p_n, dp_n/dq)`` at which the orifice and its relief pass ``q``, in closed form.
+
+        Below the relief's crack ``Q² = c2·p_n``; between crack and full, with ``s = √p_n``,
+        ``Q = √c2·s + b·s·(s² − p_c)`` (``b = Q_r/((p_f − p_c)·√p_f)``), a cubic in ``s``
+        rising and convex above ``√p_c``: Newton from the relief-free ``s`` (to its right)
+        falls monotonically onto its root; above full ``Q = (√c2 + Q_r/√p_f)·s``.
+        """
+        c2 = self._c2
+        pn = q * q / c2
         if self._relief is None or pn <= self._relief[0]:
-            return pn
-        return self._root(lambda p: q - self._negacon_flow(p), self._relief[0], pn, tol=10.0)
+            return pn, 2.0 * q / c2
+        pc, pf, qr = self._relief
+        rc = math.sqrt(c2)
+        if q >= rc * math.sqrt(pf) + qr:             # above full: linear in s
+            k = rc + qr / math.sqrt(pf)
+            s = q / k
+            return s * s, 2.0 * s / k
+        b = qr / ((pf - pc) * math.sqrt(pf))
+        a = rc - b * pc
+        s = min(q / rc, math.sqrt(pf))
+        for _ in range(50):
+            ds = (b * s * s * s + a * s - q) / (3.0 * b * s * s + a)
+            s -= ds
+            if abs(ds) <= 1e-15 * s:
+                break
+        return s * s, 2.0 * s / (3.0 * b * s * s + a)
 
     def _negacon_flow(self, pn: float) -> float:
         q = math.sqrt(self._c2 * max(pn, 0.0))
@@ -269,7 +359,7 @@ class OpenCentreLaw:
 
     # ------------------------------------------------------------------ the balance
     def steady(self, openings: Mapping[str, float], forces: Mapping[str, float],
-               speed_ratio: float = 1.0) -> OpenCentreState:
+               speed_ratio: float = 1.0, start: float | None = None) -> OpenCentreState:
         """The steady state at fixed spool openings and load forces.
 
         Parameters
@@ -280,6 +370,9 @@ class OpenCentreLaw:
             Function → load force on the rod (N, positive pushing it in; missing: 0).
         speed_ratio : float
             Pump shaft speed over the speed of :attr:`max_flow`.
+        start : float, optional
+            A pump pressure near the answer (Pa; a previous solve's) to start the root's
+            bracket at: the same root to its tolerance, found in fewer steps.
 
         Returns
         -------
@@ -296,7 +389,7 @@ class OpenCentreLaw:
             used = sum(self.section(f, openings.get(f, 0.0), ps, forces.get(f, 0.0))[1] for f in fns)
             return self.pump_flow(ps, pn, speed_ratio) - qb - used
 
-        ps = self._root(residual, 0.0, self.relief_pressure)
+        ps = self._root(residual, 0.0, self.relief_pressure, min(self.tol, _STEADY_TOL), start)
         pn, qb = self.gallery_end(ps, openings)
         rates, flows = {}, {}
         for f in fns:
@@ -322,10 +415,11 @@ class OpenCentreLaw:
         if abs(x) > x_max:
             x = math.copysign(x_max, x)
             return x, self.section(f, x, ps, force)[1], True
-        return x, self.section(f, x, ps, force)[1], False
+        return x, k * abs(x) * math.sqrt(max(ps, 0.0) if v < 0 and drop > ps and force > 0 else drop), False
 
     def openings(self, rates: Mapping[str, float], forces: Mapping[str, float], speed_ratio: float = 1.0,
-                 max_opening: float = 1.0, held: Mapping[str, float] | None = None) -> OpenCentreState:
+                 max_opening: float = 1.0, held: Mapping[str, float] | None = None,
+                 start: float | None = None) -> OpenCentreState:
         """The spool openings that give ``rates`` at the load ``forces``, and the state they settle to.
 
         At each trial pump pressure the openings follow from the rates through the sections'
@@ -346,6 +440,9 @@ class OpenCentreLaw:
         held : mapping, optional
             Sections whose opening is given (metered otherwise), not solved for: their flow
             and bypass at that opening take part in the balance.
+        start : float, optional
+            A pump pressure near the answer (Pa; a previous solve's) to start the root's
+            bracket at: the same root to its tolerance, found in fewer steps.
 
         Returns
         -------
@@ -363,11 +460,25 @@ class OpenCentreLaw:
                         else self._opening(f, rates.get(f, 0.0), ps, forces.get(f, 0.0), max_opening))
                     for f in fns}
 
-        def residual(ps: float) -> float:
-            sol = solve(ps)
-            x = {f: sol[f][0] for f in fns}
-            pn, qb = self.gallery_end(ps, x)
-            return self.pump_flow(ps, pn, speed_ratio) - qb - sum(sol[f][1] for f in fns)
+        targets = [(f, f in held, held.get(f, 0.0) if f in held else rates.get(f, 0.0), forces.get(f, 0.0),
+                    *self._bypass_g[f]) for f in fns]
+
+        def residual(ps: float) -> float:       # solve(ps) and gallery_end, without the dicts
+            used, gs = 0.0, []
+            for f, is_held, v, force, g, xc in targets:
+                if is_held:
+                    x = v
+                    used += self.section(f, x, ps, force)[1]
+                else:
+                    x, q, _ = self._opening(f, v, ps, force, max_opening)
+                    used += q
+                o = 1.0 - abs(x) / xc
+                if o <= 0.0:
+                    gs = None
+                elif gs is not None:
+                    gs.append(g * o)
+            pn, qb = self._gallery(ps, gs) if gs is not None else (0.0, 0.0)
+            return self.pump_flow(ps, pn, speed_ratio) - qb - used
 
         lo = 0.0
         for f in fns:       # below the highest load the rates cannot be given at all
@@ -376,7 +487,7 @@ class OpenCentreLaw:
                 a_cap, a_rod = self.areas[f]
                 force = forces.get(f, 0.0)
                 lo = max(lo, force / a_cap if v > 0 else -force / a_rod)
-        ps = self._root(residual, lo, max(self.relief_pressure, lo + 1.0))
+        ps = self._root(residual, lo, max(self.relief_pressure, lo + 1.0), self.tol, start)
         sol = solve(ps)
         x = {f: sol[f][0] for f in fns}
         pn, qb = self.gallery_end(ps, x)
@@ -387,13 +498,52 @@ class OpenCentreLaw:
         return OpenCentreState(ps, pn, self.pump_flow(ps, pn, speed_ratio), qb, x, rate, flows, sat)
 
     @staticmethod
-    def _root(fun, lo: float, hi: float, tol: float = _BRENT_TOL) -> float:
-        """The pressure where the decreasing ``fun`` crosses zero in ``[lo, hi]`` (an end if it does not)."""
-        flo, fhi = fun(lo), fun(hi)
-        if flo <= 0.0:
-            return lo
-        if fhi >= 0.0:
-            return hi
+    def _root(fun, lo: float, hi: float, tol: float = _BRENT_TOL, guess: float | None = None,
+              step: float = _WARM_STEP) -> float:
+        """The pressure where the decreasing ``fun`` crosses zero in ``[lo, hi]`` (an end if it does not).
+
+        With a ``guess`` (the previous solve's root; outside ``[lo, hi]``: the nearer end) the
+        bracket starts at it and widens by ``step``, ×4 each time, towards the crossing until it
+        holds it (or reaches an end, which is then the answer as without a guess).
+        """
+        if guess is not None and lo < hi:
+            guess = min(max(guess, lo), hi)
+            fg = fun(guess)
+            if guess == lo and fg <= 0.0:
+                return lo
+            if guess == hi and fg >= 0.0:
+                return hi
+            if fg == 0.0:
+                return guess
+            d = step
+            if fg > 0.0:                  # the crossing is above the guess
+                a, fa = guess, fg
+                while True:
+                    b = min(a + d, hi)
+                    fb = fun(b)
+                    if fb <= 0.0 or b >= hi:
+                        break
+                    a, fa, d = b, fb, 4.0 * d
+                if fb >= 0.0:
+                    return b if fb == 0.0 else hi     # (fb > 0 only at hi)
+                lo, flo, hi, fhi = a, fa, b, fb
+            else:                         # below it
+                b, fb = guess, fg
+                while True:
+                    a = max(b - d, lo)
+                    fa = fun(a)
+                    if fa >= 0.0 or a <= lo:
+                        break
+                    b, fb, d = a, fa, 4.0 * d
+                if fa <= 0.0:
+                    return a if fa == 0.0 else lo     # (fa < 0 only at lo)
+                lo, flo, hi, fhi = a, fa, b, fb
+        else:
+            flo, fhi = fun(lo), fun(hi)
+            if flo <= 0.0:
+                return lo
+            if fhi >= 0.0:
+                return hi
         side = 0
         for _ in range(100):          # false position, Illinois-modified (the end kept twice is halved)
             if hi - lo <= tol:

@@ -298,6 +298,7 @@ class TrackingOperator:
         self._sum["swing"] = 0.0
         self._log_t: list[float] = []
         self._log_clock: list[float] = []
+        self._oc_start: dict[str, float] = {}   # per open-centre solve site: its last pump pressure
 
     def _pressure(self, name: str, y, dt: float) -> float:
         x = float(y[name])
@@ -447,22 +448,28 @@ class TrackingOperator:
             return {f: float(np.clip(math.copysign(k * abs(r[f] * s + fb[f]), r[f] * s + fb[f]), -1.0, 1.0))
                     for f, k in per.items()}
 
-        def solve(r: Mapping[str, float], s: float, x_max: float):
-            return law.openings({f: r[f] * s + fb[f] for f in fs}, force, ratio, x_max, held(r, s))
+        def solve(r: Mapping[str, float], s: float, x_max: float, site: str):
+            # each site's bracket starts at its last answer (the previous sample's or pace's)
+            state = law.openings({f: r[f] * s + fb[f] for f in fs}, force, ratio, x_max, held(r, s),
+                                 start=self._oc_start.get(site))
+            self._oc_start[site] = state.pump_pressure
+            return state
 
         def command(r: Mapping[str, float], s: float) -> tuple[dict[str, float], tuple]:
-            state = solve(r, s, 1.0)
+            state = solve(r, s, 1.0, "command")
             over = tuple(f for f, k in per.items() if k * abs(r[f] * s + fb[f]) > 1.0)
             return state.openings, state.saturated + over
 
+        sites = iter(("capacity 0", "capacity 1", "capacity 2"))   # now and the two looks ahead
+
         def capacity(r: Mapping[str, float]) -> float:
             need = max([abs(r[f]) * k for f, k in per.items()] + [0.0]) / self.max_command
-            return min(1.0 / need if need > 1.0 else 1.0, _law_capacity(r))
+            return min(1.0 / need if need > 1.0 else 1.0, _law_capacity(r, next(sites, "capacity")))
 
-        def _law_capacity(r: Mapping[str, float]) -> float:
+        def _law_capacity(r: Mapping[str, float], site: str) -> float:
             ok, bad, s = 0.0, 1.0, 1.0
             for _ in range(_PACE_STEPS):   # the largest pace at which no spool saturates, bracketed
-                state = solve(r, s, self.max_command)
+                state = solve(r, s, self.max_command, site)
                 if state.saturated:
                     bad = s
                 else:
