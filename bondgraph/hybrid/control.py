@@ -38,8 +38,16 @@ class _Probe:
         self.hm = hm
         self.model = hm.model
         self.rhs = rhs
+        self._readers: dict[str, Callable[[float, np.ndarray], float]] = {}
 
     def reader(self, name: str) -> Callable[[float, np.ndarray], float]:
+        """The reader of ``name`` (made once per name: a controller reads at every sample)."""
+        r = self._readers.get(name)
+        if r is None:
+            r = self._readers[name] = self._make_reader(name)
+        return r
+
+    def _make_reader(self, name: str) -> Callable[[float, np.ndarray], float]:
         m = self.model
         if name in m.state_names:
             i = m.state_names.index(name)
