@@ -8,8 +8,13 @@ the kernel reports them (what a user waits for after the kernel has started); "w
 the kernel's start and the client's overhead. ``--cells N`` prints each notebook's N slowest
 cells (median seconds, the cell's first line).
 
-Run: ``python benchmarks/notebooks.py [--repeat 3] [--cells 3] [--only NAME ...]``
-(``--root DIR`` measures another checkout's notebooks and packages).
+``--against DIR`` measures a second checkout (its notebooks with its packages, e.g. an
+export of the commit before a change) in the same run, interleaved notebook by notebook
+with this one, so that both see the same load: the figures to compare are those side by
+side.
+
+Run: ``python benchmarks/notebooks.py [--repeat 3] [--cells 3] [--only NAME ...]
+[--against DIR]`` (``--root DIR`` measures another checkout instead of this one).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 from datetime import datetime
@@ -51,7 +57,7 @@ def run_once(path: Path, root: Path) -> tuple[float, float, list[float]]:
         client = NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=True,
                                 resources={"metadata": {"path": str(path.parent)}})
         t0 = time.perf_counter()
-        client.execute()
+        client.execute(stderr=subprocess.DEVNULL)    # the kernel's own log lines
         wall = time.perf_counter() - t0
     finally:
         if env_before is None:
@@ -75,36 +81,52 @@ def main(argv=None) -> None:
     ap.add_argument("--cells", type=int, default=0, help="print each notebook's N slowest cells")
     ap.add_argument("--only", nargs="*", default=None, help="notebook names (stems) to measure")
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default this one)")
+    ap.add_argument("--against", type=Path, default=None, help="a second checkout measured side by side")
     args = ap.parse_args(argv)
+    roots = [args.root.resolve()] + ([args.against.resolve()] if args.against else [])
+    sys.path.insert(0, str(roots[0]))                 # the conditions name the measured packages
     announce()
-    root = args.root.resolve()
-    paths = sorted((root / "notebooks").glob("*.ipynb"))
+    names = sorted(p.stem for p in (roots[0] / "notebooks").glob("*.ipynb"))
     if args.only:
-        paths = [p for p in paths if p.stem in args.only]
-    print(f"measuring the notebooks and packages of {root}; warm-up run each, then {args.repeat} "
-          f"interleaved runs, fresh kernel each", flush=True)
-    for p in paths:                                    # fill the caches
-        run_once(p, root)
-    walls: dict[Path, list[float]] = {p: [] for p in paths}
-    cells: dict[Path, list[float]] = {p: [] for p in paths}
-    per: dict[Path, list[list[float]]] = {p: [] for p in paths}
+        names = [n for n in names if n in args.only]
+    for r in roots[1:]:
+        names = [n for n in names if (r / "notebooks" / f"{n}.ipynb").exists()]
+    print(f"measuring {', '.join(map(str, roots))} (notebooks and packages of each); a warm-up run "
+          f"each, then {args.repeat} interleaved runs, fresh kernel each", flush=True)
+    runs = [(n, r) for n in names for r in roots]
+    for n, r in runs:                                  # fill the caches
+        run_once(r / "notebooks" / f"{n}.ipynb", r)
+    walls: dict[tuple, list[float]] = {k: [] for k in runs}
+    cells: dict[tuple, list[float]] = {k: [] for k in runs}
+    per: dict[tuple, list[list[float]]] = {k: [] for k in runs}
     for _ in range(args.repeat):
-        for p in paths:
-            w, c, each = run_once(p, root)
-            walls[p].append(w)
-            cells[p].append(c)
-            per[p].append(each)
+        for n, r in runs:
+            w, c, each = run_once(r / "notebooks" / f"{n}.ipynb", r)
+            walls[n, r].append(w)
+            cells[n, r].append(c)
+            per[n, r].append(each)
     med = statistics.median
-    print(f"\n{'notebook':<34} {'cells':>8} {'wall':>8}  goal ≤ {GOAL:.0f} s (cells)")
-    for p in paths:
-        c = med(cells[p])
-        print(f"{p.stem:<34} {c:>7.2f}s {med(walls[p]):>7.2f}s  {'met' if c <= GOAL else 'NOT met'}"
-              f"  (cells {min(cells[p]):.2f}–{max(cells[p]):.2f} s)")
+    print(f"\nmedians of {args.repeat}; 'cells': the code cells' execution (the goal's measure), "
+          "'wall': with the kernel's start")
+    head = f"{'notebook':<28}" + "".join(f" {'cells':>8} {'wall':>8}" for _ in roots)
+    if len(roots) > 1:
+        head += "   after/before"
+        print(f"{'':<28} {'this checkout':>17}" + f" {'--against':>17}")
+    print(head + f"   goal ≤ {GOAL:.0f} s")
+    for n in names:
+        line = f"{n:<28}" + "".join(f" {med(cells[n, r]):>7.2f}s {med(walls[n, r]):>7.2f}s" for r in roots)
+        if len(roots) > 1:
+            line += f"   {med(cells[n, roots[0]]) / med(cells[n, roots[1]]):>11.2f}×"
+        c = med(cells[n, roots[0]])
+        print(line + f"   {'met' if c <= GOAL else 'NOT met'} ({min(cells[n, roots[0]]):.2f}–"
+              f"{max(cells[n, roots[0]]):.2f} s)")
         if args.cells:
-            each = [med(run[i] for run in per[p]) for i in range(len(per[p][0]))]
-            slow = sorted(range(len(each)), key=lambda i: -each[i])[:args.cells]
-            for i in slow:
-                print(f"    cell {i:>2} {each[i]:>6.2f}s  {first_line(p, i)}")
+            for r in roots:
+                each = [med(run[i] for run in per[n, r]) for i in range(len(per[n, r][0]))]
+                slow = sorted(range(len(each)), key=lambda i: -each[i])[:args.cells]
+                for i in slow:
+                    print(f"    {'' if r == roots[0] else '(against) '}cell {i:>2} {each[i]:>6.2f}s  "
+                          f"{first_line(r / 'notebooks' / f'{n}.ipynb', i)}")
     sys.stdout.flush()
 
 
