@@ -5,6 +5,9 @@ Measures, side by side in one run:
 * our build time — assemble + causality + derive + compile — cold (empty
   compile cache) and warm (cached C library), and 10 s of simulation
   (LSODA and CVODE), medians of ``--repeat`` runs;
+* with ``--cse-compare``, the cold build with the common-subexpression search in slices
+  (``bondgraph.codegen.CSE_SLICE``) against one search over all statements, interleaved,
+  stage by stage (issue 22: cold build N = 200 ≤ 2 s, N = 1000 ≤ 10 s);
 * the derivation time of the Python peers on the same chains, each in a venv
   of its own (PyPI ``bondgraph`` shares our import name): BondGraphTools 0.4.6
   (``constitutive_relations``) and bondgraph 0.2.0 (``get_state_equations``).
@@ -70,6 +73,32 @@ def ours(n: int, repeat: int) -> dict[str, float]:
             "LSODA": statistics.median(lsoda), "CVODE": statistics.median(cvode)}
 
 
+def cse_compare(n: int, repeat: int) -> None:
+    """Cold builds of the N-chain, sliced search against one search, interleaved (medians)."""
+    import bondgraph as bg
+    import bondgraph.codegen as cg
+
+    sliced = cg.CSE_SLICE
+    rows: dict[str, list[dict]] = {"sliced": [], "whole": []}
+    for _ in range(repeat):
+        for kind, size in (("sliced", sliced), ("whole", 10**9)):
+            cg.CSE_SLICE = size
+            with tempfile.TemporaryDirectory() as cache:
+                os.environ["BONDGRAPH_CACHE"] = cache
+                t0 = time.perf_counter()
+                model = bg.build(mass_chain(n))
+                rows[kind].append({"total": time.perf_counter() - t0, **model.build_times})
+    cg.CSE_SLICE = sliced
+    os.environ.pop("BONDGRAPH_CACHE", None)
+    med = {k: {s: statistics.median(r[s] for r in v) for s in ("collect", "derive", "generate", "compile",
+                                                                 "total")} for k, v in rows.items()}
+    print(f"N = {n}: cold build, common subexpressions searched in slices of {sliced} vs in one search "
+          f"(medians of {repeat})")
+    for s in ("collect", "derive", "generate", "compile", "total"):
+        a, b = med["sliced"][s], med["whole"][s]
+        print(f"  {s:<9} sliced {a:7.3f} s   whole {b:7.3f} s   whole/sliced {b / a:5.2f}×")
+
+
 def peer(label: str, ns: list[int], install: bool, timeout: float) -> dict[int, float | str]:
     venv, req, driver = PEERS[label]
     root = HERE / ".peers" / venv
@@ -98,7 +127,13 @@ def main() -> None:
     ap.add_argument("--peer-sizes", type=int, nargs="*", default=[10, 40])
     ap.add_argument("--peer-timeout", type=float, default=400.0)
     ap.add_argument("--install-peers", action="store_true")
+    ap.add_argument("--cse-compare", action="store_true",
+                    help="only the cold build, sliced vs one common-subexpression search, at --sizes")
     args = ap.parse_args()
+    if args.cse_compare:
+        for n in args.sizes:
+            cse_compare(n, args.repeat)
+        return
 
     print(f"# N-mass chain, medians of {args.repeat} runs (seconds)")
     print(f"{'N':>5} {'build cold':>11} {'build warm':>11} {'sim LSODA':>10} {'sim CVODE':>10}")

@@ -248,6 +248,32 @@ class _Program:
         return self._partials[k]
 
 
+#: statements per common-subexpression search: symengine's ``cse`` grows faster than
+#: linearly with the number of expressions, so a large model is searched in slices of this
+#: many (a model below it is searched whole, as before)
+CSE_SLICE = 2000
+
+
+def _cse(exprs: list) -> tuple[list, list]:
+    """``symengine.cse`` of ``exprs``, slice by slice for a large model (linear time).
+
+    Each slice's temporaries are renumbered after the previous slices' (``x<j>`` stays
+    unique); a subexpression shared by two slices is computed in each.
+    """
+    if len(exprs) <= CSE_SLICE:
+        return se.cse(exprs)
+    repl: list = []
+    red: list = []
+    for a in range(0, len(exprs), CSE_SLICE):
+        r, e = se.cse(exprs[a:a + CSE_SLICE])
+        off = len(repl)
+        new = {sym: se.Symbol(f"x{int(str(sym)[1:]) + off}") for sym, _ in r}
+        # cse numbers its temporaries 0, 1, …: shifting by the count so far keeps them unique
+        repl += [(new[sym], _rn(ex, new)) for sym, ex in r]
+        red += [_rn(ex, new) for ex in e]
+    return repl, red
+
+
 class _Writer:
     """Collects C statements; hoists common subexpressions of base symbols."""
 
@@ -265,7 +291,7 @@ class _Writer:
         """``(hoisted, body)``: assignments of the common subexpressions of base symbols
         (``x0``, ``x1``… — states, parameters, inputs, time), then the statements."""
         exprs = [v[1] for k, v in self.stmts if k == "expr"]
-        repl, red = se.cse(exprs) if exprs else ([], [])
+        repl, red = _cse(exprs) if exprs else ([], [])
         base_ok: dict = {}
         keep: list[tuple] = []
         back: dict = {}

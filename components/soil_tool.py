@@ -70,6 +70,9 @@ from .soil import RAKE_RANGE, SoilProperties, n_factors, penetration_pressure
 
 __all__ = ["SoilTool", "GroundProfile", "fit_n_factors"]
 
+#: m: the half-width of the smooth change of the slope angle at a ground profile's vertex
+VERTEX_WIDTH = 0.005
+
 
 class GroundProfile:
     """The ground line: a level, or points ``(x, y)`` joined by straight lines (world frame),
@@ -134,7 +137,9 @@ class GroundProfile:
         return np.where((x < xs[0]) | (x >= xs[-1]), 0.0, s[k])
 
     def expressions(self, x: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-        """``(g(x), σ(x))`` as sympy expressions: height and slope angle (rad)."""
+        """``(g(x), σ(x))`` as sympy expressions: height and slope angle (rad). The height is
+        exact (ramps); the angle changes at a vertex over about ``±2·VERTEX_WIDTH`` (a tanh
+        step), exact farther away (to 1e-12 beyond 7 widths)."""
         if self.level:
             return sp.Float(self.points[0][1]), sp.Integer(0)
         xs, ys = zip(*self.points)
@@ -146,10 +151,15 @@ class GroundProfile:
             g += (si - prev) * sp.Max(x - xi, 0)
             prev = si
         g += (0.0 - prev) * sp.Max(x - xs[-1], 0)
-        pieces = [(sp.Integer(0), x < xs[0])]
-        pieces += [(sp.Float(math.atan(si)), x < xi1) for si, xi1 in zip(slopes, xs[1:])]
-        pieces.append((sp.Integer(0), True))
-        return g, sp.Piecewise(*pieces)
+        # slope angle: a smooth step of each change of angle at its vertex (over ±2·VERTEX_WIDTH),
+        # not a Piecewise: the angle sits inside cos, |·| and the rake's clamps, whose switches
+        # would each hold the whole profile in their conditions
+        angles = [0.0] + [math.atan(si) for si in slopes] + [0.0]
+        sigma = sp.Integer(0)
+        for xi, a0, a1 in zip(xs, angles[:-1], angles[1:]):
+            if a1 != a0:
+                sigma += (a1 - a0) * _step(x - xi, VERTEX_WIDTH)
+        return g, sigma
 
 
 def fit_n_factors(soil: SoilProperties, degree: int = 20) -> dict[str, np.polynomial.Chebyshev]:

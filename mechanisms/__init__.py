@@ -21,9 +21,12 @@ _EXPORTS = {
     'swing_inertia': '.swing',
     'inertia_defaults': '.swing',
     'PartInertia': '.swing',
+    'with_travel': '.travel',
+    'TravelMechanism': '.travel',
+    'Carrier': '.travel',
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["Mechanism", "Pose", "Drive", "MechanismModel", "extension_signals", "with_swing", "SwingMechanism",
-           "swing_inertia", "inertia_defaults", "PartInertia"]
+           "swing_inertia", "inertia_defaults", "PartInertia", "with_travel", "TravelMechanism", "Carrier"]

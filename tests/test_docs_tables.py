@@ -34,6 +34,9 @@ def test_the_tables_hold_the_keys_the_reader_checks():
     assert [r.key for r in mk.rows("cylinder")] == [k.name for k in d._CYLINDER]
     assert [r.key for r in mk.rows("circuit.valves")] == list(circuits._VALVE)
     assert [r.key for r in mk.rows("circuit.open_centre")] == list(circuits_oc.OC_KEYS)
+    from mechanisms.machine import circuits_swing
+
+    assert [r.key for r in mk.rows("circuit.valves.swing")] == list(circuits_swing.SWING_VALVE_KEYS)
     ls = {r.key for r in mk.rows("circuit.load_sensing")}
     assert {"margin", "compensation", "shuttle_band", "pre_compensator_setting"} <= ls
 

@@ -11,9 +11,17 @@ A cycle may instead be given as a path of the tool: ``TIP_PATHS`` lists the tip'
 and the bucket's angle against time; they are interpolated monotonically (PCHIP: a level
 stretch stays level) and turned into cylinder lengths every ``period`` by inverse
 kinematics (least squares on the machine's own position analysis, within the strokes).
+Their valves table is what the tracking operator
+(:class:`mechanisms.machine.operator.TrackingOperator`) commanded on the file's own circuit to
+hold that path, recorded at 0.25 s and smoothed (:func:`operator_valves_table`): it lasts as
+long as the operator's paced cycle, and replayed open loop it drifts from the path (the
+script prints by how much).
 
 The truck-loading cycle of ``excavator_truck`` (:data:`TRUCK_LOADING`) is the bite's lengths
 on a stretched time line with a swing angle column: 90° out while lifting, back while lowering.
+Its valves table (:data:`TRUCK_VALVES`) has the front's commands recorded as above and a swing
+lever shaped as an operator works it, its release times solved so the swing stops at 90° and
+back at 0.
 
 Run: ``python tools/make_cycles.py [MACHINE ...]`` (default: every machine below).
 The excavator's dig–lift–dump files predate this script and are kept as they are; the
@@ -147,6 +155,51 @@ def valves_table(path, lengths: Cycle, period: float = 0.25) -> Cycle:
     return Cycle("valves", t, out, m.functions)
 
 
+def operator_valves_table(path, lengths: Cycle, period: float = 0.25, smooth: int = 25) -> Cycle:
+    """The spool commands of the tracking operator holding ``lengths`` on the file's circuit,
+    sampled every ``period`` (s) after a moving average over ``smooth`` of its 0.01 s samples;
+    prints the open-loop replay's drift from the tracked run and from the reference path."""
+    from mechanisms.machine.operator import TrackingOperator
+
+    m = Machine.from_file(path, mode="valves")
+    op = TrackingOperator(m, lengths)
+    log: list[tuple[float, dict]] = []
+    step = op.controller.fn
+
+    def fn(t, y):
+        out = step(t, y)
+        log.append((t, out))
+        return out
+
+    op.controller = type(op.controller)(fn, op.controller.inputs, period=op.controller.period)
+    run = op.drive(progress=False)
+    ts = np.array([t for t, _ in log])
+    first = int(np.nonzero(np.diff(ts) < 0)[0][-1]) + 1 if np.any(np.diff(ts) < 0) else 0   # the last run
+    ts, cmds = ts[first:], [o for _, o in log[first:]]
+    t_end = op.cycle_time
+    t = np.arange(0, t_end + 1e-9, period)
+    out = {}
+    for f in m.functions:
+        cmd = np.convolve([o[f"{f}.cmd"] for o in cmds], np.ones(smooth) / smooth, mode="same")
+        v = np.round(np.clip(np.interp(t, ts, cmd), -1, 1), 3)
+        v[0] = v[-1] = 0.0
+        out[f] = v
+    table = Cycle("valves", t, out, m.functions)
+    replay, tracked = m.run(table, progress=False).table(), run.table()
+    tt = tracked["time"]
+    x, y = np.interp(tt, replay["time"], replay["tip_x"]), np.interp(tt, replay["time"], replay["tip_y"])
+    path_ = op._kinematic_run()
+    clock = op.clock(tt)
+    to_run = np.hypot(x - tracked["tip_x"], y - tracked["tip_y"])
+    to_path = np.hypot(x - np.interp(clock, path_["time"], path_["tip_x"]),
+                       y - np.interp(clock, path_["time"], path_["tip_y"]))
+    print(f"  tracked: {run.tracking.text()}")
+    print(f"  the valves table replayed open loop: tip {np.median(to_run) * 1e3:.0f} mm from the tracked run "
+          f"(median; {np.percentile(to_run, 95) * 1e3:.0f} mm at the 95th percentile), "
+          f"{np.median(to_path) * 1e3:.0f} mm from the path")
+    return table
+
+
 #: the truck-loading cycle of excavator_truck: the bite's lengths on a time map (truck time →
 #: bite time, PCHIP through these knots: monotone and C¹, so the rates stay continuous) and a
 #: rest-to-rest swing (minimum-jerk quintic) of ``angle`` degrees over each swing window
@@ -186,11 +239,92 @@ def truck_loading(spec=TRUCK_LOADING) -> Cycle:
                  swing=np.round(swing, 9))
 
 
+#: the truck-loading cycle in valves: the front's spool commands recorded by the tracking
+#: controller on the lengths (as the other valves tables), the swing's lever shaped by hand as
+#: an operator works it — pushed to ``command`` over ``ramp`` at the start of each swing
+#: window, held, released over ``ramp`` (the centred valve then brakes the swing against the
+#: crossover relief) — its release times solved (bisection on the whole valves run) so that the
+#: swing stops at ``angle`` out and back at 0
+TRUCK_VALVES = {"file": "excavator_truck_valves.csv", "period": 0.05, "command": 1.0, "ramp": 0.3,
+                "starts": (6.8, 12.1), "angle": 90.0}
+
+
+def swing_lever(t, releases, spec=TRUCK_VALVES) -> np.ndarray:
+    """The hand-shaped swing lever of :data:`TRUCK_VALVES`: +command out from the first start
+    to the first release, −command back from the second start to the second release."""
+    t = np.asarray(t, dtype=float)
+    ramp = spec["ramp"]
+
+    def held(t0, t1):
+        return np.clip((t - t0) / ramp, 0, 1) - np.clip((t - t1) / ramp, 0, 1)
+    (a, b), (r1, r2) = spec["starts"], releases
+    return spec["command"] * (held(a, r1) - held(b, r2))
+
+
+def truck_valves(spec=TRUCK_VALVES, rounds: int = 2) -> Cycle:
+    """The truck-loading cycle in valves (see :data:`TRUCK_VALVES`)."""
+    from bondgraph.hybrid import Controller
+    from scipy.optimize import brentq
+
+    path = DATA / f"{TRUCK_LOADING['machine']}.toml"
+    lengths = Cycle.from_csv(DATA / TRUCK_LOADING["file"], "extensions", ("boom", "arm", "bucket"))
+    m = Machine.from_file(path, mode="valves")
+    t_end = lengths.end
+    t = np.round(np.arange(0.0, t_end + 1e-9, spec["period"]), 6)
+    (a, b) = spec["starts"]
+    releases = (a + 1.7, b + 1.7)
+    front = {f: np.zeros_like(t) for f in m.functions}
+
+    def table(releases, front):
+        return Cycle("valves", t, {f: front[f] for f in m.functions}, m.functions,
+                     swing=np.round(swing_lever(t, releases, spec), 4))
+
+    for _ in range(rounds):
+        # the front's commands: the tracking controller on the lengths, the swing on its lever
+        ctrl = tracking_controller(m, lengths, kp=3.0, period=0.01)
+        log: list[tuple[float, dict]] = []
+
+        def fn(tt, y):
+            out = ctrl.fn(tt, y)
+            log.append((tt, out))
+            return out
+        m.run(table(releases, front), controller=Controller(fn, ctrl.inputs, period=ctrl.period),
+              t_eval=np.arange(0, t_end + 1e-9, 0.01), progress=False)
+        ts = np.array([tt for tt, _ in log])
+        order = np.argsort(ts, kind="stable")
+        for f in m.functions:
+            cmd = np.array([o[f"{f}.cmd"] for _, o in log])[order]
+            smooth = np.convolve(cmd, np.ones(25) / 25, mode="same")
+            v = np.round(np.clip(np.interp(t, ts[order], smooth), -1, 1), 3)
+            v[0] = v[-1] = 0.0
+            front[f] = v
+
+        # the releases: out to the angle, back to 0 (each swing's stop, from the whole run)
+        def angle(releases):
+            tab = m.run(table(releases, front), progress=False).table()
+            return tab["time"], tab["swing_angle"]
+
+        def out(r1):
+            tt, phi = angle((r1, releases[1]))
+            return math.degrees(phi[tt < b].max()) - spec["angle"]
+
+        r1 = brentq(out, a + 0.5, b - 1.0, xtol=1e-3)
+
+        def back(r2):
+            tt, phi = angle((r1, r2))
+            return math.degrees(phi[-1])
+
+        releases = (r1, brentq(back, b + 0.5, t_end - 0.5, xtol=1e-3))
+    return table(releases, front)
+
+
 def main(names):
     for name in names or [*CYCLES, *TIP_PATHS, TRUCK_LOADING["machine"]]:
         if name == TRUCK_LOADING["machine"]:      # lengths and swing from the bite's (write that first)
             truck_loading().to_csv(DATA / TRUCK_LOADING["file"])
             print("wrote", DATA / TRUCK_LOADING["file"])
+            truck_valves().to_csv(DATA / TRUCK_VALVES["file"])
+            print("wrote", DATA / TRUCK_VALVES["file"])
             continue
         path = DATA / f"{name}.toml"
         m = Machine.from_file(path, mode="extensions")
@@ -202,7 +336,7 @@ def main(names):
             lengths = lengths_table(m, knots)
         lengths.to_csv(DATA / lf)
         print("wrote", DATA / lf)
-        valves = valves_table(path, lengths)
+        valves = operator_valves_table(path, lengths) if name in TIP_PATHS else valves_table(path, lengths)
         valves.to_csv(DATA / vf)
         print("wrote", DATA / vf)
 

@@ -1,4 +1,4 @@
-"""A standalone FMI 2.0 FMU of a built model: the generated C equations, no Python inside.
+"""A standalone FMI 2.0 or 3.0 FMU of a built model: the generated C equations, no Python inside.
 
 :func:`export_standalone_fmu` writes an FMU whose shared library is compiled at export
 time, with the system C compiler, from
@@ -6,7 +6,9 @@ time, with the system C compiler, from
 * the model's own generated C (:func:`bondgraph.codegen.generate_c`: ``bg_rhs``,
   ``bg_jac``, ``bg_out`` — the same code a native run calls; nothing is printed twice);
 * a small FMI runtime (``fmu_runtime.c`` next to this module) with its own LU for the
-  coupled algebraic blocks, so that neither LAPACK nor Python is needed;
+  coupled algebraic blocks, so that neither LAPACK nor Python is needed: one core (values,
+  equations, solver) and the thin entry points of the version exported, the ``fmi2…``
+  functions or the ``fmi3…`` functions;
 * a header of sizes, start values and parameter values written here.
 
 It offers **model exchange** (states, ``fmi2GetDerivatives``, outputs, inputs; event
@@ -14,14 +16,21 @@ indicators only for the state crossings given as ``crossings`` — a machine's s
 where a native run locates an event and restarts; the other switching laws —
 ``Heaviside``, piecewise — are integrated through, as the native run integrates them) and, unless ``co_simulation=False``, **co-simulation**:
 ``fmi2DoStep`` steps SUNDIALS CVODE (BDF, dense direct solver, the generated analytic
-Jacobian) with the FMU's tolerances; inputs are held over a step, or ramped with the
-first-order derivatives of ``fmi2SetRealInputDerivatives`` (``canInterpolateInputs``).
+Jacobian) with the FMU's tolerances; inputs are held over a step, or follow the
+polynomial of the first and second derivatives given by ``fmi2SetRealInputDerivatives``
+(``canInterpolateInputs``).
 The SUNDIALS 7 shared libraries of the scikit-sundae wheel are copied next to the FMU's
 library, which finds them through an ``$ORIGIN`` run path: the importing host needs
 neither Python nor SUNDIALS, only a Linux x86-64 C library.
 
 Value references: states ``0 … nx−1``, their derivatives ``nx … 2nx−1``, then the
-inputs, the outputs and the parameters (fixed, settable before initialisation).
+inputs, the outputs and the parameters (fixed, settable before initialisation). FMI 3.0
+(``fmi_version=3``) adds, after these, the independent variable ``time``, the event
+indicators as variables (``crossing(<state> > <threshold>)``, FMI 3 lists them in the
+model structure) and, with co-simulation, the input derivatives ``der(<input>)`` and
+``der(<input>,2)``: inputs with the ``derivative`` attribute, the polynomial of their input
+over a step (FMI 3 has no ``fmi3SetRealInputDerivatives``); its binaries are in
+``binaries/x86_64-linux``.
 
 Examples
 --------
@@ -40,6 +49,17 @@ simulated by FMPy (which imports nothing of this package):
 >>> res = simulate_fmu(str(fmu), stop_time=1.0, relative_tolerance=1e-10, output=["push/m.f"])
 >>> v_end = float(res["push/m.f"][-1])        # v(t) = (F/b)(1 − e^{−bt/m})
 >>> import math; abs(v_end - 2.0 * (1 - math.exp(-2.0))) < 1e-6
+True
+
+The same model as an FMI 3.0 FMU, simulated by FMPy in the same way:
+
+>>> fmu3 = export_standalone_fmu(build(bg), pathlib.Path(tempfile.mkdtemp()) / "push.fmu",
+...                              inputs_start={"F": 8.0}, co_simulation=False, fmi_version=3)
+>>> from fmpy import read_model_description
+>>> read_model_description(str(fmu3)).fmiVersion
+'3.0'
+>>> res = simulate_fmu(str(fmu3), stop_time=1.0, relative_tolerance=1e-10, output=["push/m.f"])
+>>> abs(float(res["push/m.f"][-1]) - v_end) < 1e-8
 True
 """
 
@@ -69,7 +89,7 @@ _SUNDIALS = ("sundials_core", "sundials_nvecserial", "sundials_sunmatrixdense",
 
 
 def fmi_headers() -> Path:
-    """The directory of the standard FMI 2.0 headers (those FMPy ships in ``fmpy/c-code``).
+    """The directory of the standard FMI 2.0 and 3.0 headers (those FMPy ships in ``fmpy/c-code``).
 
     Returns
     -------
@@ -89,11 +109,12 @@ def fmi_headers() -> Path:
 
     spec = importlib.util.find_spec("fmpy")
     if spec is None or not spec.submodule_search_locations:
-        raise ParameterError("FMU export: the FMI 2.0 headers are taken from FMPy, which is not "
+        raise ParameterError("FMU export: the FMI headers are taken from FMPy, which is not "
                              "installed (`pip install fmpy`)")
     path = Path(list(spec.submodule_search_locations)[0]) / "c-code"
-    if not (path / "fmi2Functions.h").is_file():
-        raise ParameterError(f"FMU export: {path} has no fmi2Functions.h (FMPy installation incomplete)")
+    missing = [h for h in ("fmi2Functions.h", "fmi3Functions.h") if not (path / h).is_file()]
+    if missing:
+        raise ParameterError(f"FMU export: {path} has no {', '.join(missing)} (FMPy installation incomplete)")
     return path
 
 
@@ -138,8 +159,8 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
                           rtol: float = 1e-6, atol: float = 1e-8, co_simulation: bool = True,
                           stop_time: float | None = None, model_name: str | None = None,
                           description: str = "",
-                          crossings: Sequence[tuple[str, float, int]] = ()) -> Path:
-    """Write a standalone FMI 2.0 FMU (model exchange, and co-simulation with CVODE) of ``model``.
+                          crossings: Sequence[tuple[str, float, int]] = (), fmi_version: int = 2) -> Path:
+    """Write a standalone FMI 2.0 or 3.0 FMU (model exchange, and co-simulation with CVODE) of ``model``.
 
     Parameters
     ----------
@@ -178,6 +199,9 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
         State crossings as event indicators ``sign·(x − threshold)`` (state name,
         threshold, sign ±1): an importer (and the co-simulation solver) locates them and
         restarts its integrator there — the stroke ends of a machine.
+    fmi_version : {2, 3}
+        The FMI version: 2 (``fmiVersion="2.0"``, ``binaries/linux64``) or 3
+        (``fmiVersion="3.0"``, ``Float64`` variables, ``binaries/x86_64-linux``).
 
     Returns
     -------
@@ -187,7 +211,8 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
     Raises
     ------
     ParameterError
-        A bad argument (all problems listed), a model with input derivatives, FMPy missing
+        A bad argument (all problems listed; an FMI version other than 2 or 3), a model with
+        input derivatives, FMPy missing
         (its FMI headers are used), no SUNDIALS libraries for co-simulation.
     EquationError
         No C compiler (``$CC`` or ``cc``/``gcc``), or the compilation failed.
@@ -229,11 +254,18 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
     missing = [c for c in out_map.values() if c not in compiled]
     if missing:
         problems.append(f"outputs: not compiled outputs of {name!r}: {', '.join(missing)}")
+    if isinstance(fmi_version, bool) or fmi_version not in (2, 3):
+        problems.append(f"fmi_version = {fmi_version!r}: expected 2 (FMI 2.0) or 3 (FMI 3.0)")
+        fmi_version = 2
     for what, v, ok in (("rtol", rtol, 0 < rtol < 1), ("atol", atol, atol > 0)):
         if not ok:
             problems.append(f"{what} = {v!r}: expected {'0 < rtol < 1' if what == 'rtol' else 'atol > 0'}")
     taken = set(states) | {f"der({s})" for s in states} | set(inputs)
+    ev_names = [_crossing_name(c) for c in crossings]
+    extra = (["time", *ev_names] + ([f"der({u})" for u in inputs] + [f"der({u},2)" for u in inputs]
+                                    if co_simulation else [])) if fmi_version == 3 else []
     clash = [n for n in out_map if n in taken] + [p for p in pnames if p in taken or p in out_map]
+    clash += [n for n in extra if n in taken or n in out_map or n in pnames]
     if clash:
         problems.append(f"variable names used twice: {', '.join(clash)}")
     path = Path(path)
@@ -258,12 +290,13 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
               f"#define BGF_RTOL {float(rtol)!r}\n#define BGF_ATOL {float(atol)!r}\n"
               + _c_array("bgf_x0", x0) + _c_array("bgf_p0", params) + _c_array("bgf_u0", u0)
               + _c_array("bgf_nominal", nom) + _c_array("bgf_yidx", out_idx, "int")
-              + f"#define BGF_NEV {len(crossings)}\n"
+              + f"#define BGF_NEV {len(crossings)}\n#define BGF_FMI {fmi_version}\n"
               + _c_array("bgf_ev_idx", [states.index(c[0]) for c in crossings], "int")
               + _c_array("bgf_ev_thr", [c[1] for c in crossings])
               + _c_array("bgf_ev_sign", [c[2] for c in crossings]))
-    xml = _model_description(name, ident, guid, description, states, inputs, list(out_map), pnames, x0, u0,
-                             params, units or {}, co_simulation, rtol, stop_time, len(crossings))
+    write = _model_description if fmi_version == 2 else _model_description3
+    xml = write(name, ident, guid, description, states, inputs, list(out_map), pnames, x0, u0,
+                params, units or {}, co_simulation, rtol, stop_time, ev_names)
     with tempfile.TemporaryDirectory(prefix="bgfmu") as tmp:
         tmp = Path(tmp)
         src = tmp / "sources"
@@ -275,7 +308,8 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
             files[-1].write_text(text)
         (src / "bgf_model.h").write_text(header)
         shutil.copy(_RUNTIME, src / "fmu_runtime.c")
-        binaries = tmp / "binaries" / "linux64"
+        platform = "linux64" if fmi_version == 2 else "x86_64-linux"
+        binaries = tmp / "binaries" / platform
         binaries.mkdir(parents=True)
         lib = binaries / f"{ident}.so"
         _compile(cc, files, src / "fmu_runtime.c", lib, libs, what=f"the FMU of {name!r}")
@@ -286,7 +320,7 @@ def export_standalone_fmu(model, path: str | os.PathLike, *, start: Mapping[str,
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
             z.write(tmp / "modelDescription.xml", "modelDescription.xml")
             for f in sorted(binaries.iterdir()):
-                z.write(f, f"binaries/linux64/{f.name}")
+                z.write(f, f"binaries/{platform}/{f.name}")
             for f in sorted(src.iterdir()):
                 if f.suffix != ".o":
                     z.write(f, f"sources/{f.name}")
@@ -335,8 +369,14 @@ def _compile(cc: str, units: list[Path], runtime: Path, out: Path, libs: Mapping
     _run_cc([link], what)
 
 
+def _crossing_name(crossing) -> str:
+    """An event indicator's variable name (FMI 3): ``crossing(<state> > <threshold>)``."""
+    state, thr, sign = crossing
+    return f"crossing({state} {'>' if sign > 0 else '<'} {float(thr)!r})"
+
+
 def _model_description(name, ident, guid, description, states, inputs, outputs, pnames, x0, u0, params,
-                       units, cs, rtol, stop_time, nev) -> str:
+                       units, cs, rtol, stop_time, ev_names) -> str:
     """The ``modelDescription.xml`` (FMI 2.0, flat names, value references as in the module)."""
     a = quoteattr
     used_units = sorted({units[v] for v in units if units[v]})
@@ -366,6 +406,7 @@ def _model_description(name, ident, guid, description, states, inputs, outputs, 
     for k, p in enumerate(pnames):
         var(p, 2 * nx + nin + ny + k, 'causality="parameter" variability="fixed" initial="exact"',
             f' start="{float(params[k])!r}"{unit(p)}')
+    nev = len(ev_names)
     flags = 'canGetAndSetFMUstate="true" canSerializeFMUstate="true" canNotUseMemoryManagementFunctions="false"'
     parts = ['<?xml version="1.0" encoding="UTF-8"?>',
              f'<fmiModelDescription fmiVersion="2.0" modelName={a(name)} guid={a(guid)} '
@@ -397,6 +438,78 @@ def _model_description(name, ident, guid, description, states, inputs, outputs, 
     parts += [f'      <Unknown index="{idx[o]}"/>' for o in outputs]
     parts += [f'      <Unknown index="{idx["der(" + s + ")"]}"/>' for s in states]
     parts.append("    </InitialUnknowns>")
+    parts.append("  </ModelStructure>")
+    parts.append("</fmiModelDescription>")
+    return "\n".join(parts) + "\n"
+
+
+def _model_description3(name, ident, token, description, states, inputs, outputs, pnames, x0, u0, params,
+                        units, cs, rtol, stop_time, ev_names) -> str:
+    """The ``modelDescription.xml`` of FMI 3.0: ``Float64`` variables with the value
+    references of the FMI 2.0 layout, then ``time``, the event indicators and (with
+    co-simulation) the input derivatives; the model structure by value reference."""
+    a = quoteattr
+    used_units = sorted({units[v] for v in units if units[v]})
+    nx, nin, ny, npar = len(states), len(inputs), len(outputs), len(pnames)
+    vr_out, vr_par = 2 * nx + nin, 2 * nx + nin + ny
+    vr_time = vr_par + npar
+    vr_ev, vr_din = vr_time + 1, vr_time + 1 + len(ev_names)
+
+    def unit(v: str) -> str:
+        return f" unit={a(units[v])}" if units.get(v) else ""
+
+    rows = [f'    <Float64 name="time" valueReference="{vr_time}" causality="independent" '
+            'variability="continuous" description="time"/>']
+
+    def var(nm: str, vr: int, attrs: str, doc: str = "") -> None:
+        d = f" description={a(doc)}" if doc else ""
+        rows.append(f"    <Float64 name={a(nm)} valueReference=\"{vr}\"{d} {attrs}/>")
+
+    for i, s in enumerate(states):
+        var(s, i, f'causality="local" variability="continuous" initial="exact" start="{float(x0[i])!r}"{unit(s)}',
+            "state")
+    for i, s in enumerate(states):
+        var(f"der({s})", nx + i, f'causality="local" variability="continuous" initial="calculated" derivative="{i}"')
+    for j, u in enumerate(inputs):
+        var(u, 2 * nx + j, f'causality="input" variability="continuous" start="{float(u0[j])!r}"{unit(u)}')
+    if cs:
+        for j, u in enumerate(inputs):
+            var(f"der({u})", vr_din + j, f'causality="input" variability="continuous" start="0.0" '
+                f'derivative="{2 * nx + j}"', "the input's rate at a co-simulation step's start (0: held)")
+        for j, u in enumerate(inputs):
+            var(f"der({u},2)", vr_din + nin + j, f'causality="input" variability="continuous" start="0.0" '
+                f'derivative="{vr_din + j}"', "the input's second derivative over a co-simulation step")
+    for k, o in enumerate(outputs):
+        var(o, vr_out + k, f'causality="output" variability="continuous" initial="calculated"{unit(o)}')
+    for k, p in enumerate(pnames):
+        var(p, vr_par + k, f'causality="parameter" variability="fixed" initial="exact" start="{float(params[k])!r}"'
+            f"{unit(p)}")
+    for k, e in enumerate(ev_names):
+        var(e, vr_ev + k, 'causality="local" variability="continuous" initial="calculated"',
+            "event indicator: the state crosses the threshold where it changes sign")
+    flags = 'canGetAndSetFMUState="true" canSerializeFMUState="true"'
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>',
+             f'<fmiModelDescription fmiVersion="3.0" modelName={a(name)} instantiationToken={a(token)} '
+             f'description={a(description or "bond-graph model " + name)} '
+             f'generationTool="hydrobond bondgraph.export.fmu" variableNamingConvention="flat">',
+             f'  <ModelExchange modelIdentifier={a(ident)} {flags}/>']
+    if cs:
+        parts.append(f'  <CoSimulation modelIdentifier={a(ident)} canHandleVariableCommunicationStepSize="true" '
+                     f'{flags}/>')
+    if used_units:
+        parts.append("  <UnitDefinitions>")
+        parts += [f"    <Unit name={a(u)}/>" for u in used_units]
+        parts.append("  </UnitDefinitions>")
+    stop = f' stopTime="{float(stop_time)!r}"' if stop_time is not None else ""
+    parts.append(f'  <DefaultExperiment startTime="0.0"{stop} tolerance="{float(rtol)!r}"/>')
+    parts.append("  <ModelVariables>")
+    parts += rows
+    parts.append("  </ModelVariables>")
+    parts.append("  <ModelStructure>")
+    parts += [f'    <Output valueReference="{vr_out + k}"/>' for k in range(ny)]
+    parts += [f'    <ContinuousStateDerivative valueReference="{nx + i}"/>' for i in range(nx)]
+    parts += [f'    <InitialUnknown valueReference="{vr}"/>' for vr in [*range(nx, 2 * nx), *range(vr_out, vr_par)]]
+    parts += [f'    <EventIndicator valueReference="{vr_ev + k}"/>' for k in range(len(ev_names))]
     parts.append("  </ModelStructure>")
     parts.append("</fmiModelDescription>")
     return "\n".join(parts) + "\n"

@@ -147,6 +147,8 @@ class HydraulicCircuit(BondGraph):
             raise ParameterError(f"circuit {name!r}: power_unit = {power_unit!r}, expected a PowerUnit")
         self.power_unit = power_unit
         self.drives: dict[str, HydraulicDrive] = {}
+        #: the swing drives (:meth:`add_motor`) by name
+        self.motors: dict[str, Any] = {}
         self.add(power_unit)
 
     def add_drive(self, drive: HydraulicDrive) -> str:
@@ -176,6 +178,50 @@ class HydraulicCircuit(BondGraph):
         port = f"{drive.name}.I"
         self.expose(port, f"{drive.name}/I")
         self.drives[drive.name] = drive
+        return port
+
+    def add_motor(self, drive: Any) -> str:
+        """Add a :class:`~components.hydraulics.SwingDrive` (a valve section feeding a swing
+        motor), connect it to the power unit; returns its shaft port name ``"<drive>.M"``
+        (for a :class:`~components.Turntable` made with ``drive="port"``).
+
+        Parameters
+        ----------
+        drive : SwingDrive
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ParameterError
+            Not a swing drive, or a name already used.
+
+        Examples
+        --------
+        >>> from components.hydraulics import (DirectionalValve, Oil, PowerUnit, SwingDrive,
+        ...                                    SwingMotor)
+        >>> oil = Oil()
+        >>> hyd = HydraulicCircuit("hyd", PowerUnit("pu", oil=oil, pressure="200 bar"))
+        >>> hyd.add_motor(SwingDrive("swing", valve=DirectionalValve("valve", q_nominal=3e-3,
+        ...               dp_nominal=1e6, command=0.0), motor=SwingMotor("motor",
+        ...               displacement="150 cm^3/rev", oil=oil)))
+        'swing.M'
+        """
+        from .swing_drive import SwingDrive
+
+        if not isinstance(drive, SwingDrive):
+            raise ParameterError(f"circuit {self.name!r}: add_motor got {drive!r}, expected a SwingDrive")
+        if drive.name in self.children:
+            raise ParameterError(f"circuit {self.name!r}: a part named {drive.name!r} exists already")
+        self.add(drive)
+        p, t = self.power_unit.consumer(drive.name)
+        self.connect(f"{self.power_unit.name}/{p}", f"{drive.name}/P")
+        self.connect(f"{drive.name}/T", f"{self.power_unit.name}/{t}")
+        port = f"{drive.name}.M"
+        self.expose(port, f"{drive.name}/M")
+        self.motors[drive.name] = drive
         return port
 
     def state(self, drive: str, what: str) -> str:

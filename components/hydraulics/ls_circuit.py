@@ -164,6 +164,22 @@ class LSCircuit(HydraulicCircuit):
         self._register(drive.name, drive.valve)
         return super().add_drive(drive)
 
+    def add_motor(self, drive) -> str:
+        """Add a :class:`~components.hydraulics.SwingDrive` whose valve is a
+        :class:`CompensatedValve`: one more section, its load pressure on the shuttle
+        network; returns its shaft port ``"<name>.M"``.
+
+        Parameters
+        ----------
+        drive : SwingDrive
+
+        Returns
+        -------
+        str
+        """
+        self._register(getattr(drive, "name", None), getattr(drive, "valve", None))
+        return super().add_motor(drive)
+
     def add_section(self, valve: CompensatedValve) -> tuple[str, str]:
         """Add a bare valve section named after the valve (no cylinder); returns its work
         ports ``<name>.A``, ``<name>.B``, exposed for the caller to connect (a rig's loads).

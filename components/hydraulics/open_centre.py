@@ -365,6 +365,29 @@ class OpenCentreCircuit(HydraulicCircuit):
         self._chain(drive.name, drive.valve, f"{drive.name}/CI", f"{drive.name}/CO")
         return port
 
+    def add_motor(self, drive) -> str:
+        """Add a :class:`~components.hydraulics.SwingDrive` whose valve is an
+        :class:`OpenCentreValve`: one more section, its bypass chained on the centre gallery
+        as the others; returns its shaft port ``"<name>.M"``.
+
+        Parameters
+        ----------
+        drive : SwingDrive
+
+        Returns
+        -------
+        str
+        """
+        if not isinstance(getattr(drive, "valve", None), OpenCentreValve):
+            raise ParameterError(f"open-centre circuit {self.name!r}: section {getattr(drive, 'name', drive)!r} "
+                                 f"has valve {_what(getattr(drive, 'valve', None))}, expected an OpenCentreValve")
+        port = super().add_motor(drive)
+        v = drive.valve.name
+        drive.expose("CI", f"{v}/CI")
+        drive.expose("CO", f"{v}/CO")
+        self._chain(drive.name, drive.valve, f"{drive.name}/CI", f"{drive.name}/CO")
+        return port
+
     def add_section(self, valve: OpenCentreValve) -> tuple[str, str]:
         """Add a bare valve section named after the valve (no cylinder); returns its work
         ports ``<name>.A``, ``<name>.B``, exposed for the caller to connect (a rig's loads).

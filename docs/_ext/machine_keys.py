@@ -128,6 +128,12 @@ def _valves() -> list[Row]:
     return _dict_rows(c._VALVE, _schema_doc(DRIVE_SCHEMA, VALVE_RENAME))
 
 
+def _swing_valve() -> list[Row]:
+    from components.hydraulics.params import DRIVE_SCHEMA
+    from mechanisms.machine import circuits_swing as cs
+    return _dict_rows(cs.SWING_VALVE_KEYS, _schema_doc(DRIVE_SCHEMA, VALVE_RENAME))
+
+
 def _load_sensing() -> list[Row]:
     from mechanisms.machine import circuits_ls as ls
     pu_schema, ls_schema, _shared, pump, section = ls._schemas()
@@ -160,9 +166,11 @@ SECTIONS: dict[str, Callable[[], list[Row]]] = {
     "base.masses": lambda: _key_rows(_machine()._BASE_MASS),
     "soil": lambda: _key_rows(_machine()._SOIL),
     "swing": lambda: _key_rows(_machine()._SWING),
+    "travel": lambda: _key_rows(_machine()._TRAVEL),
     "circuit.oil": _oil,
     "circuit.power_unit": _power_unit,
     "circuit.valves": _valves,
+    "circuit.valves.swing": _swing_valve,
     "circuit.load_sensing": _load_sensing,
     "circuit.open_centre": _open_centre,
 }

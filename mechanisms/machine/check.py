@@ -244,14 +244,17 @@ def check_file(path: str | Path, overrides: Mapping[str, Any] | None = None, *,
         try:
             if machine is None:
                 check_circuit(desc)          # the tables at least
-            elif desc.swing is not None:     # no swing valve yet: the circuit is built for the front alone
-                valves = Machine(desc.with_sections(swing=None), "valves")
+            elif desc.travel is not None:    # no travel drive in the circuits: built for the front alone
+                valves = Machine(desc.with_sections(travel=None), "valves")
                 lines += circuit_lines(valves, valves.start_state())
-                lines.append("  (built without [swing]: the circuits have no swing valve section yet, so a machine "
-                             "with [swing] runs in modes extensions and forces)")
+                lines.append("  (built without [travel]: the circuits have no travel drive, so a machine "
+                             "with [travel] runs in modes extensions and forces)")
             else:
                 valves = Machine(desc, "valves")
                 lines += circuit_lines(valves, valves.start_state())
+                from .circuits_swing import swing_section_line
+
+                lines += [x for x in [swing_section_line(valves.circuit)] if x]
         except BondGraphError as exc:
             fail("[circuit]", exc)
         for other, table in CIRCUIT_TABLES.items():

@@ -49,6 +49,8 @@ import sympy as sp
 from bondgraph import BondGraph
 from bondgraph.errors import BondGraphError, ParameterError
 
+from .circuits_swing import SWING_SECTION, add_swing
+from .circuits_swing import attach as attach_swing_section
 from .quantities import to_si
 
 __all__ = ["Circuit", "CircuitContext", "CIRCUITS", "CIRCUIT_TABLES", "register_circuit", "build_circuit",
@@ -218,6 +220,9 @@ class Circuit:
 
     #: the :class:`~components.hydraulics.DieselEngine` of ``[circuit.engine]`` (``None``: none)
     engine = None
+    #: the swing section (a :class:`~components.hydraulics.SwingDrive`) of a machine with
+    #: ``[swing]`` (:mod:`.circuits_swing`); ``None``: none
+    swing = None
     #: whether the pump is driven from the engine's shaft (:mod:`.circuits_engine`)
     engine_driven = False
 
@@ -229,8 +234,10 @@ class Circuit:
         """State paths below the component that are pressures (Pa): the chambers and the
         supply states but the :attr:`dimensionless` ones. A run scales its absolute tolerance
         on them (:data:`.run.PRESSURE_ATOL_SCALE`)."""
+        from .circuits_swing import swing_states
+
         return ([s for pair in self.chambers.values() for s in pair]
-                + [s for s in self.supply if s not in self.dimensionless])
+                + [s for s in self.supply if s not in self.dimensionless] + swing_states(self))
 
     def report_lines(self, tab: Mapping[str, np.ndarray]) -> list[str]:
         """Lines the text report adds about the circuit (its read-outs over the run)."""
@@ -344,8 +351,10 @@ class FixedCircuit(Circuit):
             if k is not None:
                 out["relief_flow"] = (res.flow(k), "m^3/s")
         from .circuits_engine import engine_read_outs
+        from .circuits_swing import swing_circuit_read_outs
 
         out.update(engine_read_outs(self, res, prefix, out))
+        out.update(swing_circuit_read_outs(self, res, prefix))
         return out
 
     def energy_category(self, element: str) -> str | None:
@@ -357,6 +366,8 @@ class FixedCircuit(Circuit):
         parts = element.split("/")
         if leaf == "relief":
             return "relief"
+        if leaf == "crossover":
+            return "swing crossover relief"
         if leaf.startswith("R_MU"):
             return "make-up valves"
         if "valve" in parts and leaf.startswith("R_"):
@@ -418,8 +429,15 @@ def read_shared(ctx: CircuitContext, power_unit: Mapping[str, tuple] | None
                 ctx.bad(f"circuit.valves.{f}", f"missing: function {f!r} needs its valve")
                 continue
             valve_p[f] = ctx.read(f"circuit.valves.{f}", valves[f], _VALVE)
+        from .circuits_swing import SWING_SECTION, read_swing_valve
+
+        swing = read_swing_valve(ctx, valves)       # a machine with [swing]: its section's table
+        if swing is not None:
+            valve_p[SWING_SECTION] = swing
         for f in valves:
-            if f not in ctx.functions:
+            # the swing section's table is read by a machine with [swing] only (one file may hold it
+            # for the machine with and without its swing, as it holds several circuit types' tables)
+            if f not in ctx.functions and f != SWING_SECTION:
                 ctx.bad(f"circuit.valves.{f}", f"no cylinder has function {f!r} (functions: "
                                                f"{', '.join(ctx.functions)})")
     return floor, oil_p, pu_p, valve_p
@@ -514,11 +532,14 @@ def fixed_circuit(ctx: CircuitContext) -> Circuit:
         raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
     hc = HydraulicCircuit(ctx.name, pu)
     parts = add_drives(ctx, hc, oil, valve_p)
+    swing = add_swing(ctx, hc, oil, valve_p.get(SWING_SECTION))
     supply = {}
     if pu.pressure_state:
         supply[f"{pu.name}/{pu.pressure_state}"] = pu.relief.crack_pressure if pu.relief else 0.0
     relief = pu.relief.crack_pressure if pu.relief else (pu.supply_pressure if pu.pump is None else None)
-    return FixedCircuit(hc, supply=supply, relief_pressure=relief, cavitation_floor=floor, **parts)
+    circuit = FixedCircuit(hc, supply=supply, relief_pressure=relief, cavitation_floor=floor, **parts)
+    attach_swing_section(circuit, swing, valve_p.get(SWING_SECTION))
+    return circuit
 
 
 # The shipped circuit types register themselves when their modules load; loading them here

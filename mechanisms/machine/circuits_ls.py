@@ -57,6 +57,8 @@ import sympy as sp
 
 from bondgraph.errors import ParameterError
 
+from .circuits_swing import SWING_SECTION, add_swing
+from .circuits_swing import attach as attach_swing_section
 from .circuits import (_POWER_UNIT, CircuitContext, FixedCircuit, add_drives, check_keys, make_oil,
                        read_shared, register_circuit)
 
@@ -243,10 +245,11 @@ def load_sensing_circuit(ctx: CircuitContext) -> LoadSensingCircuit:
     if ctx.problems:
         raise ParameterError(ctx.problems, subject=f"circuit of {ctx.description.file.name}")
     hc = LSCircuit(ctx.name, pu, shuttle=SmoothShuttle(ls_p["shuttle_band"]))
-    parts = add_drives(ctx, hc, oil, valve_p, valve_type=CompensatedValve,
-                       valve_kw={"compensator": comp, "oil": oil, "tap_volume": ls_p["tap_volume"],
-                                 "tap_time_constant": ls_p["tap_time_constant"],
-                                 "ls_opening": ls_p["ls_opening"]})
+    section_kw = {"compensator": comp, "oil": oil, "tap_volume": ls_p["tap_volume"],
+                  "tap_time_constant": ls_p["tap_time_constant"], "ls_opening": ls_p["ls_opening"]}
+    parts = add_drives(ctx, hc, oil, valve_p, valve_type=CompensatedValve, valve_kw=section_kw)
+    # a swinging machine's swing section: one more compensated section on the shuttle network
+    swing = add_swing(ctx, hc, oil, valve_p.get(SWING_SECTION), valve_type=CompensatedValve, valve_kw=section_kw)
     # the equilibrium start solves the outlet, its rate filter and the LS galleries too, from
     # stand-by: galleries vented (0), the outlet at the margin above the LS pressure they give
     p_ls = hc.network.pressure()
@@ -254,11 +257,13 @@ def load_sensing_circuit(ctx: CircuitContext) -> LoadSensingCircuit:
     supply = {f"{pu.name}/{pu.pressure_state}": p0, f"{pu.name}/rate/x.value": p0}
     swash = [] if pu.swash is None else [f"{pu.name}/swash/x.value"]
     supply.update({s: 0.0 for s in swash})
-    for f in ctx.functions:
+    for f in list(ctx.functions) + ([SWING_SECTION] if swing is not None else []):
         supply[f"{f}/valve/ls/C.e"] = 0.0
     relief = pu.relief.crack_pressure if pu.relief else None
-    return LoadSensingCircuit(hc, supply=supply, dimensionless=swash, relief_pressure=relief,
-                              cavitation_floor=floor, **parts)
+    circuit = LoadSensingCircuit(hc, supply=supply, dimensionless=swash, relief_pressure=relief,
+                                 cavitation_floor=floor, **parts)
+    attach_swing_section(circuit, swing, valve_p.get(SWING_SECTION))
+    return circuit
 
 
 def _table(ctx: CircuitContext, name: str, keys: list[str], refused: tuple[str, ...] = ()) -> dict:

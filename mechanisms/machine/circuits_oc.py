@@ -56,6 +56,8 @@ from bondgraph.errors import BondGraphError, ParameterError
 
 from .circuits import _POWER_UNIT, CircuitContext, FixedCircuit, add_drives, check_keys, make_oil, \
     read_shared, register_circuit
+from .circuits_swing import SWING_SECTION, add_swing
+from .circuits_swing import attach as attach_swing_section
 
 __all__ = ["OpenCentreMachineCircuit", "open_centre_circuit", "OC_TABLE", "OC_KEYS"]
 
@@ -226,15 +228,19 @@ def open_centre_circuit(ctx: CircuitContext) -> OpenCentreMachineCircuit:
     except BondGraphError as exc:
         raise ParameterError([f"{path!r} ({ctx.where(path)}): {p}" for p in exc.problems],
                              subject=f"circuit of {ctx.description.file.name}") from None
-    parts = add_drives(ctx, hc, oil, valve_p, valve_type=OpenCentreValve,
-                       valve_kw={"bypass_flow": oc["bypass_flow"], "bypass_dp": oc["bypass_dp"],
-                                 "bypass_closed": oc["bypass_closed"]})
+    section_kw = {"bypass_flow": oc["bypass_flow"], "bypass_dp": oc["bypass_dp"],
+                  "bypass_closed": oc["bypass_closed"]}
+    parts = add_drives(ctx, hc, oil, valve_p, valve_type=OpenCentreValve, valve_kw=section_kw)
+    # a swinging machine's swing section: one more section on the centre gallery
+    swing = add_swing(ctx, hc, oil, valve_p.get(SWING_SECTION), valve_type=OpenCentreValve, valve_kw=section_kw)
     # the equilibrium start settles the outlet, the gallery volumes and the swash plate from
     # stand-by (every spool centred)
     supply = hc.standby()
-    return OpenCentreMachineCircuit(hc, supply=supply, dimensionless=[f"{punit.name}/swash/x.value"],
-                                    relief_pressure=relief.crack_pressure if relief else None,
-                                    cavitation_floor=floor, **parts)
+    circuit = OpenCentreMachineCircuit(hc, supply=supply, dimensionless=[f"{punit.name}/swash/x.value"],
+                                       relief_pressure=relief.crack_pressure if relief else None,
+                                       cavitation_floor=floor, **parts)
+    attach_swing_section(circuit, swing, valve_p.get(SWING_SECTION))
+    return circuit
 
 
 def _relief_given(ctx: CircuitContext, path: str, values: Mapping, raw: Mapping, prefix: str) -> bool:

@@ -109,13 +109,16 @@ def parser() -> argparse.ArgumentParser:
                      help="also the mobility count, the causal report with its derivative-causality "
                           "chains and each start length in its stroke")
     sub.add_parser("list", help="list the shipped machines")
-    fmu = sub.add_parser("export-fmu", help="write a standalone FMI 2.0 FMU of a machine (no Python inside)",
-                         description="Write MACHINE as an FMI 2.0 FMU for model exchange and co-simulation: "
+    fmu = sub.add_parser("export-fmu", help="write a standalone FMI 2.0 or 3.0 FMU of a machine (no Python inside)",
+                         description="Write MACHINE as an FMI 2.0 (or, with --fmi-version 3, FMI 3.0) FMU for "
+                                     "model exchange and co-simulation: "
                                      "the generated C equations compiled with the system C compiler, "
                                      "CVODE bundled for co-simulation; the importing host needs no Python. "
                                      "Inputs: the spool commands <function>.cmd (mode valves) or the "
-                                     "cylinder forces (mode forces); outputs: the point positions (tip_x, "
-                                     "tip_y), cylinder lengths and, in mode valves, chamber pressures.",
+                                     "cylinder forces and, with [swing], the swing motor's torque swing.torque "
+                                     "(mode forces); outputs: the point positions (tip_x, tip_y), cylinder "
+                                     "lengths, swing_angle and swing_rate with [swing] and, in mode valves, "
+                                     "chamber pressures.",
                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     fmu.add_argument("machine", metavar="MACHINE", help="machine file (TOML) or shipped machine name")
     fmu.add_argument("--mode", choices=["forces", "valves"], default="valves", help="what the inputs are")
@@ -128,6 +131,9 @@ def parser() -> argparse.ArgumentParser:
                      help="co-simulation absolute tolerance (pressures: times 1e8)")
     fmu.add_argument("--model-exchange-only", action="store_true",
                      help="no co-simulation interface (no SUNDIALS libraries bundled)")
+    fmu.add_argument("--fmi-version", type=int, choices=[2, 3], default=2,
+                     help="the FMI version: 2 (FMI 2.0) or 3 (FMI 3.0: Float64 variables, input "
+                          "derivatives as variables der(<input>), binaries/x86_64-linux)")
     from ..analysis.cli import add_subcommands  # design studies: `analyse` and `sweep`
 
     add_subcommands(sub)
@@ -253,8 +259,8 @@ def _export_fmu(args) -> int:
     machine = Machine.from_file(path, parse_sets(args.set), mode=args.mode)
     out = Path(args.out) if args.out else Path(f"{Path(path).stem}_{args.mode}.fmu")
     fmu = export_machine_fmu(machine, out, rtol=args.rtol, atol=args.atol,
-                             co_simulation=not args.model_exchange_only)
-    print(f"wrote {fmu.resolve()} (FMI 2.0, model exchange"
+                             co_simulation=not args.model_exchange_only, fmi_version=args.fmi_version)
+    print(f"wrote {fmu.resolve()} (FMI {args.fmi_version}.0, model exchange"
           + ("" if args.model_exchange_only else " and co-simulation") + ")")
     return 0
 

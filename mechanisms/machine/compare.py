@@ -38,6 +38,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -49,7 +50,7 @@ from bondgraph.errors import ParameterError, UnknownNameError
 from .energy import EnergySplit
 
 __all__ = ["RunSummary", "CircuitComparison", "compare_runs", "compare_circuits", "fuel_rate",
-           "write_energy_csv", "read_energy_csv", "DIESEL_ENERGY_DENSITY", "ENGINE_EFFICIENCY"]
+           "write_energy_csv", "read_energy_csv", "tracking_text", "DIESEL_ENERGY_DENSITY", "ENGINE_EFFICIENCY"]
 
 #: Diesel, lower heating value per litre (J/L): 43.0 MJ/kg (IPCC 2006 Guidelines for National
 #: Greenhouse Gas Inventories, vol. 2, ch. 1, table 1.2: gas/diesel oil, net calorific value
@@ -151,6 +152,10 @@ class RunSummary:
     circuit : str
         ``"load-sensing"`` when the run has the LS read-outs, ``"open-centre"`` when it has the
         negacon pressure, ``"fixed"`` when it has a pump and neither, ``"none"`` otherwise.
+    tracking : tuple or None
+        ``(median, 95th percentile)`` of the tool point's distance to the reference path (m)
+        when a tracking operator drove the run (:class:`~.operator.TrackingOperator`); ``None``
+        for a run of prescribed commands.
     """
 
     label: str
@@ -158,6 +163,7 @@ class RunSummary:
     energy: EnergySplit | None
     circuit: str
     compensation: str | None = None
+    tracking: tuple[float, float] | None = None
 
     @classmethod
     def from_run(cls, run, label: str) -> "RunSummary":
@@ -170,7 +176,9 @@ class RunSummary:
                 energy = run.energy_split()
             except BondGraphError:
                 energy = None
-        return cls(label, dict(tab), energy, _circuit_of(tab), getattr(run.machine.circuit, "kind", None))
+        tr = getattr(run, "tracking", None)     # set by the tracking operator that drove it
+        return cls(label, dict(tab), energy, _circuit_of(tab), getattr(run.machine.circuit, "kind", None),
+                   None if tr is None else (tr.median, tr.p95))
 
     @classmethod
     def from_folder(cls, path, label: str | None = None) -> "RunSummary":
@@ -184,12 +192,15 @@ class RunSummary:
         cols, _units = read_csv(results)
         e = folder / "energy.csv"
         energy = read_energy_csv(e) if e.is_file() else None
-        comp = None
+        comp = tracking = None
         report = folder / "report.txt"
         if report.is_file():      # the report names the compensation of a load-sensing run
             text = report.read_text(encoding="utf-8", errors="replace")
             comp = "pre" if "pre-compensated" in text else ("post" if "post-compensated" in text else None)
-        return cls(label or str(path), cols, energy, _circuit_of(cols), comp)
+            found = _TRACKING_LINE.search(text)   # and the tracking of a run the operator drove
+            if found:
+                tracking = (float(found[1]) / 1e3, float(found[2]) / 1e3)
+        return cls(label or str(path), cols, energy, _circuit_of(cols), comp, tracking)
 
     @property
     def duration(self) -> float:
@@ -213,6 +224,29 @@ class RunSummary:
         from .table import output_point_names
 
         return next(iter(output_point_names(self.columns)), None)
+
+
+#: the operator's line in a run folder's report.txt (``hydrobond run --operator track``)
+_TRACKING_LINE = re.compile(r"within (\d+(?:\.\d+)?) mm of the reference path \(median\), "
+                            r"(\d+(?:\.\d+)?) mm at the 95th percentile")
+
+
+def tracking_text(summary: "RunSummary") -> str:
+    """How closely a run's tool point traced the reference path, or that nothing tracked it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = RunSummary("LS", {"time": np.zeros(2)}, None, "load-sensing", tracking=(0.016, 0.094))
+    >>> tracking_text(s)
+    'tracked the reference path: 16 mm median, 94 mm at the 95th percentile'
+    >>> tracking_text(RunSummary("fixed", {"time": np.zeros(2)}, None, "fixed"))
+    'not tracked: prescribed spool commands, its path is its own'
+    """
+    if summary.tracking is None:
+        return "not tracked: prescribed spool commands, its path is its own"
+    med, p95 = summary.tracking
+    return f"tracked the reference path: {med * 1e3:.0f} mm median, {p95 * 1e3:.0f} mm at the 95th percentile"
 
 
 def _circuit_of(cols: Mapping[str, Any]) -> str:
@@ -343,6 +377,8 @@ class CircuitComparison:
         and why they differ, in words with numbers."""
         lines = [f"runs: " + "; ".join(f"{s.label} ({s.circuit} circuit, {s.duration:g} s)"
                                        for s in self.summaries)]
+        # the motion each run made: a comparison of energy is one of the same motion only if tracked
+        lines += [f"  {s.label}: {tracking_text(s)}" for s in self.summaries]
         for s in self.summaries:
             c = s.columns
             if "pump_pressure" in c:
@@ -522,6 +558,10 @@ def _explain_pair(a: RunSummary, b: RunSummary, gap, point: str | None = "tip") 
     if gap is not None:
         d, t = gap
         row = f"{point} paths: up to {d:.2f} m apart (at t = {t:.2f} s)"
+        if a.tracking is not None and b.tracking is not None:
+            row += (f" at the same run time; both followed the reference path, {a.label} within "
+                    f"{a.tracking[0] * 1e3:.0f} mm, {b.label} within {b.tracking[0] * 1e3:.0f} mm (median), "
+                    "each at its own pace")
         if d > 0.05 and {a.circuit, b.circuit} == {"fixed", "load-sensing"} and _same_commands(a, b):
             row += (": with the same spool commands a fixed-pump valve meters more flow the higher its "
                     "supply stands above the load (Q ∝ x·√Δp), a pressure-compensated valve meters the "
@@ -570,7 +610,7 @@ def compare_runs(runs: Mapping[str, Any]) -> CircuitComparison:
     out = []
     for label, r in runs.items():
         if isinstance(r, RunSummary):
-            out.append(RunSummary(label, r.columns, r.energy, r.circuit))
+            out.append(RunSummary(label, r.columns, r.energy, r.circuit, r.compensation, r.tracking))
         elif isinstance(r, MachineRun):
             out.append(RunSummary.from_run(r, label))
         elif isinstance(r, (str, Path)):
@@ -582,9 +622,12 @@ def compare_runs(runs: Mapping[str, Any]) -> CircuitComparison:
 
 
 def compare_circuits(path, circuits: Mapping[str, Mapping[str, Any]], *, cycle=None,
-                     overrides: Mapping[str, Any] | None = None, **run_kw: Any) -> CircuitComparison:
+                     overrides: Mapping[str, Any] | None = None, operator: str = "table",
+                     **run_kw: Any) -> CircuitComparison:
     """Run the same cycle (mode valves: the same spool commands) on circuit variants of one
-    machine file and compare them.
+    machine file and compare them; or, with ``operator="track"``, the same motion: each
+    variant driven along the cycle's lengths by a :class:`~.operator.TrackingOperator`, its
+    tracking error stated beside the comparison.
 
     Parameters
     ----------
@@ -596,6 +639,9 @@ def compare_circuits(path, circuits: Mapping[str, Mapping[str, Any]], *, cycle=N
         Default the file's default cycle.
     overrides : mapping, optional
         Applied to every variant.
+    operator : {"table", "track"}
+        ``"table"``: the cycle's spool commands; ``"track"``: the tracking operator on its
+        lengths (each run ends when the operator reaches the reference's end).
     **run_kw
         Passed to :meth:`~.machine.Machine.run` (``t_end``, ``rtol``...); ``progress`` off by default.
 
@@ -606,11 +652,24 @@ def compare_circuits(path, circuits: Mapping[str, Mapping[str, Any]], *, cycle=N
     if not isinstance(circuits, Mapping) or len(circuits) < 2:
         raise ParameterError(f"compare_circuits: circuits = {circuits!r}, expected a mapping of at least "
                              "two labels to overrides")
+    if operator not in ("table", "track"):
+        raise ParameterError(f"compare_circuits: operator = {operator!r}, expected 'table' (the cycle's "
+                             "spool commands) or 'track' (the tracking operator on its lengths)")
     run_kw.setdefault("progress", False)
     runs = {}
     for label, over in circuits.items():
         m = Machine.from_file(path, {**dict(overrides or {}), **dict(over)}, mode="valves")
-        runs[label] = m.run(cycle, **run_kw)
+        if operator == "track":
+            from .cycle import Cycle
+            from .operator import TrackingOperator
+
+            ref = cycle if isinstance(cycle, Cycle) else m.cycle(cycle, mode="extensions")
+            t_max = run_kw.pop("t_end", None)
+            runs[label] = TrackingOperator(m, ref).drive(t_max, **run_kw)
+            if t_max is not None:
+                run_kw["t_end"] = t_max
+        else:
+            runs[label] = m.run(cycle, **run_kw)
     cmp = compare_runs(runs)
     cmp.runs = runs
     return cmp

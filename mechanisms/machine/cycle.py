@@ -21,7 +21,9 @@ header is in SI, as it always was.
 
 A machine with ``[swing]`` (:mod:`.swing`) takes one more, optional column ``swing``: the
 swing angle (rad; ``swing [deg]`` converts) in mode extensions, the swing torque at the
-swing axis (N·m; ``swing [kN*m]``) in mode forces. Without it the swing is held still.
+swing axis (N·m; ``swing [kN*m]``) in mode forces, the spool command of the circuit's swing
+section (−1 … 1) in mode valves. Without it the swing is held still (mode valves: its valve
+centred).
 
 A run's ``results.csv`` is a cycle too (:meth:`Cycle.from_results`; :meth:`Cycle.from_csv`
 and ``--cycle`` recognise one): the columns of the mode's quantity become the functions'
@@ -92,7 +94,8 @@ class Cycle:
     """
 
     def __init__(self, mode: str, time: Sequence[float], values: Mapping[str, Sequence[float]],
-                 functions: Sequence[str], source: str = "arrays", swing: Sequence[float] | None = None):
+                 functions: Sequence[str], source: str = "arrays", swing: Sequence[float] | None = None,
+                 travel: Sequence[float] | None = None):
         if mode not in MODES:
             raise ParameterError(f"cycle mode {mode!r}: expected one of {', '.join(MODES)}")
         problems: list[str] = []
@@ -139,14 +142,30 @@ class Cycle:
             if sw is None:
                 pass
             elif mode not in _SWING:
-                problems.append(f"column 'swing': a swing column in a {mode} cycle; the swing is driven by its "
-                                "angle (mode extensions) or its torque (mode forces), the circuits have no swing "
-                                "valve yet")
+                problems.append(f"column 'swing': a swing column in a {mode} cycle; expected the swing angle "
+                                "(mode extensions), its torque (mode forces) or its spool command (mode valves)")
             elif t_ok and sw.shape != t.shape:
                 problems.append(f"column 'swing': {sw.size} rows, expected {t.size} like 'time'")
             elif not np.all(np.isfinite(sw)):
                 i = int(np.argmax(~np.isfinite(sw)))
                 problems.append(f"column 'swing': row {i + 2} is {sw[i]}; expected finite values")
+            elif mode == "valves" and np.any(np.abs(sw) > 1.0):
+                i = int(np.argmax(np.abs(sw) > 1.0))
+                problems.append(f"column 'swing': spool commands must lie in −1…1 (row {i + 2}: {sw[i]:g})")
+        tr = None
+        if travel is not None:
+            tr = _column("travel", travel, problems)
+            if tr is None:
+                pass
+            elif mode not in _TRAVEL:
+                problems.append(f"column 'travel': a travel column in a {mode} cycle; the travel is driven by its "
+                                "speed (mode extensions) or its tractive force (mode forces), the circuits have "
+                                "no travel drive yet")
+            elif t_ok and tr.shape != t.shape:
+                problems.append(f"column 'travel': {tr.size} rows, expected {t.size} like 'time'")
+            elif not np.all(np.isfinite(tr)):
+                i = int(np.argmax(~np.isfinite(tr)))
+                problems.append(f"column 'travel': row {i + 2} is {tr[i]}; expected finite values")
         if problems:
             raise ParameterError(problems, subject=f"cycle ({mode})" if source == "arrays"
                                  else f"cycle {source} ({mode})")
@@ -154,6 +173,8 @@ class Cycle:
         self.functions = functions
         #: the ``swing`` column (SI) or None (the swing held still)
         self.swing = sw
+        #: the ``travel`` column (SI: speed m/s or tractive force N) or None (no travel drive)
+        self.travel = tr
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -274,6 +295,8 @@ class Cycle:
                                   for c in missing], subject=f"cycle file {path.name} ({mode})")
         if mode in _SWING and f"swing_{_SWING[mode].split()[1]}" in names:   # a swinging run's angle / torque
             pick[f"swing_{_SWING[mode].split()[1]}"] = "swing"
+        if mode in _TRAVEL and _TRAVEL_RESULT[mode] in names:        # a travelling run's speed / force
+            pick[_TRAVEL_RESULT[mode]] = "travel"
         return cls._from_rows(path, mode, functions, head_line, head, rows, {"time": "time", **pick})
 
     @classmethod
@@ -291,6 +314,8 @@ class Cycle:
                 continue
             if h != "time" and keep[h] == "swing" and "swing" not in functions and mode in _SWING:
                 target, what, _ = _QUANTITY[_SWING[mode]]
+            elif h != "time" and keep[h] == "travel" and "travel" not in functions and mode in _TRAVEL:
+                target, what, _ = _QUANTITY[_TRAVEL[mode]]
             elif h != "time" and keep[h] not in functions:   # an unknown column: Cycle names it
                 factors[j] = 1.0
                 continue
@@ -320,7 +345,8 @@ class Cycle:
                                  subject=f"cycle file {name} ({mode})")
         t = data.pop("time")
         swing = data.pop("swing", None) if "swing" not in functions else None
-        return cls(mode, t, data, functions, source=name, swing=swing)
+        travel = data.pop("travel", None) if "travel" not in functions else None
+        return cls(mode, t, data, functions, source=name, swing=swing, travel=travel)
 
     def signals(self) -> dict[str, object]:
         """Per function: a clamped C² cubic spline (extensions) or a linear table."""
@@ -342,11 +368,13 @@ class Cycle:
         unit = _QUANTITY[self.mode][0] or "1"
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        extra = [] if self.swing is None else [f"swing [{_QUANTITY[_SWING[self.mode]][0]}]"]
-        w.writerow(["time [s]", *(f"{f} [{unit}]" for f in self.functions), *extra])
+        cols = [(f"swing [{_QUANTITY[_SWING[self.mode]][0] or '1'}]", self.swing)] if self.swing is not None else []
+        if self.travel is not None:
+            cols.append((f"travel [{_QUANTITY[_TRAVEL[self.mode]][0]}]", self.travel))
+        w.writerow(["time [s]", *(f"{f} [{unit}]" for f in self.functions), *(h for h, _ in cols)])
         for i, ti in enumerate(self.time):
             w.writerow([repr(float(ti))] + [repr(float(self.values[f][i])) for f in self.functions]
-                       + ([repr(float(self.swing[i]))] if extra else []))
+                       + [repr(float(v[i])) for _, v in cols])
         return atomic_write(path, buf.getvalue())
 
     def __repr__(self) -> str:
@@ -359,9 +387,16 @@ class Cycle:
 _QUANTITY = {"time": ("s", "times", "[s], [ms], [min]"), "extensions": ("m", "lengths", "[mm], [m]"),
              "forces": ("N", "forces", "[N], [kN]"), "valves": ("", "spool commands", "[-], [1], [%]"),
              "swing angle": ("rad", "swing angles", "[rad], [deg]"),
-             "swing torque": ("N*m", "swing torques", "[N*m], [kN*m]")}
+             "swing torque": ("N*m", "swing torques", "[N*m], [kN*m]"),
+             "swing command": ("", "swing spool commands", "[-], [1], [%]"),
+             "travel speed": ("m/s", "travel speeds", "[m/s], [km/h]"),
+             "travel force": ("N", "tractive forces", "[N], [kN]")}
+#: per mode: the quantity of a cycle's optional ``travel`` column (mechanisms.machine.travel)
+_TRAVEL = {"extensions": "travel speed", "forces": "travel force"}
+#: per mode: the results.csv column a travelling run writes for it
+_TRAVEL_RESULT = {"extensions": "travel_speed", "forces": "tractive_force"}
 #: per mode: the quantity of a cycle's optional ``swing`` column (mechanisms.machine.swing)
-_SWING = {"extensions": "swing angle", "forces": "swing torque"}
+_SWING = {"extensions": "swing angle", "forces": "swing torque", "valves": "swing command"}
 #: per mode: the results.csv column of a function's quantity (``<f>_length``...)
 _RESULT_COLUMN = {"extensions": "length", "forces": "force", "valves": "command"}
 #: header units that mean "a plain number"

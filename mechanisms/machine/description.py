@@ -116,7 +116,7 @@ __all__ = ["MachineDescription", "PartSpec", "DATA", "RESERVED", "RUNTIME_KEYS",
 DATA = Path(str(resources.files("mechanisms") / "data"))
 MODES = ("extensions", "forces", "valves")
 RESERVED = ("machine", "chassis", "hinges", "outputs", "start", "limits", "payloads", "circuit",
-            "cycles", "base", "soil", "swing")
+            "cycles", "base", "soil", "swing", "travel")
 #: port classes as written in files (matched exactly; see :func:`_port_class`)
 PORT_CLASSES = ("Rt", "Pd", "Li")
 #: key suffixes (per part type) that are run-time parameters of the compiled model
@@ -253,6 +253,9 @@ _SOIL = [
                                 "body's frame"),
     Key("width", unit="m", check="positive", doc="cutting width (the bucket's)"),
     Key("capacity", unit="m^3", check="positive", doc="heaped capacity of the bucket"),
+    Key("dump_angle", unit="rad", required=False,
+        doc="the face's world angle above which the payload leaves, once the edge is clear of the ground "
+            "(default 60 deg: a backhoe bucket curled open)"),
     Key("ground", "text", required=False, doc="(a list of points [[x, y], ...] with units) the "
                                               "ground profile the edge cuts; default [machine] ground"),
 ]
@@ -274,9 +277,36 @@ _SWING = [
         doc="the swing motor shaft's inertia (motor side of the gear)"),
     Key("axis_x", unit="m", required=False, default=0.0,
         doc="where the swing axis crosses the front's plane: its x in the machine frame"),
+    Key("motor_displacement", unit="m^3/rev", required=False, check="positive",
+        doc="the swing motor's displacement (mode valves: the motor on the circuit's swing section, "
+            "[circuit.valves.swing]; required there)"),
+    Key("motor_volume", unit="m^3", required=False, default=2e-3, check="positive",
+        doc="oil on each side of the swing motor, its ports and lines to the valve"),
+    Key("motor_leakage", unit="m^3/(s*Pa)", required=False, default=0.0, check="nonneg",
+        doc="the swing motor's internal leakage from port A to port B"),
+    Key("crossover_crack", unit="Pa", required=False, check="positive",
+        doc="cracking pressure of the swing motor's crossover relief valves (both ways; mode valves)"),
+    Key("crossover_full", unit="Pa", required=False, check="positive",
+        doc="their fully open pressure (above crossover_crack)"),
+    Key("crossover_flow", unit="m^3/s", required=False, check="positive",
+        doc="their flow when fully open"),
     Key("tensors", "table", required=False,
         doc="in-plane inertia tensors about parts' centres of gravity, PART = [[J_xx, J_xy], [J_xy, J_yy]] "
             "with units, in the part's frame; a part without one is taken as slender along its pin line"),
+    Key("note", "text", required=False, doc="free text (sources, estimates)"),
+]
+#: ``[travel]``: the chassis on its wheels (mechanisms.travel.Carrier, mechanisms.with_travel)
+_TRAVEL = [
+    Key("mass", unit="kg", check="positive",
+        doc="the chassis on its wheels without the front's parts (their masses travel with it)"),
+    Key("rolling", "number", required=False, default=0.0, check="nonneg",
+        doc="rolling-resistance coefficient C_rr: resistance = C_rr × the machine's weight on its wheels"),
+    Key("rolling_speed", unit="m/s", required=False, default=0.02, check="positive",
+        doc="the speed over which the rolling resistance builds up (smooth: tanh(v/v_r))"),
+    Key("speed", unit="m/s", required=False, default=0.0,
+        doc="the travel speed at the start of a run of mode forces (mode extensions: the cycle's column)"),
+    Key("tractive_max", unit="N", required=False, check="positive",
+        doc="the traction limit μ·W the report holds the tractive force against (default: none)"),
     Key("note", "text", required=False, doc="free text (sources, estimates)"),
 ]
 
@@ -374,6 +404,8 @@ class MachineDescription:
     kind: str = "excavator"
     #: ``[swing]`` (SI values; ``tensors``: part → 2×2 tuple, kg·m²) or None
     swing: dict[str, Any] | None = None
+    #: ``[travel]`` (SI values) or None
+    travel: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -505,7 +537,7 @@ class MachineDescription:
         m = raw.get("machine", {})
         out: dict[str, Any] = {k: m[k] for k in ("name", "title", "source", "default_cycle", "ground", "kind")
                                if k in m}
-        for k in ("start", "outputs", "limits", "circuit", "base", "cycles", "swing"):
+        for k in ("start", "outputs", "limits", "circuit", "base", "cycles", "swing", "travel"):
             if k in raw:
                 out[k] = raw[k]
         if "cycles" in out:   # absolute: the files stay where they are
@@ -809,6 +841,10 @@ class _Reader:
         base = self.base(data["base"], machine) if "base" in data else None
         soil = self.soil(data["soil"], parts, machine) if "soil" in data else None
         swing = self.swing(data["swing"], parts) if "swing" in data else None
+        travel = self.table("travel", data["travel"], _TRAVEL) if "travel" in data else None
+        if travel is not None and swing is not None:
+            self.bad("travel", "a machine with [swing] and [travel]: the two couplings do not compose yet; "
+                               "expected one of them")
         if not functions and not self.problems:
             self.problems.append(f"{self.f.name}: no cylinder parts; a machine needs at least one "
                                  "(type = \"cylinder\")")
@@ -821,7 +857,8 @@ class _Reader:
             output_points=out_points, angles=angles, start=start, guess=guess, limits=limits,
             payloads=payloads, circuit=dict(circuit) if circuit is not None else None, cycles=cycles,
             default_cycle=default_cycle, values=self.values, file=self.f,
-            overrides=dict(self.overrides), base=base, raw=data, kind=kind, soil=soil, swing=swing)
+            overrides=dict(self.overrides), base=base, raw=data, kind=kind, soil=soil, swing=swing,
+            travel=travel)
 
     def part(self, name: str, raw: Mapping[str, Any]) -> PartSpec | None:
         typ = raw.get("type")
@@ -1155,7 +1192,8 @@ class _Reader:
             self.bad("soil.ground", "missing: the soil lies on the ground (give [machine] ground or a "
                                     "profile soil.ground = [[x, y], ...])")
         return {"properties": soil, "edge": edge, "face": vals.get("face"), "width": vals.get("width"),
-                "capacity": vals.get("capacity"), "ground": ground, "preset": name}
+                "capacity": vals.get("capacity"), "ground": ground, "preset": name,
+                "dump_angle": vals.get("dump_angle")}
 
     def swing(self, raw: Any, parts: Mapping[str, PartSpec]) -> dict[str, Any]:
         """``[swing]``: the turntable's data and the parts' in-plane inertia tensors."""

@@ -245,12 +245,13 @@ def energy_split(run) -> EnergySplit:
             total += _trap(p, tt)
         return total
     from .swing import energy_label
+    from .travel import travel_energy_label
 
     for node, el in g.nodes(data="element"):
         kind = el.kind
         local = node[len(hyd_prefix):] if hyd_prefix and node.startswith(hyd_prefix) else None
         cat = circ.energy_category(local) if (circ is not None and local is not None) else None
-        cat = cat or energy_label(node, root)       # the turntable's drive, bearing, brake
+        cat = cat or energy_label(node, root) or travel_energy_label(node, root)   # turntable's, carrier's
         if kind in ("I", "C"):
             key = f"energy[{node}]"
             if key not in out:

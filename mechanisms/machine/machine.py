@@ -129,6 +129,7 @@ class Machine:
                        ground: Any = None, name: str | None = None, title: str | None = None,
                        source: str | None = None, default_cycle: str | None = None, kind: str | None = None,
                        soil: Mapping[str, Any] | None = None, swing: Mapping[str, Any] | None = None,
+                       travel: Mapping[str, Any] | None = None,
                        formulation: str = "causal",
                        **kw: Any) -> "Machine":
         """A machine from a mechanism built from templates in Python: the same object, with
@@ -154,13 +155,14 @@ class Machine:
         outputs : dict, optional
             ``{"points": {"tip": "bucket.Q"}, "angles": {"tilt": "bucket - arm"}}``: read-outs
             ``tip_x``, ``tip_y``, ``tilt_angle`` (default angles: every body, absolute).
-        limits, circuit, base, cycles, soil, swing : dict, optional
+        limits, circuit, base, cycles, soil, swing, travel : dict, optional
             ``[limits]`` joint ranges, the hydraulic ``[circuit]`` (``type`` fixed,
             load-sensing or open-centre, its tables by function name), the base machine
             ``[base]`` for tipping studies, named ``[cycles]`` (CSV files), the ``[soil]`` the
             cutting edge meets (``{"preset": "loose_sand", "edge": "bucket.Q", ...}``), the
             ``[swing]`` turntable the front rides on (``{"inertia": "35000 kg*m^2",
-            "gear_ratio": 120}``, :mod:`.swing`).
+            "gear_ratio": 120}``, :mod:`.swing`), the ``[travel]`` carrier it travels on
+            (``{"mass": "15 t", "rolling": 0.03}``, :mod:`.travel`).
         ground, name, title, source, default_cycle, kind
             The ``[machine]`` table's keys (``ground = "-1.2 m"``; ``kind = "loader"`` for the
             loader standards of the design studies).
@@ -187,7 +189,7 @@ class Machine:
         t0 = time.perf_counter()
         desc = MachineDescription.from_mechanism(
             mechanism, start=start, guess=guess, outputs=outputs, limits=limits, circuit=circuit, base=base,
-            cycles=cycles, ground=ground, soil=soil, swing=swing, name=name, title=title, source=source,
+            cycles=cycles, ground=ground, soil=soil, swing=swing, travel=travel, name=name, title=title, source=source,
             default_cycle=default_cycle,
             kind=kind)
         m = cls(desc, mode, formulation=formulation, **kw)
@@ -280,6 +282,11 @@ class Machine:
             from .swing import attach_swing
 
             attach_swing(self, a)
+        self.carrier = None
+        if desc.travel is not None:     # the front on its travelling carrier (mechanisms.machine.travel)
+            from .travel import attach_travel
+
+            attach_travel(self, a)
         if not causal and desc.soil is not None:
             raise ParameterError(f"{desc.name}: [soil] is modelled in the causal formulation only "
                                  f"(found formulation {self.formulation!r})")
@@ -289,7 +296,8 @@ class Machine:
 
             sl = desc.soil
             with_soil(self, sl["properties"], edge=sl["edge"], face=sl["face"], width=sl["width"],
-                      capacity=sl["capacity"], ground=sl["ground"], params=a.params, cache_key=key)
+                      capacity=sl["capacity"], ground=sl["ground"], params=a.params, cache_key=key,
+                      **({"dump_angle": sl["dump_angle"]} if sl.get("dump_angle") is not None else {}))
         elif causal:
             self.model = MechanismModel.build(self.mechanism, a.params, cache_key=key)
         else:
@@ -592,8 +600,8 @@ class Machine:
         return start_state(self, pose or self.start_pose, inputs)
 
     def export_fmu(self, path, **kw: Any):
-        """Write the machine as a standalone FMI 2.0 FMU (``hydrobond export-fmu``); see
-        :func:`.fmu.export_machine_fmu` for the options.
+        """Write the machine as a standalone FMI 2.0 FMU, or FMI 3.0 with ``fmi_version=3``
+        (``hydrobond export-fmu``); see :func:`.fmu.export_machine_fmu` for the options.
 
         Examples
         --------
@@ -775,5 +783,6 @@ def forces_from_lengths(desc: MachineDescription, name: str) -> Cycle:
     t = np.linspace(tab["time"][0], tab["time"][-1], 1001)
     src = desc.cycle_file(name, "extensions").name
     swing = np.interp(t, tab["time"], tab["swing_torque"]) if run.cycle.swing is not None else None
+    travel = np.interp(t, tab["time"], tab["tractive_force"]) if "tractive_force" in tab else None
     return Cycle("forces", t, {f: np.interp(t, tab["time"], tab[f"{f}_force"]) for f in desc.functions},
-                 desc.functions, source=f"inverse dynamics of {src}", swing=swing)
+                 desc.functions, source=f"inverse dynamics of {src}", swing=swing, travel=travel)

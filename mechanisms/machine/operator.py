@@ -8,28 +8,48 @@ pin-to-pin lengths of a cycle (mode ``extensions``):
   gives the rate the reference needs *now*? The flow is the rate times the inflow area;
   the metering drop comes from the circuit: a compensated (load-sensing) section holds
   its metering drop, and a load that runs ahead (a boom lowering under its own weight)
-  is metered by the outlet edge at the load pressure. A fixed or open-centre supply is
-  metered in series by both edges of a 4/3 spool. For that case the drop follows from the
-  supply pressure and the cylinder's load force, read from the chamber pressures through a
-  first-order filter:
+  is metered by the outlet edge at the load pressure. A fixed supply is metered in series
+  by both edges of a 4/3 spool. For that case the drop follows from the supply pressure
+  and the cylinder's load force ``F``:
 
   .. math::
 
      \\Delta p_{in} = \\frac{p_s A_{cap} - F}{A_{cap} + \\varphi^2 A_{rod}},
      \\qquad \\varphi = A_{rod}/A_{cap}\\ \\text{(extending)}.
 
+  An **open centre** has no supply pressure to meter against: the pump pressure is where
+  the negative-control pump's flow, the centre gallery's and the sections' balance, and
+  every spool moves it. The operator solves that balance for all spools at once with the
+  circuit's own laws (:class:`~mechanisms.machine.open_centre_law.OpenCentreLaw`): the
+  openings that give the wanted rates at the pump pressure they settle to. (Not yet on a
+  machine with a swing section, whose motor rocks on its trapped oil: there each function is
+  metered from the measured supply pressure, as for a fixed pump.)
+* **The load force** ``F`` is predicted from the reference: the cylinder forces of the
+  pure-kinematics run along it (gravity, payload, soil, inertia; the inertia scaled by the
+  pace squared, from a second run four times slower), corrected by the first-order filtered
+  difference to the force the chamber pressures give. A filter on the measured force alone
+  lags a bucket that fills or dumps by the filter's time constant.
 * **Feedback per function**: the reference rate plus ``bandwidth`` × the length error
   plus ``integral`` × its integral, turned into a command the same way.
 * **Pacing.** The operator slows its own clock instead of letting the machine fall behind.
   It does so when a function's feedforward would need more than ``max_command`` of its
-  spool, and it slows in proportion to the largest length error. So the tip traces the
+  spool, now or ``look_ahead`` further along the reference (on an open centre: the largest
+  pace at which the balance gives every rate within ``max_command``), and it slows in
+  proportion to the largest length error. So the tip traces the
   reference *path*, and the cycle takes as long as the machine needs. :attr:`clock` maps
   run time to reference time, and :meth:`tracking` measures the tip's distance to the
   reference path at that reference time.
 
+* **The swing** (a machine with ``[swing]``, its circuit's swing section): one more tracked
+  function, its reference the cycle's ``swing`` angle column (none: held at 0). The flow is
+  the rate times the motor's displacement per swing radian through the gear, ``i·D/2π``;
+  the metering drop as for a cylinder (the motor's two ports have equal "areas"). Its error
+  counts in the pacing as the arc it makes at ``swing_radius``.
+
 The reference path in :meth:`tracking` is computed independently of the operator and of the
 hydraulics: it is the same machine in mode ``extensions`` (pure kinematics), run on the
-reference lengths.
+reference lengths (and swing angle: the distance is then taken in space, the tip at its
+radius turned by the swing angle).
 
 Examples
 --------
@@ -55,6 +75,10 @@ __all__ = ["TrackingOperator", "Tracking"]
 
 #: lowest metering drop the feedforward assumes (Pa): a stalled function is not divided by zero
 _MIN_DROP = 1e5
+#: solves of the open-centre law per pacing estimate, and the slowest pace it gives
+_PACE_STEPS, _MIN_PACE = 7, 0.05
+#: how much slower the second kinematic run goes, that separates the inertial forces (∝ pace²)
+_SLOW = 4.0
 
 
 @dataclass(frozen=True)
@@ -131,7 +155,8 @@ class TrackingOperator:
         How far ahead the feedforward reads the reference rate (s): it makes up for the
         spool's lag (a 10 Hz spool, damping 1, lags about 30 ms).
     pressure_filter : float
-        Time constant (s) of the filter on the pressures the feedforward reads.
+        Time constant (s) of the filter on the pressures the feedforward reads (and on the
+        difference between the measured and the predicted load force).
     period : float
         Sample period (s): the commands are held between samples.
     pace : bool
@@ -147,6 +172,18 @@ class TrackingOperator:
         feedforward with the wrong gain leaves.
     pace_time : float
         Time constant (s) with which the pace follows what the machine can do.
+    look_ahead : float
+        How far ahead in the reference (s) the pacing looks for what the machine cannot
+        give, so that it slows before it gets there.
+    load_model : bool
+        Predict the load force from the kinematic reference run (default); ``False``: the
+        filtered measured force alone.
+    swing_bandwidth : float
+        A swinging machine: feedback on the swing-angle error (1/s). Keep it well below the
+        swing's own frequency on the oil trapped in its motor (about 1 Hz on the excavator).
+    swing_radius : float
+        A swinging machine: the radius (m) at which a swing-angle error counts as a length
+        error in the pacing.
 
     Attributes
     ----------
@@ -175,7 +212,8 @@ class TrackingOperator:
     def __init__(self, machine: Any, reference: Any, *, bandwidth: float = 4.0, lead: float = 0.06,
                  pressure_filter: float = 0.3, period: float = 0.01, pace: bool = True,
                  max_command: float = 0.9, slow_on_error: float = 0.02, integral: float = 4.0,
-                 pace_time: float = 1.0) -> None:
+                 pace_time: float = 1.0, look_ahead: float = 0.5, load_model: bool = True,
+                 swing_bandwidth: float = 1.0, swing_radius: float = 1.0) -> None:
         problems = []
         if machine.mode != "valves":
             problems.append(f"the machine is built for mode {machine.mode!r}, expected 'valves'")
@@ -183,11 +221,14 @@ class TrackingOperator:
             problems.append(f"reference cycle is for mode {reference.mode!r}, expected 'extensions' (lengths)")
         for name, value, hi in (("bandwidth", bandwidth, math.inf), ("pressure_filter", pressure_filter, math.inf),
                                 ("period", period, 1.0), ("max_command", max_command, 1.0),
-                                ("slow_on_error", slow_on_error, math.inf), ("pace_time", pace_time, math.inf)):
+                                ("slow_on_error", slow_on_error, math.inf), ("pace_time", pace_time, math.inf),
+                                ("swing_bandwidth", swing_bandwidth, math.inf), ("swing_radius", swing_radius, math.inf)):
             if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= hi):
                 problems.append(f"{name} = {value!r}: expected a number > 0" + (f" and ≤ {hi}" if hi < math.inf else ""))
         if not (isinstance(integral, (int, float)) and math.isfinite(integral) and integral >= 0):
             problems.append(f"integral = {integral!r}: expected a number ≥ 0 (1/s²)")
+        if not (isinstance(look_ahead, (int, float)) and 0 <= look_ahead <= 5):
+            problems.append(f"look_ahead = {look_ahead!r}: expected 0 … 5 s")
         if not (isinstance(lead, (int, float)) and 0 <= lead <= 1):
             problems.append(f"lead = {lead!r}: expected 0 … 1 s")
         circ = machine.circuit if machine.mode == "valves" else None
@@ -208,7 +249,8 @@ class TrackingOperator:
         self.bandwidth, self.lead, self.filter_time = float(bandwidth), float(lead), float(pressure_filter)
         self.pace_on, self.max_command, self.slow_on_error = bool(pace), float(max_command), float(slow_on_error)
         self._circ = circ
-        self.integral, self.pace_time = float(integral), float(pace_time)
+        self.integral, self.pace_time, self.look_ahead = float(integral), float(pace_time), float(look_ahead)
+        self.load_model, self._kin, self._slow = bool(load_model), None, None
         prefix = f"{machine.mechanism.name}/{circ.name}"
         self._drop = getattr(circ, "metering_drop", None)
         self._supply = f"{prefix}/pu/C_P.e" if "pu/C_P.e" in circ.supply else None
@@ -216,8 +258,36 @@ class TrackingOperator:
         self.reference_time = float(reference.time[-1])
         self._length = {f: machine.model.state(machine.cylinder_of[f], "s") for f in machine.functions}
         self._chambers = {f: tuple(f"{prefix}/{s}" for s in circ.chambers[f]) for f in machine.functions}
+        self._swing = self._swing_setup(machine, reference, circ, prefix, float(swing_bandwidth),
+                                        float(swing_radius))
+        # an open centre: the circuit's steady law, solved for all spools at once. (Not yet with a
+        # swing: its motor rocks on the trapped oil at about 1 Hz, which the steady balance does
+        # not hold; such a machine meters each function from the measured supply pressure.)
+        self._oc = None
+        if hasattr(getattr(circ, "hydraulic", None), "control") and self._swing is None:
+            from .open_centre_law import OpenCentreLaw
+
+            sw = self._swing      # the swing motor's "areas": its displacement per swing radian
+            self._oc = OpenCentreLaw(circ, None if sw is None else {"swing": (sw["flow"], sw["flow"])})
+            speed = [k for k in circ.supply if k.startswith("engine/")]
+            self._speed = (f"{prefix}/{speed[0]}", circ.supply[speed[0]]) if speed else None
         self._reset()
-        self.controller = Controller(self._step, [f"{f}.cmd" for f in machine.functions], period=period)
+        names = [f"{f}.cmd" for f in machine.functions] + (["swing.cmd"] if self._swing else [])
+        self.controller = Controller(self._step, names, period=period)
+
+    @staticmethod
+    def _swing_setup(machine, reference, circ, prefix: str, bandwidth: float, radius: float) -> dict | None:
+        """What the swing's tracking needs (``None`` for a machine without a swing section)."""
+        drive = getattr(circ, "swing", None)
+        if drive is None or getattr(machine, "turntable", None) is None:
+            return None
+        from bondgraph import Spline
+
+        ref = None if reference.swing is None else Spline(reference.time, reference.swing, name="swing angle")
+        return {"ref": ref, "angle": machine.mechanism.swing_state("angle"),
+                "flow": machine.turntable.gear_ratio * drive.motor.torque_per_pressure,     # m³ per swing rad
+                "ports": tuple(f"{prefix}/{drive.name}/{drive.state(s)}" for s in ("pA", "pB")),
+                "gain": circ.valve_gains["swing"], "bandwidth": bandwidth, "radius": radius}
 
     # ----------------------------------------------------------------- the operator
     def _reset(self) -> None:
@@ -225,6 +295,7 @@ class TrackingOperator:
         self._last: float | None = None
         self._clock, self._pace = 0.0, 1.0
         self._sum = {f: 0.0 for f in self.machine.functions}
+        self._sum["swing"] = 0.0
         self._log_t: list[float] = []
         self._log_clock: list[float] = []
 
@@ -236,11 +307,43 @@ class TrackingOperator:
             self._filtered[name] += (x - self._filtered[name]) * min(1.0, dt / self.filter_time)
         return self._filtered[name]
 
-    def _per_rate(self, f: str, v: float, y, dt: float, ps: float | None) -> float:
-        """Spool opening per m/s of rod speed that gives rate ``v`` in the present state."""
+    def _load(self, f: str, y, dt: float, c: float) -> float:
+        """The load force on function ``f``'s rod (N) the feedforward meters against."""
+        a_cap, a_rod = self._circ.areas[f]
+        measured = float(y[self._chambers[f][0]]) * a_cap - float(y[self._chambers[f][1]]) * a_rod
+        model = 0.0
+        if self.load_model:
+            if self._kin is None:
+                self._kin = self._kinematic_run()
+            if self._slow is None:
+                self._slow = self._kinematic_run(_SLOW)
+            full = float(np.interp(c, self._kin["time"], self._kin[f"{f}_force"]))
+            slow = float(np.interp(c * _SLOW, self._slow["time"], self._slow[f"{f}_force"]))
+            inertia = (full - slow) / (1.0 - 1.0 / _SLOW ** 2)   # ∝ acceleration: pace² at the pace
+            model = full - inertia * (1.0 - self._pace ** 2)
+        key = f"load/{f}"
+        if key not in self._filtered:
+            self._filtered[key] = measured - model
+        else:
+            self._filtered[key] += (measured - model - self._filtered[key]) * min(1.0, dt / self.filter_time)
+        return model + self._filtered[key]
+
+    def _kinematic_run(self, slower: float = 1.0) -> Mapping[str, np.ndarray]:
+        """The reference run in mode ``extensions`` (pure kinematics): path and cylinder forces;
+        ``slower`` stretches its time."""
+        from .cycle import Cycle
+
+        kin = self.machine.with_mode("extensions")
+        ref = self.reference
+        if slower != 1.0:
+            ref = Cycle("extensions", ref.time * slower, ref.values, ref.functions,
+                        source=f"{ref.source}, {slower:g} times slower", swing=ref.swing)
+        return kin.run(ref, progress=False).table()
+
+    def _per_rate(self, f: str, v: float, force: float, ps: float | None) -> float:
+        """Spool opening per m/s of rod speed that gives rate ``v`` against the load ``force``."""
         circ = self._circ
         a_cap, a_rod = circ.areas[f]
-        force = self._pressure(self._chambers[f][0], y, dt) * a_cap - self._pressure(self._chambers[f][1], y, dt) * a_rod
         if self._drop:  # compensated sections; a load running ahead is metered at its outlet
             if v < 0 and force > 0:
                 drop, area = max(force / a_cap, self._drop), a_cap
@@ -256,6 +359,16 @@ class TrackingOperator:
                 drop, area = (ps * a_rod + force) / (a_rod + a_cap / phi ** 2), a_rod
         return area / (circ.valve_gains[f] * math.sqrt(max(drop, _MIN_DROP)))
 
+    def _swing_per_rate(self, w: float, y, dt: float, ps: float | None) -> float:
+        """Swing spool opening per rad/s of swing rate ``w`` in the present state."""
+        sw = self._swing
+        load = self._pressure(sw["ports"][0], y, dt) - self._pressure(sw["ports"][1], y, dt)
+        if self._drop:   # a compensated section; a swing running ahead is metered at its outlet
+            drop = max(-load if w > 0 else load, self._drop)
+        else:            # both edges in series around the motor's pressure drop
+            drop = 0.5 * (ps - load if w >= 0 else ps + load)
+        return sw["flow"] / (sw["gain"] * math.sqrt(max(drop, _MIN_DROP)))
+
     def _step(self, t: float, y) -> dict[str, float]:
         if self._last is None or t < self._last:  # a new run
             self._reset()
@@ -263,33 +376,109 @@ class TrackingOperator:
         self._last = t
         self._clock = min(self._clock + self._pace * dt, self.reference_time)
         c, end = self._clock, self.reference_time
-        fns = self.machine.functions
+        fns = tuple(self.machine.functions)
+        sw = self._swing
+        fs = fns + (("swing",) if sw is not None else ())   # the swing: one more function, in radians
         ps = self._pressure(self._supply, y, dt) if self._supply is not None else None
         err = {f: self._signals[f].value(c) - float(y[self._length[f]]) for f in fns}
-        for f in fns:
+        if sw is not None:
+            ref = sw["ref"]
+            err["swing"] = (ref.value(c) if ref is not None else 0.0) - float(y[sw["angle"]])
+        for f in fs:
             self._sum[f] += err[f] * dt
-        rate = {f: (self._signals[f].derivative(min(c + self.lead, end)) if c < end else 0.0) for f in fns}
+
+        def rates_at(when: float) -> dict[str, float]:
+            r = {f: (self._signals[f].derivative(min(when + self.lead, end)) if when < end else 0.0)
+                 for f in fns}
+            if sw is not None:
+                r["swing"] = (sw["ref"].derivative(min(when + self.lead, end))
+                              if (sw["ref"] is not None and when < end) else 0.0)
+            return r
+
+        rate = rates_at(c)
         fb = {f: self.bandwidth * err[f] + self.integral * self._sum[f] for f in fns}
-        per = {f: self._per_rate(f, rate[f] + fb[f], y, dt, ps) for f in fns}
+        if sw is not None:
+            # PI on the angle: the integral (its gain the cylinders' scaled to the swing's slower
+            # bandwidth) opens the valve past what the feedforward misses (an open centre's check)
+            fb["swing"] = (sw["bandwidth"] * err["swing"]
+                           + self.integral * (sw["bandwidth"] / self.bandwidth) ** 2 * self._sum["swing"])
+        force = {f: self._load(f, y, dt, c) for f in fns}
+        per = {} if self._oc is not None else {f: self._per_rate(f, rate[f] + fb[f], force[f], ps) for f in fns}
+        if sw is not None:    # the swing metered from the supply pressure (on an open centre too)
+            per["swing"] = self._swing_per_rate(rate["swing"] + fb["swing"], y, dt, ps)
+        if self._oc is not None:
+            if sw is not None:   # the motor's pressure drop times its displacement per swing radian
+                force["swing"] = (self._pressure(sw["ports"][0], y, dt)
+                                  - self._pressure(sw["ports"][1], y, dt)) * sw["flow"]
+            command, capacity = self._open_centre_law(y, fns, force, fb, per)
+        else:
+
+            def command(r: Mapping[str, float], s: float) -> tuple[dict[str, float], tuple]:
+                u = {f: math.copysign(per[f] * abs(r[f] * s + fb[f]), r[f] * s + fb[f]) for f in fs}
+                return u, tuple(f for f in fs if abs(u[f]) > 1.0)
+
+            def capacity(r: Mapping[str, float]) -> float:
+                need = max(abs(r[f]) * per[f] for f in fs) / self.max_command
+                return 1.0 / need if need > 1.0 else 1.0
         pace = 1.0
-        if self.pace_on:
-            need = max(abs(rate[f]) * per[f] for f in fns) / self.max_command
-            if need > 1.0:
-                pace = 1.0 / need
-            pace /= 1.0 + max(abs(e) for e in err.values()) / self.slow_on_error
-        if self.pace_on and dt > 0:  # the pace eases down and up, so it does not chase the error
-            pace = self._pace + (pace - self._pace) * min(1.0, dt / self.pace_time)
+        if self.pace_on:   # what the machine can give now and a little ahead, slowed by the error
+            pace = min(capacity(rate), *(capacity(rates_at(c + k * self.look_ahead / 2)) for k in (1, 2)))
+            errors = [abs(err[f]) for f in fns] + ([abs(err["swing"]) * sw["radius"]] if sw else [])
+            pace /= 1.0 + max(errors) / self.slow_on_error
+            if dt > 0:     # the pace eases down and up, so it does not chase the error
+                pace = self._pace + (pace - self._pace) * min(1.0, dt / self.pace_time)
         self._pace = pace
         self._log_t.append(t)
         self._log_clock.append(c)
-        out = {}
-        for f in fns:
-            v = rate[f] * pace + fb[f]
-            u = math.copysign(per[f] * abs(v), v)
-            if abs(u) > 1.0:  # no wind-up against a saturated spool
-                self._sum[f] -= err[f] * dt
-            out[f"{f}.cmd"] = float(np.clip(u, -1.0, 1.0))
-        return out
+        u, saturated = command(rate, pace)
+        for f in saturated:    # no wind-up against a saturated spool
+            self._sum[f] -= err[f] * dt
+        return {f"{f}.cmd": float(np.clip(u.get(f, 0.0), -1.0, 1.0)) for f in fs}
+
+    def _open_centre_law(self, y, fs: tuple, force: Mapping[str, float], fb: Mapping[str, float],
+                         per: Mapping[str, float]):
+        """The open-centre command and capacity: every cylinder's spool from the circuit's steady
+        law at once; a swing section (``per``: its opening per rad/s) is metered from the supply
+        pressure, its opening held in the balance."""
+        law = self._oc
+        ratio = float(y[self._speed[0]]) / self._speed[1] if self._speed else 1.0
+
+        def held(r: Mapping[str, float], s: float) -> dict[str, float]:
+            return {f: float(np.clip(math.copysign(k * abs(r[f] * s + fb[f]), r[f] * s + fb[f]), -1.0, 1.0))
+                    for f, k in per.items()}
+
+        def solve(r: Mapping[str, float], s: float, x_max: float):
+            return law.openings({f: r[f] * s + fb[f] for f in fs}, force, ratio, x_max, held(r, s))
+
+        def command(r: Mapping[str, float], s: float) -> tuple[dict[str, float], tuple]:
+            state = solve(r, s, 1.0)
+            over = tuple(f for f, k in per.items() if k * abs(r[f] * s + fb[f]) > 1.0)
+            return state.openings, state.saturated + over
+
+        def capacity(r: Mapping[str, float]) -> float:
+            need = max([abs(r[f]) * k for f, k in per.items()] + [0.0]) / self.max_command
+            return min(1.0 / need if need > 1.0 else 1.0, _law_capacity(r))
+
+        def _law_capacity(r: Mapping[str, float]) -> float:
+            ok, bad, s = 0.0, 1.0, 1.0
+            for _ in range(_PACE_STEPS):   # the largest pace at which no spool saturates, bracketed
+                state = solve(r, s, self.max_command)
+                if state.saturated:
+                    bad = s
+                else:
+                    if s == 1.0:
+                        return 1.0
+                    ok = s
+                if ok == 0.0:              # first guesses: the share the saturated functions got
+                    got = [state.rates[f] / (r[f] * s + fb[f]) for f in state.saturated
+                           if r[f] * s + fb[f] != 0.0]
+                    s = s * min([max(g, 0.0) for g in got] + [1.0])
+                    s = s if 0.0 < s < bad else 0.5 * bad
+                else:
+                    s = 0.5 * (ok + bad)
+            return max(ok, _MIN_PACE)
+
+        return command, capacity
 
     # ----------------------------------------------------------------- a whole cycle
     def drive(self, t_max: float | None = None, **run_kw: Any):
@@ -310,7 +499,8 @@ class TrackingOperator:
         Returns
         -------
         MachineRun
-            Check :attr:`cycle_time`: ``nan`` means the end was not reached by ``t_max``.
+            Check :attr:`cycle_time`: ``nan`` means the end was not reached by ``t_max``. Its
+            ``tracking`` attribute is :meth:`tracking` of it (comparisons state it).
 
         Raises
         ------
@@ -338,7 +528,9 @@ class TrackingOperator:
         # one sample more than the sample that reached the end: the operator logs the end
         ctrl = Controller(self.controller.fn, self.controller.inputs, period=self.controller.period,
                           until=self._reached)
-        return self.machine.run(commands, controller=ctrl, t_end=float(t_max), **run_kw)
+        run = self.machine.run(commands, controller=ctrl, t_end=float(t_max), **run_kw)
+        run.tracking = self.tracking(run)     # what a comparison states beside the run
+        return run
 
     def _reached(self, t: float, y) -> bool:
         """The last sample reached the reference's end (asked at the next sample: the run ends)."""
@@ -398,14 +590,22 @@ class TrackingOperator:
         See the class.
         """
         if path is None:
-            kin = self.machine.with_mode("extensions")
-            path = kin.run(self.reference, progress=False).table()
+            if self._kin is None:
+                self._kin = self._kinematic_run()
+            path = self._kin
         tab = run.table()
         t = np.asarray(tab["time"], dtype=float)
         clock = self.clock(t)
         done = self.cycle_time
         keep = t <= (done + 1e-12 if math.isfinite(done) else np.inf)
         px, py = f"{point}_x", f"{point}_y"
-        d = np.hypot(tab[px][keep] - np.interp(clock[keep], path["time"], path[px]),
-                     tab[py][keep] - np.interp(clock[keep], path["time"], path[py]))
+        rx, ry = (np.interp(clock[keep], path["time"], path[k]) for k in (px, py))
+        if "swing_angle" in tab and "swing_angle" in path:   # in space: the radius turned by the swing
+            x0 = self.machine.turntable.axis_x
+            phi, ref_phi = tab["swing_angle"][keep], np.interp(clock[keep], path["time"], path["swing_angle"])
+            r, ref_r = tab[px][keep] - x0, rx - x0
+            d = np.sqrt((r * np.cos(phi) - ref_r * np.cos(ref_phi)) ** 2 + (tab[py][keep] - ry) ** 2
+                        + (r * np.sin(phi) - ref_r * np.sin(ref_phi)) ** 2)
+        else:
+            d = np.hypot(tab[px][keep] - rx, tab[py][keep] - ry)
         return Tracking(t[keep], clock[keep], d, done, self.reference_time)

@@ -241,6 +241,9 @@ def text_report(run) -> str:
     from .swing import swing_report_lines
 
     lines += swing_report_lines(run)
+    from .travel import travel_report_lines
+
+    lines += travel_report_lines(run)
     if "pump_pressure" in tab:
         circ = machine.circuit
         lines.append(f"  supply: pump pressure peak {tab['pump_pressure'].max() / 1e5:.1f} bar"

@@ -182,6 +182,9 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
 
     swing_x0: dict[str, float] = {}
     swing_u = swing_inputs(machine, cycle, swing_x0)      # the turntable's (none without [swing])
+    from .travel import travel_inputs
+
+    swing_u.update(travel_inputs(machine, cycle))         # the carrier's (none without [travel])
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method, energy=energy, progress=progress)
     res = None
     try:
@@ -228,10 +231,12 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
                     Controller(controller, list(inputs))
                 # the stroke ends as transitions: the contacts are located as in a table-driven run
                 hm = HybridModel(mm.model, *contact_transitions(machine))
+                rest = {k: v for k, v in swing_u.items() if k not in ctrl.inputs}   # a swing the controller leaves
                 res = simulate_hybrid(hm, (t0, t_end), x0=x0, controller=ctrl, t_eval=t_eval, rtol=rtol,
-                                      atol=atol, method=method, energy=energy)
+                                      atol=atol, method=method, energy=energy, inputs=rest or None)
             else:
-                res = simulate(mm.model, (t0, t_end), x0=x0, inputs=inputs, events=all_events or None, **kw)
+                res = simulate(mm.model, (t0, t_end), x0=x0, inputs={**inputs, **swing_u},
+                               events=all_events or None, **kw)
     except SimulationError as exc:
         timings.setdefault("start", time.perf_counter() - T)
         timings["integration"] = time.perf_counter() - T
@@ -285,7 +290,9 @@ def _live(live, machine, cycle: Cycle, sig, controller):
         inputs = {f"{f}.cmd": s for f, s in sig.items()}
     from .swing import swing_inputs
 
-    watcher.prepare(machine, cycle, {**inputs, **swing_inputs(machine, cycle)})
+    from .travel import travel_inputs
+
+    watcher.prepare(machine, cycle, {**inputs, **swing_inputs(machine, cycle), **travel_inputs(machine, cycle)})
     return watcher
 
 

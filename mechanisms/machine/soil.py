@@ -98,14 +98,18 @@ def with_soil(machine, soil: SoilProperties, *, edge: tuple[str, str], face: flo
     if problems:
         raise ParameterError(problems, subject=f"soil tool on {machine.name!r}")
     x, y = point_expressions(mech, part, point)
+    bg = mech.bond_graph()
+    h = f"h_{part}_{point}"
+    hx = f"{h}_x"
+    if hasattr(mech, "ground_velocity"):    # a travelling front: the soil sees the edge on the ground
+        x = x + mech.position
+        hx = mech.ground_velocity(bg, hx)
     th = mech.parts[part].coordinates["theta"]
     tool_graph = SoilTool("soil", soil, width=width, capacity=capacity, position=(x, y),
                           face_angle=th + face, ground=machine.description.ground if ground is None else ground,
                           **tool)
-    bg = mech.bond_graph()
     bg.add(tool_graph)
-    h = f"h_{part}_{point}"
-    bg.connect(f"{h}_x", "soil/x")
+    bg.connect(hx, "soil/x")
     bg.connect(f"{h}_y", "soil/y")
     bg.connect(f"{h}_y", "soil/load")
     machine.model = MechanismModel(mech, build(bg, machine.params if params is None else params,

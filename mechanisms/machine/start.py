@@ -47,6 +47,9 @@ def start_state(machine, pose, inputs: Mapping[str, Any] | None = None) -> dict[
         cap, rod = circ.chambers[f]
         x0[f"{prefix}/{cap}"] = x0[f"{prefix}/{rod}"] = base
     inputs = dict(inputs or {f"{f}.cmd": 0.0 for f in machine.functions})
+    for name in model.input_names:      # a swing's valve centred, its brake released
+        if name.startswith("swing."):
+            inputs.setdefault(name, 0.0)
     x = model.initial_state(x0)
     rows = [model.state_index(f"{prefix}/{circ.pistons[f]}") for f in machine.functions]
     # the loaded side of each function, from the force the cylinders must give

@@ -13,12 +13,16 @@ How the swing is driven follows the machine's mode and the cycle's ``swing`` col
   takes at the swing axis is a read-out (inverse dynamics);
 * ``forces`` — the column is the swing torque at the swing axis (N·m; the motor shaft
   gets it divided by the gear ratio), linear in time (forward dynamics);
-* ``valves`` — not yet: the circuits have no swing valve section, so a machine with
-  ``[swing]`` is refused in this mode (a :class:`~bondgraph.errors.ParameterError`).
+* ``valves`` — the column is the spool command of the circuit's swing section (−1 … 1,
+  linear in time like the other functions' commands; the input ``swing.cmd``): the valve
+  feeds the swing motor, whose shaft drives the turntable (``drive="port"``) through the
+  gear (:mod:`.circuits_swing`); centred, the motor's ports are blocked and its crossover
+  relief brakes the swing.
 
 A cycle without a ``swing`` column holds the swing still: its angle stays at 0 (mode
-extensions) or its torque at 0 (mode forces: from rest with no torque, the angular
-momentum about the axis stays 0, so the swing does not turn); the report says so.
+extensions), its torque at 0 (mode forces: from rest with no torque, the angular
+momentum about the axis stays 0, so the swing does not turn) or its valve centred (mode
+valves: the motor's ports blocked); the report says so.
 
 A ``[soil]`` composes with the swing: the soil tool is a planar model in the front's
 plane, attached to the edge's hinge junctions of the swinging front's graph (the soil
@@ -35,10 +39,9 @@ Examples
 >>> m = Machine.from_file(DATA / "excavator_truck.toml", mode="extensions")
 >>> m.turntable.drive, m.turntable.gear_ratio, sorted(m.model.model.input_names)[-1]
 ('rate', 120.0, 'swing.rate')
->>> m.with_mode("valves")
-Traceback (most recent call last):
-...
-bondgraph.errors.ParameterError: 'swing' (excavator_truck.toml, line 18): mode 'valves' with [swing]: the swing valve section is not yet in the circuits (no swing motor on a valve); expected mode 'extensions' (a swing angle column) or 'forces' (a swing torque column), or a file without [swing]
+>>> v = m.with_mode("valves")
+>>> v.turntable.drive, "swing.cmd" in v.model.model.input_names
+('port', True)
 """
 
 from __future__ import annotations
@@ -62,7 +65,8 @@ __all__ = ["SWING", "attach_swing", "swing_inputs", "exact_swing", "swing_read_o
 #: ``swing.brake``) and the cycle column that drives it
 SWING = "swing"
 #: per mode: the unit of a cycle's ``swing`` column (SI) and what it holds
-SWING_UNITS = {"extensions": ("rad", "swing angle"), "forces": ("N*m", "swing torque at the swing axis")}
+SWING_UNITS = {"extensions": ("rad", "swing angle"), "forces": ("N*m", "swing torque at the swing axis"),
+               "valves": ("1", "swing spool command")}
 
 
 def attach_swing(machine, assembled) -> SwingMechanism:
@@ -74,7 +78,7 @@ def attach_swing(machine, assembled) -> SwingMechanism:
     Raises
     ------
     ParameterError
-        Mode ``valves`` or a reference formulation (named with the ``[swing]`` line); a
+        A reference formulation (named with the ``[swing]`` line); a
         tensor that is not a rigid body's with the part's planar inertia (its key).
 
     Examples
@@ -87,10 +91,6 @@ def attach_swing(machine, assembled) -> SwingMechanism:
     desc = machine.description
     sw = desc.swing
     where = f"'swing' ({desc.where('swing')})"
-    if machine.mode == "valves":
-        raise ParameterError(f"{where}: mode 'valves' with [swing]: the swing valve section is not yet in the "
-                             "circuits (no swing motor on a valve); expected mode 'extensions' (a swing angle "
-                             "column) or 'forces' (a swing torque column), or a file without [swing]")
     if machine.formulation != "causal":
         raise ParameterError(f"{where}: [swing] is modelled in the causal formulation only (found "
                              f"formulation {machine.formulation!r})")
@@ -109,12 +109,17 @@ def attach_swing(machine, assembled) -> SwingMechanism:
         for k in keys:
             assembled.params.pop(k, None)
             assembled.symbols.pop(k, None)
-    drive = "rate" if machine.mode == "extensions" else "torque"
+    drive = {"extensions": "rate", "forces": "torque", "valves": "port"}[machine.mode]
+    terminals = None
+    if drive == "port":       # the circuit's swing section: its motor's shaft on the gear
+        from .circuits_swing import SWING_SECTION
+
+        terminals = {"M": (assembled.circuit.component, f"{SWING_SECTION}.M")}
     tt = Turntable(SWING, inertia=sw["inertia"], gear_ratio=sw["gear_ratio"], viscous=sw["viscous"],
                    coulomb=sw["coulomb"], coulomb_rate=sw["coulomb_rate"], brake=sw.get("brake"),
                    motor_inertia=sw["motor_inertia"], axis_x=sw["axis_x"], drive=drive)
     try:
-        swung = with_swing(mech, tt, tensors=tensors)
+        swung = with_swing(mech, tt, tensors=tensors, terminals=terminals)
     except BondGraphError as exc:
         raise ParameterError([f"'swing.tensors' ({desc.where('swing.tensors')}): {p}" for p in exc.problems],
                              subject=desc.file.label) from None
@@ -127,6 +132,8 @@ def attach_swing(machine, assembled) -> SwingMechanism:
 def _column_signal(cycle, mode: str):
     if cycle.swing is None:
         return None
+    if mode == "valves":
+        return Table(cycle.time, cycle.swing, name=f"{SWING}.cmd")
     if mode == "extensions":
         return Spline(cycle.time, cycle.swing, name="swing angle")
     return Table(cycle.time, cycle.swing, name="swing torque")
@@ -159,7 +166,9 @@ def swing_inputs(machine, cycle, x0: dict[str, float] | None = None) -> dict[str
         return {}
     sig = _column_signal(cycle, machine.mode)
     u: dict[str, Any] = {}
-    if machine.mode == "extensions":
+    if machine.mode == "valves":
+        u[f"{SWING}.cmd"] = 0.0 if sig is None else sig
+    elif machine.mode == "extensions":
         if sig is None:
             u[f"{SWING}.rate"] = 0.0
         else:
@@ -214,15 +223,25 @@ def swing_read_outs(machine, res) -> dict[str, tuple[np.ndarray, str]]:
     mech = machine.mechanism
     root = mech.name
     angle = np.asarray(res[mech.swing_state("angle")], dtype=float)
+    extra: dict[str, tuple[np.ndarray, str]] = {}
     if tt.drive == "rate":
         rate = np.asarray(res.flow(f"{root}/{SWING}/rate"), dtype=float)
         torque = np.asarray(tt.drive_torque(res, root), dtype=float)
+    elif tt.drive == "port":          # mode valves: the motor's torque through the gear
+        rate = np.asarray(res[mech.swing_state("rate")], dtype=float)
+        gear = next(k for u, v, k in res.model.graph.edges(keys=True)
+                    if u == f"{root}/{SWING}/gear" and v == f"{root}/{SWING}/w")
+        torque = np.asarray(res.effort(gear), dtype=float)
+        try:
+            extra["swing_command"] = (np.asarray(res[f"{SWING}.cmd"], dtype=float), "1")
+        except Exception:  # noqa: BLE001 - a controller run records no input table
+            pass
     else:
         rate = np.asarray(res[mech.swing_state("rate")], dtype=float) if mech.swing_state("rate") in \
             machine.model.model.state_names else np.asarray(res.flow(f"{root}/{SWING}/torque"), float) / tt.gear_ratio
         torque = tt.gear_ratio * np.asarray(res.effort(f"{root}/{SWING}/torque"), dtype=float)
     return {"swing_angle": (angle, "rad"), "swing_rate": (rate, "rad/s"), "swing_torque": (torque, "N*m"),
-            "swing_inertia": (inertia_series(machine, res), "kg*m^2")}
+            "swing_inertia": (inertia_series(machine, res), "kg*m^2"), **extra}
 
 
 def inertia_series(machine, res) -> np.ndarray:
@@ -324,9 +343,13 @@ def swing_report_lines(run) -> list[str]:
         return []
     tab = run.table()
     phi, rate, tau, J = (tab[k] for k in ("swing_angle", "swing_rate", "swing_torque", "swing_inertia"))
-    if run.cycle.swing is None:
+    if run.cycle.swing is None and not getattr(run, "controlled", False):
         how = ("held still: the cycle has no 'swing' column (" +
-               ("angle constant" if machine.mode == "extensions" else "zero torque") + ")")
+               {"extensions": "angle constant", "forces": "zero torque",
+                "valves": "its valve centred"}[machine.mode] + ")")
+    elif machine.mode == "valves":
+        how = ("swing motor on its valve section, the spool commanded by "
+               + ("the controller" if getattr(run, "controlled", False) else "the cycle's 'swing' column"))
     else:
         how = (f"{'angle prescribed' if machine.mode == 'extensions' else 'torque given'} by the cycle's "
                "'swing' column")
@@ -340,6 +363,18 @@ def swing_report_lines(run) -> list[str]:
              f"{r(tau.max() / 1e3):.1f} kN·m, power {r(power.min() / 1e3):.1f} … {r(power.max() / 1e3):.1f} kW; "
              f"inertia about the axis {J.min():.0f} … {J.max():.0f} kg·m² (gear {tt.gear_ratio:g}: motor "
              f"torque up to {np.abs(tau).max() / tt.gear_ratio:.0f} N·m)"]
+    drive = getattr(machine.circuit, "swing", None) if machine.mode == "valves" else None
+    if drive is not None and "swing_pressure_A" in tab:   # the motor on its valve section
+        dp = np.abs(tab["swing_pressure_A"] - tab["swing_pressure_B"])
+        relief = drive.motor.crossover
+        setting = (f"crossover relief cracks at {relief.crack_pressure / 1e5:.0f} bar" if relief is not None
+                   else "no crossover relief")
+        line = (f"             swing motor {drive.motor.displacement * 1e6:.0f} cm³/rev: pressure drop up to "
+                f"{dp.max() / 1e5:.0f} bar across it ({setting})")
+        if "swing_crossover_flow" in tab:
+            q = np.abs(tab["swing_crossover_flow"])
+            line += f", {float(np.trapezoid(q, tab['time'])) * 1e3:.1f} L across it (relief and leakage)"
+        lines.append(line)
     if defaults:
         lines.append(f"             in-plane inertia: slender along the pin line (the default) for "
                      f"{', '.join(defaults)}")

@@ -111,6 +111,10 @@ def run_table(run) -> tuple[dict[str, np.ndarray], dict[str, str]]:
 
     for name, (arr, unit) in swing_read_outs(machine, res).items():
         put(name, arr, unit)
+    from .travel import travel_read_outs
+
+    for name, (arr, unit) in travel_read_outs(machine, res).items():
+        put(name, arr, unit)
     for name, (x, y) in pos.items():
         key = name.replace("/", "_")
         put(f"{key}_x", x, "m")

@@ -171,6 +171,7 @@ def description_from_mechanism(mechanism, *, start: Mapping[str, Any], guess: Ma
                                circuit: Mapping[str, Any] | None = None, base: Mapping[str, Any] | None = None,
                                cycles: Mapping[str, Any] | None = None, ground: Any = None,
                                soil: Mapping[str, Any] | None = None, swing: Mapping[str, Any] | None = None,
+                               travel: Mapping[str, Any] | None = None,
                                name: str | None = None, title: str | None = None, source: str | None = None,
                                default_cycle: str | None = None, directory: str | Path | None = None,
                                kind: str | None = None):
@@ -206,7 +207,8 @@ def description_from_mechanism(mechanism, *, start: Mapping[str, Any], guess: Ma
     data.update(tables)
     data["start"] = start_t
     for k, v in (("outputs", outputs), ("limits", limits), ("circuit", circuit), ("base", base),
-                 ("cycles", cycles), ("soil", soil), ("swing", swing)):
+                 ("cycles", cycles), ("soil", soil), ("swing", swing),
+                 ("travel", travel)):
         if v is not None:
             data[k] = _plain(v)
     origin = f"Machine.from_mechanism({mechanism.name!r})"

@@ -10,6 +10,7 @@ from mechanisms.machine import DATA, Machine
 from mechanisms.machine.operator import TrackingOperator
 
 FILE = DATA / "excavator.toml"
+DIG = DATA / "excavator_dig.toml"
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +91,57 @@ def test_drive_ends_at_the_cycle_in_one_run_as_a_second_run_to_that_end_would(fi
     ea, eb = slow.energy_split().terms, fast.energy_split().terms
     for k in ea:
         assert eb[k] == pytest.approx(ea[k], rel=1e-9, abs=1e-6), k
+
+
+def test_the_fixed_circuit_holds_the_bite_within_20_mm():
+    """(the open-centre and load-sensing circuits: tests/soil/test_dig_machine.py)"""
+    m = Machine.from_file(DIG, {"circuit.type": "fixed"}, mode="valves")
+    ref = Machine.from_file(DIG, mode="extensions").cycle()
+    op = TrackingOperator(m, ref)
+    run = op.drive(t_max=30.0, progress=False)
+    path = Machine.from_file(DIG, mode="extensions").run(ref, progress=False).table()
+    tab = run.table()
+    keep = tab["time"] <= op.cycle_time
+    clock = op.clock(tab["time"][keep])
+    d = np.hypot(tab["tip_x"][keep] - np.interp(clock, path["time"], path["tip_x"]),
+                 tab["tip_y"][keep] - np.interp(clock, path["time"], path["tip_y"]))
+    assert math.isfinite(op.cycle_time) and np.median(d) <= 0.020
+
+
+def test_the_open_centre_operator_meters_every_spool_with_the_circuit_law():
+    """On an open centre the openings come from the balance of pump, gallery and sections: the
+    openings the operator's law gives, held, settle the circuit to the rates asked for."""
+    from mechanisms.machine.open_centre_law import OpenCentreLaw
+
+    m = Machine.from_file(FILE, {"circuit.type": "open-centre"}, mode="valves")
+    law = OpenCentreLaw(m.circuit)
+    a = m.circuit.areas
+    forces = {"boom": 60e5 * a["boom"][0], "arm": 30e5 * a["arm"][0], "bucket": -10e5 * a["bucket"][1]}
+    wanted = {"boom": 0.08, "arm": 0.05, "bucket": -0.04}
+    st = law.openings(wanted, forces)
+    assert not st.saturated
+    again = law.steady(st.openings, forces)       # the forward balance at those openings
+    for f, v in wanted.items():
+        assert again.rates[f] == pytest.approx(v, rel=1e-4)
+    assert again.pump_flow == pytest.approx(again.bypass_flow + sum(again.flows.values()), rel=1e-5)
+
+
+def test_a_held_section_takes_part_in_the_open_centre_balance():
+    """A section held at an opening (not solved for) draws its flow and throttles the gallery:
+    the forward balance at all the openings gives back the rates asked of the others."""
+    from mechanisms.machine.open_centre_law import OpenCentreLaw
+
+    m = Machine.from_file(FILE, {"circuit.type": "open-centre"}, mode="valves")
+    law = OpenCentreLaw(m.circuit)
+    a = m.circuit.areas
+    forces = {"boom": 60e5 * a["boom"][0], "arm": 30e5 * a["arm"][0], "bucket": 20e5 * a["bucket"][0]}
+    st = law.openings({"boom": 0.06, "arm": 0.04}, forces, held={"bucket": 0.3})
+    assert st.openings["bucket"] == 0.3
+    again = law.steady(st.openings, forces)
+    # (to the roots' 100 Pa in the pump pressure: a metering drop of a few bar)
+    assert again.rates["boom"] == pytest.approx(0.06, rel=5e-3)
+    assert again.rates["arm"] == pytest.approx(0.04, rel=5e-3)
+    assert again.rates["bucket"] == pytest.approx(st.rates["bucket"], rel=5e-3)
+    # the held bucket's flow and bypass count: without it the others need other openings
+    alone = law.openings({"boom": 0.06, "arm": 0.04}, forces)
+    assert abs(alone.openings["boom"] - st.openings["boom"]) > 1e-3

@@ -121,13 +121,6 @@ def test_a_tensor_that_is_no_rigid_body_is_named_by_its_key_at_the_build():
     assert "'swing.tensors'" in str(e.value) and "boom" in str(e.value) and "J_n = 8060" in str(e.value)
 
 
-def test_mode_valves_with_swing_is_refused_by_name(truck):
-    with pytest.raises(ParameterError) as e:
-        truck.with_mode("valves")
-    assert "'swing' (excavator_truck.toml, line" in str(e.value)
-    assert "swing valve section is not yet in the circuits" in str(e.value)
-
-
 def test_a_swing_column_for_a_machine_without_swing_is_refused(truck):
     dig = Machine.from_file(DATA / "excavator_dig.toml", mode="extensions")
     with pytest.raises(ParameterError) as e:
@@ -374,8 +367,8 @@ def test_a_runs_results_are_its_cycle_again_with_the_swing(tmp_path, truck, truc
 
 def test_a_bad_swing_column_is_named():
     with pytest.raises(ParameterError) as e:
-        Cycle("valves", [0, 1], {"lift": [0, 0]}, ("lift",), swing=[0, 1])
-    assert "column 'swing': a swing column in a valves cycle" in str(e.value)
+        Cycle("valves", [0, 1], {"lift": [0, 0]}, ("lift",), swing=[0, 1.5])
+    assert "column 'swing': spool commands must lie in −1…1 (row 3: 1.5)" in str(e.value)
     with pytest.raises(ParameterError) as e:
         Cycle("extensions", [0, 1, 2], {"lift": [1, 1, 1]}, ("lift",), swing=[0, float("nan"), 1])
     assert "column 'swing': row 3 is nan" in str(e.value)
