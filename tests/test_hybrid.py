@@ -489,3 +489,39 @@ def test_outputs_after_the_run_use_each_samples_mode_and_name_non_finite_values(
         out = zres.outputs()
     (b1,) = [k for _, _, k in zm.model.graph.out_edges("z/src", keys=True)]
     assert out[f"e[{b1}]"][2:] == pytest.approx([0.0, 0.5, 2.0 * 1.0])   # sw·√(t − 1)
+
+
+def test_a_controllers_until_ends_the_run_as_a_run_to_that_sample_would():
+    """``until`` ends the run at the first sample it is true at; the results are those of a
+    run to that time (x = t²/2 under a unit force: 0.405 m at 0.9 s, 0.5 m at 1.0 s)."""
+    push = dict(fn=lambda t, y: {"force": 1.0}, inputs=["force"], period=0.1)
+    seen = []
+
+    def until(t, y):
+        seen.append(round(t, 9))
+        return y["servo/v.x"] > 0.45
+
+    t_eval = np.linspace(0.0, 5.0, 51)
+    short = simulate_hybrid(servo(), (0.0, 5.0), controller=Controller(**push, until=until), t_eval=t_eval,
+                            rtol=1e-10, atol=1e-12)
+    ref = simulate_hybrid(servo(), (0.0, 1.0), controller=Controller(**push), t_eval=t_eval[:11],
+                          rtol=1e-10, atol=1e-12)
+    assert seen == [round(0.1 * k, 9) for k in range(1, 11)]       # not at the first sample
+    assert short.message == "ended by the controller at t = 1 s" and ref.message == "ok"
+    np.testing.assert_allclose(short.t, ref.t, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(short["servo/v.x"], ref["servo/v.x"], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(short["servo/v.x"], 0.5 * short.t ** 2, rtol=1e-8, atol=1e-12)
+
+
+def test_a_bad_until_is_refused_by_name():
+    from bondgraph.errors import UserCallableError
+    with pytest.raises(ParameterError, match="until = 3 is not callable"):
+        Controller(lambda t, y: {}, ["force"], period=0.1, until=3)
+    with pytest.raises(ParameterError, match="until given to a continuous controller"):
+        Controller(lambda t, y: {}, ["force"], until=lambda t, y: True)
+
+    def broken(t, y):
+        raise KeyError("done")
+    with pytest.raises(UserCallableError, match="its until.*KeyError"):
+        simulate_hybrid(servo(), (0, 1.0), controller=Controller(lambda t, y: {"force": 1.0}, ["force"],
+                                                                   period=0.1, until=broken))

@@ -38,8 +38,16 @@ class _Probe:
         self.hm = hm
         self.model = hm.model
         self.rhs = rhs
+        self._readers: dict[str, Callable[[float, np.ndarray], float]] = {}
 
     def reader(self, name: str) -> Callable[[float, np.ndarray], float]:
+        """The reader of ``name`` (made once per name: a controller reads at every sample)."""
+        r = self._readers.get(name)
+        if r is None:
+            r = self._readers[name] = self._make_reader(name)
+        return r
+
+    def _make_reader(self, name: str) -> Callable[[float, np.ndarray], float]:
         m = self.model
         if name in m.state_names:
             i = m.state_names.index(name)
@@ -131,6 +139,12 @@ class Controller:
         Sample period (s): zero-order hold between samples, restarts at each
         sample. ``None``: evaluated at every right-hand-side call (continuous);
         the solver then differences its Jacobian.
+    until : callable, optional
+        Sampled controllers only: ``until(t, y)`` is asked at every sample time after
+        the first, before ``fn``; ``True`` ends the run there (the results end at that
+        sample, their ``message`` says so). A run that must go on until the controller
+        is done (an operator at the end of its path) then needs no second run to a
+        known end.
 
     Examples
     --------
@@ -144,15 +158,31 @@ class Controller:
     ...                       controller=pd, rtol=1e-10, atol=1e-12)
     >>> round(float(res["servo/v.x"][-1]), 6), round(7 * math.exp(-6), 6)
     (0.017351, 0.017351)
+
+    A sampled push at 10 Hz that ends the run at the first sample past 0.45 m
+    (``x = t²/2``: 0.405 m at 0.9 s, 0.5 m at 1 s):
+
+    >>> push = Controller(lambda t, y: {"force": 1.0}, ["force"], period=0.1,
+    ...                   until=lambda t, y: y["servo/v.x"] > 0.45)
+    >>> res = simulate_hybrid(servo(), (0.0, 5.0), controller=push, rtol=1e-10, atol=1e-12)
+    >>> round(float(res.t[-1]), 9), round(float(res["servo/v.x"][-1]), 6), res.message
+    (1.0, 0.5, 'ended by the controller at t = 1 s')
     """
 
     fn: Callable[[float, Measurements], Mapping[str, Any]]
     inputs: tuple[str, ...] = ()
     period: float | None = None
+    until: Callable[[float, Measurements], bool] | None = None
 
-    def __init__(self, fn, inputs: Sequence[str] = (), period: float | None = None):
+    def __init__(self, fn, inputs: Sequence[str] = (), period: float | None = None,
+                 until: Callable[[float, Measurements], bool] | None = None):
         if not callable(fn):
             raise ParameterError(f"controller: {fn!r} is not callable")
+        if until is not None and not callable(until):
+            raise ParameterError(f"controller: until = {until!r} is not callable")
+        if until is not None and period is None:
+            raise ParameterError("controller: until given to a continuous controller (period None); "
+                                 "expected a sample period, at whose samples until is asked")
         if isinstance(inputs, str):
             raise ParameterError(f"controller inputs {inputs!r}: expected a list of input names "
                                  f"(e.g. [{inputs!r}])")
@@ -161,3 +191,4 @@ class Controller:
         object.__setattr__(self, "fn", fn)
         object.__setattr__(self, "inputs", tuple(inputs))
         object.__setattr__(self, "period", None if period is None else float(period))
+        object.__setattr__(self, "until", until)

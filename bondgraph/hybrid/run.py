@@ -78,6 +78,7 @@ class _HybridRun:
         self.breaks = sorted({float(b) for b in rhs.inputs.breakpoints() if t0 < b < t1})
         self.period = controller.period if controller is not None else None
         self.k_sample = 0
+        self.ended: float | None = None   # the sample time at which the controller's until ended the run
         self.n_seg = 0
         self.sampled_once = False
         self.eps_t = 1e-12 * max(1.0, abs(t1))
@@ -316,8 +317,17 @@ class _HybridRun:
         self.record(seg.t, seg.y)
         return seg, active
 
+    def until(self, t: float, yv: np.ndarray) -> bool:
+        """The controller's ``until`` at a sample time: ``True`` ends the run there."""
+        from .control import Measurements
+
+        c = self.controller
+        what = f"controller (inputs {', '.join(c.inputs) or 'none'}): its until"
+        return bool(call_user(c.until, (t, Measurements(self.rhs.probe, t, yv[: self.rhs.nx])), what, t))
+
     def run(self) -> HybridResults:
-        """The whole run: :meth:`start`, then segments between switches to ``t1``."""
+        """The whole run: :meth:`start`, then segments between switches to ``t1`` (or to the
+        sample at which the controller's ``until`` ends it)."""
         t, y = self.t0, self.y0
         self.start(t, y)
         what = f"hybrid model {self.model.name!r}"
@@ -346,8 +356,11 @@ class _HybridRun:
             if (self.period is not None and abs(t - (self.t0 + self.k_sample * self.period)) <= self.eps_t
                     and t < self.t1 - self.eps_t):
                 try:
+                    if self.controller.until is not None and self.until(t, y):
+                        self.t1, self.ended = t, t       # the end: as a run to this time
+                        continue
                     self.sample(t, y)
                 except UserCallableError as err:
                     raise self.callable_error(t, y, err) from None
                 self.k_sample += 1
-        return self.results("ok")
+        return self.results("ok" if self.ended is None else f"ended by the controller at t = {self.ended:.9g} s")

@@ -272,6 +272,7 @@ class Session:
         self._keep: dict = {}
         self._mbuf = np.zeros(max(nmon, 1))
         self._gbuf = np.zeros(1)
+        self._guard_specs: list[tuple] | None = None     # the guards last set (:meth:`set_guards`)
         self._dky = np.zeros(self.n)
         self._rt, self._ry = _DP(), _DP()
         self.b = math.inf
@@ -331,6 +332,8 @@ class Session:
         """
         ng = len(specs)
         specs = [tuple(g) + (("none", 0, 0.0) if len(g) == 7 else ()) for g in specs]
+        if specs == self._guard_specs:   # as set (a sampled controller's segments): nothing to copy
+            return
         kind = np.array([GUARD_KIND[g[0]] for g in specs] or [0], dtype=np.int32)
         idx = np.array([g[1] for g in specs] or [0], dtype=np.int32)
         cols = [np.array([float(g[k]) for g in specs] or [0.0]) for k in (2, 3, 4, 5)]
@@ -342,6 +345,7 @@ class Session:
                                    _ptr(dirs), _ptr(kind2), _ptr(idx2), _ptr(c2)) != 0:
             raise MemoryError("the native CVODE driver could not allocate its guards")
         self.ng = ng
+        self._guard_specs = specs
         self._g_old = _view(self.lib.bgn_g_old(self.h), ng)
         self._dg_old = _view(self.lib.bgn_dg_old(self.h), ng)
         self._gbuf = np.zeros(max(ng, 1))

@@ -577,6 +577,16 @@ def working_range(machine: Any, *, n: int | Mapping[str, int] = 50, point: str |
     if dump not in ("retract", "extend"):
         raise ParameterError(f"working range: dump = {dump!r}, expected 'retract' or 'extend' (the end of the "
                              "tool's stroke that turns it open)")
+    tool_point(desc, point)                          # a bad point is named before any work
+    # the working range is of the geometry alone: a change that leaves it (a bore, a mass) reuses it
+    key = ("working-range", repr(n), point, refine_extremes, resolution, dump, desc.ground, desc.kind,
+           repr(desc.output_points), repr(sorted(desc.cylinder_of.items())))
+    return study._remember(key, lambda: _working_range(study, n, point, refine_extremes, resolution, dump))
+
+
+def _working_range(study: Study, n, point, refine_extremes: bool, resolution: float, dump: str) -> WorkingRange:
+    """:func:`working_range` of the study's present description, its arguments checked."""
+    desc = study.description
     name, part, pt = tool_point(desc, point)
     kin = study.kinematics
     pin = kin.parts[part].root.name

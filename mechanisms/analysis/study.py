@@ -134,6 +134,7 @@ class Study:
             self._machines[machine.mode] = machine
         self._kin: BoxKinematics | None = None
         self._grids: dict[tuple, BoxGrid] = {}
+        self._results: dict[tuple, Any] = {}     # analyses of the geometry alone (:meth:`_remember`)
         self._statics = None
         self._pressures: dict[str, Any] = {}
         #: what the last :meth:`update` did with each built thing
@@ -181,6 +182,7 @@ class Study:
             if _geometry(new) != _geometry(old):
                 self._kin = None
                 self._grids = {}
+                self._results = {}
                 log["kinematics"] = "rebuilt"
             else:
                 log["kinematics"] = "kept"
@@ -206,6 +208,16 @@ class Study:
             return "kept"
         done = machine.set({k: overrides[k] if k in overrides else _raw(self.base, k) for k in keys})
         return "kept" if done == "description" else done
+
+    def _remember(self, key: tuple, make):
+        """``make()``, made once per ``key`` and geometry: for an analysis of the geometry alone
+        (the working range), which a change that leaves the geometry (a bore, a mass) does not
+        reach. ``key`` holds every other input of ``make`` (its arguments, the description's
+        values it reads)."""
+        full = (key, _geometry(self.description))
+        if full not in self._results:
+            self._results[full] = make()
+        return self._results[full]
 
     # ------------------------------------------------------------------ built things
     def machine(self, mode: str):

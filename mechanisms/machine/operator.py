@@ -491,10 +491,10 @@ class TrackingOperator:
     def drive(self, t_max: float | None = None, **run_kw: Any):
         """Run the machine through the whole reference, ending when the operator reaches its end.
 
-        The run is made to ``t_max`` (default twice the reference's duration). If the operator
-        reached the end of the reference earlier, the run is made again up to that moment
-        (and one sample period more), so that energy and fuel are those of one cycle. The operator is deterministic, so the
-        second run repeats the first.
+        The run is made to ``t_max`` (default twice the reference's duration) and ends one
+        sample period after the operator reached the end of the reference, so that energy and
+        fuel are those of one cycle (the controller's ``until``: one run, the same as a run
+        made again to that end time).
 
         Parameters
         ----------
@@ -532,13 +532,17 @@ class TrackingOperator:
         # the spool commands are the operator's: the run's cycle only names what it follows
         commands = Cycle("valves", [0.0, float(t_max)], {f: [0.0, 0.0] for f in fns}, fns,
                          source=f"tracking operator on {self.reference.source}")
-        run = self.machine.run(commands, controller=self.controller, t_end=float(t_max), **run_kw)
-        done = self.cycle_time
-        end = done + self.controller.period   # one sample more: the operator logs the end
-        if math.isfinite(done) and end < float(t_max) - 1e-9:
-            run = self.machine.run(commands, controller=self.controller, t_end=end, **run_kw)
+        # one sample more than the sample that reached the end: the operator logs the end
+        ctrl = Controller(self.controller.fn, self.controller.inputs, period=self.controller.period,
+                          until=self._reached)
+        run = self.machine.run(commands, controller=ctrl, t_end=float(t_max), **run_kw)
         run.tracking = self.tracking(run)     # what a comparison states beside the run
         return run
+
+    def _reached(self, t: float, y) -> bool:
+        """The last sample reached the reference's end (asked at the next sample: the run ends)."""
+        return bool(self._log_clock) and self._log_t[-1] < t and \
+            self._log_clock[-1] >= self.reference_time - 1e-9
 
     # ----------------------------------------------------------------- read-outs
     def clock(self, t: np.ndarray) -> np.ndarray:

@@ -77,6 +77,28 @@ def test_results_do_not_depend_on_the_points_before():
             assert a == pytest.approx(b, rel=1e-12, abs=1e-12), pt
 
 
+def test_the_working_range_is_kept_while_the_geometry_is_and_equals_a_fresh_one():
+    """A bore or a mass leaves the geometry: the working range is not made again (the same
+    object), and it is what a study built at that point computes; a pin or the ground is a
+    new working range."""
+    s = Study(DATA / "excavator.toml")
+    first = working_range(s, n=8)
+    s.update({"boom_cylinder.bore": "150 mm", "bucket.mass": "900 kg"})
+    kept = working_range(s, n=8)
+    fresh = working_range(Study(DATA / "excavator.toml", {"boom_cylinder.bore": "150 mm",
+                                                          "bucket.mass": "900 kg"}), n=8)
+    assert kept is first and kept.summary() == pytest.approx(fresh.summary(), rel=1e-9, abs=1e-12)
+    assert working_range(s, n=9) is not first                        # another grid: made
+    s.update({"machine.ground": "-1.5 m"})                            # 0.2 m higher: 0.2 m deeper
+    low = working_range(s, n=8)
+    assert low is not first
+    assert low.summary()["max_digging_depth"] == pytest.approx(first.summary()["max_digging_depth"] + 0.2, abs=1e-9)
+    s.update({"arm.points.G": ["Li", "0.52 m", "0.96 m"]})
+    assert working_range(s, n=8).summary() == pytest.approx(
+        working_range(Study(DATA / "excavator.toml", {"arm.points.G": ["Li", "0.52 m", "0.96 m"]}), n=8).summary(),
+        rel=1e-9, abs=1e-12)
+
+
 def test_valves_machine_takes_a_new_bore_as_parameters_and_equals_a_fresh_build():
     s = Study(DATA / "excavator.toml")
     cycle_energy(s, t_end=1.0)

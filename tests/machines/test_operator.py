@@ -72,6 +72,27 @@ def test_bad_operators_are_refused_with_every_problem():
         TrackingOperator(Machine.from_file(FILE, mode="extensions"), m.cycle(mode="extensions"))
 
 
+def test_drive_ends_at_the_cycle_in_one_run_as_a_second_run_to_that_end_would(fixed):
+    """The fast path (one run that the controller's ``until`` ends one sample after the
+    operator reached the end) against the slow one (a run to the end time a first run found)."""
+    m, ref = fixed[:2]
+    op = TrackingOperator(m, ref)
+    m.run(controller=op.controller, t_end=14.0, progress=False)     # where the end is reached
+    end = op.cycle_time + op.controller.period
+    slow = m.run(controller=op.controller, t_end=end, progress=False)
+    fast_op = TrackingOperator(m, ref)
+    fast = fast_op.drive(t_max=14.0, progress=False)
+    assert fast.t[-1] == pytest.approx(end, abs=1e-12) and fast_op.cycle_time == op.cycle_time
+    assert fast.results.message.startswith("ended by the controller")
+    a, b = slow.table(), fast.table()
+    assert len(a["time"]) == len(b["time"])
+    for k in ("time", "tip_x", "tip_y", "boom_cap_pressure", "pump_pressure"):
+        np.testing.assert_allclose(b[k], a[k], rtol=1e-9, atol=1e-9 * np.max(np.abs(a[k])), err_msg=k)
+    ea, eb = slow.energy_split().terms, fast.energy_split().terms
+    for k in ea:
+        assert eb[k] == pytest.approx(ea[k], rel=1e-9, abs=1e-6), k
+
+
 def test_the_fixed_circuit_holds_the_bite_within_20_mm():
     """(the open-centre and load-sensing circuits: tests/soil/test_dig_machine.py)"""
     m = Machine.from_file(DIG, {"circuit.type": "fixed"}, mode="valves")
