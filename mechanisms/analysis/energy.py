@@ -269,7 +269,8 @@ def cycle_energy(machine: Any, cycle: Any = None, *, t_end: float | None = None,
         default 1 ms keeps the sampling residual near 1e-6 of the pump work on the
         excavator's cycle (5 ms: 3e-5, the valves and the relief switch within ms).
     **run_options
-        Passed to :meth:`Machine.run <mechanisms.machine.Machine.run>` (``rtol``...).
+        Passed to :meth:`Machine.run <mechanisms.machine.Machine.run>` (``rtol``...;
+        ``progress`` is off unless given).
 
     Returns
     -------
@@ -293,7 +294,7 @@ def cycle_energy(machine: Any, cycle: Any = None, *, t_end: float | None = None,
                              "no [circuit] (mode 'valves' runs the cycle through it)")
     m = study.machine("valves")
     cyc = m.cycle(cycle) if (cycle is None or isinstance(cycle, str)) else cycle
-    run = m.run(cyc, t_end, dt=dt, progress=False, **run_options)
+    run = m.run(cyc, t_end, dt=dt, **{"progress": False, **run_options})
     split = run.energy_split()
     terms, other = group(split)
     return CycleEnergy(run, split, terms, other)

@@ -160,6 +160,15 @@ def test_cycle_energy_terms_sum_to_the_pump_work(ce):
     assert t["potential_energy"] == pytest.approx(dV, rel=1e-6)
 
 
+def test_cycle_energy_takes_progress_and_run_options(ce):
+    """``progress`` (and other run options) pass through: the same split as the default call."""
+    again = cycle_energy(DATA / "excavator.toml", progress=False, t_end=2.0)
+    assert again.run.t[-1] == pytest.approx(2.0)
+    short = ce.run.table()
+    i = int(np.searchsorted(short["time"], 2.0))
+    assert again.run.table()["tip_x"][-1] == pytest.approx(short["tip_x"][i], abs=1e-6)
+
+
 def test_cycle_energy_table_and_plot(ce, tmp_path):
     df = ce.table()
     assert df.loc[df.term == "pump_work", "share_of_pump_work"].item() == pytest.approx(100.0)
