@@ -69,6 +69,16 @@ class Interrupt(Flag):
     """
 
 
+def _interruptible(ctrl: Any, interrupt: Interrupt) -> Any:
+    """The sampled controller ``ctrl`` that also ends its run at the first sample after
+    ``interrupt`` was requested (its own ``until`` still asked)."""
+    from bondgraph.hybrid import Controller
+
+    own = ctrl.until
+    return Controller(ctrl.fn, ctrl.inputs, ctrl.period,
+                      until=lambda t, y: bool(interrupt.requested or (own is not None and own(t, y))))
+
+
 def _t_eval(t0: float, t_end: float, dt: float) -> np.ndarray:
     """``t0, t0 + dt, ...`` up to ``t_end`` (included; a last step within 1e-9 of ``t_end``
     in rounding lands on it: 0.1·6 is 0.6000000000000001, beyond a 0.6 s run)."""
@@ -122,7 +132,9 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     check : bool
         Check the cycle against the strokes and reachability first (mode extensions).
     interrupt : Interrupt, optional
-        Lets a caller stop the run cleanly (partial results kept, ``run.interrupted``).
+        Lets a caller stop the run cleanly (partial results kept, ``run.interrupted``). A run
+        a sampled controller drives (the tracking operator) stops at its next sample; a
+        continuous controller's run does not see it.
     progress : bool
         A progress bar (simulated time, time left) on a run that takes over a second;
         ``False`` silences it.
@@ -229,6 +241,8 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
 
                 ctrl = controller if isinstance(controller, Controller) else \
                     Controller(controller, list(inputs))
+                if interrupt is not None and ctrl.period is not None:
+                    ctrl = _interruptible(ctrl, interrupt)
                 # the stroke ends as transitions: the contacts are located as in a table-driven run
                 hm = HybridModel(mm.model, *contact_transitions(machine))
                 rest = {k: v for k, v in swing_u.items() if k not in ctrl.inputs}   # a swing the controller leaves

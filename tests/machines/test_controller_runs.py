@@ -38,3 +38,30 @@ def test_controller_run_uses_the_method_asked_for(exc):
     a, b = fast.table(), ref.table()
     assert np.max(np.hypot(a["tip_x"] - b["tip_x"], a["tip_y"] - b["tip_y"])) < 1e-3
     assert (fast.results.stats["method"], ref.results.stats["method"]) == ("CVODE", "LSODA")
+
+
+def test_an_interrupt_ends_a_controller_run_at_its_next_sample_with_its_results(exc):
+    """Ctrl-C (the CLI's Interrupt) reaches a run a sampled controller drives: requested at
+    0.5 s (by the controller itself, as a signal handler would in between), the run ends at
+    the next sample, says so, and keeps the results up to there."""
+    from bondgraph.hybrid import Controller
+    from mechanisms.machine.run import Interrupt
+
+    base = tracking_controller(exc, Cycle.default("extensions"))
+    stop = Interrupt()
+
+    def fn(t, y):
+        if t >= 0.5:
+            stop.requested = True
+        return base.fn(t, y)
+
+    ctrl = Controller(fn, base.inputs, period=0.01)
+    run = exc.run(Cycle.default("valves"), controller=ctrl, t_end=2.0, progress=False, interrupt=stop)
+    assert run.interrupted
+    assert 0.5 <= run.t[-1] <= 0.52 + 1e-9
+    ref = exc.run(Cycle.default("valves"), controller=Controller(base.fn, base.inputs, period=0.01), t_end=1.0,
+                  progress=False)
+    assert not ref.interrupted and ref.t[-1] == 1.0
+    i = int(np.searchsorted(ref.t, run.t[-1] - 1e-12))
+    a, b = run.table(), ref.table()
+    assert abs(a["tip_x"][-1] - b["tip_x"][i]) < 1e-6          # the same run up to the stop
