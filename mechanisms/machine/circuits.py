@@ -435,9 +435,10 @@ def read_shared(ctx: CircuitContext, power_unit: Mapping[str, tuple] | None
         if swing is not None:
             valve_p[SWING_SECTION] = swing
         for f in valves:
-            # the swing section's table is read by a machine with [swing] only (one file may hold it
-            # for the machine with and without its swing, as it holds several circuit types' tables)
-            if f not in ctx.functions and f != SWING_SECTION:
+            if f == SWING_SECTION and ctx.description.swing is None:
+                ctx.bad(f"circuit.valves.{f}", "a swing valve section, but the machine has no [swing] "
+                                               "(its motor and turntable): add [swing] or remove the table")
+            elif f not in ctx.functions and f != SWING_SECTION:
                 ctx.bad(f"circuit.valves.{f}", f"no cylinder has function {f!r} (functions: "
                                                f"{', '.join(ctx.functions)})")
     return floor, oil_p, pu_p, valve_p

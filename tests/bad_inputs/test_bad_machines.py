@@ -99,7 +99,7 @@ CASES = [
     Case("circuit-unknown-type", machine(('type = "fixed"', 'type = "fixd"'), mode="valves"), P,
          ["circuit.type", "'fixd'", "did you mean 'fixed'"]),
     Case("circuit-missing-valve", machine(("[circuit.valves.arm]", "[circuit.valves.swing]"), mode="valves"), P,
-         ["circuit.valves.arm", "missing", "circuit.valves.swing", "no cylinder has function"]),
+         ["circuit.valves.arm", "missing", "circuit.valves.swing", "has no [swing]"]),
     Case("pump-speed-hz", machine(('pump_speed = "150 rad/s"', 'pump_speed = "24 Hz"'), mode="valves"), P,
          ["circuit.power_unit.pump_speed", "a frequency", "an angular velocity"]),
     Case("valve-flow-bare", machine(('flow = "0.003 m^3/s"', "flow = 180"), mode="valves"), P,

@@ -316,7 +316,8 @@ def test_working_range_and_lift_capacity_do_not_see_the_swing():
     from mechanisms.analysis import lift_capacity, working_range
 
     with_swing_desc = MachineDescription.load(TRUCK)
-    without = with_swing_desc.with_sections(swing=None)
+    valves = {k: v for k, v in with_swing_desc.circuit["valves"].items() if k != "swing"}
+    without = with_swing_desc.with_sections(swing=None, circuit={**with_swing_desc.circuit, "valves": valves})
     assert with_swing_desc.swing is not None and without.swing is None
     a, b = working_range(with_swing_desc, n=12, progress=False), working_range(without, n=12, progress=False)
     assert a.summary() == b.summary()
