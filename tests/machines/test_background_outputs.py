@@ -68,9 +68,19 @@ def test_cancel_interrupts_an_atomic_write_which_leaves_nothing(tmp_path):
     assert list(target.parent.iterdir()) == []
 
 
+@pytest.fixture
+def interactive_sigint():
+    """Ctrl-C as in an interactive session: a test session started in the background by a shell
+    without job control inherits SIGINT ignored, which a run rightly keeps while it draws."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.parametrize("forked", [True, False])
 def test_ctrl_c_while_drawing_keeps_results_and_report_and_leaves_no_partial_file(tmp_path, monkeypatch,
-                                                                                  capsys, forked):
+                                                                                  capsys, forked,
+                                                                                  interactive_sigint):
     from mechanisms.machine import background, plots
 
     if forked and not can_fork():
