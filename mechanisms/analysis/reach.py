@@ -823,22 +823,7 @@ def envelope(grid, x: np.ndarray, y: np.ndarray, resolution: float = 0.02) -> np
         bx, by = x[tuple(sl_b)].ravel(), y[tuple(sl_b)].ravel()
         good = np.isfinite(ax_) & np.isfinite(bx) & np.isfinite(ay_) & np.isfinite(by)
         segs.append((ax_[good], ay_[good], bx[good], by[good]))
-    total = sum(float(np.sum(np.hypot(s[2] - s[0], s[3] - s[1]))) for s in segs)
-    h = max(h, total / 4e6)               # at most a few million samples
-    px, py = [xs], [ys]
-    for ax_, ay_, bx, by in segs:
-        n = np.maximum(1, np.ceil(np.hypot(bx - ax_, by - ay_) / h).astype(np.int64))
-        idx = np.repeat(np.arange(len(n)), n)
-        t = (np.arange(idx.size) - np.repeat(np.cumsum(n) - n, n)) / n[idx]
-        px.append(ax_[idx] + t * (bx - ax_)[idx])
-        py.append(ay_[idx] + t * (by - ay_)[idx])
-    X, Y = np.concatenate(px), np.concatenate(py)
-    pad = 4
-    x0, y0 = X.min() - pad * h, Y.min() - pad * h
-    nx = int(np.ceil((X.max() - x0) / h)) + pad + 1
-    ny = int(np.ceil((Y.max() - y0) / h)) + pad + 1
-    img = np.zeros((ny, nx), bool)
-    img[np.round((Y - y0) / h).astype(int), np.round((X - x0) / h).astype(int)] = True
+    img, x0, y0, h = _raster(xs, ys, segs, h)
     img = ndimage.binary_closing(img, np.ones((3, 3), bool))
     img = ndimage.binary_fill_holes(img)
     img = ndimage.binary_dilation(img, np.ones((3, 3), bool))
@@ -848,3 +833,46 @@ def envelope(grid, x: np.ndarray, y: np.ndarray, resolution: float = 0.02) -> np
     if not np.allclose(out[0], out[-1]):
         out = np.vstack([out, out[:1]])
     return out
+
+
+def _raster(xs: np.ndarray, ys: np.ndarray, segs: list, h: float) -> tuple[np.ndarray, float, float, float]:
+    """The cells (``img[row, col]``, origin ``x0, y0``, cell ``h``) that the points ``xs, ys``
+    and the segments ``segs`` (``(ax, ay, bx, by)`` arrays) sampled every ``h`` or closer
+    fall in; ``h`` grows so that at most a few million samples are drawn.
+
+    The samples are those of the straightforward form (``a + t (b - a)``, ``t = j / n``)
+    bit for bit, written straight into a flat raster family by family (no concatenated
+    copy, rounding in place): the same image, in about half the time.
+    """
+    lens = [np.hypot(bx - ax_, by - ay_) for ax_, ay_, bx, by in segs]
+    h = max(h, sum(float(np.sum(s)) for s in lens) / 4e6)
+    samples = [(xs, ys)]
+    for (ax_, ay_, bx, by), s in zip(segs, lens):
+        n = np.maximum(1, np.ceil(s / h).astype(np.int64))
+        idx = np.repeat(np.arange(len(n)), n)
+        t = np.arange(idx.size, dtype=float)
+        t -= np.repeat((np.cumsum(n) - n).astype(float), n)      # j, exactly (integers below 2**53)
+        t /= n[idx]
+        px = (bx - ax_)[idx]
+        px *= t
+        px += ax_[idx]
+        py = (by - ay_)[idx]
+        py *= t
+        py += ay_[idx]
+        samples.append((px, py))
+    pad = 4
+    x0 = min(float(p.min()) for p, _ in samples if p.size) - pad * h
+    y0 = min(float(p.min()) for _, p in samples if p.size) - pad * h
+    nx = int(np.ceil((max(float(p.max()) for p, _ in samples if p.size) - x0) / h)) + pad + 1
+    ny = int(np.ceil((max(float(p.max()) for _, p in samples if p.size) - y0) / h)) + pad + 1
+    flat = np.zeros(ny * nx, bool)
+    for px, py in samples:
+        col = px - x0
+        col /= h
+        row = py - y0
+        row /= h
+        k = np.rint(row, out=row).astype(np.int64)
+        k *= nx
+        k += np.rint(col, out=col).astype(np.int64)
+        flat[k] = True
+    return flat.reshape(ny, nx), x0, y0, h

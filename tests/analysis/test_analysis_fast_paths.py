@@ -1,0 +1,95 @@
+"""The analyses' fast paths against the straightforward computations they replace:
+the envelope's raster (sampled segments written in place) against the plain
+concatenate-and-round raster, on folded grids and on the excavator's stroke grid."""
+
+import numpy as np
+import pytest
+
+from mechanisms.analysis.reach import _raster, envelope
+
+
+def _segments(x, y):
+    """Every grid edge whose two ends are finite: ``(ax, ay, bx, by)`` per axis."""
+    segs = []
+    for i in range(x.ndim):
+        if x.shape[i] < 2:
+            continue
+        a = [slice(None)] * x.ndim
+        b = [slice(None)] * x.ndim
+        a[i], b[i] = slice(0, -1), slice(1, None)
+        ax, bx, ay, by = x[tuple(a)].ravel(), x[tuple(b)].ravel(), y[tuple(a)].ravel(), y[tuple(b)].ravel()
+        good = np.isfinite(ax) & np.isfinite(bx) & np.isfinite(ay) & np.isfinite(by)
+        segs.append((ax[good], ay[good], bx[good], by[good]))
+    return segs
+
+
+def _reference_raster(xs, ys, segs, h):
+    """The raster the straightforward way: every sample of every segment concatenated,
+    then rounded to its cell."""
+    total = sum(float(np.sum(np.hypot(s[2] - s[0], s[3] - s[1]))) for s in segs)
+    h = max(h, total / 4e6)
+    px, py = [xs], [ys]
+    for ax, ay, bx, by in segs:
+        n = np.maximum(1, np.ceil(np.hypot(bx - ax, by - ay) / h).astype(np.int64))
+        idx = np.repeat(np.arange(len(n)), n)
+        t = (np.arange(idx.size) - np.repeat(np.cumsum(n) - n, n)) / n[idx]
+        px.append(ax[idx] + t * (bx - ax)[idx])
+        py.append(ay[idx] + t * (by - ay)[idx])
+    X, Y = np.concatenate(px), np.concatenate(py)
+    pad = 4
+    x0, y0 = X.min() - pad * h, Y.min() - pad * h
+    nx = int(np.ceil((X.max() - x0) / h)) + pad + 1
+    ny = int(np.ceil((Y.max() - y0) / h)) + pad + 1
+    img = np.zeros((ny, nx), bool)
+    img[np.round((Y - y0) / h).astype(int), np.round((X - x0) / h).astype(int)] = True
+    return img, x0, y0, h
+
+
+def _folded(n, seed):
+    """A 3-D grid mapped onto the plane by a folding map (an arm of three links), with
+    holes (NaN) — the shape of a working range's point cloud."""
+    rng = np.random.default_rng(seed)
+    a, b, c = np.meshgrid(*(np.linspace(lo, hi, n) for lo, hi in ((0.2, 1.4), (-2.4, -0.5), (-2.5, 0.6))),
+                          indexing="ij")
+    l1, l2, l3 = 5.7, 2.9, 1.5
+    x = l1 * np.cos(a) + l2 * np.cos(a + b) + l3 * np.cos(a + b + c)
+    y = l1 * np.sin(a) + l2 * np.sin(a + b) + l3 * np.sin(a + b + c)
+    hole = rng.random(x.shape) < 0.03
+    return np.where(hole, np.nan, x), np.where(hole, np.nan, y)
+
+
+@pytest.mark.parametrize("n, seed, h", [(7, 0, 0.02), (15, 1, 0.05), (25, 2, 0.013), (4, 3, 1.0)])
+def test_raster_is_the_reference_raster_cell_for_cell(n, seed, h):
+    x, y = _folded(n, seed)
+    ok = np.isfinite(x) & np.isfinite(y)
+    segs = _segments(x, y)
+    img, x0, y0, hh = _raster(x[ok], y[ok], segs, h)
+    ref, rx0, ry0, rh = _reference_raster(x[ok], y[ok], segs, h)
+    assert (x0, y0, hh) == (rx0, ry0, rh)
+    assert img.shape == ref.shape and np.array_equal(img, ref)
+    assert img.sum() > x.size // 10        # drawn, not empty
+
+
+def test_raster_caps_the_samples_like_the_reference():
+    """A cell far below the segments' total length: both grow it the same way."""
+    x, y = _folded(20, 4)
+    ok = np.isfinite(x) & np.isfinite(y)
+    segs = _segments(x, y)
+    img, *rest = _raster(x[ok], y[ok], segs, 1e-6)
+    ref, *ref_rest = _reference_raster(x[ok], y[ok], segs, 1e-6)
+    assert rest == ref_rest and rest[2] > 1e-6 and np.array_equal(img, ref)
+
+
+def test_excavator_envelope_raster_is_the_reference_one():
+    from mechanisms.analysis import Study
+    from mechanisms.machine import DATA
+
+    grid = Study(DATA / "excavator.toml").grid(20)
+    x, y = grid.point("bucket", "Q")
+    ok = np.isfinite(x) & np.isfinite(y)
+    segs = _segments(x, y)
+    img, *rest = _raster(x[ok], y[ok], segs, 0.02)
+    ref, *ref_rest = _reference_raster(x[ok], y[ok], segs, 0.02)
+    assert rest == ref_rest and np.array_equal(img, ref)
+    e = envelope(grid, x, y)
+    assert np.allclose(e[0], e[-1]) and len(e) > 100
