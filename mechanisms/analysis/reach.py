@@ -840,26 +840,32 @@ def _raster(xs: np.ndarray, ys: np.ndarray, segs: list, h: float) -> tuple[np.nd
     and the segments ``segs`` (``(ax, ay, bx, by)`` arrays) sampled every ``h`` or closer
     fall in; ``h`` grows so that at most a few million samples are drawn.
 
-    The samples are those of the straightforward form (``a + t (b - a)``, ``t = j / n``)
-    bit for bit, written straight into a flat raster family by family (no concatenated
-    copy, rounding in place): the same image, in about half the time.
+    A segment of length ``s`` is sampled at ``a + t (b - a)``, ``t = j / n``, ``j < n``,
+    ``n = ceil(s / h)``: the segments are taken in groups of one ``n``, each group one
+    broadcast product (no per-sample gather); ``j = 0`` is the segment's start, a point of
+    ``xs, ys`` already drawn. The samples are bit for bit those of the plain form, so the
+    image is the same cell for cell.
     """
     lens = [np.hypot(bx - ax_, by - ay_) for ax_, ay_, bx, by in segs]
     h = max(h, sum(float(np.sum(s)) for s in lens) / 4e6)
     samples = [(xs, ys)]
     for (ax_, ay_, bx, by), s in zip(segs, lens):
         n = np.maximum(1, np.ceil(s / h).astype(np.int64))
-        idx = np.repeat(np.arange(len(n)), n)
-        t = np.arange(idx.size, dtype=float)
-        t -= np.repeat((np.cumsum(n) - n).astype(float), n)      # j, exactly (integers below 2**53)
-        t /= n[idx]
-        px = (bx - ax_)[idx]
-        px *= t
-        px += ax_[idx]
-        py = (by - ay_)[idx]
-        py *= t
-        py += ay_[idx]
-        samples.append((px, py))
+        order = np.argsort(n, kind="stable")
+        ns = n[order]
+        cuts = np.flatnonzero(np.diff(ns)) + 1
+        for i0, i1 in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(ns)]])):
+            m = int(ns[i0])
+            if m == 1:
+                continue
+            sel = order[i0:i1]
+            t = np.arange(1, m) / m
+            a_x, a_y = ax_[sel], ay_[sel]
+            px = (bx[sel] - a_x)[:, None] * t
+            px += a_x[:, None]
+            py = (by[sel] - a_y)[:, None] * t
+            py += a_y[:, None]
+            samples.append((px.ravel(), py.ravel()))
     pad = 4
     x0 = min(float(p.min()) for p, _ in samples if p.size) - pad * h
     y0 = min(float(p.min()) for _, p in samples if p.size) - pad * h
