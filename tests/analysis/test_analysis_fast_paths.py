@@ -93,3 +93,29 @@ def test_excavator_envelope_raster_is_the_reference_one():
     assert rest == ref_rest and np.array_equal(img, ref)
     e = envelope(grid, x, y)
     assert np.allclose(e[0], e[-1]) and len(e) > 100
+
+
+def test_tool_optimum_found_once_for_the_arms_sae_pose_and_its_own(monkeypatch):
+    """The bucket's hydraulic optimum, searched for the arm's SAE J1179 pose, is the one it
+    gets in its own turn — the same as a run asking for the bucket alone — and is searched
+    for once."""
+    import mechanisms.analysis.digging as digging
+    from mechanisms.analysis import Study, tool_forces
+    from mechanisms.machine import DATA
+
+    study = Study(DATA / "excavator.toml")
+    alone = tool_forces(study, functions=("bucket",), n=20).optimum["bucket"]["hydraulic"]
+    starts = []
+    real = digging.refine
+
+    def spy(probe, objective, start, **kw):
+        starts.append((probe.only, tuple(sorted(start.items())), tuple(kw.get("vary") or ())))
+        return real(probe, objective, start, **kw)
+
+    monkeypatch.setattr(digging, "refine", spy)
+    both = tool_forces(study, functions=("arm", "bucket"), n=20)
+    assert "sae_j1179" in both.optimum["arm"]
+    got = both.optimum["bucket"]["hydraulic"]
+    assert (got.hydraulic, got.tipping, got.point, got.lengths, got.free) == \
+        (alone.hydraulic, alone.tipping, alone.point, alone.lengths, alone.free)
+    assert len(starts) == len(set(starts)), "a search made twice"
