@@ -872,13 +872,13 @@ def _raster(xs: np.ndarray, ys: np.ndarray, segs: list, h: float) -> tuple[np.nd
     nx = int(np.ceil((max(float(p.max()) for p, _ in samples if p.size) - x0) / h)) + pad + 1
     ny = int(np.ceil((max(float(p.max()) for _, p in samples if p.size) - y0) / h)) + pad + 1
     flat = np.zeros(ny * nx, bool)
-    for px, py in samples:
-        col = px - x0
+    for j, (px, py) in enumerate(samples):
+        col = px - x0 if j == 0 else np.subtract(px, x0, out=px)     # the samples are ours to overwrite
         col /= h
-        row = py - y0
+        row = py - y0 if j == 0 else np.subtract(py, y0, out=py)
         row /= h
-        k = np.rint(row, out=row).astype(np.int64)
-        k *= nx
-        k += np.rint(col, out=col).astype(np.int64)
-        flat[k] = True
+        np.rint(row, out=row)
+        row *= nx                                   # whole numbers below 2**53: exact in floats
+        row += np.rint(col, out=col)
+        flat[row.astype(np.int64)] = True
     return flat.reshape(ny, nx), x0, y0, h
