@@ -563,11 +563,13 @@ class BoxKinematics:
         """Batched Newton from ``a0`` (M × k); rows that fail are NaN."""
         a = np.array(a0, dtype=float)
         alive = np.all(np.isfinite(a), axis=1)
+        settled = False
         for _ in range(iters):
             r, J = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame)
             err = np.max(np.abs(r), axis=1)
             todo = alive & ~(err < TOL)
             if not todo.any():
+                settled = True      # r is the residual at the final a (and alive): no second evaluation
                 break
             Jt, rt = J[todo], r[todo]
             det = np.linalg.det(Jt)
@@ -580,7 +582,8 @@ class BoxKinematics:
             step = np.max(np.abs(da), axis=1)
             da *= np.minimum(1.0, max_step / np.maximum(step, 1e-300))[:, None]
             a[idx[good]] += da
-        r, _ = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame, jac=False)
+        if not settled:
+            r, _ = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame, jac=False)
         ok = alive & (np.max(np.abs(r), axis=1) < 1e-9) & (np.max(np.abs(a - a0), axis=1) <= jump)
         a[~ok] = np.nan
         return a

@@ -119,3 +119,56 @@ def test_tool_optimum_found_once_for_the_arms_sae_pose_and_its_own(monkeypatch):
     assert (got.hydraulic, got.tipping, got.point, got.lengths, got.free) == \
         (alone.hydraulic, alone.tipping, alone.point, alone.lengths, alone.free)
     assert len(starts) == len(set(starts)), "a search made twice"
+
+
+def _reference_newton(kin, b, a0, lengths, frame, jump, iters=25, max_step=0.5):
+    """The block Newton the plain way: the residual evaluated once more after the loop."""
+    from mechanisms.analysis.kinematics import TOL
+
+    a = np.array(a0, dtype=float)
+    alive = np.all(np.isfinite(a), axis=1)
+    for _ in range(iters):
+        r, J = kin._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame)
+        todo = alive & ~(np.max(np.abs(r), axis=1) < TOL)
+        if not todo.any():
+            break
+        Jt, rt = J[todo], r[todo]
+        det = np.linalg.det(Jt)
+        good = np.isfinite(det) & (np.abs(det) > 1e-14)
+        idx = np.flatnonzero(todo)
+        alive[idx[~good]] = False
+        if not good.any():
+            continue
+        da = np.linalg.solve(Jt[good], -rt[good][..., None])[..., 0]
+        step = np.max(np.abs(da), axis=1)
+        da *= np.minimum(1.0, max_step / np.maximum(step, 1e-300))[:, None]
+        a[idx[good]] += da
+    r, _ = kin._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame, jac=False)
+    ok = alive & (np.max(np.abs(r), axis=1) < 1e-9) & (np.max(np.abs(a - a0), axis=1) <= jump)
+    a[~ok] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("iters", [25, 2])
+def test_block_newton_is_the_reference_newton(iters):
+    """Every block of the excavator from scattered starts (some far off, some failing, a
+    NaN row): the same angles bit for bit, converged, cut short (``iters=2``) or refused."""
+    from mechanisms.analysis import Study
+    from mechanisms.machine import DATA
+
+    kin = Study(DATA / "excavator.toml").kinematics
+    rng = np.random.default_rng(5)
+    M = 40
+    L = {c: rng.uniform(*kin.parts[c].length_limits, M) for c in kin.cylinders}
+    rel: dict = {}
+    for b in kin.blocks:
+        frame = kin._frame_points(b, rel, L)
+        a0 = np.tile(kin._relative(b, kin.start), (M, 1)) + rng.normal(0, 0.4, (M, len(b.unknowns)))
+        a0[3] = np.nan
+        got = kin._newton(b, a0, L, frame, jump=0.6, iters=iters)
+        ref = _reference_newton(kin, b, a0, L, frame, 0.6, iters=iters)
+        assert np.array_equal(got, ref, equal_nan=True)
+        assert np.isnan(got[3]).all() and np.isfinite(got).any()
+        sol = kin._newton(b, np.tile(kin._relative(b, kin.start), (M, 1)), L, frame, jump=np.pi)
+        for k, u in enumerate(b.unknowns):
+            rel[u] = sol[:, k]
