@@ -168,7 +168,8 @@ def test_block_newton_is_the_reference_newton(iters):
         got = kin._newton(b, a0, L, frame, jump=0.6, iters=iters)
         ref = _reference_newton(kin, b, a0, L, frame, 0.6, iters=iters)
         assert np.array_equal(got, ref, equal_nan=True)
-        assert np.isnan(got[3]).all() and np.isfinite(got).any()
+        assert np.isnan(got[3]).all()
+        assert np.isfinite(got).any() == (iters == 25)     # cut short: nothing settles, every row refused
         sol = kin._newton(b, np.tile(kin._relative(b, kin.start), (M, 1)), L, frame, jump=np.pi)
         for k, u in enumerate(b.unknowns):
             rel[u] = sol[:, k]
