@@ -173,3 +173,17 @@ def test_block_newton_is_the_reference_newton(iters):
         sol = kin._newton(b, np.tile(kin._relative(b, kin.start), (M, 1)), L, frame, jump=np.pi)
         for k, u in enumerate(b.unknowns):
             rel[u] = sol[:, k]
+
+
+def test_output_index_is_remade_when_the_names_change():
+    """The kept name → position index of :func:`evaluate_many` is the plain one, and a list
+    changed in place is indexed afresh (never a stale position)."""
+    from bondgraph.batch import _index_of
+
+    names = [f"e[m/b{i}]" for i in range(300)]
+    assert _index_of(names) == {nm: i for i, nm in enumerate(names)}
+    assert _index_of(names) is _index_of(names)
+    names.reverse()
+    assert _index_of(names)["e[m/b0]"] == 299
+    names.append("spring_energy")
+    assert _index_of(names)["spring_energy"] == 300
