@@ -185,6 +185,7 @@ class BoxGrid:
         self.ok = ok
         self.limits: dict[str, tuple] = {}     # the joint ranges the grid was solved with
         self._points: dict | None = None
+        self._of_part: dict[str, dict] = {}        # part → its and its ancestors' points (:meth:`point`)
 
     @property
     def cylinders(self) -> list[str]:
@@ -235,7 +236,13 @@ class BoxGrid:
         -------
         (ndarray, ndarray)
         """
-        x, y = self.points()[f"{part}/{point}"]
+        if self._points is not None:
+            x, y = self._points[f"{part}/{point}"]
+        else:   # only the part's chain, not every part on the full grid (the same numbers)
+            if part not in self._of_part:
+                self._of_part[part] = self.kinematics.forward(self.angles, self.lengths(), shape=self.shape,
+                                                              parts=[part])[1]
+            x, y = self._of_part[part][f"{part}/{point}"]
         x = np.where(self.ok, np.broadcast_to(x, self.shape), np.nan)
         y = np.where(self.ok, np.broadcast_to(y, self.shape), np.nan)
         return x, y

@@ -825,7 +825,7 @@ def envelope(grid, x: np.ndarray, y: np.ndarray, resolution: float = 0.02) -> np
         segs.append((ax_[good], ay_[good], bx[good], by[good]))
     img, x0, y0, h = _raster(xs, ys, segs, h)
     img = ndimage.binary_closing(img, np.ones((3, 3), bool))
-    img = ndimage.binary_fill_holes(img)
+    img = _fill_holes(img)
     img = ndimage.binary_dilation(img, np.ones((3, 3), bool))
     lines = contour_generator(z=img.astype(float)).lines(0.5)
     line = max(lines, key=len)
@@ -833,6 +833,17 @@ def envelope(grid, x: np.ndarray, y: np.ndarray, resolution: float = 0.02) -> np
     if not np.allclose(out[0], out[-1]):
         out = np.vstack([out, out[:1]])
     return out
+
+
+def _fill_holes(img: np.ndarray) -> np.ndarray:
+    """``scipy.ndimage.binary_fill_holes`` in one labelling pass: the background's pieces
+    (4-connected, as there) that touch the border stay background, every other piece is
+    filled."""
+    from scipy import ndimage
+
+    lab, _ = ndimage.label(~img)
+    border = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
+    return ~np.isin(lab, border[border > 0])
 
 
 def _raster(xs: np.ndarray, ys: np.ndarray, segs: list, h: float) -> tuple[np.ndarray, float, float, float]:

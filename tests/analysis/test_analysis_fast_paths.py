@@ -187,3 +187,37 @@ def test_output_index_is_remade_when_the_names_change():
     assert _index_of(names)["e[m/b0]"] == 299
     names.append("spring_energy")
     assert _index_of(names)["spring_energy"] == 300
+
+
+@pytest.mark.parametrize("seed, p", [(0, 0.3), (1, 0.5), (2, 0.7), (3, 0.0), (4, 1.0)])
+def test_fill_holes_is_scipys(seed, p):
+    """Random images (pieces touching the border, nested holes, all empty, all full): the
+    labelling pass fills what ``scipy.ndimage.binary_fill_holes`` fills."""
+    from scipy import ndimage
+
+    from mechanisms.analysis.reach import _fill_holes
+
+    rng = np.random.default_rng(seed)
+    img = rng.random((61, 47)) < p
+    img[20:40, 10:30] = True
+    img[25:35, 15:25] = False          # a hole
+    img[28:32, 18:22] = p > 0.99       # an island in it (unless full)
+    assert np.array_equal(_fill_holes(img), ndimage.binary_fill_holes(img))
+
+
+def test_grid_point_of_one_part_is_the_full_grid_one():
+    """A point read before every point is solved (only its part's chain) is the one read
+    from all the grid's points, for every hinge point of the excavator."""
+    from mechanisms.analysis import Study
+    from mechanisms.machine import DATA
+
+    study = Study(DATA / "excavator.toml")
+    lazy = study.kinematics.solve_grid({c: np.linspace(*study.kinematics.parts[c].length_limits, 9)
+                                        for c in study.kinematics.cylinders})
+    keys = [k.split("/") for k in study.grid(9).points()]
+    got = {f"{a}/{b}": lazy.point(a, b) for a, b in keys}
+    assert lazy._points is None                 # not solved for every part
+    full = study.grid(9)
+    for key, (x, y) in got.items():
+        fx, fy = full.point(*key.split("/"))
+        assert np.array_equal(x, fx, equal_nan=True) and np.array_equal(y, fy, equal_nan=True), key
