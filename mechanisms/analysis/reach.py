@@ -822,7 +822,7 @@ def envelope(grid, x: np.ndarray, y: np.ndarray, resolution: float = 0.02) -> np
         ax_, ay_ = x[tuple(sl_a)].ravel(), y[tuple(sl_a)].ravel()
         bx, by = x[tuple(sl_b)].ravel(), y[tuple(sl_b)].ravel()
         good = np.isfinite(ax_) & np.isfinite(bx) & np.isfinite(ay_) & np.isfinite(by)
-        segs.append((ax_[good], ay_[good], bx[good], by[good]))
+        segs.append((ax_, ay_, bx, by) if good.all() else (ax_[good], ay_[good], bx[good], by[good]))
     img, x0, y0, h = _raster(xs, ys, segs, h)
     img = ndimage.binary_closing(img, np.ones((3, 3), bool))
     img = _fill_holes(img)
@@ -862,7 +862,8 @@ def _raster(xs: np.ndarray, ys: np.ndarray, segs: list, h: float) -> tuple[np.nd
     samples = [(xs, ys)]
     for (ax_, ay_, bx, by), s in zip(segs, lens):
         n = np.maximum(1, np.ceil(s / h).astype(np.int64))
-        order = np.argsort(n, kind="stable")
+        small = n.max(initial=1) < 2 ** 15            # then a radix sort on 16 bits: the same order, sooner
+        order = np.argsort(n.astype(np.int16) if small else n, kind="stable")
         ns = n[order]
         cuts = np.flatnonzero(np.diff(ns)) + 1
         for i0, i1 in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(ns)]])):
