@@ -1,6 +1,10 @@
-"""The analyses' fast paths against the straightforward computations they replace:
-the envelope's raster (sampled segments written in place) against the plain
-concatenate-and-round raster, on folded grids and on the excavator's stroke grid."""
+"""The analyses' fast paths against the straightforward computations they replace, bit
+for bit: the envelope's raster (segments sampled in groups, written in place) against the
+concatenate-and-round raster, on folded grids and the excavator's; its hole filling against
+``scipy.ndimage.binary_fill_holes``; the block Newton against the loop that evaluates the
+residual once more; a grid point of one part's chain against the full grid's points; the
+tool forces' kept optimum against a run that searches for it alone; ``evaluate_many``'s
+kept name index against a fresh one."""
 
 import numpy as np
 import pytest
