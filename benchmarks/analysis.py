@@ -48,12 +48,18 @@ def main(argv=None) -> None:
     study = Study(DATA / "excavator.toml")
     study.statics, study.machine("valves")          # builds out of the timings
 
+    def cold():
+        """Forget the kept stroke grids and working ranges: every run solves the 125 000
+        poses and analyses them afresh, as a new study does (its models built once, apart)."""
+        study._grids.clear()
+        study._results.clear()
+
     def wr():
-        study._grids.clear()                         # solve the 125 000 poses every time
+        cold()
         return working_range(study, n=50)
 
     def tf():
-        study._grids.clear()
+        cold()
         return tool_forces(study, n=50)
 
     print(f"load average (1, 5, 15 min) before: {_load()}")

@@ -89,6 +89,22 @@ def _rows(a, width: int, n: int, name: str) -> tuple[np.ndarray, int]:
     return np.ascontiguousarray(arr), width
 
 
+_INDEX: dict[int, tuple[list, tuple, dict]] = {}
+
+
+def _index_of(names: list[str]) -> dict[str, int]:
+    """Name → position in ``names``, made once per list (a model's outputs: hundreds of
+    names, looked up at every call of a batched analysis), remade when the list changes."""
+    hit = _INDEX.get(id(names))
+    if hit is not None and hit[0] is names and hit[1] == tuple(names):
+        return hit[2]
+    lookup = {nm: i for i, nm in enumerate(names)}
+    if len(_INDEX) > 64:
+        _INDEX.clear()
+    _INDEX[id(names)] = (names, tuple(names), lookup)
+    return lookup
+
+
 def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=None, *,
                   what: str = "outputs", select: Sequence[str] | Sequence[int] | None = None,
                   t: float | np.ndarray = 0.0) -> np.ndarray:
@@ -155,7 +171,7 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
         sel = np.arange(width, dtype=np.int32)
     else:
         idx, bad = [], []
-        lookup = {nm: i for i, nm in enumerate(names)}
+        lookup = _index_of(names)
         for s in select:
             if isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= int(s) < width:
                 idx.append(int(s))

@@ -637,10 +637,11 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
                         else e2[f][k].reshape(grid.shape) for k in ("hydraulic", "tipping", "force", "limit")}
         return extra[f]
 
+    early: dict[str, ToolForceAt] = {}   # a tool's optimum found for an arm's SAE J1179 pose, kept for its own
     for f in functions:
         optimum[f] = {}
         probe = _Probe(args, f)
-        h = hydraulic_optimum(f, probe)
+        h = early.pop(f) if f in early else hydraulic_optimum(f, probe)
         optimum[f]["hydraulic"] = h
         if base is None or h.tipping >= h.hydraulic:
             # the hydraulic optimum is not tipping-limited (at its worst free posture): no pose does better
@@ -656,9 +657,15 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
             # SAE J1179: the tool held where its own cylinder gives its largest moment (its optimum)
             held = {}
             for t in tools:
-                o = optimum[t]["hydraulic"] if t in optimum else \
-                    hydraulic_optimum(t, _Probe((study, grid, (t,), {**sigma, t: sigma.get(t, 1.0)}, pressures,
-                                                 weights, base, name), t))
+                if t in optimum:
+                    o = optimum[t]["hydraulic"]
+                elif t in early:
+                    o = early[t]
+                else:
+                    o = hydraulic_optimum(t, _Probe((study, grid, (t,), {**sigma, t: sigma.get(t, 1.0)}, pressures,
+                                                     weights, base, name), t))
+                    if t in functions:      # the same search its own turn would make (same σ): made once
+                        early[t] = o
                 held[desc.cylinder_of[t]] = o.lengths[t]
             optimum[f]["sae_j1179"] = hydraulic_optimum(f, probe, held)
     timings = {"grid": t_grid, "maps": t_maps, "optimum": time.perf_counter() - T}

@@ -185,6 +185,7 @@ class BoxGrid:
         self.ok = ok
         self.limits: dict[str, tuple] = {}     # the joint ranges the grid was solved with
         self._points: dict | None = None
+        self._of_part: dict[str, dict] = {}        # part → its and its ancestors' points (:meth:`point`)
 
     @property
     def cylinders(self) -> list[str]:
@@ -235,7 +236,13 @@ class BoxGrid:
         -------
         (ndarray, ndarray)
         """
-        x, y = self.points()[f"{part}/{point}"]
+        if self._points is not None:
+            x, y = self._points[f"{part}/{point}"]
+        else:   # only the part's chain, not every part on the full grid (the same numbers)
+            if part not in self._of_part:
+                self._of_part[part] = self.kinematics.forward(self.angles, self.lengths(), shape=self.shape,
+                                                              parts=[part])[1]
+            x, y = self._of_part[part][f"{part}/{point}"]
         x = np.where(self.ok, np.broadcast_to(x, self.shape), np.nan)
         y = np.where(self.ok, np.broadcast_to(y, self.shape), np.nan)
         return x, y
@@ -304,6 +311,7 @@ class BoxKinematics:
         self.cylinders = [n for n in self.order if isinstance(mech.parts[n], Cylinder)]
         self.hinges = [(a, b) if a.cls is PortClass.PD else (b, a) for a, b in mech.hinges
                        if {a.cls, b.cls} == {PortClass.PD, PortClass.PR}]
+        self._layouts: dict[int, tuple] = {}      # block → its structure (:meth:`_layout`)
         self.blocks = self._blocks()
         self._block_of = {u: b for b in self.blocks for u in b.unknowns}
         for b in self.blocks:
@@ -497,20 +505,43 @@ class BoxKinematics:
         return out
 
     # ------------------------------------------------------------------ one block
+    def _layout(self, b: Block) -> tuple[list, list]:
+        """The block's fixed structure, worked out once: per member ``(name, part, root key or
+        fixed root)``; per hinge ``(Pd key, Pr key, [(sign, column, exit key, member), ...])``,
+        the Jacobian's terms in the order :meth:`_residual` adds them."""
+        lay = self._layouts.get(id(b))
+        if lay is not None and lay[0] is b:
+            return lay[1], lay[2]
+        members = []
+        for name in b.unknowns:
+            parent = self.parent[name]
+            root = (("fixed", self.mechanism.fixed[(name, self.parts[name].root.name)]) if parent is None
+                    else ("point", parent))
+            members.append((name, self.parts[name], root))
+        col = {u: i for i, u in enumerate(b.unknowns)}
+        rows = []
+        for pd, pr in b.hinges:
+            terms = []
+            for hp, sign in ((pd, 1.0), (pr, -1.0)):
+                for q, exit_pt in self._chain(hp.part, hp.name):
+                    if q not in col:
+                        break
+                    terms.append((sign, col[q], (q, exit_pt), q))
+            rows.append(((pd.part, pd.name), (pr.part, pr.name), terms))
+        self._layouts[id(b)] = (b, members, rows)
+        return members, rows
+
     def _block_points(self, b: Block, a: np.ndarray, lengths: Mapping[str, np.ndarray],
                       frame: Mapping[tuple[str, str], tuple]) -> tuple[dict, dict]:
         """Points and roots of the members in the block's frame: ``(points, roots)``."""
         pts: dict[tuple[str, str], tuple] = dict(frame)
         roots = {}
-        for k, name in enumerate(b.unknowns):
-            parent = self.parent[name]
-            if parent is None:
-                root = self.mechanism.fixed[(name, self.parts[name].root.name)]
-            else:
-                root = pts[parent]
+        members, _ = self._layout(b)
+        for k, (name, part, (kind, where)) in enumerate(members):
+            root = where if kind == "fixed" else pts[where]
             roots[name] = root
             pose = self._pose(name, root, a[:, k], lengths.get(name))
-            for pn, xy in self.parts[name].world_points(pose).items():
+            for pn, xy in part.world_points(pose).items():
                 pts[(name, pn)] = xy
         return pts, roots
 
@@ -519,22 +550,19 @@ class BoxKinematics:
         M, k = a.shape
         r = np.empty((M, k))
         J = np.zeros((M, k, k)) if jac else None
-        col = {u: i for i, u in enumerate(b.unknowns)}
-        for i, (pd, pr) in enumerate(b.hinges):
-            xa, ya = pts[(pd.part, pd.name)]
-            xb, yb = pts[(pr.part, pr.name)]
+        _, rows = self._layout(b)
+        for i, (pd_key, pr_key, terms) in enumerate(rows):
+            xa, ya = pts[pd_key]
+            xb, yb = pts[pr_key]
             r[:, 2 * i] = xa - xb
             r[:, 2 * i + 1] = ya - yb
             if not jac:
                 continue
-            for hp, sign in ((pd, 1.0), (pr, -1.0)):
-                for q, exit_pt in self._chain(hp.part, hp.name):
-                    if q not in col:
-                        break
-                    ex, ey = pts[(q, exit_pt)]
-                    ox, oy = roots[q]
-                    J[:, 2 * i, col[q]] -= sign * (ey - oy)
-                    J[:, 2 * i + 1, col[q]] += sign * (ex - ox)
+            for sign, c, exit_key, q in terms:
+                ex, ey = pts[exit_key]
+                ox, oy = roots[q]
+                J[:, 2 * i, c] -= sign * (ey - oy)
+                J[:, 2 * i + 1, c] += sign * (ex - ox)
         return r, J
 
     def _newton(self, b: Block, a0: np.ndarray, lengths, frame, *, jump: float,
@@ -542,11 +570,13 @@ class BoxKinematics:
         """Batched Newton from ``a0`` (M × k); rows that fail are NaN."""
         a = np.array(a0, dtype=float)
         alive = np.all(np.isfinite(a), axis=1)
+        settled = False
         for _ in range(iters):
             r, J = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame)
             err = np.max(np.abs(r), axis=1)
             todo = alive & ~(err < TOL)
             if not todo.any():
+                settled = True      # r is the residual at the final a (and alive): no second evaluation
                 break
             Jt, rt = J[todo], r[todo]
             det = np.linalg.det(Jt)
@@ -559,7 +589,8 @@ class BoxKinematics:
             step = np.max(np.abs(da), axis=1)
             da *= np.minimum(1.0, max_step / np.maximum(step, 1e-300))[:, None]
             a[idx[good]] += da
-        r, _ = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame, jac=False)
+        if not settled:
+            r, _ = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame, jac=False)
         ok = alive & (np.max(np.abs(r), axis=1) < 1e-9) & (np.max(np.abs(a - a0), axis=1) <= jump)
         a[~ok] = np.nan
         return a

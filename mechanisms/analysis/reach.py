@@ -822,25 +822,10 @@ def envelope(grid, x: np.ndarray, y: np.ndarray, resolution: float = 0.02) -> np
         ax_, ay_ = x[tuple(sl_a)].ravel(), y[tuple(sl_a)].ravel()
         bx, by = x[tuple(sl_b)].ravel(), y[tuple(sl_b)].ravel()
         good = np.isfinite(ax_) & np.isfinite(bx) & np.isfinite(ay_) & np.isfinite(by)
-        segs.append((ax_[good], ay_[good], bx[good], by[good]))
-    total = sum(float(np.sum(np.hypot(s[2] - s[0], s[3] - s[1]))) for s in segs)
-    h = max(h, total / 4e6)               # at most a few million samples
-    px, py = [xs], [ys]
-    for ax_, ay_, bx, by in segs:
-        n = np.maximum(1, np.ceil(np.hypot(bx - ax_, by - ay_) / h).astype(np.int64))
-        idx = np.repeat(np.arange(len(n)), n)
-        t = (np.arange(idx.size) - np.repeat(np.cumsum(n) - n, n)) / n[idx]
-        px.append(ax_[idx] + t * (bx - ax_)[idx])
-        py.append(ay_[idx] + t * (by - ay_)[idx])
-    X, Y = np.concatenate(px), np.concatenate(py)
-    pad = 4
-    x0, y0 = X.min() - pad * h, Y.min() - pad * h
-    nx = int(np.ceil((X.max() - x0) / h)) + pad + 1
-    ny = int(np.ceil((Y.max() - y0) / h)) + pad + 1
-    img = np.zeros((ny, nx), bool)
-    img[np.round((Y - y0) / h).astype(int), np.round((X - x0) / h).astype(int)] = True
+        segs.append((ax_, ay_, bx, by) if good.all() else (ax_[good], ay_[good], bx[good], by[good]))
+    img, x0, y0, h = _raster(xs, ys, segs, h)
     img = ndimage.binary_closing(img, np.ones((3, 3), bool))
-    img = ndimage.binary_fill_holes(img)
+    img = _fill_holes(img)
     img = ndimage.binary_dilation(img, np.ones((3, 3), bool))
     lines = contour_generator(z=img.astype(float)).lines(0.5)
     line = max(lines, key=len)
@@ -848,3 +833,64 @@ def envelope(grid, x: np.ndarray, y: np.ndarray, resolution: float = 0.02) -> np
     if not np.allclose(out[0], out[-1]):
         out = np.vstack([out, out[:1]])
     return out
+
+
+def _fill_holes(img: np.ndarray) -> np.ndarray:
+    """``scipy.ndimage.binary_fill_holes`` in one labelling pass: the background's pieces
+    (4-connected, as there) that touch the border stay background, every other piece is
+    filled."""
+    from scipy import ndimage
+
+    lab, _ = ndimage.label(~img)
+    border = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
+    return ~np.isin(lab, border[border > 0])
+
+
+def _raster(xs: np.ndarray, ys: np.ndarray, segs: list, h: float) -> tuple[np.ndarray, float, float, float]:
+    """The cells (``img[row, col]``, origin ``x0, y0``, cell ``h``) that the points ``xs, ys``
+    and the segments ``segs`` (``(ax, ay, bx, by)`` arrays) sampled every ``h`` or closer
+    fall in; ``h`` grows so that at most a few million samples are drawn.
+
+    A segment of length ``s`` is sampled at ``a + t (b - a)``, ``t = j / n``, ``j < n``,
+    ``n = ceil(s / h)``: the segments are taken in groups of one ``n``, each group one
+    broadcast product (no per-sample gather); ``j = 0`` is the segment's start, a point of
+    ``xs, ys`` already drawn. The samples are bit for bit those of the plain form, so the
+    image is the same cell for cell.
+    """
+    lens = [np.hypot(bx - ax_, by - ay_) for ax_, ay_, bx, by in segs]
+    h = max(h, sum(float(np.sum(s)) for s in lens) / 4e6)
+    samples = [(xs, ys)]
+    for (ax_, ay_, bx, by), s in zip(segs, lens):
+        n = np.maximum(1, np.ceil(s / h).astype(np.int64))
+        small = n.max(initial=1) < 2 ** 15            # then a radix sort on 16 bits: the same order, sooner
+        order = np.argsort(n.astype(np.int16) if small else n, kind="stable")
+        ns = n[order]
+        cuts = np.flatnonzero(np.diff(ns)) + 1
+        for i0, i1 in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [len(ns)]])):
+            m = int(ns[i0])
+            if m == 1:
+                continue
+            sel = order[i0:i1]
+            t = np.arange(1, m) / m
+            a_x, a_y = ax_[sel], ay_[sel]
+            px = (bx[sel] - a_x)[:, None] * t
+            px += a_x[:, None]
+            py = (by[sel] - a_y)[:, None] * t
+            py += a_y[:, None]
+            samples.append((px.ravel(), py.ravel()))
+    pad = 4
+    x0 = min(float(p.min()) for p, _ in samples if p.size) - pad * h
+    y0 = min(float(p.min()) for _, p in samples if p.size) - pad * h
+    nx = int(np.ceil((max(float(p.max()) for p, _ in samples if p.size) - x0) / h)) + pad + 1
+    ny = int(np.ceil((max(float(p.max()) for _, p in samples if p.size) - y0) / h)) + pad + 1
+    flat = np.zeros(ny * nx, bool)
+    for j, (px, py) in enumerate(samples):
+        col = px - x0 if j == 0 else np.subtract(px, x0, out=px)     # the samples are ours to overwrite
+        col /= h
+        row = py - y0 if j == 0 else np.subtract(py, y0, out=py)
+        row /= h
+        np.rint(row, out=row)
+        row *= nx                                   # whole numbers below 2**53: exact in floats
+        row += np.rint(col, out=col)
+        flat[row.astype(np.int64)] = True
+    return flat.reshape(ny, nx), x0, y0, h
