@@ -194,11 +194,15 @@ def test_a_missing_swing_valve_or_motor_is_named():
     Machine(no_motor, "extensions")            # the other modes do not need the motor
 
 
-def test_the_swing_valve_table_without_swing_is_left_alone():
-    """A file's swing section is read by the machine with [swing] only (as the circuit types'
-    tables by their type): the same file without [swing] builds in mode valves."""
+def test_a_swing_valve_table_without_swing_is_refused_by_name():
+    """A swing section with no [swing] to drive is refused, not skipped (a file that forgot its
+    [swing] would otherwise run without a swing and no word); without the table it builds."""
     d = MachineDescription.load(TRUCK).with_sections(swing=None)
-    m = Machine(d, "valves")
+    with pytest.raises(ParameterError, match=r"'circuit\.valves\.swing' \(excavator_truck\.toml, line \d+\): "
+                                             r"a swing valve section, but the machine has no \[swing\]"):
+        Machine(d, "valves")
+    valves = {k: v for k, v in d.circuit["valves"].items() if k != "swing"}
+    m = Machine(d.with_sections(circuit={**d.circuit, "valves": valves}), "valves")
     assert m.turntable is None and m.circuit.swing is None and "swing.cmd" not in m.model.model.input_names
 
 
