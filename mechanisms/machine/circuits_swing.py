@@ -66,7 +66,7 @@ SWING_VALVE_KEYS: dict[str, tuple] = {
 
 def read_swing_valve(ctx, valves: Mapping[str, Any]) -> dict[str, Any] | None:
     """``[circuit.valves.swing]`` read (problems collected in ``ctx``); ``None`` for a machine
-    without ``[swing]`` (its swing table is then refused as no function's).
+    without ``[swing]`` (its swing table is then refused by name: no [swing] to drive).
 
     Examples
     --------
