@@ -81,8 +81,10 @@ class Carrier:
         ``v_r``: the speed over which the rolling resistance builds up (m/s, default 0.02).
     drive : {"force", "speed"}
         A tractive-force input or a prescribed travel speed (see the module's notes).
-    gravity : float or str
-        g (m/s², default 9.81) for the weight on the wheels.
+    gravity : float or str, optional
+        g (m/s²) for the weight on the wheels. Default: the front's (its parts' gravity,
+        a run-time parameter in a machine), so the rolling resistance follows it; a value
+        that differs from the front's is refused when the graph is built.
     x0, v0 : float or str
         Initial travel (m) and speed (m/s), default 0. With ``drive="speed"`` the speed is
         the input's.
@@ -106,10 +108,11 @@ class Carrier:
     """
 
     def __init__(self, name: str, *, mass: Any, rolling: Any = 0.0, rolling_speed: Any = 0.02,
-                 drive: str = "force", gravity: Any = 9.81, x0: Any = 0.0, v0: Any = 0.0):
+                 drive: str = "force", gravity: Any = None, x0: Any = 0.0, v0: Any = 0.0):
         problems: list[str] = []
         v = in_si({"mass": (mass, "kg"), "rolling": (rolling, ""), "rolling_speed": (rolling_speed, "m/s"),
-                   "gravity": (gravity, "m/s^2"), "x0": (x0, "m"), "v0": (v0, "m/s")}, problems)
+                   "gravity": (9.81 if gravity is None else gravity, "m/s^2"), "x0": (x0, "m"),
+                   "v0": (v0, "m/s")}, problems)
         problems += number_problems("", numeric_only({
             "mass": (v["mass"], Check(">0", "kg")),
             "rolling": (v["rolling"], Check(">=0", "rolling resistance / weight")),
@@ -125,7 +128,7 @@ class Carrier:
         self.mass = as_amount(v["mass"])
         self.rolling = float(v["rolling"])
         self.rolling_speed = float(v["rolling_speed"])
-        self.gravity = float(v["gravity"])
+        self.gravity = None if gravity is None else float(v["gravity"])
         self.x0, self.v0 = float(v["x0"]), float(v["v0"])
         self.drive = drive
 
@@ -212,6 +215,24 @@ class TravelMechanism(Mechanism):
                                   for s in sorted(total.free_symbols, key=str)], subject="total_mass")
         return float(total)
 
+    def _weight_gravity(self):
+        """g of the weight on the wheels: the front parts' gravity (one value, possibly a
+        run-time symbol), or the carrier's when the front has none; a carrier's value that
+        differs from the parts' is refused."""
+        gs = {sp.sympify(p.gravity) for p in self.parts.values() if getattr(p, "gravity", None) is not None}
+        cr = self.carrier
+        if len(gs) > 1:
+            raise ParameterError(f"carrier {cr.name!r}: the front's parts have different gravity "
+                                 f"({', '.join(sorted(map(str, gs)))}); expected one value for the weight on "
+                                 "the wheels")
+        if not gs:
+            return 9.81 if cr.gravity is None else cr.gravity
+        g = gs.pop()
+        if cr.gravity is not None and (not g.is_number or abs(float(g) - cr.gravity) > 1e-12 * max(1.0, cr.gravity)):
+            raise ParameterError(f"carrier {cr.name!r}: gravity {cr.gravity:g} m/s² differs from the front's "
+                                 f"({g}); expected the same value, or leave the carrier's gravity out")
+        return g
+
     def bond_graph(self) -> BondGraph:
         """The front's global bond graph, the carrier, and the travel coupling."""
         self.check()
@@ -232,7 +253,7 @@ class TravelMechanism(Mechanism):
         car.add(v, I("M", cr.mass, initial=cr.v0, prefer="state"))
         car.connect("v", "M")
         if cr.rolling > 0.0:
-            weight = cr.gravity * (sp.sympify(cr.mass) + sum(sp.sympify(m) for *_, m in masses))
+            weight = self._weight_gravity() * (sp.sympify(cr.mass) + sum(sp.sympify(m) for *_, m in masses))
             crr, vr = cr.rolling, cr.rolling_speed
             car.add(R("rolling", effort=lambda f: crr * weight * sp.tanh(f / vr)))
             car.connect("v", "rolling")

@@ -81,7 +81,7 @@ def attach_travel(machine, assembled) -> TravelMechanism:
                              f"formulation {machine.formulation!r})")
     drive = "speed" if machine.mode == "extensions" else "force"
     carrier = Carrier(TRAVEL, mass=tr["mass"], rolling=tr["rolling"], rolling_speed=tr["rolling_speed"],
-                      drive=drive, gravity=desc.gravity, v0=tr["speed"] if drive == "force" else 0.0)
+                      drive=drive, v0=tr["speed"] if drive == "force" else 0.0)   # g: the front's (a run-time parameter)
     moving = with_travel(assembled.mechanism, carrier)
     moving.description = desc
     machine.mechanism = moving

@@ -12,7 +12,9 @@ import pytest
 
 from bondgraph import ParameterError
 from components.soil import preset
+from mechanisms import MechanismModel
 from mechanisms.examples import single_boom
+from mechanisms.travel import Carrier, with_travel
 from mechanisms.machine import DATA, Machine, MachineDescription
 from mechanisms.machine.cycle import Cycle
 
@@ -119,3 +121,18 @@ def test_forward_dynamics_under_the_inverse_dynamics_forces_retraces_the_approac
     ref = run.table()
     for key, tol in (("travel_x", 1e-4), ("edge_x", 1e-4), ("edge_y", 1e-4)):
         assert np.max(np.abs(fwd[key] - np.interp(fwd["time"], ref["time"], ref[key]))) <= tol, key
+
+
+def test_the_rolling_weight_follows_the_machines_gravity_at_run_time():
+    """The weight on the wheels uses the front's gravity (the run-time ``machine.gravity``): set
+    to the Moon's, the rolling work is the hand C_rr·W·tanh(v/v_r)·v at that g (it was 9.81
+    baked in at the build). A carrier whose own gravity differs from the front's is refused."""
+    m = Machine.from_file(DATA / "wheel_loader_pile.toml", mode="extensions")
+    assert m.set({"machine.gravity": "1.62 m/s^2"}) == "parameters"
+    run = m.run(t_end=1.0, progress=False, t_eval=np.linspace(0.0, 1.0, 2001))
+    tab = run.table()
+    v = tab["travel_speed"]
+    rolling = np.trapezoid(C_RR * (CHASSIS + FRONT) * 1.62 * np.tanh(v / V_R) * v, tab["time"])
+    assert run.energy_split().terms["rolling resistance"] == pytest.approx(rolling, rel=1e-3)
+    with pytest.raises(ParameterError, match=r"carrier 'travel': gravity 5 m/s² differs from the front's"):
+        MechanismModel.build(with_travel(single_boom(), Carrier("travel", mass=1e4, rolling=0.03, gravity=5.0)))
