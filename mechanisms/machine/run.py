@@ -133,8 +133,8 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
         Check the cycle against the strokes and reachability first (mode extensions).
     interrupt : Interrupt, optional
         Lets a caller stop the run cleanly (partial results kept, ``run.interrupted``). A run
-        a sampled controller drives (the tracking operator) stops at its next sample; a
-        continuous controller's run does not see it.
+        a sampled controller drives (the tracking operator) stops at its next sample; with a
+        continuous controller it is refused (``ParameterError``): such a run cannot be stopped.
     progress : bool
         A progress bar (simulated time, time left) on a run that takes over a second;
         ``False`` silences it.
@@ -241,7 +241,11 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
 
                 ctrl = controller if isinstance(controller, Controller) else \
                     Controller(controller, list(inputs))
-                if interrupt is not None and ctrl.period is not None:
+                if interrupt is not None and ctrl.period is None:
+                    raise ParameterError("interrupt: a continuous controller (period None) cannot be stopped "
+                                         "cleanly; expected a sampled controller (Controller(..., period=...)), "
+                                         "which ends at its next sample, or no interrupt")
+                if interrupt is not None:
                     ctrl = _interruptible(ctrl, interrupt)
                 # the stroke ends as transitions: the contacts are located as in a table-driven run
                 hm = HybridModel(mm.model, *contact_transitions(machine))

@@ -65,3 +65,16 @@ def test_an_interrupt_ends_a_controller_run_at_its_next_sample_with_its_results(
     i = int(np.searchsorted(ref.t, run.t[-1] - 1e-12))
     a, b = run.table(), ref.table()
     assert abs(a["tip_x"][-1] - b["tip_x"][i]) < 1e-6          # the same run up to the stop
+
+
+def test_an_interrupt_with_a_continuous_controller_is_refused_by_name(exc):
+    """A continuous controller's run cannot be stopped at a sample: an interrupt given with it is
+    refused, not dropped."""
+    from bondgraph import ParameterError
+    from bondgraph.hybrid import Controller
+    from mechanisms.machine.run import Interrupt
+
+    base = tracking_controller(exc, Cycle.default("extensions"))
+    with pytest.raises(ParameterError, match=r"interrupt: a continuous controller \(period None\)"):
+        exc.run(Cycle.default("valves"), controller=Controller(base.fn, base.inputs), t_end=0.1,
+                progress=False, interrupt=Interrupt())
