@@ -287,14 +287,9 @@ class _Writer:
         """``template`` has one ``{}`` for the expression."""
         self.stmts.append(("expr", (template, expr)))
 
-    def render(self, only: set[int] | None = None) -> tuple[list[str], list[str]]:
+    def render(self) -> tuple[list[str], list[str]]:
         """``(hoisted, body)``: assignments of the common subexpressions of base symbols
-        (``x0``, ``x1``… — states, parameters, inputs, time), then the statements.
-
-        ``only``: the indices of the statements to write (the others are dead code for
-        the caller, :mod:`bondgraph.selective`), with the hoisted subexpressions they read;
-        the common subexpressions are those of all the statements, so every value kept is
-        computed exactly as with all of them."""
+        (``x0``, ``x1``… — states, parameters, inputs, time), then the statements."""
         exprs = [v[1] for k, v in self.stmts if k == "expr"]
         repl, red = _cse(exprs) if exprs else ([], [])
         base_ok: dict = {}
@@ -316,34 +311,17 @@ class _Writer:
                 keep.append((sym, ex2))
             else:
                 back[sym] = ex2
-        lines = []
-        it = iter(red)
-        read: set = set()
-        for idx, (kind, val) in enumerate(self.stmts):
-            if kind == "raw":
-                if only is None or idx in only:
-                    lines.append(val)
-                continue
-            e = next(it)
-            if only is not None and idx not in only:
-                continue
-            e = unback(e)
-            if only is not None:
-                read |= e.free_symbols
-            lines.append(val[0].format(_c(e)))
-        if only is not None:   # the hoisted subexpressions the statements kept read, transitively
-            defs = dict(keep)
-            need: set = set()
-            stack = [q for q in read if q in defs]
-            while stack:
-                q = stack.pop()
-                if q not in need:
-                    need.add(q)
-                    stack += [r for r in defs[q].free_symbols if r in defs]
-            keep = [(sym, ex) for sym, ex in keep if sym in need]
         hoisted = [f"    {sym} = {_c(ex)};" for sym, ex in keep]
         # the temporaries' numbers (x<j>) are not contiguous: the work array needs the largest
         self.ntemps = 1 + max((int(str(sym)[1:]) for sym, _ in keep), default=-1)
+        lines = []
+        it = iter(red)
+        for kind, val in self.stmts:
+            if kind == "raw":
+                lines.append(val)
+            else:
+                e = unback(next(it))
+                lines.append(val[0].format(_c(e)))
         return hoisted, lines
 
 
@@ -358,25 +336,19 @@ def _tangent_expr(partials, tan: dict) -> se.Basic:
     return acc
 
 
-def _emit_primal(prog: _Program, w: _Writer, scaled: frozenset[int] = frozenset(),
-                 keep: tuple[frozenset[int], frozenset[int]] | None = None) -> None:
+def _emit_primal(prog: _Program, w: _Writer, scaled: frozenset[int] = frozenset()) -> None:
     """All intermediates and blocks in order; the factors of every block stay in the work
     array for the Jacobian (and the divisor monitor). Affine blocks are emitted as
     straight-line statements (so the chunker may cut between them); a Newton block is one
     unit. For the coupled blocks in ``scaled`` the product of the matrix's row norms is
-    kept (``MS<b>``, 0 when the factorisation fails) when ``mode & 2`` (the monitor).
-    ``keep``: ``(intermediates, blocks)``, the only ones emitted (a slice closed under
-    dependence, :func:`bondgraph.selective.slice_for`); default all."""
+    kept (``MS<b>``, 0 when the factorisation fails) when ``mode & 2`` (the monitor)."""
     by_stage: dict[int, list[int]] = {}
     for k, st in enumerate(prog.stage):
-        if keep is None or k in keep[0]:
-            by_stage.setdefault(st, []).append(k)
+        by_stage.setdefault(st, []).append(k)
     for k in by_stage.get(0, []):
         nm, ex = prog.inter[k]
         w.expr(f"    {nm} = {{}};", ex)
     for bi, b in enumerate(prog.blocks):
-        if keep is not None and bi not in keep[1]:
-            continue   # nothing kept reads its unknowns, so no kept intermediate is of its stage
         n = len(b.unknowns)
         mem = b.unknowns
         w.raw(f"    /* block {bi}: {', '.join(prog.eqs.unknowns[i] for i in mem)} */")

@@ -2,22 +2,22 @@
 
 A model's ``bg_out`` (:mod:`bondgraph.codegen`) computes every bond effort and flow,
 energy and power — hundreds of values — though a batched analysis over 10⁵ poses may
-read five. :func:`selected_outputs` generates, compiles and loads a function that
-computes only the requested outputs: the model's own statements, common subexpressions
-found over all of them as for ``bg_out``, then every statement the outputs do not depend
-on dropped (dead-code elimination; :func:`slice_for` finds the intermediates they read
-and the blocks whose unknowns those read, closed under dependence). What is left is the
-same arithmetic as ``bg_out``'s: the numbers are equal to the bit.
+read five. :func:`selected_outputs` makes, compiles and loads a function that computes
+only the requested outputs: the statements of the model's own compiled source (the
+library that is loaded: its common subexpressions, its order of operations), from which
+:func:`select_source` drops every statement the outputs do not depend on (dead-code
+elimination by a backward liveness pass over ``bg_out``'s statements: a temporary, an
+intermediate, a block solving some unknowns is kept when a kept statement reads what it
+writes). What is left is ``bg_out``'s own arithmetic: the numbers are equal to the bit.
 
 A block that the selection does not need is not solved, so its failure (a singular
 linkage) does not show in the selected outputs: a caller that needs the model's
 status at a row asks for an output that depends on every block (a holding force does).
 
-The generated source is cached on disk keyed by the model's source, the selection and
-the generator (the library itself by its source, as every compiled model): a later
-process loads it without generating anything; the first call for a new selection
-compiles (about a second). :func:`bondgraph.batch.evaluate_many` uses it with
-``outputs=``.
+The selective library is cached on disk by its source, as every compiled model (the
+dead-code pass over the model's source takes milliseconds): the first call for a new
+selection compiles (under a second), later processes load it.
+:func:`bondgraph.batch.evaluate_many` uses it with ``outputs=``.
 
 Examples
 --------
@@ -29,15 +29,15 @@ Examples
 ...     _ = bg.connect(a, b)
 >>> model = build(bg)
 >>> sel = selected_outputs(model.system, ["e[d/b3]"])     # the damper's force only
->>> sel.names, len(sel.intermediates) <= len(model.equations.intermediates)
-(['e[d/b3]'], True)
+>>> sel.names, sel.blocks                                 # b·v reads the state: no block solved
+(['e[d/b3]'], frozenset())
 """
 
 from __future__ import annotations
 
 import ctypes
 import difflib
-import hashlib
+import re
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,32 +45,17 @@ from typing import Sequence
 
 import numpy as np
 
-from .codegen import (_HEADER, _MAIN, _ARGS, CompiledSystem, _emit_primal, _lapack, _Layout, _Program,
-                      _public, _rn, _Source, _Writer, build_library, UNIT_MARK)
-from .equations import Equations
-from .errors import UnknownNameError
-from .files import cache_dir
+from .codegen import _ARGS, _MAIN, UNIT_MARK, CompiledSystem, _lapack, _public, _Source, build_library
+from .errors import EquationError, UnknownNameError
 
-__all__ = ["slice_for", "generate_selected_c", "SelectedOutputs", "selected_outputs"]
+__all__ = ["select_source", "SelectedOutputs", "selected_outputs"]
 
 #: layout of a cached selective source; a change makes every older entry a miss
-_FORMAT = 1
+_FORMAT = 2
 #: flags of the selective code: optimised further than a whole model's (:data:`bondgraph.codegen.CFLAGS`,
 #: ``-O1`` for compile time: a selection is a fraction of it, evaluated at 10⁵ rows); strict IEEE
 #: arithmetic (no fast-math, no contraction into fused multiply-adds): the same results as ``bg_out``
 SELECTIVE_CFLAGS = ("-O2", "-std=c99", "-ffp-contract=off", "-fPIC", "-shared", "-fno-math-errno")
-
-
-def _output_exprs(eqs: Equations) -> dict[str, object]:
-    """Name → expression of every output, as :func:`bondgraph.codegen.generate_c` orders them
-    (symbols not yet renamed)."""
-    out: dict[str, object] = dict(eqs.bond_exprs)
-    out.update((f"energy[{nm}]", ex) for nm, ex in eqs.energy.items())
-    out.update((f"source_power[{nm}]", ex) for nm, ex in eqs.source_power.items())
-    out.update((f"dissipation[{nm}]", ex) for nm, ex in eqs.dissipation.items())
-    out.update((f"parametric[{nm}]", ex) for nm, ex in eqs.parametric.items())
-    out.update(getattr(eqs, "observed", {}))
-    return out
 
 
 def _check_names(names: Sequence[str], known: Sequence[str], model: str) -> list[str]:
@@ -99,171 +84,147 @@ def _check_names(names: Sequence[str], known: Sequence[str], model: str) -> list
     return list(names)
 
 
-def _model_name(eqs: Equations) -> str:
+def _model_name(eqs) -> str:
     return getattr(getattr(eqs, "report", None), "model", None) or "the model"
 
 
-def slice_for(eqs: Equations, names: Sequence[str]) -> tuple[frozenset[int], frozenset[int]]:
-    """The intermediates and blocks that the outputs ``names`` depend on.
+_CHUNK = re.compile(r"^BG_HIDDEN __attribute__\(\(noinline\)\) int (bg_c\d+)\([^\n]*\{\n[^\n]*\(void\)mode;\n"
+                    r"(.*?)\n    return 0;\n\}\n", re.M | re.S)
+_TOKEN = re.compile(r"\b(x\d+|m\d+)\b|\bUs\[(\d+)\]")
+_ASSIGN = re.compile(r"^ {4}(x\d+|m\d+|out\[(\d+)\]) = ")
+_BLOCK = re.compile(r"^ {4}/\* block (\d+): ")
+_SOLVED = re.compile(r"\bUs\[(\d+)\] \+= B\d+\[")
+_INNER = re.compile(r"^\s+(m\d+) = ")
 
-    Closed under dependence: an intermediate's symbols, a block's rows and the
-    intermediates inside it bring in what they read; a block is needed as soon as one of
-    its unknowns is read.
+
+def _reads(text: str) -> set[str]:
+    return {a or f"Us[{b}]" for a, b in _TOKEN.findall(text)}
+
+
+def _statements(source: str) -> tuple[str, list[tuple[str, list[str], set[str], set[str]]]]:
+    """The head (header and work-array layout) of a model's source, and ``bg_out``'s
+    statements in order: ``(kind, lines, writes, reads)``, kind ``"assign"`` (a temporary,
+    an intermediate, an output) or ``"block"`` (one block's solve, whole)."""
+    units = source.split(UNIT_MARK)
+    main = units[0]
+    at = main.find(_MAIN.strip().splitlines()[0])
+    out_at = main.find("\nint bg_out(")
+    if at < 0 or out_at < 0:
+        raise EquationError("selected outputs: the model's source has no bg_out of the expected form "
+                            "(generated by another version of bondgraph.codegen?)")
+    head = main[:at]
+    body = main[out_at:main.index("\n}\n", out_at)]
+    chunks = {m.group(1): m.group(2) for u in units for m in _CHUNK.finditer(u)}
+    lines: list[str] = []
+    for name in re.findall(r"\(st = (bg_c\d+)\(", body):
+        if name not in chunks:
+            raise EquationError(f"selected outputs: chunk {name} of bg_out not found in the model's source")
+        lines += chunks[name].split("\n")
+    stmts = []
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        blk = _BLOCK.match(ln)
+        if blk:
+            j, newton = i + 1, lines[i + 1].startswith("    { int it;") if i + 1 < len(lines) else False
+            while j < len(lines):
+                if not newton and lines[j].startswith("    { double nrm = 0.0;"):
+                    break
+                if newton and lines[j] == "    }" and "if (it == " in lines[j - 1]:
+                    break
+                j += 1
+            if j == len(lines):
+                raise EquationError(f"selected outputs: block {blk.group(1)} of bg_out has no end")
+            part = lines[i:j + 1]
+            text = "\n".join(part)
+            writes = {f"Us[{k}]" for k in _SOLVED.findall(text)}
+            inner = {m.group(1) for m in map(_INNER.match, part) if m}
+            stmts.append(("block", part, writes | inner, _reads(text) - writes - inner))
+            i = j + 1
+            continue
+        a = _ASSIGN.match(ln)
+        j = i
+        while a and j < len(lines) and not lines[j].endswith(";"):   # a piecewise value spans lines
+            j += 1
+        if not a or j == len(lines):
+            raise EquationError(f"selected outputs: statement {ln.strip()[:80]!r} of bg_out not understood")
+        part = lines[i:j + 1]
+        stmts.append(("assign", part, {a.group(1)}, _reads("\n".join(part)[a.end():])))
+        i = j + 1
+    return head, stmts
+
+
+def select_source(source: str, index: Sequence[int]) -> tuple[str, frozenset[int], frozenset[str]]:
+    """C source of ``bg_sel``: the outputs at positions ``index`` of a model's ``bg_out``
+    (its source ``source``, :attr:`CompiledSystem.source <bondgraph.CompiledSystem.source>`)
+    and nothing else.
+
+    ``bg_out``'s statements are taken in order; walking back from the outputs wanted, a
+    statement is kept when it writes something a kept statement after it reads (a block's
+    solve whole, with everything its rows read). The kept statements are written as they
+    are, each output at its own place in the output array; ``bg_sel`` has ``bg_out``'s
+    signature and work array.
 
     Parameters
     ----------
-    eqs : Equations
-    names : sequence of str
-        Output names (``CompiledSystem.output_names``).
+    source : str
+        A model's C source (:func:`bondgraph.codegen.generate_c`).
+    index : sequence of int
+        Positions in ``bg_out``'s output array.
 
     Returns
     -------
-    (frozenset of int, frozenset of int)
-        Indices into ``eqs.intermediates`` and into ``eqs.blocks``.
+    source : str
+    blocks : frozenset of int
+        The blocks it solves.
+    intermediates : frozenset of str
+        The intermediates it computes (``m<k>``).
 
     Raises
     ------
-    UnknownNameError
-        A name that is not an output of the model (every one named).
+    EquationError
+        A source not of the form :mod:`bondgraph.codegen` writes.
 
     Examples
     --------
-    A mass pushed through a damper: its velocity is a state; the damper's force reads
-    it and no block; the mass's effort reads the force balance's block:
-
     >>> from bondgraph import BondGraph, Se, One, I, R, build
     >>> bg = BondGraph("d")
     >>> _ = bg.add(Se("F", 2.0), One("v"), I("m", 1.0), R("b", 0.5))
     >>> for a, b in [("F", "v"), ("v", "m"), ("v", "b")]:
     ...     _ = bg.connect(a, b)
-    >>> eqs = build(bg).equations
-    >>> len(slice_for(eqs, ["e[d/b3]"])[1]) <= len(slice_for(eqs, ["e[d/b2]"])[1])
-    True
+    >>> system = build(bg).system
+    >>> names = system.output_names
+    >>> src, blocks, inter = select_source(system.source, [names.index("e[d/b3]")])  # the damper's force
+    >>> "int bg_sel(" in src, "int bg_out(" in src, sorted(blocks), len(src) < len(system.source)
+    (True, False, [], True)
     """
-    exprs = _output_exprs(eqs)
-    names = _check_names(names, list(exprs), _model_name(eqs))
-    index = {v: k for k, (v, _) in enumerate(eqs.intermediates)}
-    uidx = {u: i for i, u in enumerate(eqs.unknowns)}
-    block_of = {i: bi for bi, b in enumerate(eqs.blocks) for i in b.unknowns}
-    inter: set[int] = set()
-    blocks: set[int] = set()
-    stack = [s.name for nm in names for s in exprs[nm].free_symbols]
-    while stack:
-        nm = stack.pop()
-        k = index.get(nm)
-        if k is not None:
-            if k not in inter:
-                inter.add(k)
-                stack += [s.name for s in eqs.intermediates[k][1].free_symbols]
-            continue
-        i = uidx.get(nm)
-        if i is None:
-            continue             # a state, input, parameter or t: always there
-        bi = block_of[i]
-        if bi in blocks:
-            continue
-        blocks.add(bi)
-        for j in eqs.blocks[bi].unknowns:
-            stack += [s.name for s in eqs.residuals[j].free_symbols]
-    return frozenset(inter), frozenset(blocks)
-
-
-def _matched(full: list, part: list) -> set[int]:
-    """Indices in ``full`` of the statements of ``part``, a subsequence of it (the primal of
-    a slice: the same statements, in the same order, fewer). Each block of statements
-    begins with its own comment and intermediates are named once, so the leftmost match
-    of each statement is its own place."""
-    out: set[int] = set()
-    i = 0
-    for st in part:
-        while i < len(full) and not _same(full[i], st):
-            i += 1
-        if i == len(full):
-            raise AssertionError("the slice's statements are not those of the model")  # a generator bug
-        out.add(i)
-        i += 1
-    return out
-
-
-def _same(a, b) -> bool:
-    if a[0] != b[0]:
-        return False
-    if a[0] == "raw":
-        return a[1] == b[1]
-    return a[1][0] == b[1][0] and a[1][1] == b[1][1]
-
-
-def generate_selected_c(eqs: Equations, names: Sequence[str]) -> str:
-    """C source of ``bg_sel``: the outputs ``names`` and nothing else.
-
-    Same signature as the model's ``bg_out``, and each output written at its place in
-    ``bg_out``'s output array (the others are left untouched); ``bg_sel_work()`` is the
-    size of the work array it needs. The statements are the model's own, common
-    subexpressions found over all of them as :func:`bondgraph.codegen.generate_c` does,
-    then those the outputs do not read dropped (dead code): every value is computed by
-    the same arithmetic as in ``bg_out``, to the bit.
-
-    Parameters
-    ----------
-    eqs : Equations
-    names : sequence of str
-        Output names.
-
-    Returns
-    -------
-    str
-        C source (translation units separated by :data:`bondgraph.codegen.UNIT_MARK`).
-
-    Raises
-    ------
-    UnknownNameError
-        A name that is not an output of the model.
-
-    Examples
-    --------
-    >>> from bondgraph import BondGraph, Se, One, I, build
-    >>> bg = BondGraph("p")
-    >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 2.0))
-    >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
-    >>> src = generate_selected_c(build(bg).equations, ["e[p/b1]"])
-    >>> "int bg_sel(" in src, "int bg_out(" in src
-    (True, False)
-    """
-    keep = slice_for(eqs, names)
-    wanted = set(names)
-    prog = _Program(eqs)
-    divisors = list(getattr(eqs, "divisors", []))
-    scaled = frozenset(d.block for d in divisors
-                       if d.kind == "block" and len(prog.blocks[d.block].unknowns) > 1)
-    lay = _Layout(prog, scaled)
+    head, stmts = _statements(source)
+    wanted = {int(k) for k in index}
+    live: set[str] = set()
+    keep = [False] * len(stmts)
+    for i in range(len(stmts) - 1, -1, -1):
+        kind, lines, writes, reads = stmts[i]
+        out = _ASSIGN.match(lines[0]) if kind == "assign" else None
+        if out is not None and out.group(2) is not None:
+            needed = int(out.group(2)) in wanted
+        else:
+            needed = bool(writes & live)
+        if needed:
+            keep[i] = True
+            live -= writes
+            live |= reads
+    blocks = frozenset(int(_BLOCK.match(st[1][0]).group(1)) for st, k in zip(stmts, keep) if k and st[0] == "block")
+    inter = frozenset(w for st, k in zip(stmts, keep) if k for w in st[2] if w.startswith("m"))
     src = _Source()
-
-    def section(w: _Writer, only: set[int]) -> list[str]:
-        hoisted, body = w.render(only)
-        lay.need_temps(w.ntemps)
-        return src.section(hoisted) + src.section(body)
-
-    full = _Writer()                 # the model's primal, as generate_c writes it
-    _emit_primal(prog, full, scaled)
-    part = _Writer()                 # the slice the outputs read
-    _emit_primal(prog, part, scaled, keep=keep)
-    body = section(full, _matched(full.stmts, part.stmts))
-    w = _Writer()
-    only = set()
-    for k, (nm, ex) in enumerate(_output_exprs(eqs).items()):
-        w.expr(f"    out[{k}] = {{}};", _rn(ex, prog.rename))
-        if nm in wanted:
-            only.add(k)
-    body += section(w, only)
-    head = _HEADER + lay.defines()
-    units = src.units()
+    calls = src.section(["\n".join(st[1]) for st, k in zip(stmts, keep) if k])   # a statement never cut
     protos = "".join(f"BG_HIDDEN int bg_c{k}({_ARGS});\n" for k in range(src.n))
-    main = [head, _MAIN, protos, f"int bg_sel_work(void) {{ return {lay.size}; }}\n"]
-    main.append(f"/* outputs: {', '.join(names)} */\n")
-    if len(units) == 1:
-        main.append(units.pop())
-    main.append(_public("bg_sel", body))
-    return UNIT_MARK.join(["\n".join(main)] + [head + u for u in units])
+    sizes = re.search(r"s\[6\]=(\d+);", source)
+    if sizes is None:
+        raise EquationError("selected outputs: the model's source gives no work-array size (bg_sizes)")
+    text = "\n".join([head, _MAIN, protos, f"int bg_sel_work(void) {{ return {sizes.group(1)}; }}\n",
+                      f"/* outputs: {', '.join(map(str, sorted(wanted)))} */\n", "".join(src.chunks),
+                      _public("bg_sel", calls)])
+    return text, blocks, inter
 
 
 @dataclass
@@ -277,8 +238,10 @@ class SelectedOutputs:
     index : numpy.ndarray of int32
         Their places in the model's output array (``system.output_names``), where
         ``function`` writes them.
-    intermediates, blocks : frozenset of int
-        The slice of the model it evaluates (indices into the equations').
+    intermediates : frozenset of str
+        The intermediates it computes (``m<k>``: ``Equations.intermediates[k]``).
+    blocks : frozenset of int
+        The blocks it solves (indices into ``Equations.blocks``).
     path : pathlib.Path
         The compiled library.
     compile_time : float
@@ -301,7 +264,7 @@ class SelectedOutputs:
 
     names: list[str]
     index: np.ndarray
-    intermediates: frozenset[int]
+    intermediates: frozenset[str]
     blocks: frozenset[int]
     path: Path
     compile_time: float = 0.0
@@ -313,31 +276,14 @@ class SelectedOutputs:
 #: per compiled model (weakly held): selection → loaded function
 _LOADED: "weakref.WeakKeyDictionary[CompiledSystem, dict[tuple[str, ...], SelectedOutputs]]" = \
     weakref.WeakKeyDictionary()
-_HASH: list[str] = []
-
-
-def _generator_hash() -> str:
-    """Hash of what generates a selective source (this module and the code generator)."""
-    if not _HASH:
-        h = hashlib.sha256()
-        here = Path(__file__).parent
-        for f in ("selective.py", "codegen.py"):
-            h.update((here / f).read_bytes())
-        _HASH.append(h.hexdigest()[:16])
-    return _HASH[0]
-
-
-def _source_file(system: CompiledSystem, names: list[str]) -> Path:
-    key = "\n".join([f"{_FORMAT}|{_generator_hash()}", system.source, "\x00".join(names)])
-    return cache_dir() / f"sel_{hashlib.sha256(key.encode()).hexdigest()[:32]}.c"
 
 
 def selected_outputs(system: CompiledSystem, names: Sequence[str]) -> SelectedOutputs:
     """The compiled function computing only the outputs ``names`` of ``system``.
 
-    Generated, compiled and loaded at the first request of a selection (the source and the
-    library cached on disk, keyed by the model's source and the selection); later requests
-    in the process return the same object.
+    Made from the model's source (:func:`select_source`), compiled and loaded at the first
+    request of a selection in a process (the library cached on disk by its source, as every
+    compiled model); later requests return the same object.
 
     Parameters
     ----------
@@ -379,16 +325,11 @@ def selected_outputs(system: CompiledSystem, names: Sequence[str]) -> SelectedOu
     if hit is not None:
         return hit
     names = _check_names(list(key), system.output_names, _model_name(system.equations))
-    eqs = system.equations
-    inter, blocks = slice_for(eqs, names)
-    cfile = _source_file(system, names)
-    try:
-        source = cfile.read_text()
-    except OSError:
-        source = generate_selected_c(eqs, names)
-        _write(cfile, source)
+    where = {nm: i for i, nm in enumerate(system.output_names)}
+    index = np.array([where[nm] for nm in names], dtype=np.int32)
+    source, blocks, inter = select_source(system.source, index)
     path, t_cc = build_library(source, SELECTIVE_CFLAGS, prefix="bgsel",
-                               what=f"the outputs selected of {_model_name(eqs)!r}")
+                               what=f"the outputs selected of {_model_name(system.equations)!r}")
     lib = ctypes.CDLL(str(path))
     lib.bg_set_lapack(ctypes.c_void_p(_lapack("dgetrf")), ctypes.c_void_p(_lapack("dgetrs")))
     fn = lib.bg_sel
@@ -396,8 +337,6 @@ def selected_outputs(system: CompiledSystem, names: Sequence[str]) -> SelectedOu
     fn.restype = ctypes.c_int
     lib.bg_sel_work.restype = ctypes.c_int
     work = np.zeros(max(int(lib.bg_sel_work()), 1))
-    where = {nm: i for i, nm in enumerate(system.output_names)}
-    index = np.array([where[nm] for nm in names], dtype=np.int32)
     sel = SelectedOutputs(names, index, inter, blocks, path, t_cc, fn, work, lib)
     per[key] = sel
     return sel

@@ -2,8 +2,10 @@
 :mod:`bondgraph.selective`) against the full evaluation's columns, on random states,
 inputs and times: a model with a coupled block (LU), one with a nonlinear algebraic loop
 (Newton), a crank whose block divides by a modulus that vanishes at its dead centre, and
-the excavator's statics model (11 blocks, 624 outputs). The full evaluation runs the
-model's own ``bg_out``: an independent path through the generated code.
+the excavator's statics model (11 blocks, 624 outputs) and its valve-driven model (27
+states, 915 outputs, loaded from the compile cache). The full evaluation runs the model's
+own ``bg_out``; the selective one a function made from its source with the statements the
+outputs do not read dropped: the same arithmetic, so the same bits.
 
 Also: the slice is what the outputs read (a point's velocity on the excavator needs no
 block, its holding forces every one), a block the outputs do not read is not solved (its
@@ -18,7 +20,7 @@ import sympy as sp
 import bondgraph as bg
 from bondgraph.batch import evaluate_many
 from bondgraph.errors import BondGraphError, ParameterError, UnknownNameError
-from bondgraph.selective import selected_outputs, slice_for
+from bondgraph.selective import select_source, selected_outputs
 
 
 def coupled():
@@ -120,10 +122,26 @@ def test_the_excavators_statics_outputs_equal_the_full_columns(excavator_statics
     # the slice: the point's velocity per unit rate reads no block; the holding forces
     # read every one (they are what marks a pose the linkage cannot take)
     eqs = system.equations
-    assert slice_for(eqs, velocity)[1] == frozenset()
-    assert slice_for(eqs, holding)[1] == frozenset(range(len(eqs.blocks)))
-    v_src = selected_outputs(system, velocity)
-    assert len(v_src.intermediates) < len(eqs.intermediates) / 4
+    v_sel = selected_outputs(system, velocity)
+    assert v_sel.blocks == frozenset()
+    assert selected_outputs(system, holding).blocks == frozenset(range(len(eqs.blocks)))
+    assert len(v_sel.intermediates) < len(eqs.intermediates) / 4
+
+
+def test_a_model_loaded_from_the_cache_selects_its_own_arithmetic():
+    """The valves model of the excavator (its C source from the compile cache): outputs
+    of the hydraulics, the front and the energy balance, bit for bit."""
+    from mechanisms.analysis import Study
+    from mechanisms.machine import DATA
+
+    model = Study(DATA / "excavator.toml").machine("valves").model.model
+    system = model.system
+    rng = np.random.default_rng(5)
+    X = model.initial_state() * (1.0 + rng.normal(0.0, 1e-3, (300, system.nx)))
+    U = rng.uniform(-1.0, 1.0, (300, len(model.input_names)))
+    names = system.output_names
+    for pick in ([n for n in names if n.startswith("energy[")], list(rng.choice(names, 25, replace=False))):
+        _compare(system, pick, X, U, 0.0)
 
 
 def test_a_block_the_outputs_do_not_read_is_not_solved():
@@ -132,15 +150,14 @@ def test_a_block_the_outputs_do_not_read_is_not_solved():
     too (NaN, the block's status), the source's effort does not."""
     model = crank()
     system = model.system
-    eqs = system.equations
     names = system.output_names
     x_dead = model.initial_state().copy()
     x_dead[model.state_names.index("crank/w.theta")] = 0.0
     X = np.vstack([model.initial_state(), x_dead])
     full, st_full = evaluate_many(system, X, select=names, status=True)
     assert st_full[0] == 0 and st_full[1] != 0 and np.all(np.isnan(full[1]))
-    needing = [n for n in names if slice_for(eqs, [n])[1]]
-    free = [n for n in names if not slice_for(eqs, [n])[1]]
+    needing = [n for n in names if select_source(system.source, [names.index(n)])[1]]
+    free = [n for n in names if not select_source(system.source, [names.index(n)])[1]]
     (f_bond,) = [k for u, v, k in model.graph.out_edges("crank/F", keys=True)]
     assert f"e[{f_bond}]" in free and needing
     Y, st = evaluate_many(system, X, outputs=[f"e[{f_bond}]"], status=True)
@@ -171,14 +188,12 @@ def test_unknown_outputs_are_refused_by_name_all_at_once():
         evaluate_many(system, X, inputs=[1.0], outputs=[good], what="rhs")
 
 
-def test_the_selection_is_kept_per_model_and_its_source_on_disk():
-    from bondgraph.selective import _source_file
-
+def test_the_selection_is_kept_per_model_and_its_library_on_disk():
     model = coupled()
     names = model.system.output_names[:3]
     first = selected_outputs(model.system, names)
     assert selected_outputs(model.system, list(names)) is first
-    assert _source_file(model.system, list(names)).exists() and first.path.exists()
+    assert first.path.exists()
     other = coupled()       # a model built again: its own function object, the same library
     again = selected_outputs(other.system, names)
     assert again is not first and again.path == first.path and again.compile_time == 0.0
@@ -186,3 +201,8 @@ def test_the_selection_is_kept_per_model_and_its_source_on_disk():
     assert np.array_equal(evaluate_many(model.system, X, outputs=names, t=0.4),
                           evaluate_many(other.system, X, outputs=names, t=0.4))
     assert math.isfinite(float(evaluate_many(model.system, X, outputs=names, t=0.4)[0, 0]))
+
+
+def test_a_source_of_another_form_is_refused_by_name():
+    with pytest.raises(bg.EquationError, match="no bg_out of the expected form"):
+        select_source("int main(void) { return 0; }", [0])
