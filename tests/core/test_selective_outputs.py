@@ -206,3 +206,23 @@ def test_the_selection_is_kept_per_model_and_its_library_on_disk():
 def test_a_source_of_another_form_is_refused_by_name():
     with pytest.raises(bg.EquationError, match="no bg_out of the expected form"):
         select_source("int main(void) { return 0; }", [0])
+
+
+def test_native_input_tables_reach_the_selected_outputs():
+    """With the model's inputs evaluated in C from tables (as a run sets them), the selected
+    outputs read the tables as bg_out does, not the inputs passed."""
+    model = loop()
+    system = model.system
+    names = system.output_names
+    (e_bond,) = [k for u, v, k in model.graph.out_edges("loop/E", keys=True)]
+    pick = [f"e[{e_bond}]", names[-1]]
+    X = np.random.default_rng(3).uniform(-1.0, 1.0, (50, system.nx))
+    table = np.array([1, 0, 0.0, 0.0, 1.0, 7.5])     # one constant piece: E = 7.5
+    system.set_native_inputs([table], [-1])
+    try:
+        full = evaluate_many(system, X, [1.0], select=pick)
+        sel = evaluate_many(system, X, [1.0], outputs=pick)
+    finally:
+        system.set_native_inputs(None)
+    assert np.all(full[:, 0] == 7.5) and np.array_equal(full, sel)
+    assert np.all(evaluate_many(system, X, [1.0], outputs=pick)[:, 0] == 1.0)   # tables off: the input given
