@@ -221,10 +221,13 @@ def select_source(source: str, index: Sequence[int]) -> tuple[str, frozenset[int
     sizes = re.search(r"s\[6\]=(\d+);", source)
     if sizes is None:
         raise EquationError("selected outputs: the model's source gives no work-array size (bg_sizes)")
-    text = "\n".join([head, _MAIN, protos, f"int bg_sel_work(void) {{ return {sizes.group(1)}; }}\n",
-                      f"/* outputs: {', '.join(map(str, sorted(wanted)))} */\n", "".join(src.chunks),
-                      _public("bg_sel", calls)])
-    return text, blocks, inter
+    units = src.units()              # a large selection: several units compiled in parallel, as a model
+    main = [head, _MAIN, protos, f"int bg_sel_work(void) {{ return {sizes.group(1)}; }}\n",
+            f"/* outputs: {', '.join(map(str, sorted(wanted)))} */\n"]
+    if len(units) == 1:
+        main.append(units.pop())
+    main.append(_public("bg_sel", calls))
+    return UNIT_MARK.join(["\n".join(main)] + [head + u for u in units]), blocks, inter
 
 
 @dataclass
