@@ -12,10 +12,10 @@ gives, in one batched call per question (:func:`bondgraph.batch.evaluate_many`):
   rate, the flows on the bonds at that point's ports.
 
 Each call computes only the outputs it reads (``evaluate_many(..., outputs=...)``, code
-generated for them: :mod:`bondgraph.selective`). The holding forces need every block of
-the model (the whole linkage); a point's velocity may need none, so a pose where the
-linkage cannot be solved (a singular block) is marked from the first call: NaN in every
-array, as a full evaluation of the model gives.
+made for them from the model's: :mod:`bondgraph.selective`, the same numbers). The holding
+forces and reactions read the linkage's blocks (all of them on the shipped machines); a
+point's velocity may read none, so a pose where the first call fails (a singular block)
+is NaN in every array, as a full evaluation of the model gives.
 
 The virtual-work relations that turn these into tool forces and lift capacities
 (:mod:`.digging`, :mod:`.lifting`) are written once, for any machine: a
