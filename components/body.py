@@ -270,11 +270,11 @@ class MainBody(Part):
         """3: the frame origin's x, y (m) and the frame angle θ (rad)."""
         return 3
 
-    def world_points(self, pose) -> dict[str, tuple]:
+    def world_points(self, pose, names=None) -> dict[str, tuple]:
         ox, oy, th = pose
         c, s = np.cos(th), np.sin(th)
         out = {}
-        for p in self.points.values():
+        for p in (self.points.values() if names is None else [self.points[n] for n in names]):
             x, y = p.local
             out[p.name] = (ox + c * x - s * y, oy + s * x + c * y)
         return out

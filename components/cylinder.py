@@ -246,7 +246,7 @@ class Cylinder(Part):
         """4: the root pin's x, y (m), the axis angle φ (rad) and the pin-to-pin length s (m)."""
         return 4
 
-    def world_points(self, pose) -> dict[str, tuple]:
+    def world_points(self, pose, names=None) -> dict[str, tuple]:
         rx, ry, phi, s = pose
         return {self.root.name: (rx, ry), self.tip: (rx + s * np.cos(phi), ry + s * np.sin(phi))}
 

@@ -138,7 +138,7 @@ class Lever(Part):
         """3: the root pin's x, y (m) and the axis angle φ (rad)."""
         return 3
 
-    def world_points(self, pose) -> dict[str, tuple]:
+    def world_points(self, pose, names=None) -> dict[str, tuple]:
         rx, ry, phi = pose
         return {self.root.name: (rx, ry),
                 self.tip: (rx + self.length * np.cos(phi), ry + self.length * np.sin(phi))}

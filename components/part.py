@@ -276,8 +276,9 @@ class Part(BondGraph):
         """How many numbers make the part's pose vector (3 for a body or lever, 4 for a cylinder)."""
         raise NotImplementedError
 
-    def world_points(self, pose) -> dict[str, tuple]:
-        """World position of every hinge point for a pose vector (numbers or arrays)."""
+    def world_points(self, pose, names=None) -> dict[str, tuple]:
+        """World position of every hinge point for a pose vector (numbers or arrays);
+        ``names``: at least these points (a part with many may compute only them)."""
         raise NotImplementedError
 
     def point_jacobian(self, pose, point: str):

@@ -395,9 +395,10 @@ def _postures(res, lengths):
     return {n: tuple(float(np.asarray(v).ravel()[0]) for v in p) for n, p in poses.items()}
 
 
-def _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles=None):
+def _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles=None, tip=None):
     """Tool forces at poses (lengths ``L``: cylinder → arrays): a dict per function of
-    arrays ``hydraulic``, ``tipping``, ``force``, ``limit``, ``dx``, ``dy`` and ``tip``."""
+    arrays ``hydraulic``, ``tipping``, ``force``, ``limit``, ``dx``, ``dy`` and ``tip``
+    (given: the tool point at the poses, flat arrays)."""
     desc = study.description
     kin = study.kinematics
     _, part, pt = tool_point(desc, point)
@@ -410,8 +411,10 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
     ang = {u: np.broadcast_to(np.asarray(v, dtype=float).reshape(-1) if np.size(v) == N else v, shape)
            for u, v in angles.items()}
     X = kin.states(study.statics.model, ang, Lf, shape=shape)
-    _, pts = kin.forward(ang, Lf, parts=[part])
-    px, py = (np.broadcast_to(v, shape) for v in pts[f"{part}/{pt}"])
+    if tip is None:
+        _, pts = kin.forward(ang, Lf, parts=[part])
+        tip = pts[f"{part}/{pt}"]
+    px, py = (np.broadcast_to(v, shape) for v in tip)
     st = study.statics.evaluate(X, points=[(part, pt)], functions=functions)
     out: dict[str, Any] = {"tip": (px, py)}
     M0 = {}
@@ -578,7 +581,11 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     T = time.perf_counter()
     flat = grid.flat_lengths()
     angles = {u: np.broadcast_to(v, grid.shape).ravel() for u, v in grid.angles.items()}
-    ev = _evaluate(study, grid, flat, functions, sigma, pressures, weights, base, name, angles)
+    # the tool point on the grid's own axes (each part's angle over the lengths it depends on: the
+    # same numbers as over every pose, a fraction of the work), then over every pose
+    _, pts = study.kinematics.forward(grid.angles, grid.lengths(), parts=[part])
+    grid_tip = tuple(np.broadcast_to(v, grid.shape).ravel() for v in pts[f"{part}/{pt}"])
+    ev = _evaluate(study, grid, flat, functions, sigma, pressures, weights, base, name, angles, grid_tip)
     ok = grid.ok.ravel()
     maps = {}
     for f in functions:
@@ -632,7 +639,7 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         if f not in extra:    # a function not asked for (the bucket, for the arm's SAE J1179 pose)
             sg = dict(sigma)
             sg.setdefault(f, 1.0)
-            e2 = _evaluate(study, grid, flat, (f,), sg, pressures, weights, base, name, angles)
+            e2 = _evaluate(study, grid, flat, (f,), sg, pressures, weights, base, name, angles, grid_tip)
             extra[f] = {k: np.where(ok, e2[f][k], np.nan).reshape(grid.shape) if k != "limit"
                         else e2[f][k].reshape(grid.shape) for k in ("hydraulic", "tipping", "force", "limit")}
         return extra[f]

@@ -70,6 +70,18 @@ __all__ = ["BoxKinematics", "BoxGrid", "Block", "limit_margins", "TOL"]
 #: Newton tolerance on the loop-closure rows (m)
 TOL = 1e-11
 
+try:    # the gufuncs np.linalg.det and np.linalg.solve call, without their per-call checks (same numbers)
+    from numpy.linalg import _umath_linalg as _gufuncs
+
+    def _det(J: np.ndarray) -> np.ndarray:
+        return _gufuncs.det(J, signature="d->d")
+
+    def _solve(J: np.ndarray, r: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):     # only regular matrices reach it (their determinant checked)
+            return _gufuncs.solve(J, r, signature="dd->d")
+except ImportError:                         # pragma: no cover  (a NumPy without the module)
+    _det, _solve = np.linalg.det, np.linalg.solve
+
 
 @dataclass
 class Block:
@@ -483,8 +495,9 @@ class BoxKinematics:
         F = b.base
         out: dict[tuple[str, str], tuple] = {}
         world: dict[str, dict] = {}
+        used = self._layout(b)[2]       # the points the block reads, per outside part
         if F is not None:
-            world[F] = self.parts[F].world_points((0.0, 0.0, 0.0))
+            world[F] = self.parts[F].world_points((0.0, 0.0, 0.0), used.get(F))
         need = set()
         for a in b.attach:
             for q in self._ancestors(a):
@@ -498,26 +511,23 @@ class BoxKinematics:
             root = (self.mechanism.fixed[(name, self.parts[name].root.name)] if parent is None
                     else world[parent[0]][parent[1]])
             pose = self._pose(name, root, self._angle(name, F, rel), lengths.get(name))
-            world[name] = self.parts[name].world_points(pose)
+            world[name] = self.parts[name].world_points(pose, used.get(name))
         for name, pts in world.items():
             for pn, xy in pts.items():
                 out[(name, pn)] = xy
         return out
 
     # ------------------------------------------------------------------ one block
-    def _layout(self, b: Block) -> tuple[list, list]:
+    def _layout(self, b: Block) -> tuple[list, list, dict]:
         """The block's fixed structure, worked out once: per member ``(name, part, root key or
-        fixed root)``; per hinge ``(Pd key, Pr key, [(sign, column, exit key, member), ...])``,
-        the Jacobian's terms in the order :meth:`_residual` adds them."""
+        fixed root, the member's points the block reads)``; per hinge ``(Pd key, Pr key,
+        [(sign, column, exit key, member), ...])``, the Jacobian's terms in the order
+        :meth:`_residual` adds them; outside part → the points of it the block reads (its
+        frame points, :meth:`_frame_points`). Only the points read are computed: each by the
+        part's own formula, the same numbers as all of them."""
         lay = self._layouts.get(id(b))
         if lay is not None and lay[0] is b:
-            return lay[1], lay[2]
-        members = []
-        for name in b.unknowns:
-            parent = self.parent[name]
-            root = (("fixed", self.mechanism.fixed[(name, self.parts[name].root.name)]) if parent is None
-                    else ("point", parent))
-            members.append((name, self.parts[name], root))
+            return lay[1], lay[2], lay[3]
         col = {u: i for i, u in enumerate(b.unknowns)}
         rows = []
         for pd, pr in b.hinges:
@@ -528,20 +538,40 @@ class BoxKinematics:
                         break
                     terms.append((sign, col[q], (q, exit_pt), q))
             rows.append(((pd.part, pd.name), (pr.part, pr.name), terms))
-        self._layouts[id(b)] = (b, members, rows)
-        return members, rows
+        read = [k for pd_key, pr_key, terms in rows for k in (pd_key, pr_key, *(t[2] for t in terms))]
+        read += [self.parent[u] for u in b.unknowns if self.parent[u] is not None]
+        used: dict[str, list[str]] = {}
+        for q, pt in read:
+            if pt not in used.setdefault(q, []):
+                used[q].append(pt)
+        # outside parts: their points the block reads, and the points their children in the frame hang on
+        outside = [q for q in self.order if q not in col]
+        for q in reversed(outside):
+            parent = self.parent[q]
+            if q in used and parent is not None and parent[0] not in col and parent[1] not in used.setdefault(
+                    parent[0], []):
+                used[parent[0]].append(parent[1])
+        members = []
+        for name in b.unknowns:
+            parent = self.parent[name]
+            root = (("fixed", self.mechanism.fixed[(name, self.parts[name].root.name)]) if parent is None
+                    else ("point", parent))
+            members.append((name, self.parts[name], root, used.get(name, [])))
+        frame_used = {q: v for q, v in used.items() if q not in col}
+        self._layouts[id(b)] = (b, members, rows, frame_used)
+        return members, rows, frame_used
 
     def _block_points(self, b: Block, a: np.ndarray, lengths: Mapping[str, np.ndarray],
                       frame: Mapping[tuple[str, str], tuple]) -> tuple[dict, dict]:
         """Points and roots of the members in the block's frame: ``(points, roots)``."""
         pts: dict[tuple[str, str], tuple] = dict(frame)
         roots = {}
-        members, _ = self._layout(b)
-        for k, (name, part, (kind, where)) in enumerate(members):
+        members = self._layout(b)[0]
+        for k, (name, part, (kind, where), used) in enumerate(members):
             root = where if kind == "fixed" else pts[where]
             roots[name] = root
             pose = self._pose(name, root, a[:, k], lengths.get(name))
-            for pn, xy in part.world_points(pose).items():
+            for pn, xy in part.world_points(pose, used).items():
                 pts[(name, pn)] = xy
         return pts, roots
 
@@ -550,7 +580,7 @@ class BoxKinematics:
         M, k = a.shape
         r = np.empty((M, k))
         J = np.zeros((M, k, k)) if jac else None
-        _, rows = self._layout(b)
+        rows = self._layout(b)[1]
         for i, (pd_key, pr_key, terms) in enumerate(rows):
             xa, ya = pts[pd_key]
             xb, yb = pts[pr_key]
@@ -578,14 +608,21 @@ class BoxKinematics:
             if not todo.any():
                 settled = True      # r is the residual at the final a (and alive): no second evaluation
                 break
-            Jt, rt = J[todo], r[todo]
-            det = np.linalg.det(Jt)
+            every = todo.all()      # the usual step: every row moves (no copies, the same numbers)
+            Jt, rt = (J, r) if every else (J[todo], r[todo])
+            det = _det(Jt)
             good = np.isfinite(det) & (np.abs(det) > 1e-14)
+            if every and good.all():
+                da = _solve(J, -r[..., None])[..., 0]
+                step = np.max(np.abs(da), axis=1)
+                da *= np.minimum(1.0, max_step / np.maximum(step, 1e-300))[:, None]
+                a += da
+                continue
             idx = np.flatnonzero(todo)
             alive[idx[~good]] = False
             if not good.any():
                 continue
-            da = np.linalg.solve(Jt[good], -rt[good][..., None])[..., 0]
+            da = _solve(Jt[good], -rt[good][..., None])[..., 0]
             step = np.max(np.abs(da), axis=1)
             da *= np.minimum(1.0, max_step / np.maximum(step, 1e-300))[:, None]
             a[idx[good]] += da
