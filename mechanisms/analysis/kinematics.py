@@ -576,23 +576,39 @@ class BoxKinematics:
         return pts, roots
 
     def _residual(self, b: Block, a: np.ndarray, lengths, frame, jac: bool = True):
+        """The loop-closure rows at the angles ``a`` (M × k) and their Jacobian (M × k × k).
+
+        Entry ``(2i, c)`` of the Jacobian is ``−Σ sign·(y_exit − y_root)`` and ``(2i+1, c)``
+        is ``Σ sign·(x_exit − x_root)`` over the hinge's terms in column ``c``, summed from
+        zero in the terms' order. With ``sign = ±1`` each term is one difference, written
+        the way round that carries its sign (``−(y − y₀)`` is ``y₀ − y`` exactly), so the
+        entries are those numbers bit for bit, assembled in one stack."""
         pts, roots = self._block_points(b, a, lengths, frame)
         M, k = a.shape
-        r = np.empty((M, k))
-        J = np.zeros((M, k, k)) if jac else None
         rows = self._layout(b)[1]
-        for i, (pd_key, pr_key, terms) in enumerate(rows):
+
+        def col(v):
+            return v if isinstance(v, np.ndarray) and v.shape == (M,) else np.broadcast_to(v, (M,))
+
+        res = []
+        for pd_key, pr_key, _ in rows:
             xa, ya = pts[pd_key]
             xb, yb = pts[pr_key]
-            r[:, 2 * i] = xa - xb
-            r[:, 2 * i + 1] = ya - yb
-            if not jac:
-                continue
+            res += [col(xa - xb), col(ya - yb)]
+        r = np.stack(res, axis=1)
+        if not jac:
+            return r, None
+        entries: dict[tuple[int, int], np.ndarray] = {}
+        for i, (_, _, terms) in enumerate(rows):
             for sign, c, exit_key, q in terms:
                 ex, ey = pts[exit_key]
                 ox, oy = roots[q]
-                J[:, 2 * i, c] -= sign * (ey - oy)
-                J[:, 2 * i + 1, c] += sign * (ex - ox)
+                for at, v in (((2 * i, c), oy - ey if sign > 0 else ey - oy),
+                              ((2 * i + 1, c), ex - ox if sign > 0 else ox - ex)):
+                    entries[at] = entries[at] + v if at in entries else v
+        zero = np.zeros(M)
+        J = np.stack([col(entries[(i, c)]) if (i, c) in entries else zero for i in range(k) for c in range(k)],
+                     axis=1).reshape(M, k, k)
         return r, J
 
     def _newton(self, b: Block, a0: np.ndarray, lengths, frame, *, jump: float,
@@ -603,7 +619,7 @@ class BoxKinematics:
         settled = False
         for _ in range(iters):
             r, J = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame)
-            err = np.max(np.abs(r), axis=1)
+            err = np.abs(r).max(axis=1)
             todo = alive & ~(err < TOL)
             if not todo.any():
                 settled = True      # r is the residual at the final a (and alive): no second evaluation
