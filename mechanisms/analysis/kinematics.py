@@ -908,6 +908,7 @@ class BoxKinematics:
         shape = shape or np.broadcast_shapes(*(np.shape(v) for v in angles.values()))
         N = int(np.prod(shape))
         X = np.tile(x0, (N, 1))
+        rows = X.reshape(tuple(shape) + (len(x0),))     # X's rows over ``shape`` (a view)
         root = self.mechanism.name
         for name in self.order:
             part = self.parts[name]
@@ -916,5 +917,5 @@ class BoxKinematics:
                 if key not in names:
                     continue
                 val = lengths[name] if coord == "s" else angles[name]
-                X[:, names.index(key)] = np.broadcast_to(val, shape).ravel()
+                rows[..., names.index(key)] = np.broadcast_to(val, shape)
         return X

@@ -206,6 +206,7 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
     sign = -1.0 if maximise else 1.0
     n = len(vary)
     cache: dict = {}
+    seen: dict = {}          # key → (u, the probe's values at u and its differences)
     names: list[str] = []
 
     def lengths_of(U: np.ndarray) -> dict[str, np.ndarray]:
@@ -220,6 +221,7 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
             return cache[key]
         U = np.vstack([u] + [u + h * e for e in np.eye(n)] + [u - h * e for e in np.eye(n)])
         pts, ok = probe.at(lengths_of(U))
+        seen[key] = (u.copy(), pts)       # the probe's values, row 0 at ``u`` itself
         f = np.asarray(objective(pts), dtype=float)
         g = None
         if constraint is not None:
@@ -242,6 +244,8 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
             out = (float(f[0]), df, g[:, 0] if g is not None else np.zeros(0), dg, q[:, 0], dq)
         if len(cache) > 64:
             cache.clear()
+            seen.clear()
+            seen[key] = (u.copy(), pts)
         cache[key] = out
         return out
 
@@ -322,7 +326,11 @@ def refine(probe: Probe, objective: Callable[[dict], np.ndarray], start: Mapping
         return _extreme(probe, objective, base, False, bound)
     L = {c: float(v[0]) for c, v in lengths_of(u[None, :]).items()}
     active = tuple(nm for nm, a in zip(names, act) if a) if act is not None else ()
-    return _extreme(probe, objective, L, True, 0.0, active)
+    hit = seen.get(tuple(np.round(u, 15)))
+    # the probe has been at these very lengths (row 0 of an evaluation at u: the same lengths, bit
+    # for bit, and each row is solved on its own): its values there, not a new probe
+    known = hit[1] if hit is not None and np.array_equal(hit[0], u) else None
+    return _extreme(probe, objective, L, True, 0.0, active, known)
 
 
 def _stationary(grad: np.ndarray, eq: np.ndarray, ineq: np.ndarray, u: np.ndarray, noise: float) -> bool:
@@ -346,8 +354,9 @@ def _stationary(grad: np.ndarray, eq: np.ndarray, ineq: np.ndarray, u: np.ndarra
 
 
 def _extreme(probe, objective, L: Mapping[str, float], refined: bool, bound: float = np.nan,
-             active: tuple[str, ...] = ()) -> Extreme:
-    pts, _ = probe.at({c: np.array([v]) for c, v in L.items()})
+             active: tuple[str, ...] = (), known: Mapping[str, Any] | None = None) -> Extreme:
+    """The extreme at ``L``: the probe's values there (``known``: already probed, row 0)."""
+    pts = known if known is not None else probe.at({c: np.array([v]) for c, v in L.items()})[0]
     val = float(np.asarray(objective(pts))[0])
     first = {k: tuple(float(np.asarray(a)[0]) for a in v) if isinstance(v, tuple) else float(np.asarray(v)[0])
              for k, v in pts.items()}
