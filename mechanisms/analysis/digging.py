@@ -453,16 +453,17 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
 class _Probe:
     """Tool forces at scattered lengths, for :func:`~.optimise.refine`."""
 
-    def __init__(self, res_args, only: str):
+    def __init__(self, res_args, only: str, memo: dict | None = None):
         self.args = res_args
         self.kin = res_args[0].kinematics
         self.only = only
+        self.memo = memo        # the kinematic blocks solved so far in this analysis (:meth:`BoxKinematics.solve`)
 
     def at(self, lengths):
         study, grid, _, direction, pressures, weights, base, point = self.args
         functions = (self.only,)
         L = {c: np.atleast_1d(np.asarray(v, dtype=float)) for c, v in lengths.items()}
-        angles, ok = self.kin.solve(L, near=grid, limits=False)   # joint ranges: refine's constraints
+        angles, ok = self.kin.solve(L, near=grid, limits=False, memo=self.memo)   # ranges: refine's constraints
         ev = _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles)
         vals: dict[str, Any] = {"tip": ev["tip"], **limit_values(angles, grid)}
         for f in functions:
@@ -645,9 +646,10 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         return extra[f]
 
     early: dict[str, ToolForceAt] = {}   # a tool's optimum found for an arm's SAE J1179 pose, kept for its own
+    memo: dict = {}     # kinematic blocks the probes have solved (this call's: the grid is this call's)
     for f in functions:
         optimum[f] = {}
-        probe = _Probe(args, f)
+        probe = _Probe(args, f, memo)
         h = early.pop(f) if f in early else hydraulic_optimum(f, probe)
         optimum[f]["hydraulic"] = h
         if base is None or h.tipping >= h.hydraulic:
@@ -670,7 +672,7 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
                     o = early[t]
                 else:
                     o = hydraulic_optimum(t, _Probe((study, grid, (t,), {**sigma, t: sigma.get(t, 1.0)}, pressures,
-                                                     weights, base, name), t))
+                                                     weights, base, name), t, memo))
                     if t in functions:      # the same search its own turn would make (same σ): made once
                         early[t] = o
                 held[desc.cylinder_of[t]] = o.lengths[t]

@@ -840,7 +840,8 @@ class BoxKinematics:
 
     # ------------------------------------------------------------------ scattered points
     def solve(self, lengths: Mapping[str, np.ndarray], near: BoxGrid | None = None, *,
-              jump: float = 0.6, limits: bool = True) -> tuple[dict[str, np.ndarray], np.ndarray]:
+              jump: float = 0.6, limits: bool = True,
+              memo: dict | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """Absolute part angles at scattered cylinder lengths (M points).
 
         Each block is solved by Newton from the nearest point of ``near`` (a solved grid)
@@ -856,6 +857,10 @@ class BoxKinematics:
         jump : float
             As for :meth:`solve_grid`.
         limits : bool
+        memo : dict, optional
+            Kept by the caller over many calls (an optimiser's probes): a block met again with
+            the same start, lengths and frame points, bit for bit, takes the solution it had
+            (Newton is a function of those alone: the same numbers, not solved again).
 
         Returns
         -------
@@ -876,7 +881,17 @@ class BoxKinematics:
             else:
                 a0 = np.tile(self._relative(b, self.start), (M, 1))
             frame = self._frame_points(b, rel, L)
-            sol = self._newton(b, a0, L, frame, jump=jump if near is not None else math.pi)
+            j = jump if near is not None else math.pi
+            key = None
+            if memo is not None:
+                key = (id(b), j, a0.shape, a0.tobytes(), *(L[c].tobytes() for c in b.cylinders),
+                       *(np.asarray(v).tobytes() for xy in frame.values() for v in xy))
+                sol = memo.get(key)
+            if key is None or sol is None:
+                sol = self._newton(b, a0, L, frame, jump=j)
+                if key is not None:
+                    sol.setflags(write=False)
+                    memo[key] = sol
             for k, u in enumerate(b.unknowns):
                 rel[u] = sol[:, k]
             ok &= np.all(np.isfinite(sol), axis=1)
