@@ -429,22 +429,25 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
         push, pull = cylinder_force_limits(desc.areas(f), pressures["relief"][f], pressures["tank"][f])
         fmax = push if sigma > 0 else pull
         hold = st.holding[f] if weights else 0.0
+        moves = speed > 1e-12
         with np.errstate(divide="ignore", invalid="ignore"):
-            hyd = np.where(speed > 1e-12, np.maximum(fmax - sigma * hold, 0.0) / speed, np.nan)
-            dx = np.where(speed > 1e-12, sigma * vx / speed, np.nan)
-            dy = np.where(speed > 1e-12, sigma * vy / speed, np.nan)
+            hyd = np.where(moves, np.maximum(fmax - sigma * hold, 0.0) / speed, np.nan)
+            dx = np.where(moves, sigma * vx / speed, np.nan)
+            dy = np.where(moves, sigma * vy / speed, np.nan)
         limits = [hyd]
+        soil = (-dx, -dy) if M0 else None       # the soil pushes back on the lip
         for which in ("front", "rear"):
             if which not in M0:
                 limits.append(np.full(shape, np.inf))
                 continue
-            m = base.load_moment(which, px, py, -dx, -dy)        # the soil pushes back on the lip
+            m = base.load_moment(which, px, py, *soil)
             with np.errstate(divide="ignore", invalid="ignore"):
                 lim = np.where(M0[which] >= 0, 0.0, np.where(m > 0, -M0[which] / m, np.inf))
             limits.append(lim)
         stack = np.vstack(limits)
-        code = np.argmin(np.where(np.isnan(stack), np.inf, stack), axis=0)
-        force = np.where(np.isnan(hyd), np.nan, np.min(np.where(np.isnan(stack), np.inf, stack), axis=0))
+        finite = np.where(np.isnan(stack), np.inf, stack)
+        code = np.argmin(finite, axis=0)
+        force = np.where(np.isnan(hyd), np.nan, np.min(finite, axis=0))
         out[f] = {"hydraulic": hyd, "tipping": np.minimum(limits[1], limits[2]), "force": force,
                   "limit": code, "dx": dx, "dy": dy}
     return out
