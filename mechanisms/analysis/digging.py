@@ -395,6 +395,14 @@ def _postures(res, lengths):
     return {n: tuple(float(np.asarray(v).ravel()[0]) for v in p) for n, p in poses.items()}
 
 
+def _over(v, shape: tuple[int]) -> np.ndarray:
+    """``v`` (N values, or one shared) as an array of ``shape = (N,)`` (itself when it is one)."""
+    a = np.asarray(v, dtype=float)
+    if a.shape == shape:
+        return a
+    return np.broadcast_to(a.reshape(-1) if a.size == shape[0] else v, shape)
+
+
 def _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles=None, tip=None):
     """Tool forces at poses (lengths ``L``: cylinder → arrays): a dict per function of
     arrays ``hydraulic``, ``tipping``, ``force``, ``limit``, ``dx``, ``dy`` and ``tip``
@@ -406,15 +414,13 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
         angles, ok = kin.solve(L, near=grid)
     N = max(np.size(v) for v in L.values())
     shape = (N,)
-    Lf = {c: np.broadcast_to(np.asarray(v, dtype=float).reshape(-1) if np.size(v) == N else v, shape)
-          for c, v in L.items()}
-    ang = {u: np.broadcast_to(np.asarray(v, dtype=float).reshape(-1) if np.size(v) == N else v, shape)
-           for u, v in angles.items()}
+    Lf = {c: _over(v, shape) for c, v in L.items()}
+    ang = {u: _over(v, shape) for u, v in angles.items()}
     X = kin.states(study.statics.model, ang, Lf, shape=shape)
     if tip is None:
         _, pts = kin.forward(ang, Lf, parts=[part])
         tip = pts[f"{part}/{pt}"]
-    px, py = (np.broadcast_to(v, shape) for v in tip)
+    px, py = (v if np.shape(v) == shape else np.broadcast_to(v, shape) for v in tip)
     st = study.statics.evaluate(X, points=[(part, pt)], functions=functions)
     out: dict[str, Any] = {"tip": (px, py)}
     M0 = {}

@@ -932,5 +932,5 @@ class BoxKinematics:
                 if key not in names:
                     continue
                 val = lengths[name] if coord == "s" else angles[name]
-                rows[..., names.index(key)] = np.broadcast_to(val, shape)
+                rows[..., names.index(key)] = val      # broadcast over ``shape``
         return X
