@@ -597,14 +597,20 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     grid_tip = tuple(np.broadcast_to(v, grid.shape).ravel() for v in pts[f"{part}/{pt}"])
     ev = _evaluate(study, grid, flat, functions, sigma, pressures, weights, base, name, angles, grid_tip)
     ok = grid.ok.ravel()
+    every = bool(ok.all())
+
+    def masked(v):
+        """NaN where the grid has no pose (every pose assembled: the array itself, reshaped)."""
+        return (v if every and v.flags.writeable else np.where(ok, v, np.nan)).reshape(grid.shape)
+
     maps = {}
     for f in functions:
         if not np.any(np.isfinite(ev[f]["hydraulic"][ok])):
             raise ParameterError(f"tool force of {f!r}: the {name} ({part}.{pt}) does not move when "
                                  f"{desc.cylinder_of[f]} extends; choose another point or function")
-        maps[f] = {k: np.where(ok, ev[f][k], np.nan).reshape(grid.shape) if k != "limit"
+        maps[f] = {k: masked(ev[f][k]) if k != "limit"
                    else ev[f][k].reshape(grid.shape) for k in ("hydraulic", "tipping", "force", "limit")}
-    tip = tuple(np.where(ok, v, np.nan).reshape(grid.shape) for v in ev["tip"])
+    tip = tuple(masked(v) for v in ev["tip"])
     t_maps = time.perf_counter() - T
     T = time.perf_counter()
     fn_of = {c: f for f, c in desc.cylinder_of.items()}
@@ -650,7 +656,7 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
             sg = dict(sigma)
             sg.setdefault(f, 1.0)
             e2 = _evaluate(study, grid, flat, (f,), sg, pressures, weights, base, name, angles, grid_tip)
-            extra[f] = {k: np.where(ok, e2[f][k], np.nan).reshape(grid.shape) if k != "limit"
+            extra[f] = {k: masked(e2[f][k]) if k != "limit"
                         else e2[f][k].reshape(grid.shape) for k in ("hydraulic", "tipping", "force", "limit")}
         return extra[f]
 
