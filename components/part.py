@@ -268,8 +268,13 @@ class Part(BondGraph):
 
     @property
     def root(self) -> HingePoint:
-        """The part's ``Rt`` point."""
-        return next(p for p in self.points.values() if p.cls is PortClass.RT)
+        """The part's ``Rt`` point (found once, and again if the part's points change)."""
+        hit = self.__dict__.get("_root_point")
+        if hit is not None and self.points.get(hit.name) is hit:
+            return hit
+        hit = next(p for p in self.points.values() if p.cls is PortClass.RT)
+        self.__dict__["_root_point"] = hit
+        return hit
 
     # ---------------------------------------------------------------- kinematics
     def pose_size(self) -> int:

@@ -630,8 +630,9 @@ class BoxKinematics:
             good = np.isfinite(det) & (np.abs(det) > 1e-14)
             if every and good.all():
                 da = _solve(J, -r[..., None])[..., 0]
-                step = np.max(np.abs(da), axis=1)
-                da *= np.minimum(1.0, max_step / np.maximum(step, 1e-300))[:, None]
+                step = np.abs(da).max(axis=1)
+                if not (step <= max_step).all():    # else every factor is 1.0: da as it is
+                    da *= np.minimum(1.0, max_step / np.maximum(step, 1e-300))[:, None]
                 a += da
                 continue
             idx = np.flatnonzero(todo)
