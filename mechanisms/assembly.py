@@ -595,20 +595,25 @@ class Mechanism:
         return self._measures(np.concatenate([np.asarray(pose.values[p], dtype=float) for p in self.parts]))
 
     def _branch_pairs(self) -> list[tuple[HingePoint, HingePoint]]:
+        kept = self.__dict__.get("_branch_pairs_of")      # made again when the hinges change
+        if kept is not None and kept[0] == len(self.hinges) and all(h is k for h, k in zip(self.hinges, kept[1])):
+            return list(kept[2])
         out = []
         for a, b in self.hinges:
             if {a.cls, b.cls} == {PortClass.PD, PortClass.PR}:
                 out.append((a, b) if a.cls is PortClass.PD else (b, a))
-        return out
+        self.__dict__["_branch_pairs_of"] = (len(self.hinges), list(self.hinges), out)
+        return list(out)
 
     def _measures(self, z: np.ndarray) -> dict[tuple[HingePoint, HingePoint], float]:
         poses = self._unpack(z)
         out = {}
         for pd, pr in self._branch_pairs():
-            pusher = self.parts[pr.part].world_points(poses[pr.part])
-            base, end = np.asarray(pusher[self.parts[pr.part].root.name]), np.asarray(pusher[pr.name])
+            root = self.parts[pr.part].root.name
+            pusher = self.parts[pr.part].world_points(poses[pr.part], [root, pr.name])
+            base, end = np.asarray(pusher[root]), np.asarray(pusher[pr.name])
             body = self.parts[pd.part]
-            pts = body.world_points(poses[pd.part])
+            pts = body.world_points(poses[pd.part], [pd.name, body.root.name])
             tip, pivot = np.asarray(pts[pd.name]), np.asarray(pts[body.root.name])
             u, v, w = end - base, pivot - base, pivot - tip   # the pusher's line; at the pivot
             nu, nw = math.hypot(*u), math.hypot(*w)
