@@ -418,7 +418,7 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
     ang = {u: _over(v, shape) for u, v in angles.items()}
     X = kin.states(study.statics.model, ang, Lf, shape=shape)
     if tip is None:
-        _, pts = kin.forward(ang, Lf, parts=[part])
+        _, pts = kin.forward(ang, Lf, points=[f"{part}/{pt}"])
         tip = pts[f"{part}/{pt}"]
     px, py = (v if np.shape(v) == shape else np.broadcast_to(v, shape) for v in tip)
     st = study.statics.evaluate(X, points=[(part, pt)], functions=functions)
@@ -593,7 +593,7 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     angles = {u: np.broadcast_to(v, grid.shape).ravel() for u, v in grid.angles.items()}
     # the tool point on the grid's own axes (each part's angle over the lengths it depends on: the
     # same numbers as over every pose, a fraction of the work), then over every pose
-    _, pts = study.kinematics.forward(grid.angles, grid.lengths(), parts=[part])
+    _, pts = study.kinematics.forward(grid.angles, grid.lengths(), points=[f"{part}/{pt}"])
     grid_tip = tuple(np.broadcast_to(v, grid.shape).ravel() for v in pts[f"{part}/{pt}"])
     ev = _evaluate(study, grid, flat, functions, sigma, pressures, weights, base, name, angles, grid_tip)
     ok = grid.ok.ravel()
