@@ -395,6 +395,18 @@ def _postures(res, lengths):
     return {n: tuple(float(np.asarray(v).ravel()[0]) for v in p) for n, p in poses.items()}
 
 
+def _first_least(rows: np.ndarray) -> np.ndarray:
+    """``np.argmin(rows, axis=0)`` of rows without NaN (the first row on a tie), by strict
+    comparisons row after row: the same codes, without argmin's strided pass over the columns."""
+    code = np.zeros(rows.shape[1], dtype=np.intp)
+    least = rows[0]
+    for i in range(1, len(rows)):
+        smaller = rows[i] < least
+        code[smaller] = i
+        least = np.minimum(least, rows[i])
+    return code
+
+
 def _over(v, shape: tuple[int]) -> np.ndarray:
     """``v`` (N values, or one shared) as an array of ``shape = (N,)`` (itself when it is one)."""
     a = np.asarray(v, dtype=float)
@@ -452,7 +464,7 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
             limits.append(lim)
         stack = np.vstack(limits)
         finite = np.where(np.isnan(stack), np.inf, stack)
-        code = np.argmin(finite, axis=0)
+        code = _first_least(finite)
         force = np.where(np.isnan(hyd), np.nan, np.min(finite, axis=0))
         out[f] = {"hydraulic": hyd, "tipping": np.minimum(limits[1], limits[2]), "force": force,
                   "limit": code, "dx": dx, "dy": dy}
