@@ -609,20 +609,16 @@ class BoxKinematics:
         is ``Σ sign·(x_exit − x_root)`` over the hinge's terms in column ``c``, summed from
         zero in the terms' order. With ``sign = ±1`` each term is one difference, written
         the way round that carries its sign (``−(y − y₀)`` is ``y₀ − y`` exactly), so the
-        entries are those numbers bit for bit, assembled in one stack."""
+        entries are those numbers bit for bit, each written once."""
         pts, roots = self._block_points(b, a, lengths, frame)
         M, k = a.shape
         rows = self._layout(b)[1]
-
-        def col(v):
-            return v if isinstance(v, np.ndarray) and v.shape == (M,) else np.broadcast_to(v, (M,))
-
-        res = []
-        for pd_key, pr_key, _ in rows:
+        r = np.empty((M, k))
+        for i, (pd_key, pr_key, _) in enumerate(rows):
             xa, ya = pts[pd_key]
             xb, yb = pts[pr_key]
-            res += [col(xa - xb), col(ya - yb)]
-        r = np.stack(res, axis=1)
+            r[:, 2 * i] = xa - xb
+            r[:, 2 * i + 1] = ya - yb
         if not jac:
             return r, None
         entries: dict[tuple[int, int], np.ndarray] = {}
@@ -633,9 +629,10 @@ class BoxKinematics:
                 for at, v in (((2 * i, c), oy - ey if sign > 0 else ey - oy),
                               ((2 * i + 1, c), ex - ox if sign > 0 else ox - ex)):
                     entries[at] = entries[at] + v if at in entries else v
-        zero = np.zeros(M)
-        J = np.stack([col(entries[(i, c)]) if (i, c) in entries else zero for i in range(k) for c in range(k)],
-                     axis=1).reshape(M, k, k)
+        J = np.empty((M, k, k))
+        for i in range(k):
+            for c in range(k):
+                J[:, i, c] = entries.get((i, c), 0.0)
         return r, J
 
     def _newton(self, b: Block, a0: np.ndarray, lengths, frame, *, jump: float,
