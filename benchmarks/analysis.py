@@ -24,12 +24,19 @@ import statistics
 import time
 
 
+CPU: dict[str, float] = {}     # the last median's CPU time (``time.process_time``), by ``_median``
+
+
 def _median(fn, repeat: int) -> tuple[float, object]:
-    times, out = [], None
+    """Median wall time of ``repeat`` runs and the last result; the median CPU time in ``CPU["last"]``
+    (on a shared machine the CPU time swings less with the load than the wall time)."""
+    times, cpu, out = [], [], None
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = fn()
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    CPU["last"] = statistics.median(cpu)
     return statistics.median(times), out
 
 
@@ -66,9 +73,11 @@ def main(argv=None) -> None:
     print(f"excavator, medians of {args.repeat} runs")
     print(f"{'analysis':<32} {'median [s]':>10}   split (last run)")
     t, res = _median(wr, args.repeat)
-    print(f"{'working range, 50³ grid':<32} {t:>10.3f}   " + ", ".join(f"{k} {v:.3f}" for k, v in res.timings.items()))
+    print(f"{'working range, 50³ grid':<32} {t:>10.3f}   " + ", ".join(f"{k} {v:.3f}" for k, v in res.timings.items())
+          + f"; CPU {CPU['last']:.3f}")
     t, res = _median(tf, args.repeat)
-    print(f"{'tool forces, 50³ grid + optimum':<32} {t:>10.3f}   " + ", ".join(f"{k} {v:.3f}" for k, v in res.timings.items()))
+    print(f"{'tool forces, 50³ grid + optimum':<32} {t:>10.3f}   " + ", ".join(f"{k} {v:.3f}" for k, v in res.timings.items())
+          + f"; CPU {CPU['last']:.3f}")
     t, res = _median(lambda: lift_capacity(study), args.repeat)
     cells = sum(1 for r in res.rows if math.isfinite(r["rated"]))
     print(f"{'lift capacity, default table':<32} {t:>10.3f}   {cells} cells reached of {len(res.rows)}; "
