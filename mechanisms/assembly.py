@@ -707,6 +707,7 @@ class Mechanism:
         for i in range(n):
             tg = {k: float(targets[k][i]) for k in keys}
             zi, lu = self._advance(z, z_prev, tg_prev, tg, ref, lu, i)
+            checked = zi is not None        # _advance returns only poses on the branch of ``ref``
             if zi is None and not diagnose:
                 sol = _least_squares(self._residual, z, jac=self._jacobian, args=(tg,), xtol=1e-14, ftol=1e-14, max_nfev=100)
                 zi = sol.x if np.max(np.abs(self._residual(sol.x, tg))) < 1e-9 else None
@@ -724,7 +725,7 @@ class Mechanism:
                     raise err from None
                 zi = np.concatenate([np.asarray(pose.values[p], dtype=float) for p in self.parts])
                 lu = None
-            flips = self._flipped(zi, ref)
+            flips = [] if checked else self._flipped(zi, ref)
             if flips:
                 raise self._dead_centre_error(flips, tg_prev, tg, i)
             z_prev, z = z, zi

@@ -415,21 +415,22 @@ def _over(v, shape: tuple[int]) -> np.ndarray:
     return np.broadcast_to(a.reshape(-1) if a.size == shape[0] else v, shape)
 
 
-def _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles=None, tip=None):
+def _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles=None, tip=None,
+              X=None):
     """Tool forces at poses (lengths ``L``: cylinder → arrays): a dict per function of
     arrays ``hydraulic``, ``tipping``, ``force``, ``limit``, ``dx``, ``dy`` and ``tip``
-    (given: the tool point at the poses, flat arrays)."""
+    (given with ``X``: the tool point and the model's states at the poses, flat)."""
     desc = study.description
     kin = study.kinematics
     _, part, pt = tool_point(desc, point)
-    if angles is None:
-        angles, ok = kin.solve(L, near=grid)
     N = max(np.size(v) for v in L.values())
     shape = (N,)
-    Lf = {c: _over(v, shape) for c, v in L.items()}
-    ang = {u: _over(v, shape) for u, v in angles.items()}
-    X = kin.states(study.statics.model, ang, Lf, shape=shape)
-    if tip is None:
+    if X is None:
+        if angles is None:
+            angles, ok = kin.solve(L, near=grid)
+        Lf = {c: _over(v, shape) for c, v in L.items()}
+        ang = {u: _over(v, shape) for u, v in angles.items()}
+        X = kin.states(study.statics.model, ang, Lf, shape=shape)
         _, pts = kin.forward(ang, Lf, points=[f"{part}/{pt}"])
         tip = pts[f"{part}/{pt}"]
     px, py = (v if np.shape(v) == shape else np.broadcast_to(v, shape) for v in tip)
@@ -602,12 +603,12 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     t_grid = time.perf_counter() - T
     T = time.perf_counter()
     flat = grid.flat_lengths()
-    angles = {u: np.broadcast_to(v, grid.shape).ravel() for u, v in grid.angles.items()}
-    # the tool point on the grid's own axes (each part's angle over the lengths it depends on: the
-    # same numbers as over every pose, a fraction of the work), then over every pose
+    # the tool point and the model's states from the grid's own axes (each part's angle over the
+    # lengths it depends on: the same numbers as over every pose, a fraction of the work)
     _, pts = study.kinematics.forward(grid.angles, grid.lengths(), points=[f"{part}/{pt}"])
     grid_tip = tuple(np.broadcast_to(v, grid.shape).ravel() for v in pts[f"{part}/{pt}"])
-    ev = _evaluate(study, grid, flat, functions, sigma, pressures, weights, base, name, angles, grid_tip)
+    X = study.kinematics.states(study.statics.model, grid.angles, grid.lengths(), shape=grid.shape)
+    ev = _evaluate(study, grid, flat, functions, sigma, pressures, weights, base, name, None, grid_tip, X)
     ok = grid.ok.ravel()
     every = bool(ok.all())
 
@@ -617,7 +618,7 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
 
     maps = {}
     for f in functions:
-        if not np.any(np.isfinite(ev[f]["hydraulic"][ok])):
+        if not np.any(np.isfinite(ev[f]["hydraulic"] if every else ev[f]["hydraulic"][ok])):
             raise ParameterError(f"tool force of {f!r}: the {name} ({part}.{pt}) does not move when "
                                  f"{desc.cylinder_of[f]} extends; choose another point or function")
         maps[f] = {k: masked(ev[f][k]) if k != "limit"
@@ -667,7 +668,7 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         if f not in extra:    # a function not asked for (the bucket, for the arm's SAE J1179 pose)
             sg = dict(sigma)
             sg.setdefault(f, 1.0)
-            e2 = _evaluate(study, grid, flat, (f,), sg, pressures, weights, base, name, angles, grid_tip)
+            e2 = _evaluate(study, grid, flat, (f,), sg, pressures, weights, base, name, None, grid_tip, X)
             extra[f] = {k: masked(e2[f][k]) if k != "limit"
                         else e2[f][k].reshape(grid.shape) for k in ("hydraulic", "tipping", "force", "limit")}
         return extra[f]
