@@ -642,13 +642,14 @@ class BoxKinematics:
         alive = np.all(np.isfinite(a), axis=1)
         settled = False
         for _ in range(iters):
-            r, J = self._residual(b, np.where(alive[:, None], a, 0.0), lengths, frame)
+            # the dead rows at zero (none dead: the angles themselves, which the residual only reads)
+            r, J = self._residual(b, a if alive.all() else np.where(alive[:, None], a, 0.0), lengths, frame)
             err = np.abs(r).max(axis=1)
             todo = alive & ~(err < TOL)
-            if not todo.any():
+            every = todo.size > 0 and todo.all()     # the usual step: every row moves (no copies, the same numbers)
+            if not every and not todo.any():
                 settled = True      # r is the residual at the final a (and alive): no second evaluation
                 break
-            every = todo.all()      # the usual step: every row moves (no copies, the same numbers)
             Jt, rt = (J, r) if every else (J[todo], r[todo])
             det = _det(Jt)
             good = np.isfinite(det) & (np.abs(det) > 1e-14)
