@@ -48,6 +48,7 @@ from .base import BaseMachine
 from .optimise import limit_values, refine
 from .progress import reports_progress
 from .result import AnalysisResult, save_figure
+from .reuse import memoised
 from .statics import cylinder_force_limits
 from .study import Study
 from .threads import one_blas_thread
@@ -395,6 +396,7 @@ def _postures(res, lengths):
     return {n: tuple(float(np.asarray(v).ravel()[0]) for v in p) for n, p in poses.items()}
 
 
+@memoised      # a sweep reuses an evaluation whose inputs are all the same (mechanisms.analysis.reuse)
 def _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles=None):
     """Tool forces at poses (lengths ``L``: cylinder → arrays): a dict per function of
     arrays ``hydraulic``, ``tipping``, ``force``, ``limit``, ``dx``, ``dy`` and ``tip``."""
@@ -457,16 +459,21 @@ class _Probe:
 
     def at(self, lengths):
         study, grid, _, direction, pressures, weights, base, point = self.args
-        functions = (self.only,)
         L = {c: np.atleast_1d(np.asarray(v, dtype=float)) for c, v in lengths.items()}
-        angles, ok = self.kin.solve(L, near=grid, limits=False)   # joint ranges: refine's constraints
-        ev = _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles)
-        vals: dict[str, Any] = {"tip": ev["tip"], **limit_values(angles, grid)}
-        for f in functions:
-            for k in ("hydraulic", "force", "tipping", "limit"):
-                vals[f"{f}/{k}"] = np.where(ok, ev[f][k], np.nan) if k != "limit" else ev[f][k]
-            vals[f"{f}/direction"] = (ev[f]["dx"], ev[f]["dy"])
-        return vals, ok & np.all([np.isfinite(ev[f]["hydraulic"]) for f in functions], axis=0)
+        return _probe_at(study, grid, L, (self.only,), direction, pressures, weights, base, point)
+
+
+@memoised      # a sweep reuses a probe whose inputs are all the same (mechanisms.analysis.reuse)
+def _probe_at(study, grid, L, functions, direction, pressures, weights, base, point):
+    """:meth:`_Probe.at`: the tool forces of ``functions`` at lengths ``L``."""
+    angles, ok = study.kinematics.solve(L, near=grid, limits=False)   # joint ranges: refine's constraints
+    ev = _evaluate.__wrapped__(study, grid, L, functions, direction, pressures, weights, base, point, angles)
+    vals: dict[str, Any] = {"tip": ev["tip"], **limit_values(angles, grid)}
+    for f in functions:
+        for k in ("hydraulic", "force", "tipping", "limit"):
+            vals[f"{f}/{k}"] = np.where(ok, ev[f][k], np.nan) if k != "limit" else ev[f][k]
+        vals[f"{f}/direction"] = (ev[f]["dx"], ev[f]["dy"])
+    return vals, ok & np.all([np.isfinite(ev[f]["hydraulic"]) for f in functions], axis=0)
 
 
 @one_blas_thread

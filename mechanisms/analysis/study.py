@@ -62,6 +62,40 @@ def _geometry(desc: MachineDescription) -> str:
                  sorted(desc.guess.items()), sorted(desc.limits.items()), sorted(desc.angles.items())))
 
 
+_GEOMETRY: dict[int, tuple[MachineDescription, str]] = {}
+
+
+def geometry_key(desc: MachineDescription) -> str:
+    """Everything the position analysis of ``desc`` depends on, as one comparable text
+    (made once per description object: an evaluation keyed by it asks at every call).
+
+    Parameters
+    ----------
+    desc : MachineDescription
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA
+    >>> d = MachineDescription.load(DATA / "excavator.toml")
+    >>> geometry_key(d) == geometry_key(d.with_overrides({"bucket.mass": "900 kg"}))
+    True
+    >>> geometry_key(d) == geometry_key(d.with_overrides({"arm.points.G": ["Li", "0.52 m", "0.96 m"]}))
+    False
+    """
+    hit = _GEOMETRY.get(id(desc))
+    if hit is not None and hit[0] is desc:
+        return hit[1]
+    if len(_GEOMETRY) > 256:
+        _GEOMETRY.clear()
+    text = _geometry(desc)
+    _GEOMETRY[id(desc)] = (desc, text)
+    return text
+
+
 class Study:
     """A machine description and the models, kinematics and pressures analyses need.
 

@@ -52,6 +52,7 @@ import numpy as np
 
 from bondgraph.errors import BondGraphError, ParameterError
 from .progress import silenced
+from .reuse import EvaluationMemo, reusing
 
 __all__ = ["sweep", "ANALYSES", "parse_values", "run_analysis", "Combined"]
 
@@ -358,16 +359,17 @@ def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
     out = []
     with _LOCK, single_blas_thread():  # one point at a time per process: compiled models keep buffers
         key = (base.file.path, repr(sorted(base.overrides.items())), repr(base.file.data))
-        study = _STUDIES.get(key)
-        if study is None:
+        kept = _STUDIES.get(key)
+        if kept is None:
             while len(_STUDIES) >= 4:      # a long-lived worker keeps the last few bases
                 _STUDIES.pop(next(iter(_STUDIES)))
-            study = _STUDIES[key] = Study(base)
+            kept = _STUDIES[key] = (Study(base), EvaluationMemo())
+        study, memo = kept
         for index, point in items:
             row: dict[str, Any] = {"_index": index}
             try:
                 log = study.update(_overrides(base, point))
-                with silenced():             # the sweep's own bar counts the points
+                with silenced(), reusing(memo):  # the sweep's own bar counts the points
                     res = run_analysis(study, analysis, options)
                 row.update(res.summary())
                 row["_units"] = dict(res.summary_units)
