@@ -134,7 +134,7 @@ class EvaluationMemo:
     See the module.
     """
 
-    def __init__(self, key: Callable[..., tuple] = tool_force_key, budget: int = 2_000_000):
+    def __init__(self, key: Callable[..., tuple] = tool_force_key, budget: int = 500_000):
         self.key = key
         self.budget = int(budget)
         self._kept: OrderedDict = OrderedDict()

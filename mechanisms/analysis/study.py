@@ -209,7 +209,10 @@ class Study:
         ParameterError
             Unknown keys, wrong units, bad values (every problem at once).
         """
-        new = self.base.with_overrides(overrides)
+        return self._move(overrides, self.base.with_overrides(overrides))
+
+    def _move(self, overrides: Mapping[str, Any], new: MachineDescription) -> dict[str, str]:
+        """:meth:`update` to ``new``, the base read with ``overrides`` (read once by the caller)."""
         old = self.description
         log: dict[str, str] = {}
         if self._kin is not None:

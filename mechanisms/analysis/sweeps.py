@@ -46,6 +46,7 @@ import math
 import os
 import re
 import threading
+import uuid
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -263,14 +264,15 @@ def _coordinate_override(desc, key: str, value: Any) -> tuple[str, Any] | None:
     return head, new
 
 
-def _si(desc, key: str, value: Any) -> float:
-    """The SI number of a swept value (as the description reads it)."""
+def _si(desc, key: str, value: Any, read=None) -> float:
+    """The SI number of a swept value (as the description reads it; ``read``: the
+    description with the point's values, when the caller has it)."""
     from ..machine.quantities import to_si
 
     ov = _coordinate_override(desc, key, value)
     if ov is not None:
         return float(to_si(value, "m", key=key))
-    d = desc.with_overrides({key: value})
+    d = read if read is not None else desc.with_overrides({key: value})
     v = d.values.get(key)
     if isinstance(v, (int, float)):
         return float(v)
@@ -347,11 +349,18 @@ def _overrides(desc, point: Mapping[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- workers
 _STUDIES: dict[Any, Any] = {}
+_MEMOS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
-def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
-    """Run points ``items`` = [(index, point)] on this process's study of ``base``."""
+def _run_chunk(base, analysis, options, items, read=None, run: str = "") -> list[dict[str, Any]]:
+    """Run points ``items`` = [(index, point)] on this process's study of ``base``
+    (``read``: index → the base read with the point's values, when the caller has them).
+
+    The process keeps its study of ``base`` (compiled models, stroke grids) between chunks
+    and sweeps — a Dask worker builds it once — and, for the sweep ``run``, one
+    :class:`~.reuse.EvaluationMemo` shared by every chunk of that sweep it is given
+    (forgotten by :func:`_forget` when the sweep ends)."""
     from .study import Study
 
     from .threads import single_blas_thread
@@ -363,12 +372,18 @@ def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
         if kept is None:
             while len(_STUDIES) >= 4:      # a long-lived worker keeps the last few bases
                 _STUDIES.pop(next(iter(_STUDIES)))
-            kept = _STUDIES[key] = (Study(base), EvaluationMemo())
-        study, memo = kept
+            kept = _STUDIES[key] = Study(base)
+        study = kept
+        memo = _MEMOS.get(run)
+        if memo is None:
+            while len(_MEMOS) >= 2:        # a sweep that ended without its _forget (an interrupted one)
+                _MEMOS.pop(next(iter(_MEMOS)))
+            memo = _MEMOS[run] = EvaluationMemo()
         for index, point in items:
             row: dict[str, Any] = {"_index": index}
             try:
-                log = study.update(_overrides(base, point))
+                ov = _overrides(base, point)
+                log = study._move(ov, read[index]) if read is not None and index in read else study.update(ov)
                 with silenced(), reusing(memo):  # the sweep's own bar counts the points
                     res = run_analysis(study, analysis, options)
                 row.update(res.summary())
@@ -382,6 +397,12 @@ def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
     return out
 
 
+def _forget(run: str) -> None:
+    """Drop the evaluations kept for the sweep ``run`` (its end, in every process it ran in)."""
+    with _LOCK:
+        _MEMOS.pop(run, None)
+
+
 def _collect(finished, rows: list, bar) -> None:
     """Rows of the chunks as their futures finish (Dask's or concurrent.futures')."""
     for fut in finished:
@@ -391,10 +412,38 @@ def _collect(finished, rows: list, bar) -> None:
             bar.update(len(got))
 
 
-def _chunks(items: list, n_chunks: int) -> list[list]:
+def _chunks(items: list, n_chunks: int, group: Callable[[Any], Any] | None = None,
+            workers: int = 1) -> list[list]:
+    """``items`` in about ``n_chunks`` chunks. With ``group`` (item → a key), the points of a
+    group (the same values of every key the statics model or the kinematics read) stay in
+    one chunk, so that the process running it reuses their evaluations; chunks are filled
+    largest group first into the lightest chunk. Fewer groups than twice the workers: the
+    groups are split (each worker must have work)."""
     n_chunks = max(1, min(n_chunks, len(items)))
-    size = math.ceil(len(items) / n_chunks)
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    if group is None:
+        size = math.ceil(len(items) / n_chunks)
+        return [items[i:i + size] for i in range(0, len(items), size)]
+    groups: dict[Any, list] = {}
+    for it in items:
+        groups.setdefault(group(it), []).append(it)
+    if len(groups) < 2 * workers:
+        return _chunks(sorted(items, key=lambda it: list(groups).index(group(it))), n_chunks)
+    chunks: list[list] = [[] for _ in range(min(n_chunks, len(groups)))]
+    for g in sorted(groups.values(), key=len, reverse=True):
+        min(chunks, key=len).extend(g)
+    return [sorted(c, key=lambda it: it[0]) for c in chunks if c]
+
+
+def _group_of(desc) -> Callable[[Any], tuple]:
+    """A point's values of the keys that enter the statics model or the kinematics (those
+    the hydraulic data of a cylinder, the base or the circuit do not)."""
+    from ..machine.machine import inert_key
+
+    def key(item):
+        _, point = item[0], item[1]
+        return tuple(sorted((k, repr(v)) for k, v in point.items() if not inert_key(desc, k, "extensions")))
+
+    return key
 
 
 def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces", *,
@@ -479,9 +528,10 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
                             "swept as part.points.NAME.x, chassis.\"part.point\".y or part.cog.x)")
     if problems:
         raise ParameterError(problems, subject="sweep")
-    for p in points:  # every point is read before any work (units, ranges, keys)
+    read = {}
+    for i, p in enumerate(points):  # every point is read before any work (units, ranges, keys)
         try:
-            base.with_overrides(_overrides(base, p))
+            read[i] = base.with_overrides(_overrides(base, p))
         except BondGraphError as exc:
             problems += [q for q in exc.problems if q not in problems]
     if problems:
@@ -498,6 +548,7 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
         _check_options(analysis, options)
         _check_requirements(analysis, base, options)
     items = list(enumerate(points))
+    run = uuid.uuid4().hex              # the evaluations its processes keep, by this sweep
     rows: list[dict] = []
     bar = None
     if progress:
@@ -509,29 +560,36 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
             from distributed import as_completed
 
             workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
-            parts = _chunks(items, workers * chunks_per_worker)
-            futures = [client.submit(_run_chunk, base, analysis, dict(options or {}), part, pure=False)
-                       for part in parts]
-            _collect(as_completed(futures), rows, bar)
+            parts = _chunks(items, workers * chunks_per_worker, _group_of(base), workers)
+            futures = [client.submit(_run_chunk, base, analysis, dict(options or {}), part, None, run,
+                                     pure=False) for part in parts]
+            try:
+                _collect(as_completed(futures), rows, bar)
+            finally:
+                try:
+                    client.run(_forget, run)
+                except Exception:  # noqa: BLE001 - a worker gone: nothing of it to forget
+                    pass
         else:
             procs = processes if processes is not None else (os.cpu_count() or 1)
             if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
                 raise ParameterError(f"processes = {processes!r}: expected a whole number ≥ 1")
             if procs == 1 or len(items) == 1:
                 for it in items:
-                    rows += _run_chunk(base, analysis, dict(options or {}), [it])
+                    rows += _run_chunk(base, analysis, dict(options or {}), [it], read, run)
                     if bar is not None:
                         bar.update(1)
             else:
                 import multiprocessing as mp
                 from concurrent.futures import ProcessPoolExecutor, as_completed as done
 
-                parts = _chunks(items, procs * chunks_per_worker)
+                parts = _chunks(items, procs * chunks_per_worker, _group_of(base), procs)
                 with ProcessPoolExecutor(max_workers=procs, mp_context=mp.get_context("fork")) as ex:
-                    futures = [ex.submit(_run_chunk, base, analysis, dict(options or {}), part)
+                    futures = [ex.submit(_run_chunk, base, analysis, dict(options or {}), part, None, run)
                                for part in parts]
                     _collect(done(futures), rows, bar)
     finally:
+        _forget(run)
         if bar is not None:
             bar.close()
     rows.sort(key=lambda r: r["_index"])
@@ -540,7 +598,7 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
         units.update(r.pop("_units", {}))
     records = []
     for (i, p), r in zip(items, rows):
-        rec = {k: _si(base, k, p[k]) if k in p else np.nan for k in keys}
+        rec = {k: _si(base, k, p[k], read.get(i)) if k in p else np.nan for k in keys}
         rec.update({k: v for k, v in r.items() if k != "_index"})
         records.append(rec)
     df = pd.DataFrame(records)
