@@ -48,7 +48,7 @@ from .base import BaseMachine
 from .optimise import limit_values, refine
 from .progress import reports_progress
 from .result import AnalysisResult, save_figure
-from .reuse import memoised
+from .reuse import memoised, statics_key
 from .statics import cylinder_force_limits
 from .study import Study
 from .threads import one_blas_thread
@@ -414,7 +414,7 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
     X = kin.states(study.statics.model, ang, Lf, shape=shape)
     _, pts = kin.forward(ang, Lf, parts=[part])
     px, py = (np.broadcast_to(v, shape) for v in pts[f"{part}/{pt}"])
-    st = study.statics.evaluate(X, points=[(part, pt)], functions=functions)
+    st = _statics_at(study, X, ((part, pt),), tuple(functions))
     out: dict[str, Any] = {"tip": (px, py)}
     M0 = {}
     if base is not None:
@@ -447,6 +447,12 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
         out[f] = {"hydraulic": hyd, "tipping": np.minimum(limits[1], limits[2]), "force": force,
                   "limit": code, "dx": dx, "dy": dy}
     return out
+
+
+@memoised(key=statics_key)  # a sweep shares the statics of a grid between points that differ in bores only
+def _statics_at(study, X, points, functions):
+    """The statics of the front at the states ``X`` (:meth:`.statics.FrontStatics.evaluate`)."""
+    return study.statics.evaluate(X, points=list(points), functions=list(functions))
 
 
 class _Probe:

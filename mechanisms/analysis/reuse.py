@@ -23,13 +23,12 @@ kept: a single analysis evaluates afresh as before.
 Examples
 --------
 >>> calls = []
->>> @memoised
+>>> @memoised(key=lambda study, grid, L, *rest: (L["c"].tobytes(),))
 ... def square(study, grid, L, *rest):
 ...     calls.append(1)
 ...     return {"y": L["c"] ** 2}
 >>> import numpy as np
->>> from types import SimpleNamespace
->>> memo = EvaluationMemo(key=lambda study, grid, L, *rest: (L["c"].tobytes(),))
+>>> memo = EvaluationMemo()
 >>> with reusing(memo):
 ...     a = square(None, None, {"c": np.array([2.0])})
 ...     b = square(None, None, {"c": np.array([2.0])})     # the same inputs: kept
@@ -43,6 +42,7 @@ Examples
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import functools
 import hashlib
 from collections import OrderedDict
@@ -51,7 +51,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-__all__ = ["EvaluationMemo", "reusing", "memoised", "tool_force_key"]
+__all__ = ["EvaluationMemo", "reusing", "memoised", "tool_force_key", "statics_key"]
 
 _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("hydrobond evaluation memo", default=None)
 
@@ -119,9 +119,6 @@ class EvaluationMemo:
 
     Parameters
     ----------
-    key : callable
-        ``key(*args)`` of the evaluation's arguments: every input it reads (default
-        :func:`tool_force_key`).
     budget : int
         Rows (poses) kept in all; the least recently used go first.
 
@@ -134,27 +131,28 @@ class EvaluationMemo:
     See the module.
     """
 
-    def __init__(self, key: Callable[..., tuple] = tool_force_key, budget: int = 500_000):
-        self.key = key
+    def __init__(self, budget: int = 500_000):
         self.budget = int(budget)
         self._kept: OrderedDict = OrderedDict()
         self._rows = 0
         self.hits = 0
         self.misses = 0
 
-    def get(self, fn: Callable, args: tuple) -> Any:
+    def get(self, fn: Callable, args: tuple, key: Callable[..., tuple] | None = None) -> Any:
         """``fn(*args)``, or what it returned before for the same key.
 
         Parameters
         ----------
         fn : callable
         args : tuple
+        key : callable, optional
+            ``key(*args)``: every input ``fn`` reads (default :func:`tool_force_key`).
 
         Returns
         -------
         object
         """
-        k = (getattr(fn, "__qualname__", fn), *self.key(*args))
+        k = (getattr(fn, "__qualname__", fn), *(key or tool_force_key)(*args))
         if k in self._kept:
             self._kept.move_to_end(k)
             self.hits += 1
@@ -195,6 +193,9 @@ def _frozen(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         value.flags.writeable = False
         return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(value, **{f.name: _frozen(getattr(value, f.name))
+                                             for f in dataclasses.fields(value) if f.init})
     if isinstance(value, dict):
         return {k: _frozen(v) for k, v in value.items()}
     if isinstance(value, tuple):
@@ -204,6 +205,9 @@ def _frozen(value: Any) -> Any:
 
 def _fresh(value: Any) -> Any:
     """New containers around the kept arrays (a caller may add keys to the dicts)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(value, **{f.name: _fresh(getattr(value, f.name))
+                                             for f in dataclasses.fields(value) if f.init})
     if isinstance(value, dict):
         return {k: _fresh(v) for k, v in value.items()}
     if isinstance(value, tuple):
@@ -214,6 +218,8 @@ def _fresh(value: Any) -> Any:
 def _rows(value: Any) -> int:
     if isinstance(value, np.ndarray):
         return int(value.shape[0]) if value.ndim else 1
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return max((_rows(getattr(value, f.name)) for f in dataclasses.fields(value)), default=1)
     if isinstance(value, dict):
         return max((_rows(v) for v in value.values()), default=1)
     if isinstance(value, tuple):
@@ -240,7 +246,7 @@ def reusing(memo: EvaluationMemo | None) -> Iterator[EvaluationMemo | None]:
         _ACTIVE.reset(token)
 
 
-def memoised(fn: Callable) -> Callable:
+def memoised(fn: Callable | None = None, *, key: Callable[..., tuple] | None = None) -> Callable:
     """An evaluation that uses the active :class:`EvaluationMemo` (:func:`reusing`) if any.
 
     Parameters
@@ -248,6 +254,9 @@ def memoised(fn: Callable) -> Callable:
     fn : callable
         Called with positional arguments only when a memo is active (keyword calls
         bypass it).
+    key : callable, optional
+        ``key(*args)``: every input of ``fn`` (default :func:`tool_force_key`);
+        ``@memoised(key=...)`` as a decorator.
 
     Returns
     -------
@@ -257,11 +266,46 @@ def memoised(fn: Callable) -> Callable:
     --------
     See the module.
     """
+    if fn is None:
+        return lambda f: memoised(f, key=key)
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         memo = _ACTIVE.get()
         if memo is None or kwargs:
             return fn(*args, **kwargs)
-        return memo.get(fn, args)
+        return memo.get(fn, args, key)
 
     return wrapper
+
+
+def statics_key(study, X, points, functions) -> tuple:
+    """Every input of the statics of the front at states ``X`` (:meth:`.statics.FrontStatics.evaluate`):
+    the compiled model (its identity: its structure, the pins), its run-time parameter
+    vector, the points and functions asked for and the states' bytes. A bore is none of
+    them: the points of a sweep that differ only in bores share the statics over a grid.
+
+    Parameters
+    ----------
+    study, X, points, functions
+        The evaluation's arguments.
+
+    Returns
+    -------
+    tuple
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechanisms.machine import DATA
+    >>> from mechanisms.analysis import Study
+    >>> s = Study(DATA / "excavator.toml")
+    >>> X = np.zeros((2, s.statics.model.system.nx))
+    >>> k0 = statics_key(s, X, [("bucket", "Q")], ("arm",))
+    >>> _ = s.update({"arm_cylinder.bore": "150 mm"}); statics_key(s, X, [("bucket", "Q")], ("arm",)) == k0
+    True
+    >>> _ = s.update({"arm.mass": "2000 kg"}); statics_key(s, X, [("bucket", "Q")], ("arm",)) == k0
+    False
+    """
+    model = study.statics.model
+    return (_Same(model), model.system.params.tobytes(), tuple(points), tuple(functions), _digest({"X": X}))

@@ -23,6 +23,14 @@ makes cheap for a geometry seen before); points are ordered with the keys that
 rebuild outermost. Results do not depend on that history (every point starts from
 the base description and the start pose).
 
+Within one sweep a process also keeps the tool-force evaluations it made (the maps over
+the stroke grid, the optimiser's probes) under the key of every input they read
+(:mod:`.reuse`): a point whose change reaches none of them — a boom bore, for the arm's
+and the bucket's tool forces — replays them instead of evaluating again, and gets the
+same numbers. Chunks of points sent to processes keep together the points that share
+the values the statics model and the kinematics read (a bucket mass), so each
+evaluation is made in one process only. What is kept is forgotten when the sweep ends.
+
 Work runs in local processes by default (``processes``, default all cores), serially
 with ``processes=1``, or on a Dask cluster when ``client`` is a
 ``distributed.Client`` (``hydrobond sweep --scheduler ADDRESS``); a progress bar
@@ -41,6 +49,7 @@ Examples
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
 import os
@@ -368,12 +377,11 @@ def _run_chunk(base, analysis, options, items, read=None, run: str = "") -> list
     out = []
     with _LOCK, single_blas_thread():  # one point at a time per process: compiled models keep buffers
         key = (base.file.path, repr(sorted(base.overrides.items())), repr(base.file.data))
-        kept = _STUDIES.get(key)
-        if kept is None:
+        study = _STUDIES.get(key)
+        if study is None:
             while len(_STUDIES) >= 4:      # a long-lived worker keeps the last few bases
                 _STUDIES.pop(next(iter(_STUDIES)))
-            kept = _STUDIES[key] = Study(base)
-        study = kept
+            study = _STUDIES[key] = Study(base)
         memo = _MEMOS.get(run)
         if memo is None:
             while len(_MEMOS) >= 2:        # a sweep that ended without its _forget (an interrupted one)
@@ -427,7 +435,7 @@ def _chunks(items: list, n_chunks: int, group: Callable[[Any], Any] | None = Non
     for it in items:
         groups.setdefault(group(it), []).append(it)
     if len(groups) < 2 * workers:
-        return _chunks(sorted(items, key=lambda it: list(groups).index(group(it))), n_chunks)
+        return _chunks([it for g in groups.values() for it in g], n_chunks)
     chunks: list[list] = [[] for _ in range(min(n_chunks, len(groups)))]
     for g in sorted(groups.values(), key=len, reverse=True):
         min(chunks, key=len).extend(g)
@@ -584,10 +592,14 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
                 from concurrent.futures import ProcessPoolExecutor, as_completed as done
 
                 parts = _chunks(items, procs * chunks_per_worker, _group_of(base), procs)
-                with ProcessPoolExecutor(max_workers=procs, mp_context=mp.get_context("fork")) as ex:
-                    futures = [ex.submit(_run_chunk, base, analysis, dict(options or {}), part, None, run)
-                               for part in parts]
-                    _collect(done(futures), rows, bar)
+                gc.freeze()    # the parent's objects out of the children's collections: their pages stay shared
+                try:
+                    with ProcessPoolExecutor(max_workers=procs, mp_context=mp.get_context("fork")) as ex:
+                        futures = [ex.submit(_run_chunk, base, analysis, dict(options or {}), part, None, run)
+                                   for part in parts]
+                        _collect(done(futures), rows, bar)
+                finally:
+                    gc.unfreeze()
     finally:
         _forget(run)
         if bar is not None:

