@@ -422,11 +422,13 @@ def _collect(finished, rows: list, bar) -> None:
 
 def _chunks(items: list, n_chunks: int, group: Callable[[Any], Any] | None = None,
             workers: int = 1) -> list[list]:
-    """``items`` in about ``n_chunks`` chunks. With ``group`` (item → a key), the points of a
-    group (the same values of every key the statics model or the kinematics read) stay in
-    one chunk, so that the process running it reuses their evaluations; chunks are filled
-    largest group first into the lightest chunk. Fewer groups than twice the workers: the
-    groups are split (each worker must have work)."""
+    """``items`` in about ``n_chunks`` chunks. With ``group`` (item → a key), one chunk per
+    worker, each of whole groups (the points with the same values of every key the statics
+    model or the kinematics read: a bucket mass), filled largest group first into the
+    lightest chunk, in the table's order inside: a process evaluates a group's points once
+    and replays them for the others (the boom bores), and meets each value of the other keys
+    once in a row (a new bore checks the circuit again). Fewer groups than twice the
+    workers: the groups are split (each worker must have work)."""
     n_chunks = max(1, min(n_chunks, len(items)))
     if group is None:
         size = math.ceil(len(items) / n_chunks)
@@ -436,7 +438,7 @@ def _chunks(items: list, n_chunks: int, group: Callable[[Any], Any] | None = Non
         groups.setdefault(group(it), []).append(it)
     if len(groups) < 2 * workers:
         return _chunks([it for g in groups.values() for it in g], n_chunks)
-    chunks: list[list] = [[] for _ in range(min(n_chunks, len(groups)))]
+    chunks: list[list] = [[] for _ in range(max(1, workers))]
     for g in sorted(groups.values(), key=len, reverse=True):
         min(chunks, key=len).extend(g)
     return [sorted(c, key=lambda it: it[0]) for c in chunks if c]

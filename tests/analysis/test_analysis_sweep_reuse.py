@@ -120,7 +120,10 @@ def test_chunks_keep_a_group_together_and_every_worker_busy():
     items = [(i, {"m": i // 3, "b": i % 3}) for i in range(12)]          # 4 groups of 3
     parts = _chunks(items, 8, lambda it: it[1]["m"], workers=2)
     assert sorted(i for p in parts for i, _ in p) == list(range(12))
-    assert all(len({it[1]["m"] for it in p}) == 1 for p in parts)         # one group per chunk
+    assert len(parts) == 2 and [len(p) for p in parts] == [6, 6]          # one chunk per worker
+    groups = [{it[1]["m"] for it in p} for p in parts]
+    assert not groups[0] & groups[1]                                      # a group in one chunk only
+    assert all([i for i, _ in p] == sorted(i for i, _ in p) for p in parts)
     few = _chunks(items[:6], 8, lambda it: it[1]["m"], workers=2)          # 2 groups, 2 workers: split
     assert len(few) > 2 and sorted(i for p in few for i, _ in p) == list(range(6))
 
