@@ -48,6 +48,7 @@ from .base import BaseMachine
 from .optimise import limit_values, refine
 from .progress import reports_progress
 from .result import AnalysisResult, save_figure
+from .lockstep import solve_kinematics
 from .reuse import memoised, statics_key
 from .statics import cylinder_force_limits
 from .study import Study
@@ -472,7 +473,7 @@ class _Probe:
 @memoised      # a sweep reuses a probe whose inputs are all the same (mechanisms.analysis.reuse)
 def _probe_at(study, grid, L, functions, direction, pressures, weights, base, point):
     """:meth:`_Probe.at`: the tool forces of ``functions`` at lengths ``L``."""
-    angles, ok = study.kinematics.solve(L, near=grid, limits=False)   # joint ranges: refine's constraints
+    angles, ok = solve_kinematics(study.kinematics, L, grid)   # limits=False: joint ranges are refine's constraints
     ev = _evaluate.__wrapped__(study, grid, L, functions, direction, pressures, weights, base, point, angles)
     vals: dict[str, Any] = {"tip": ev["tip"], **limit_values(angles, grid)}
     for f in functions:

@@ -43,7 +43,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from bondgraph.errors import ParameterError
+from bondgraph.errors import BondGraphError, ParameterError
 
 from ..machine.description import MachineDescription, split_key
 from .kinematics import BoxGrid, BoxKinematics
@@ -226,7 +226,17 @@ class Study:
         if new.circuit != old.circuit:
             self._pressures = {}
         for mode, machine in list(self._machines.items()):
-            log[mode] = self._update_machine(mode, machine, new, overrides)
+            try:
+                log[mode] = self._update_machine(mode, machine, new, overrides)
+            except BondGraphError:
+                # a machine whose move failed may be half-moved (a rebuild refused part-way):
+                # forgotten, so that the next use builds it from the description (a later
+                # point never runs on it)
+                del self._machines[mode]
+                if mode == "extensions":
+                    self._statics = None
+                    self._kin = None
+                raise
         if "extensions" in self._machines and log.get("extensions") == "rebuilt":
             self._statics = None
         self.description = new
@@ -245,6 +255,29 @@ class Study:
             return "kept"
         done = machine.set({k: overrides[k] if k in overrides else _raw(self.base, k) for k in keys})
         return "kept" if done == "description" else done
+
+    def _snapshot(self) -> tuple["Study", Any]:
+        """A study at this one's description that shares what this one has built (kinematics,
+        grids, compiled models), and the function that puts its models' run-time parameter
+        values of now back into the shared models (:mod:`.lockstep`: points of one geometry
+        run side by side, taking turns)."""
+        import copy
+
+        view = copy.copy(self)
+        # the machines copied (a later rebuild of this study's machine, in place, leaves them)
+        view._machines = {mode: copy.copy(m) for mode, m in self._machines.items()}
+        if self._statics is not None:
+            view._statics = copy.copy(self._statics)
+            view._statics.machine = view._machines.get("extensions", self._statics.machine)
+        view.overrides, view.log = dict(self.overrides), dict(self.log)
+        params = [(m.model.model.system.params, m.model.model.system.params.copy())
+                  for m in self._machines.values()]
+
+        def enter() -> None:
+            for live, own in params:
+                live[:] = own
+
+        return view, enter
 
     def _remember(self, key: tuple, make):
         """``make()``, made once per ``key`` and geometry: for an analysis of the geometry alone

@@ -362,9 +362,11 @@ _MEMOS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
-def _run_chunk(base, analysis, options, items, read=None, run: str = "") -> list[dict[str, Any]]:
+def _run_chunk(base, analysis, options, items, read=None, run: str = "",
+               done: Callable[[int], Any] | None = None) -> list[dict[str, Any]]:
     """Run points ``items`` = [(index, point)] on this process's study of ``base``
-    (``read``: index → the base read with the point's values, when the caller has them).
+    (``read``: index → the base read with the point's values, when the caller has them;
+    ``done(k)``: k more points finished, for a progress bar in this process).
 
     The process keeps its study of ``base`` (compiled models, stroke grids) between chunks
     and sweeps — a Dask worker builds it once — and, for the sweep ``run``, one
@@ -387,6 +389,12 @@ def _run_chunk(base, analysis, options, items, read=None, run: str = "") -> list
             while len(_MEMOS) >= 2:        # a sweep that ended without its _forget (an interrupted one)
                 _MEMOS.pop(next(iter(_MEMOS)))
             memo = _MEMOS[run] = EvaluationMemo()
+        if analysis == "tool-forces" and len(items) > 1:      # points of one geometry side by side
+            for batch in _batches(items, _group_of(base)):
+                out += _run_batch(study, base, analysis, options, batch, read, memo)
+                if done is not None:
+                    done(len(batch))
+            return out
         for index, point in items:
             row: dict[str, Any] = {"_index": index}
             try:
@@ -402,7 +410,85 @@ def _run_chunk(base, analysis, options, items, read=None, run: str = "") -> list
                 row["error"] = str(exc)
                 row["rebuilt"] = ""
             out.append(row)
+            if done is not None:
+                done(1)
     return out
+
+
+def _batches(items: list, group: Callable[[Any], Any], most: int = 64) -> list[list]:
+    """Batches of points run side by side: the k-th point of each group (in the table's
+    order), so that no two points of a batch share the evaluations the memo would replay
+    for the later one (they run at the same time), and a batch meets one value of the keys
+    the groups ignore (one circuit check for a new bore); at most ``most`` points each."""
+    groups: dict[Any, list] = {}
+    for it in items:
+        groups.setdefault(group(it), []).append(it)
+    out = []
+    for k in range(max(len(g) for g in groups.values())):
+        batch = sorted((g[k] for g in groups.values() if k < len(g)), key=lambda it: it[0])
+        out += [batch[i:i + most] for i in range(0, len(batch), most)]
+    return out
+
+
+def _analyse(study, analysis, options, memo):
+    with silenced(), reusing(memo):  # the sweep's own bar counts the points
+        return run_analysis(study, analysis, options)
+
+
+def _run_batch(study, base, analysis, options, batch, read, memo) -> list[dict[str, Any]]:
+    """The points of ``batch`` moved to one after the other (what each rebuilt, as alone), then
+    analysed side by side (:class:`~.lockstep.Lockstep`): each on a snapshot of the study that
+    shares the built kinematics, grids and compiled models, its own parameter values put in
+    whenever it runs; their kinematic solves batched."""
+    import functools
+
+    from .study import geometry_key
+
+    rows, jobs, enters, slots = [], [], [], []
+    for index, point in batch:
+        row: dict[str, Any] = {"_index": index}
+        try:
+            ov = _overrides(base, point)
+            new = read[index] if read is not None and index in read else base.with_overrides(ov)
+            if jobs and geometry_key(new) != geometry_key(study.description):
+                _run_side_by_side(study, jobs, enters, slots)    # a new geometry: those so far first
+                jobs, enters, slots = [], [], []
+            log = study._move(ov, new)
+            row["rebuilt"] = ", ".join(f"{k} {v}" for k, v in log.items() if v != "kept")
+            study.kinematics, study.statics           # built once, shared by the snapshots
+            view, enter = study._snapshot()
+            jobs.append(functools.partial(_analyse, view, analysis, options, memo))
+            enters.append(enter)
+            slots.append(row)
+        except BondGraphError as exc:
+            row["error"] = str(exc)
+            row["rebuilt"] = ""
+        rows.append(row)
+    _run_side_by_side(study, jobs, enters, slots)
+    return rows
+
+
+def _run_side_by_side(study, jobs, enters, slots) -> None:
+    """Run the analyses ``jobs`` of snapshots of ``study`` in lockstep; their rows filled in."""
+    from .lockstep import Lockstep
+
+    if not jobs:
+        return
+    _, restore = study._snapshot()
+    try:
+        results = Lockstep().run(jobs, enters)
+    finally:
+        restore()                                      # the study's own parameter values back
+    for row, res in zip(slots, results):
+        if isinstance(res, BondGraphError):
+            row["error"] = str(res)
+            row["rebuilt"] = ""
+        elif isinstance(res, BaseException):
+            raise res
+        else:
+            row.update(res.summary())
+            row["_units"] = dict(res.summary_units)
+            row["error"] = ""
 
 
 def _forget(run: str) -> None:
@@ -585,10 +671,14 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
             if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
                 raise ParameterError(f"processes = {processes!r}: expected a whole number ≥ 1")
             if procs == 1 or len(items) == 1:
-                for it in items:
-                    rows += _run_chunk(base, analysis, dict(options or {}), [it], read, run)
-                    if bar is not None:
-                        bar.update(1)
+                tick = bar.update if bar is not None else None
+                if analysis == "tool-forces":                  # points side by side, the bar per batch
+                    rows += _run_chunk(base, analysis, dict(options or {}), items, read, run, tick)
+                else:
+                    for it in items:
+                        rows += _run_chunk(base, analysis, dict(options or {}), [it], read, run)
+                        if tick is not None:
+                            tick(1)
             else:
                 import multiprocessing as mp
                 from concurrent.futures import ProcessPoolExecutor, as_completed as done

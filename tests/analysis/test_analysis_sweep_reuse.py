@@ -139,3 +139,36 @@ def test_a_lazy_package_pickles_by_name_for_a_users_function():
     exec("def reach(study):\n    return ma.working_range(study, n=6, refine_extremes=False)", ns)
     back = pickle.loads(cloudpickle.dumps(ns["reach"]))
     assert back.__globals__["ma"] is ma
+
+
+def test_points_side_by_side_solve_together_and_get_what_they_get_alone():
+    """Two bucket masses analysed in lockstep (each on a snapshot of one study, its own
+    parameters put in whenever it runs): fewer batched solves than the solves asked for, and
+    each summary exactly the one the point gets alone."""
+    from mechanisms.analysis.lockstep import Lockstep
+
+    s = Study(DATA / "excavator.toml")
+    jobs, enters = [], []
+    for m in ("600 kg", "1000 kg"):
+        s.update({"bucket.mass": m})
+        s.kinematics, s.statics
+        view, enter = s._snapshot()
+        jobs.append(lambda v=view: tool_forces(v, progress=False, **OPTIONS).summary())
+        enters.append(enter)
+    ls = Lockstep()
+    together = ls.run(jobs, enters)
+    assert ls.batches < ls.requests and ls.requests > 20
+    alone = [_fresh({"bucket.mass": m}) for m in ("600 kg", "1000 kg")]
+    assert together == alone
+    assert together[0]["arm_tool_force"] != together[1]["arm_tool_force"]
+
+
+def test_a_failing_point_among_points_side_by_side_is_named_and_the_others_go_on():
+    """A start pose out of its stroke fails its point (named) in a tool-force sweep; the other
+    points of its batch are those of a fresh analysis."""
+    df = sweep(DATA / "excavator.toml", {"boom.points.B.y": "1.18, 3.5 m", "bucket.mass": "600, 1000 kg"},
+               "tool-forces", options=OPTIONS, processes=1, progress=False)
+    bad = df["boom.points.B.y"] == 3.5
+    assert df.loc[bad, "error"].str.contains("start pose").all()
+    assert df.loc[bad, "arm_tool_force"].isna().all()
+    _assert_rows_equal_fresh(df[~bad], {"boom.points.B.y": ("m", 1.0), "bucket.mass": ("kg", 1.0)})
