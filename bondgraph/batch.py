@@ -7,7 +7,9 @@ small C loop (compiled once and cached next to the models) that calls the model'
 ``bg_out`` or ``bg_rhs`` through its function pointer, row after row (each with its own
 time and inputs, or one shared), and keeps only the outputs asked for. Nothing is
 re-derived: the numbers are those of the generated code. :meth:`Results.outputs
-<bondgraph.Results.outputs>` evaluates a whole run this way.
+<bondgraph.Results.outputs>` evaluates a whole run this way. With ``outputs=`` it calls
+instead a function generated to compute only those outputs and what they depend on
+(:mod:`bondgraph.selective`): a few outputs of a large model cost a fraction of all.
 
 Examples
 --------
@@ -35,6 +37,7 @@ import numpy as np
 
 from .codegen import CompiledSystem, build_library
 from .errors import ParameterError
+from .selective import selected_outputs
 
 __all__ = ["evaluate_many"]
 
@@ -107,7 +110,8 @@ def _index_of(names: list[str]) -> dict[str, int]:
 
 def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=None, *,
                   what: str = "outputs", select: Sequence[str] | Sequence[int] | None = None,
-                  t: float | np.ndarray = 0.0) -> np.ndarray:
+                  t: float | np.ndarray = 0.0, outputs: Sequence[str] | None = None,
+                  status: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Evaluate a compiled model at every row of ``X``.
 
     Parameters
@@ -126,16 +130,29 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
         Which outputs to keep (default all): names of ``system.output_names``.
     t : float or array, shape (N,)
         Time passed to the model: one for all points, or one per point (a run's times).
+    outputs : sequence of str, optional
+        Compute only these outputs (names of ``system.output_names``, in this order), with
+        a function generated for them (:func:`bondgraph.selective.selected_outputs`: the
+        first request of a selection may compile, later ones are cached); the same numbers
+        as the full evaluation's columns. Not with ``select`` or ``what="rhs"``.
+    status : bool
+        Also return each row's status (0: evaluated; else as
+        :meth:`CompiledSystem.describe_status <bondgraph.CompiledSystem.describe_status>`).
 
     Returns
     -------
     ndarray, shape (N, n_selected)
-        Rows where the model cannot be evaluated (a singular block) are NaN.
+        Rows where the model cannot be evaluated (a singular block) are NaN; with
+        ``outputs``, where the blocks those outputs need cannot (a block they do not read
+        is not solved).
+    status : ndarray of int, shape (N,)
+        With ``status=True``.
 
     Raises
     ------
     ParameterError
-        Wrong shapes, unknown output names.
+        Wrong shapes, unknown output names (:class:`~bondgraph.errors.UnknownNameError`
+        for ``outputs``, every one named), ``outputs`` with ``select`` or ``what="rhs"``.
 
     Examples
     --------
@@ -154,9 +171,19 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
     Traceback (most recent call last):
     ...
     bondgraph.errors.ParameterError: output 'e[d/b9]': not an output of the model
+
+    The same force computed alone (a function generated for it), with the rows' status:
+
+    >>> Y, st = evaluate_many(model.system, [[0.0], [2.0], [4.0]], outputs=["e[d/b3]"], status=True)
+    >>> Y.ravel(), st
+    (array([0., 1., 2.]), array([0, 0, 0], dtype=int32))
     """
     if what not in ("outputs", "rhs"):
         raise ParameterError(f"what = {what!r}: expected 'outputs' or 'rhs'")
+    if outputs is not None and (select is not None or what != "outputs"):
+        raise ParameterError("evaluate_many: outputs= computes only the outputs named; it takes no select= "
+                             f"and only what='outputs' (found what={what!r}"
+                             + (", select given)" if select is not None else ")"))
     X = np.ascontiguousarray(np.asarray(X, dtype=float))
     if X.ndim != 2 or X.shape[1] != system.nx:
         raise ParameterError(f"X: shape {X.shape}, expected (N, {system.nx}) (one state per row)")
@@ -167,7 +194,12 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
     else:
         names = [s.name for s in system.equations.states]
         fn, width = system._rhs, system.nx
-    if select is None:
+    work = system._work
+    if outputs is not None:
+        chosen = selected_outputs(system, outputs)     # writes its outputs at their places in bg_out's
+        fn, work, sel = chosen.function, chosen.work, chosen.index
+        work.view(np.uint64)[0] = system._work.view(np.uint64)[0]   # the model's native input tables (a pointer)
+    elif select is None:
         sel = np.arange(width, dtype=np.int32)
     else:
         idx, bad = [], []
@@ -189,14 +221,15 @@ def evaluate_many(system: CompiledSystem, X: np.ndarray, inputs=None, dinputs=No
     U, su = _rows(inputs, len(system.equations.inputs), n, "inputs")
     DU, sdu = _rows(dinputs, len(system.equations.input_derivatives), n, "dinputs")
     Y = np.empty((n, len(sel)))
-    status = np.empty(max(n, 1), dtype=np.int32)
+    status_wanted = status
+    status = np.zeros(max(n, 1), dtype=np.int32)
     ybuf = np.empty(width + 3)
     vp = ctypes.c_void_p
     if n:
         _lib().bg_many(vp(ctypes.cast(fn, vp).value), ctypes.c_int(n), vp(T.ctypes.data), ctypes.c_int(st_t),
                        vp(X.ctypes.data), ctypes.c_int(system.nx), vp(U.ctypes.data), ctypes.c_int(su),
                        vp(DU.ctypes.data), ctypes.c_int(sdu), vp(system.params.ctypes.data),
-                       vp(system._U.ctypes.data), vp(system._work.ctypes.data), vp(ybuf.ctypes.data),
+                       vp(system._U.ctypes.data), vp(work.ctypes.data), vp(ybuf.ctypes.data),
                        vp(sel.ctypes.data), ctypes.c_int(len(sel)), vp(Y.ctypes.data),
                        vp(status.ctypes.data))
-    return Y
+    return (Y, status[:n]) if status_wanted else Y

@@ -855,10 +855,14 @@ def _raster(xs: np.ndarray, ys: np.ndarray, segs: list, h: float) -> tuple[np.nd
     ``n = ceil(s / h)``: the segments are taken in groups of one ``n``, each group one
     broadcast product (no per-sample gather); ``j = 0`` is the segment's start, a point of
     ``xs, ys`` already drawn. The samples are bit for bit those of the plain form, so the
-    image is the same cell for cell.
+    image is the same cell for cell. The samples are drawn in C when a compiler is found
+    (:mod:`.raster`: the same operations, one loop), else in numpy as described.
     """
     lens = [np.hypot(bx - ax_, by - ay_) for ax_, ay_, bx, by in segs]
     h = max(h, sum(float(np.sum(s)) for s in lens) / 4e6)
+    native = _raster_native(xs, ys, segs, lens, h)
+    if native is not None:
+        return native
     samples = [(xs, ys)]
     for (ax_, ay_, bx, by), s in zip(segs, lens):
         n = np.maximum(1, np.ceil(s / h).astype(np.int64))
@@ -893,4 +897,38 @@ def _raster(xs: np.ndarray, ys: np.ndarray, segs: list, h: float) -> tuple[np.nd
         row *= nx                                   # whole numbers below 2**53: exact in floats
         row += np.rint(col, out=col)
         flat[row.astype(np.int64)] = True
+    return flat.reshape(ny, nx), x0, y0, h
+
+
+def _raster_native(xs, ys, segs, lens, h):
+    """:func:`_raster` with the segments' samples measured and marked in C
+    (:func:`.raster.mark_segments`); the points ``xs, ys`` as in numpy. ``None`` without a
+    C compiler."""
+    from .raster import mark_segments
+
+    counts = [np.maximum(1, np.ceil(s / h).astype(np.int64)) for s in lens]
+    ext = mark_segments(None, 0, 0.0, 0.0, h, segs, counts)
+    if ext is None:
+        return None
+    pad = 4
+    lo_x = [float(xs.min())] if xs.size else []
+    lo_y = [float(ys.min())] if ys.size else []
+    hi_x = [float(xs.max())] if xs.size else []
+    hi_y = [float(ys.max())] if ys.size else []
+    if np.isfinite(ext[0]):           # some segment has samples
+        lo_x.append(ext[0]), hi_x.append(ext[1]), lo_y.append(ext[2]), hi_y.append(ext[3])
+    x0 = min(lo_x) - pad * h
+    y0 = min(lo_y) - pad * h
+    nx = int(np.ceil((max(hi_x) - x0) / h)) + pad + 1
+    ny = int(np.ceil((max(hi_y) - y0) / h)) + pad + 1
+    flat = np.zeros(ny * nx, bool)
+    col = xs - x0
+    col /= h
+    row = ys - y0
+    row /= h
+    np.rint(row, out=row)
+    row *= nx
+    row += np.rint(col, out=col)
+    flat[row.astype(np.int64)] = True
+    mark_segments(flat, nx, x0, y0, h, segs, counts)
     return flat.reshape(ny, nx), x0, y0, h

@@ -11,6 +11,12 @@ gives, in one batched call per question (:func:`bondgraph.batch.evaluate_many`):
 * with one cylinder's rate at 1 m/s: the **velocity of any point** per unit extension
   rate, the flows on the bonds at that point's ports.
 
+Each call computes only the outputs it reads (``evaluate_many(..., outputs=...)``, code
+made for them from the model's: :mod:`bondgraph.selective`, the same numbers). The holding
+forces and reactions read the linkage's blocks (all of them on the shipped machines); a
+point's velocity may read none, so a pose where the first call fails (a singular block)
+is NaN in every array, as a full evaluation of the model gives.
+
 The virtual-work relations that turn these into tool forces and lift capacities
 (:mod:`.digging`, :mod:`.lifting`) are written once, for any machine: a
 force ``F`` at point ``P`` needs ``−F·∂P/∂s_i`` more from cylinder ``i``.
@@ -218,7 +224,8 @@ class FrontStatics:
             raise ParameterError(problems, subject="statics of the front")
         sysm = self.model.system
         sel = list(self.drive.values()) + [p[3] for p in self.pins]
-        Y = evaluate_many(sysm, X, select=sel)
+        Y, status = evaluate_many(sysm, X, outputs=sel, status=True)
+        failed = status != 0        # the linkage cannot be solved at this pose: NaN everywhere
         nf = len(self.drive)
         holding = {f: Y[:, i] for i, f in enumerate(self.drive)}
         fx = np.zeros(len(X))
@@ -239,7 +246,8 @@ class FrontStatics:
             for f in functions:
                 u = np.zeros(len(self.model.input_names))
                 u[self.rate_index[f]] = 1.0
-                V = evaluate_many(sysm, X, u, None, select=flat)
+                V = evaluate_many(sysm, X, u, None, outputs=flat)
+                V[failed] = np.nan
                 for i, p in enumerate(points):
                     res.velocity.setdefault(p, {})[f] = (V[:, 2 * i], V[:, 2 * i + 1])
         return res

@@ -225,3 +225,19 @@ def test_grid_point_of_one_part_is_the_full_grid_one():
     for key, (x, y) in got.items():
         fx, fy = full.point(*key.split("/"))
         assert np.array_equal(x, fx, equal_nan=True) and np.array_equal(y, fy, equal_nan=True), key
+
+
+@pytest.mark.parametrize("n, seed, h", [(9, 5, 0.02), (18, 6, 0.011)])
+def test_raster_in_c_is_the_numpy_raster(n, seed, h, monkeypatch):
+    """The segments sampled and marked in C (:mod:`mechanisms.analysis.raster`) against the
+    numpy drawing that runs without a compiler: the same origin, cell and image."""
+    from mechanisms.analysis import reach
+
+    x, y = _folded(n, seed)
+    ok = np.isfinite(x) & np.isfinite(y)
+    segs = _segments(x, y)
+    native = _raster(x[ok], y[ok], segs, h)
+    monkeypatch.setattr(reach, "_raster_native", lambda *a: None)
+    plain = _raster(x[ok], y[ok], segs, h)
+    assert native[1:] == plain[1:] and np.array_equal(native[0], plain[0])
+    assert native[0].sum() > x.size // 10

@@ -12,7 +12,7 @@ import sympy as sp
 
 import bondgraph as bg
 from bondgraph import ParameterError, SimulationError
-from bondgraph.errors import UserCallableError
+from bondgraph.errors import UnknownNameError, UserCallableError
 
 from .catalogue import Case, check, ids
 
@@ -182,6 +182,12 @@ CASES = [
         cart().system, np.zeros((2, 2)), "abc"), ParameterError, ["inputs", "'abc'", "1 numbers"]),
     Case("batch-select-a-bool", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
         cart().system, np.zeros((2, 2)), [1.0], select=[True]), ParameterError, ["output True"]),
+    Case("batch-outputs-unknown", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
+        cart().system, np.zeros((2, 2)), [1.0], outputs=["e[cart/b1]", "e[cart/nope]", 3]), UnknownNameError,
+         ["output 'e[cart/nope]'", "not an output of 'cart'", "output 3", "expected an output name"]),
+    Case("batch-outputs-and-select", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
+        cart().system, np.zeros((2, 2)), [1.0], outputs=["e[cart/b1]"], select=["e[cart/b1]"]), ParameterError,
+         ["outputs=", "takes no select="]),
     Case("batch-inputs-to-a-model-without-inputs", lambda: __import__("bondgraph.batch", fromlist=["x"]).evaluate_many(
         free_mass().system, np.zeros((2, 1)), [1.0, 2.0]), ParameterError, ["inputs", "2 values", "expected 0"]),
     Case("results-plot-not-a-name", lambda: sim()().plot(3), ParameterError, ["Results.plot", "[3]", "expected strings"]),
