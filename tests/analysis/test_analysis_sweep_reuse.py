@@ -172,3 +172,22 @@ def test_a_failing_point_among_points_side_by_side_is_named_and_the_others_go_on
     assert df.loc[bad, "error"].str.contains("start pose").all()
     assert df.loc[bad, "arm_tool_force"].isna().all()
     _assert_rows_equal_fresh(df[~bad], {"boom.points.B.y": ("m", 1.0), "bucket.mass": ("kg", 1.0)})
+
+
+def test_a_users_function_holding_the_package_runs_on_dask_worker_processes():
+    """A notebook's analysis (defined in ``__main__``, its globals holding the lazy package
+    ``mechanisms.analysis``) sent to a worker process: the same table as serially."""
+    distributed = pytest.importorskip("distributed")
+    import logging
+
+    import mechanisms.analysis as ma
+
+    ns = {"ma": ma, "__name__": "__main__"}
+    exec("def reach(study):\n    return ma.working_range(study, n=6, refine_extremes=False)", ns)
+    grid = {"bucket.mass": "600, 900 kg"}
+    serial = sweep(DATA / "excavator.toml", grid, ns["reach"], processes=1, progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=logging.CRITICAL) as cluster, distributed.Client(cluster) as client:
+        on_dask = sweep(DATA / "excavator.toml", grid, ns["reach"], client=client, progress=False)
+    cols = [c for c in serial.columns if c != "rebuilt"]
+    assert (on_dask["error"] == "").all() and on_dask[cols].equals(serial[cols])
