@@ -16,7 +16,7 @@ the ordinary one.
 
 Examples
 --------
-Three "points" each asking for two solves: four batched solves of the three instead of six:
+Three "points" each asking for two solves: two batched solves of the three instead of six:
 
 >>> import numpy as np
 >>> from mechanisms.machine import DATA
