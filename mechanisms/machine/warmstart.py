@@ -76,7 +76,7 @@ def start_targets(desc) -> tuple[dict[str, float], dict[str, float], list[str]]:
     >>> from mechanisms.machine.description import MachineDescription
     >>> targets, guess, problems = start_targets(MachineDescription.load(DATA / "excavator.toml"))
     >>> sorted(targets), problems
-    (['arm_cylinder', 'boom_cylinder', 'bucket_cylinder', 'chassis'], [])
+    (['arm', 'boom', 'bucket'], [])
     """
     targets: dict[str, float] = {}
     pending = dict(desc.start)
@@ -221,11 +221,15 @@ def start_state_key(machine_key: str, model, x: np.ndarray, free: list[str], inp
 
     Examples
     --------
-    >>> from mechanisms.machine import DATA, Machine
-    >>> m = Machine.from_file(DATA / "knuckle_crane.toml", mode="forces")
-    >>> x = m.model.model.initial_state()
-    >>> k = start_state_key("k", m.model.model, x, [], {})
-    >>> k == start_state_key("k", m.model.model, x, [], {}) != start_state_key("k", m.model.model, x + 1, [], {})
+    >>> from bondgraph import BondGraph, Se, One, I, C, build
+    >>> bg = BondGraph("hang")
+    >>> _ = bg.add(Se("g", -9.81), One("v"), I("m", 1.0), C.spring("k", 100.0))
+    >>> for a, b in [("g", "v"), ("v", "m"), ("v", "k")]:
+    ...     _ = bg.connect(a, b)
+    >>> model = build(bg)
+    >>> x = model.initial_state()
+    >>> k = start_state_key("k", model, x, ["hang/k.e"], {})
+    >>> k == start_state_key("k", model, x, ["hang/k.e"], {}) != start_state_key("k", model, x + 1, ["hang/k.e"], {})
     True
     """
     from bondgraph.linearize import _inputs
