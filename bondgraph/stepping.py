@@ -891,17 +891,18 @@ def _root(f: Callable[[float], float], a: float, b: float) -> float:
         return a
     if fb == 0 or not np.isfinite(fa) or not np.isfinite(fb) or fa * fb > 0:
         return b
-    from .brent import root   # Brent's method: a run needs no scipy.optimize
+    from scipy.optimize import brentq   # loaded by the first event that needs a root
 
-    return float(root(f, a, b, xtol=4 * _EPS, rtol=4 * _EPS))
+    return float(brentq(f, a, b, xtol=4 * _EPS, rtol=4 * _EPS))
 
 
 def _extremum(f: Callable[[float], float], a: float, b: float, sign: int) -> tuple[float, float]:
     """The maximum (sign +1) or minimum (−1) of ``f`` on [a, b]: (time, value)."""
-    from .brent import minimum   # Brent's bounded minimisation (as scipy's "bounded")
+    from scipy.optimize import minimize_scalar
 
-    x, _ = minimum(lambda s: -sign * f(s), a, b, xtol=max(1e-9 * (b - a), 4 * _EPS * abs(b)))
-    return float(x), float(f(x))
+    res = minimize_scalar(lambda s: -sign * f(s), bounds=(a, b), method="bounded",
+                          options={"xatol": max(1e-9 * (b - a), 4 * _EPS * abs(b))})
+    return float(res.x), float(f(res.x))
 
 
 # ---------------------------------------------------------------------------- the step loop

@@ -304,42 +304,13 @@ class MainBody(Part):
         pts = list(self.world_points(pose).values())
         if len(pts) < 3:
             return [pts]
-        # outline: convex hull of the hinge points (the points themselves when they are collinear)
-        loop = _hull(pts)
-        return [loop + [loop[0]]] if loop else [pts]
+        # outline: convex hull of the hinge points
+        arr = np.array(pts, dtype=float)
+        from scipy.spatial import ConvexHull
 
-
-def _hull(points) -> list[tuple[float, float]] | None:
-    """The convex hull of a few points in the plane, counterclockwise from the leftmost
-    (lowest) one, without collinear points (A. M. Andrew's monotone chain, 1979); ``None``
-    when they span no area (fewer than three distinct points, or all on one line within
-    rounding). A body's outline needs no ``scipy.spatial`` (0.2 s to import) for it.
-
-    Examples
-    --------
-    >>> _hull([(0, 0), (2, 0), (1, 1), (1, 0.5), (2, 2), (0, 2)])
-    [(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0)]
-    >>> _hull([(0, 0), (1, 1), (2, 2)]) is None
-    True
-    """
-    pts = sorted({(float(x), float(y)) for x, y in points})
-    if len(pts) < 3:
-        return None
-
-    def cross(o, a, b):
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    def chain(seq):
-        out: list[tuple[float, float]] = []
-        for p in seq:
-            while len(out) >= 2 and cross(out[-2], out[-1], p) <= 0:
-                out.pop()
-            out.append(p)
-        return out
-
-    loop = chain(pts)[:-1] + chain(reversed(pts))[:-1]
-    if len(loop) < 3:
-        return None
-    area2 = sum(cross(loop[0], loop[i], loop[i + 1]) for i in range(1, len(loop) - 1))
-    span = max(max(p[0] for p in pts) - pts[0][0], max(p[1] for p in pts) - min(p[1] for p in pts))
-    return loop if area2 > 1e-12 * span * span else None
+        try:
+            hull = ConvexHull(arr)
+            loop = [tuple(arr[i]) for i in hull.vertices]
+            return [loop + [loop[0]]]
+        except Exception:  # collinear points
+            return [pts]

@@ -1,6 +1,5 @@
 """The excavator's 10 s valves cycle as ``hydrobond run`` runs it (default tolerances, a
-warm build: the start pose and state kept under the machine's key, the step loop's event
-searches by Brent's methods) follows the same cycle integrated at rtol 1e-10 to within
+warm build: the start pose and state kept under the machine's key) follows the same cycle integrated at rtol 1e-10 to within
 0.1 mm at the tip, the accuracy the issue asks a faster run to keep."""
 
 from __future__ import annotations
