@@ -331,15 +331,11 @@ class TrackingOperator:
 
     def _kinematic_run(self, slower: float = 1.0) -> Mapping[str, np.ndarray]:
         """The reference run in mode ``extensions`` (pure kinematics): path and cylinder forces;
-        ``slower`` stretches its time."""
-        from .cycle import Cycle
+        ``slower`` stretches its time. Made once per machine description (its circuit aside) and
+        reference: operators on circuit variants share it (:func:`.reference_runs.kinematic_run`)."""
+        from .reference_runs import kinematic_run
 
-        kin = self.machine.with_mode("extensions")
-        ref = self.reference
-        if slower != 1.0:
-            ref = Cycle("extensions", ref.time * slower, ref.values, ref.functions,
-                        source=f"{ref.source}, {slower:g} times slower", swing=ref.swing)
-        return kin.run(ref, progress=False).table()
+        return kinematic_run(self.machine, self.reference, slower)
 
     def _per_rate(self, f: str, v: float, force: float, ps: float | None) -> float:
         """Spool opening per m/s of rod speed that gives rate ``v`` against the load ``force``."""
