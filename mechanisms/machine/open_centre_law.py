@@ -460,25 +460,50 @@ class OpenCentreLaw:
                         else self._opening(f, rates.get(f, 0.0), ps, forces.get(f, 0.0), max_opening))
                     for f in fns}
 
-        targets = [(f, f in held, held.get(f, 0.0) if f in held else rates.get(f, 0.0), forces.get(f, 0.0),
-                    *self._bypass_g[f]) for f in fns]
+        # per section, what does not depend on the trial pressure: the same arithmetic as _opening,
+        # _drop and section (so the same residual to the bit), without the lookups and calls
+        targets = []
+        for f in fns:
+            a_cap, a_rod = self.areas[f]
+            phi = a_rod / a_cap
+            v = held[f] if f in held else rates.get(f, 0.0)
+            targets.append((f, f in held, v, forces.get(f, 0.0), *self._bypass_g[f], a_cap, a_rod, self.gain[f],
+                            a_cap + phi ** 2 * a_rod, a_rod + a_cap / phi ** 2, v * a_cap, v * a_rod))
+        sqrt, copysign, section, gallery = math.sqrt, math.copysign, self.section, self._gallery
+        pump_flow = self.pump_flow
 
         def residual(ps: float) -> float:       # solve(ps) and gallery_end, without the dicts
             used, gs = 0.0, []
-            for f, is_held, v, force, g, xc in targets:
+            for f, is_held, v, force, g, xc, a_cap, a_rod, k, den_ext, den_ret, v_cap, v_rod in targets:
                 if is_held:
                     x = v
-                    used += self.section(f, x, ps, force)[1]
+                    used += section(f, x, ps, force)[1]
+                elif v != 0.0:                  # _opening(f, v, ps, force, max_opening)
+                    drop = (ps * a_cap - force) / den_ext if v > 0 else (ps * a_rod + force) / den_ret
+                    if drop <= 0.0:
+                        x = copysign(max_opening, v)
+                    else:
+                        ahead = v < 0 and drop > ps and force > 0
+                        if v > 0:
+                            x = v_cap / (k * sqrt(drop))
+                        elif ahead:
+                            x = v_cap / (k * sqrt(force / a_cap))
+                        else:
+                            x = v_rod / (k * sqrt(drop))
+                        if abs(x) > max_opening:
+                            x = copysign(max_opening, x)
+                            used += section(f, x, ps, force)[1]
+                        else:
+                            used += k * abs(x) * sqrt(max(ps, 0.0) if ahead else drop)
                 else:
-                    x, q, _ = self._opening(f, v, ps, force, max_opening)
-                    used += q
+                    x = 0.0
                 o = 1.0 - abs(x) / xc
                 if o <= 0.0:
                     gs = None
                 elif gs is not None:
                     gs.append(g * o)
-            pn, qb = self._gallery(ps, gs) if gs is not None else (0.0, 0.0)
-            return self.pump_flow(ps, pn, speed_ratio) - qb - used
+            pn, qb = gallery(ps, gs) if gs is not None else (0.0, 0.0)
+            return pump_flow(ps, pn, speed_ratio) - qb - used
 
         lo = 0.0
         for f in fns:       # below the highest load the rates cannot be given at all
