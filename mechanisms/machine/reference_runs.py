@@ -37,6 +37,8 @@ __all__ = ["kinematic_run"]
 #: how many kinematic runs are kept (two per machine and reference: real time and slower)
 _KEEP = 8
 _RUNS: "OrderedDict[tuple, Mapping[str, np.ndarray]]" = OrderedDict()
+#: the last machine built in mode extensions for these runs, by its key: (key, machine)
+_BUILT: list = [None, None]
 
 
 def _reference_digest(reference: Any) -> str:
@@ -101,7 +103,14 @@ def kinematic_run(machine: Any, reference: Any, slower: float = 1.0) -> Mapping[
         return _RUNS[key]
     from .cycle import Cycle
 
-    kin = machine if machine.mode == "extensions" else machine.with_mode("extensions")
+    if machine.mode == "extensions":
+        kin = machine
+    elif key is not None and _BUILT[0] == key[0]:     # the real-time and the slower run: one build
+        kin = _BUILT[1]
+    else:
+        kin = machine.with_mode("extensions")
+        if key is not None:
+            _BUILT[:] = [key[0], kin]
     ref = reference
     if slower != 1.0:
         ref = Cycle("extensions", reference.time * slower, reference.values, reference.functions,
