@@ -231,9 +231,26 @@ class OpenCentreLaw:
         lo, hi = 0.0, math.sqrt(ps)
         tol = 1e-13 * hi
         s = math.sqrt(ps / (1.0 + c2 * r))
-        q = s * rc
+        # _negacon_flow_slope and _drop_at inlined (the same arithmetic, their constants once)
+        relief = self._relief
+        if relief is not None:
+            pc, pf, qr = relief
+            k_full = rc + qr / math.sqrt(pf)
+            b_rel = qr / ((pf - pc) * math.sqrt(pf))
+        lam_out = p_tr * 2.0 * math.sqrt(5.0 / 3.0)
+        lam_in = 3.0 * math.sqrt(3.0 / 5.0)
+        sqrt, sin, asin = math.sqrt, math.sin, math.asin
         for _ in range(60):
-            q, dq = self._negacon_flow_slope(s)
+            if relief is None:
+                q, dq = rc * s, rc
+            else:
+                p = s * s
+                if p <= pc:
+                    q, dq = rc * s, rc
+                elif p >= pf:
+                    q, dq = k_full * s, k_full
+                else:
+                    q, dq = rc * s + b_rel * s * (p - pc), rc + b_rel * (3.0 * p - pc)
             e, de = s * s - ps, 2.0 * s
             for g in sections:
                 v = q / g
@@ -241,7 +258,8 @@ class OpenCentreLaw:
                     e += v * v
                     de += 2.0 * v * dq / g
                 else:
-                    d = _drop_at(v, p_tr)
+                    w = 4.0 * v / sqrt(p_tr)
+                    d = lam_out * sin(asin(lam_in * w / 10.0) / 3.0)
                     u = d / p_tr
                     e += d
                     de += 4.0 * root_tr * dq / ((5.0 - 3.0 * u * u) * g)
