@@ -437,7 +437,7 @@ class OpenCentreLaw:
 
     def openings(self, rates: Mapping[str, float], forces: Mapping[str, float], speed_ratio: float = 1.0,
                  max_opening: float = 1.0, held: Mapping[str, float] | None = None,
-                 start: float | None = None) -> OpenCentreState:
+                 start: float | None = None, *, gallery: bool = True) -> OpenCentreState:
         """The spool openings that give ``rates`` at the load ``forces``, and the state they settle to.
 
         At each trial pump pressure the openings follow from the rates through the sections'
@@ -461,6 +461,11 @@ class OpenCentreLaw:
         start : float, optional
             A pump pressure near the answer (Pa; a previous solve's) to start the root's
             bracket at: the same root to its tolerance, found in fewer steps.
+        gallery : bool
+            ``False``: leave out the gallery's end at the answer (``negacon_pressure``,
+            ``bypass_flow`` and ``pump_flow`` are then NaN; the pump pressure, openings, rates,
+            flows and saturated functions are the same): a caller that wants the openings alone
+            (a tracking operator, several times a sample) saves a gallery solve.
 
         Returns
         -------
@@ -468,7 +473,15 @@ class OpenCentreLaw:
 
         Examples
         --------
-        See the class.
+        See the class; without the gallery's end:
+
+        >>> from mechanisms.machine import DATA, Machine
+        >>> law = OpenCentreLaw(Machine.from_file(DATA / "excavator.toml", {"circuit.type": "open-centre"},
+        ...                                       mode="valves").circuit)
+        >>> full = law.openings({"boom": 0.05}, {"boom": 1e5})
+        >>> light = law.openings({"boom": 0.05}, {"boom": 1e5}, gallery=False)
+        >>> light.openings == full.openings, light.pump_pressure == full.pump_pressure, math.isnan(light.pump_flow)
+        (True, True, True)
         """
         fns = self.functions
         held = dict(held or {})
@@ -487,7 +500,7 @@ class OpenCentreLaw:
             v = held[f] if f in held else rates.get(f, 0.0)
             targets.append((f, f in held, v, forces.get(f, 0.0), *self._bypass_g[f], a_cap, a_rod, self.gain[f],
                             a_cap + phi ** 2 * a_rod, a_rod + a_cap / phi ** 2, v * a_cap, v * a_rod))
-        sqrt, copysign, section, gallery = math.sqrt, math.copysign, self.section, self._gallery
+        sqrt, copysign, section, solve_gallery = math.sqrt, math.copysign, self.section, self._gallery
         pump_flow = self.pump_flow
 
         def residual(ps: float) -> float:       # solve(ps) and gallery_end, without the dicts
@@ -520,7 +533,7 @@ class OpenCentreLaw:
                     gs = None
                 elif gs is not None:
                     gs.append(g * o)
-            pn, qb = gallery(ps, gs) if gs is not None else (0.0, 0.0)
+            pn, qb = solve_gallery(ps, gs) if gs is not None else (0.0, 0.0)
             return pump_flow(ps, pn, speed_ratio) - qb - used
 
         lo = 0.0
@@ -533,11 +546,13 @@ class OpenCentreLaw:
         ps = self._root(residual, lo, max(self.relief_pressure, lo + 1.0), self.tol, start)
         sol = solve(ps)
         x = {f: sol[f][0] for f in fns}
-        pn, qb = self.gallery_end(ps, x)
         rate, flows = {}, {}
         for f in fns:
             rate[f], flows[f] = self.section(f, x[f], ps, forces.get(f, 0.0))
         sat = tuple(f for f in fns if sol[f][2])
+        if not gallery:
+            return OpenCentreState(ps, math.nan, math.nan, math.nan, x, rate, flows, sat)
+        pn, qb = self.gallery_end(ps, x)
         return OpenCentreState(ps, pn, self.pump_flow(ps, pn, speed_ratio), qb, x, rate, flows, sat)
 
     @staticmethod

@@ -447,7 +447,7 @@ class TrackingOperator:
         def solve(r: Mapping[str, float], s: float, x_max: float, site: str):
             # each site's bracket starts at its last answer (the previous sample's or pace's)
             state = law.openings({f: r[f] * s + fb[f] for f in fs}, force, ratio, x_max, held(r, s),
-                                 start=self._oc_start.get(site))
+                                 start=self._oc_start.get(site), gallery=False)
             self._oc_start[site] = state.pump_pressure
             return state
 
