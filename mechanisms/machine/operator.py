@@ -255,6 +255,13 @@ class TrackingOperator:
         self._drop = getattr(circ, "metering_drop", None)
         self._supply = f"{prefix}/pu/C_P.e" if "pu/C_P.e" in circ.supply else None
         self._signals = reference.signals()
+        # the same clamped cubic splines of all the lengths as one (the same values as the signals',
+        # to the bit: tests/machines/test_operator.py), read once a sample instead of once per function
+        from scipy.interpolate import CubicSpline
+
+        self._spline = CubicSpline(reference.time, np.column_stack([reference.values[f] for f in machine.functions]),
+                                   bc_type="clamped", extrapolate=False)
+        self._spline_rate = self._spline.derivative()
         self.reference_time = float(reference.time[-1])
         self._length = {f: machine.model.state(machine.cylinder_of[f], "s") for f in machine.functions}
         self._chambers = {f: tuple(f"{prefix}/{s}" for s in circ.chambers[f]) for f in machine.functions}
@@ -377,16 +384,29 @@ class TrackingOperator:
         sw = self._swing
         fs = fns + (("swing",) if sw is not None else ())   # the swing: one more function, in radians
         ps = self._pressure(self._supply, y, dt) if self._supply is not None else None
-        err = {f: self._signals[f].value(c) - float(y[self._length[f]]) for f in fns}
+        inside = c >= self.reference.time[0]     # (before the reference's start: its signals' extrapolation)
+        if inside:
+            ref = self._spline(c)
+            err = {f: float(ref[i]) - float(y[self._length[f]]) for i, f in enumerate(fns)}
+        else:
+            err = {f: self._signals[f].value(c) - float(y[self._length[f]]) for f in fns}
         if sw is not None:
             ref = sw["ref"]
             err["swing"] = (ref.value(c) if ref is not None else 0.0) - float(y[sw["angle"]])
         for f in fs:
             self._sum[f] += err[f] * dt
 
+        # the reference's rates now and, when pacing, at the two looks ahead: one read of the spline
+        ahead = (c, *(c + k * self.look_ahead / 2 for k in (1, 2))) if self.pace_on else (c,)
+        read = self._spline_rate([min(w + self.lead, end) for w in ahead]) if inside else None
+
         def rates_at(when: float) -> dict[str, float]:
-            r = {f: (self._signals[f].derivative(min(when + self.lead, end)) if when < end else 0.0)
-                 for f in fns}
+            if read is not None:
+                row = read[ahead.index(when)]
+                r = {f: (float(row[i]) if when < end else 0.0) for i, f in enumerate(fns)}
+            else:
+                r = {f: (self._signals[f].derivative(min(when + self.lead, end)) if when < end else 0.0)
+                     for f in fns}
             if sw is not None:
                 r["swing"] = (sw["ref"].derivative(min(when + self.lead, end))
                               if (sw["ref"] is not None and when < end) else 0.0)
