@@ -19,9 +19,12 @@ before. What a warm build still spends is split by module imports (``-X importti
 scipy.linalg for the LU solver's LAPACK, scipy.optimize for the start pose) and the rest.
 
 ``--root DIR`` measures another checkout's packages the same way (``--root /path/to/main``:
-the figures before a change, taken in the same conditions).
+the figures before a change, taken in the same conditions); ``--against DIR`` measures this
+checkout and DIR interleaved (each probe of one followed by the same probe of the other),
+and prints the build's CPU time beside its wall time.
 
-Run: ``PYTHONPATH=. python benchmarks/build.py [--repeat 5] [--machine excavator] [--root DIR]``.
+Run: ``PYTHONPATH=. python benchmarks/build.py [--repeat 5] [--machine excavator] [--root DIR]
+[--against DIR]``.
 """
 
 from __future__ import annotations
@@ -44,10 +47,14 @@ _PROBE = """
 import json, sys, time
 from mechanisms.machine import DATA, Machine
 overrides = json.loads(sys.argv[2])
+c0 = time.process_time()
 m = Machine.from_file(DATA / (sys.argv[1] + ".toml"), overrides, mode="valves")
+cpu = time.process_time() - c0
+c0 = time.process_time()
 run = m.run(progress=False)
+run_cpu = time.process_time() - c0
 bt = m.model.model.build_times
-print(json.dumps({"build": m.build_time, "start": run.timings["start"],
+print(json.dumps({"build": m.build_time, "build_cpu": cpu, "run_cpu": run_cpu, "start": run.timings["start"],
                   "integration": run.timings["integration"], "keyed": bt.get("keyed", 0.0),
                   "cached": bt.get("cached", 0.0), "compile": bt.get("compile", 0.0)}))
 """
@@ -67,18 +74,20 @@ print(m.build_time)
 MEASURED = [ROOT]
 
 
-def _env(cache: str | None = None) -> dict[str, str]:
+def _env(cache: str | None = None, root: Path | None = None) -> dict[str, str]:
     path = os.environ.get("PYTHONPATH")
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(MEASURED[0]) + (os.pathsep + path if path else ""))
+    root = MEASURED[0] if root is None else root
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(root) + (os.pathsep + path if path else ""))
     if cache is not None:
         env["BONDGRAPH_CACHE"] = cache
     return env
 
 
-def probe(machine: str, overrides: dict, cache: str | None = None) -> dict[str, float]:
-    """One build and valves run in a fresh interpreter."""
-    proc = subprocess.run([sys.executable, "-c", _PROBE, machine, json.dumps(overrides)], env=_env(cache),
-                          cwd=MEASURED[0], capture_output=True, text=True)
+def probe(machine: str, overrides: dict, cache: str | None = None, root: Path | None = None) -> dict[str, float]:
+    """One build and valves run in a fresh interpreter (in checkout ``root``, default the measured one)."""
+    root = MEASURED[0] if root is None else root
+    proc = subprocess.run([sys.executable, "-c", _PROBE, machine, json.dumps(overrides)], env=_env(cache, root),
+                          cwd=root, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"the probe failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -106,8 +115,11 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--machine", default="excavator")
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default this one)")
+    ap.add_argument("--against", type=Path, help="another checkout, measured interleaved with this one")
     args = ap.parse_args(argv)
     MEASURED[0] = args.root.resolve()
+    if args.against is not None:
+        return against(args.machine, args.repeat, args.against.resolve())
     print(f"measuring the packages of {MEASURED[0]}")
     probe(args.machine, {})                                   # the warm cache for this source
     rows: dict[str, list[dict]] = {"cold": [], "laws": [], "warm": []}
@@ -138,6 +150,36 @@ def main(argv=None) -> None:
     print(f"\nwhat one warm build spends ({total:.3f} s, with -X importtime's own overhead): imports "
           + ", ".join(f"{k} {v:.3f} s" for k, v in big.items())
           + f"; the rest {total - sum(imports.values()):.3f} s")
+
+
+def against(machine: str, repeat: int, other: Path) -> None:
+    """Warm and new-value builds with their valves runs, this checkout and ``other``
+    interleaved; medians of ``repeat``, wall and CPU."""
+    roots = {"before": other, "after": MEASURED[0]}
+    print(f"measuring {other} (before) against {MEASURED[0]} (after), interleaved")
+    for r in roots.values():
+        probe(machine, {}, root=r)                             # the warm cache for each source
+    rows: dict[tuple[str, str], list[dict]] = {(w, k): [] for w in roots for k in ("laws", "warm")}
+    for _ in range(repeat):
+        mass = f"{900 + uuid.uuid4().int % 10**6 / 1e4:.4f} kg"   # a key never built, the same for both
+        for w, r in roots.items():
+            rows[(w, "laws")].append(probe(machine, {"bucket.mass": mass}, root=r))
+        for w, r in roots.items():
+            rows[(w, "warm")].append(probe(machine, {}, root=r))
+    med = statistics.median
+    print(f"\n{machine}, mode valves, medians of {repeat}: build (wall / CPU) and the valves run "
+          f"(start state + integration, wall / CPU of the run call)")
+    for k, label in (("laws", "a new value (laws written)"), ("warm", "warm (same file)")):
+        for w in roots:
+            rs = rows[(w, k)]
+            print(f"{label:<28} {w:<7} build {med(r['build'] for r in rs):.3f} / {med(r['build_cpu'] for r in rs):.3f} s"
+                  f"   run {med(r['start'] + r['integration'] for r in rs):.3f} / {med(r['run_cpu'] for r in rs):.3f} s"
+                  f"   (start {med(r['start'] for r in rs):.3f}, integration {med(r['integration'] for r in rs):.3f})")
+    warm = med(r["build"] for r in rows[("after", "warm")])
+    run = med(r["start"] + r["integration"] for r in rows[("after", "warm")])
+    print(f"goals (issue 22): warm build ≤ 0.3 s ({'met' if warm <= 0.3 else 'not met'}: {warm:.3f} s), "
+          f"valves run ≤ 0.03 s ({'met' if run <= 0.03 else 'not met'}: {run:.3f} s); load now "
+          f"{os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

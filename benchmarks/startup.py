@@ -13,9 +13,15 @@ forked process while the plots are drawn (:mod:`mechanisms.machine.background`),
 interleaved, medians of ``--repeat``.
 
 The commands run as ``python -m mechanisms.machine`` (what the ``hydrobond`` script
-runs) with this checkout first on ``PYTHONPATH``.
+runs) with this checkout first on ``PYTHONPATH``. ``--against DIR`` runs each command of
+part 1 in another checkout too (an export of the commit before a change), interleaved with
+this one, and prints both with their CPU time (user + system of the command and of any
+process it forked), which a busy machine disturbs less than the wall time.
+``--bytecode`` lets the commands write and read ``.pyc`` files even when
+``PYTHONDONTWRITEBYTECODE`` is set (an installed package has them; without them every
+command compiles the packages' source again, about 0.25 s).
 
-Run: ``python benchmarks/startup.py [--repeat 5] [--skip-outputs]``.
+Run: ``python benchmarks/startup.py [--repeat 5] [--skip-outputs] [--against DIR] [--bytecode]``.
 """
 
 from __future__ import annotations
@@ -47,21 +53,60 @@ COMMANDS = [
 ]
 
 
-def _env() -> dict[str, str]:
+#: whether the commands may use .pyc files (``--bytecode``)
+BYTECODE = [False]
+
+
+def _env(root: Path = ROOT) -> dict[str, str]:
     path = os.environ.get("PYTHONPATH")
-    return dict(os.environ, MPLBACKEND="Agg",
-                PYTHONPATH=str(ROOT) + (os.pathsep + path if path else ""))
+    env = dict(os.environ, MPLBACKEND="Agg",
+               PYTHONPATH=str(root) + (os.pathsep + path if path else ""))
+    if BYTECODE[0]:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
-def time_command(args: list[str], out: str) -> float:
+def time_command(args: list[str], out: str, root: Path = ROOT) -> float:
     """Wall time of one ``python ARGS`` in a fresh interpreter (s); a failure stops the benchmark."""
+    return run_command(args, out, root)[0]
+
+
+def run_command(args: list[str], out: str, root: Path = ROOT) -> tuple[float, float]:
+    """Wall and CPU time (user + system, its children included) of one ``python ARGS`` in a
+    fresh interpreter in checkout ``root`` (s); a failure stops the benchmark."""
+    import resource
+
     cmd = [sys.executable] + [a.format(out=out) for a in args]
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=_env(), cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(cmd, env=_env(root), cwd=root, capture_output=True, text=True)
     dt = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    return dt
+    return dt, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def against(repeat: int, other: Path) -> None:
+    """Part 1 in this checkout and ``other``, interleaved: medians of wall and CPU time."""
+    med = statistics.median
+    print(f"\nPart 1: commands in a fresh interpreter, this checkout against {other}, interleaved, "
+          f"medians of {repeat} (after one warm-up each); wall / CPU")
+    print(f"{'command':<42} {'before':>15} {'after':>15} {'CPU ratio':>9} {'goal':>7}")
+    with tempfile.TemporaryDirectory() as d:
+        for label, args, goal, _ in COMMANDS:
+            out = os.path.join(d, "out")
+            run_command(args, out, other)
+            run_command(args, out)
+            b, a = [], []
+            for _ in range(repeat):
+                b.append(run_command(args, out, other))
+                a.append(run_command(args, out))
+            bw, bc, aw, ac = (med(x[k] for x in rs) for rs in (b, a) for k in (0, 1))
+            verdict = "" if goal is None else ("  met" if aw <= goal else "  NOT met")
+            print(f"{label:<42} {bw:>6.2f} / {bc:>5.2f}s {aw:>6.2f} / {ac:>5.2f}s {bc / ac:>8.2f}× "
+                  f"{'' if goal is None else f'≤{goal:g} s':>7}{verdict}  (load {os.getloadavg()[0]:.2f})",
+                  flush=True)
 
 
 def commands(repeat: int) -> None:
@@ -131,9 +176,15 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--skip-outputs", action="store_true", help="only part 1")
     ap.add_argument("--skip-commands", action="store_true", help="only part 2")
+    ap.add_argument("--against", type=Path, help="another checkout to measure part 1 in, interleaved")
+    ap.add_argument("--bytecode", action="store_true", help="let the commands use .pyc files")
     args = ap.parse_args(argv)
+    BYTECODE[0] = args.bytecode
     if not args.skip_commands:
-        commands(args.repeat)
+        if args.against:
+            against(args.repeat, args.against.resolve())
+        else:
+            commands(args.repeat)
     if not args.skip_outputs:
         outputs(args.repeat)
 

@@ -156,10 +156,46 @@ def find_compiler() -> str | None:
     return None
 
 
-def _lapack(name: str) -> int:
+def _cython_lapack():
+    """scipy's ``cython_lapack`` extension, without running ``scipy.linalg``'s package
+    initialisation (0.13–0.18 s of a warm build, most of it array-API wrappers the LU
+    pointers never use).
+
+    The extension is loaded from scipy's ``linalg`` folder by its full name and taken out
+    of ``sys.modules`` again, so that a later ``import scipy.linalg`` runs as usual (it
+    finds the same extension already loaded). If anything about that differs (another
+    scipy layout), the ordinary import is used.
+    """
+    import sys
+
+    mod = sys.modules.get("scipy.linalg.cython_lapack")
+    if mod is not None:
+        return mod
+    if "scipy.linalg" not in sys.modules:
+        try:
+            import importlib.machinery
+            import importlib.util
+
+            import scipy
+
+            folder = Path(scipy.__file__).parent / "linalg"
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+                path = folder / f"cython_lapack{suffix}"
+                if path.is_file():
+                    spec = importlib.util.spec_from_file_location("scipy.linalg.cython_lapack", path)
+                    mod = importlib.util.module_from_spec(spec)
+                    spec.loader.exec_module(mod)
+                    sys.modules.pop("scipy.linalg.cython_lapack", None)
+                    return mod
+        except Exception:   # noqa: BLE001 - any surprise: the ordinary import below
+            pass
     from scipy.linalg import cython_lapack
 
-    cap = cython_lapack.__pyx_capi__[name]
+    return cython_lapack
+
+
+def _lapack(name: str) -> int:
+    cap = _cython_lapack().__pyx_capi__[name]
     api = ctypes.pythonapi
     api.PyCapsule_GetName.restype = ctypes.c_char_p
     api.PyCapsule_GetName.argtypes = [ctypes.py_object]

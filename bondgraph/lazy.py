@@ -18,6 +18,13 @@ Examples
 >>> "sqrt" in vars(pkg), pkg.sqrt(9.0), "sqrt" in vars(pkg)
 (False, 3.0, True)
 >>> del sys.modules["demo_pkg"]
+
+A package made lazy pickles by name (unpickling imports it), so a function whose globals
+hold one can be sent to another process:
+
+>>> import pickle, mechanisms.analysis
+>>> pickle.loads(pickle.dumps(mechanisms.analysis)) is mechanisms.analysis
+True
 """
 
 from __future__ import annotations
@@ -40,6 +47,11 @@ class _LazyPackage(types.ModuleType):
                 and value.__name__ == f"{self.__name__}.{name}"):
             return        # the import system binding the submodule: the export keeps the name
         super().__setattr__(name, value)
+
+    def __reduce__(self):
+        # pickled by name, as a function is: unpickling imports the package (a Dask worker
+        # receiving a function whose globals hold ``mechanisms.analysis``)
+        return importlib.import_module, (self.__name__,)
 
 
 def lazy_exports(package: str, exports: Mapping[str, str]

@@ -782,4 +782,8 @@ class InputSet:
         ndarray
         """
         pts = [s.breakpoints() for s in self.signals]
-        return np.unique(np.concatenate(pts)) if pts else np.array([])
+        if not pts:
+            return np.array([])
+        # sorted, repeats dropped: np.unique's result without its first-call import of numpy.ma
+        t = np.sort(np.concatenate(pts).astype(float))
+        return t[np.concatenate(([True], t[1:] != t[:-1]))] if t.size else t

@@ -57,6 +57,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Sequence
 
@@ -182,6 +183,12 @@ def fit_n_factors(soil: SoilProperties, degree: int = 20) -> dict[str, np.polyno
     >>> bool(abs(fits["N_gamma"](a_r) / math.sin(a_r) - n_factors(a, preset("gravel"))["N_gamma"]) < 1e-6)
     True
     """
+    return dict(_fits(soil, degree))
+
+
+@functools.lru_cache(maxsize=16)
+def _fits(soil: SoilProperties, degree: int) -> tuple:
+    """:func:`fit_n_factors` as ``(name, fit)`` pairs, kept per soil (a machine built again fits once)."""
     lo, hi = (math.radians(v) for v in RAKE_RANGE)
     nodes = np.polynomial.chebyshev.chebpts1(80) * (hi - lo) / 2 + (hi + lo) / 2
     N = n_factors(np.degrees(nodes), soil)
@@ -196,7 +203,7 @@ def fit_n_factors(soil: SoilProperties, degree: int = 20) -> dict[str, np.polyno
         out[k] = fit
     if bad:
         raise ParameterError(bad, subject="soil N-factor fits")
-    return out
+    return tuple(out.items())
 
 
 def _poly(fit: np.polynomial.Chebyshev, a: sp.Expr) -> sp.Expr:
@@ -302,9 +309,19 @@ class SoilTool(BondGraph):
         Ng, Nc, Nca = (_poly(fits[k], a) / sin_a for k in ("N_gamma", "N_c", "N_ca"))
         s = soil
         delta = math.radians(s.tool_friction_angle)
-        P = self.width * (s.unit_weight * d**2 * Ng + s.cohesion * d * Nc + s.adhesion * d * Nca
-                          + s.surcharge * d * 2 * Ng)
-        H = P * (sin_a * math.cos(delta) + c * math.sin(delta)) + s.adhesion * d * self.width * c / sin_a
+        # the terms of the soil's nonzero properties: 0·N would make sympy ask whether N is finite,
+        # the longest part of the tool's build (a cohesionless soil has no c and no adhesion)
+        P = s.unit_weight * d**2 * Ng
+        if s.cohesion:
+            P = P + s.cohesion * d * Nc
+        if s.adhesion:
+            P = P + s.adhesion * d * Nca
+        if s.surcharge:
+            P = P + s.surcharge * d * 2 * Ng
+        P = self.width * P
+        H = P * (sin_a * math.cos(delta) + c * math.sin(delta))
+        if s.adhesion:
+            H = H + s.adhesion * d * self.width * c / sin_a
         self.depth, self.rake, self.draft = d, a, H
         v0 = float(creep_velocity)
         F_pen = self.width * float(edge_thickness) * penetration_pressure(d, float(edge_thickness), s)

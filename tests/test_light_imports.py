@@ -76,3 +76,21 @@ def test_the_shipped_circuits_are_registered_wherever_the_registry_is_read():
     code = ("from mechanisms.machine.circuits import CIRCUITS\n"
             "assert {'fixed', 'load-sensing', 'open-centre'} <= set(CIRCUITS), sorted(CIRCUITS)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_warm_build_loads_no_scipy_solver():
+    # the second build of a file loads its model, start pose and start state by key; the
+    # LU's LAPACK comes without scipy.linalg's package
+    code = ("from mechanisms.machine import DATA, Machine\n"
+            "Machine.from_file(DATA / 'excavator.toml', mode='valves')\n")
+    loaded_after(code)                 # fills the caches
+    probe = code + ("import json, sys\n"
+                    "print(json.dumps([m for m in ('scipy.optimize', 'scipy.linalg', 'scipy.spatial', "
+                    "'scipy.interpolate') if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    # the probe sees a loaded module: solving the start pose again does load scipy.optimize
+    assert "scipy.optimize" in loaded_after(
+        "from mechanisms.machine import DATA, Machine\n"
+        "m = Machine.from_file(DATA / 'excavator.toml', mode='valves')\n"
+        "m.mechanism.solve_pose({'boom': 0.8, 'arm': -0.5, 'bucket': -0.2})")

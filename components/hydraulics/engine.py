@@ -322,7 +322,17 @@ class DieselEngine:
         -------
         sympy expression
         """
-        return maximum(self.brake_torque(omega) + self.friction_torque, 0)
+        b = self.brake_torque(omega) + self.friction_torque
+        if not isinstance(omega, sp.Symbol):
+            return maximum(b, 0)
+        # The Piecewise of maximum(b, 0), made directly with the condition b ≥ 0 as it is: sympy's
+        # constructor rewrites a condition that holds Piecewise (the torque curve) by solving its
+        # inequality in the speed, 0.3 s of every build of an engine, for an equivalent condition
+        # (tests/engine/test_engine_build.py: the values are the hand max and those of maximum()).
+        from sympy.functions.elementary.piecewise import ExprCondPair
+
+        return sp.Basic.__new__(sp.Piecewise, sp.Basic.__new__(ExprCondPair, b, sp.GreaterThan(b, 0, evaluate=False)),
+                                sp.Basic.__new__(ExprCondPair, sp.Integer(0), sp.true))
 
     def friction_law(self, omega: Any) -> sp.Expr:
         """Friction torque on the shaft, ``T_f·tanh(ω/(1 rad/s))`` (N·m).

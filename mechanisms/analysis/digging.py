@@ -35,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+import contextvars
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,8 @@ from .base import BaseMachine
 from .optimise import limit_values, refine
 from .progress import reports_progress
 from .result import AnalysisResult, save_figure
+from .lockstep import solve_kinematics
+from .reuse import memoised, statics_key
 from .statics import cylinder_force_limits
 from .study import Study
 from .threads import one_blas_thread
@@ -415,8 +418,28 @@ def _over(v, shape: tuple[int]) -> np.ndarray:
     return np.broadcast_to(a.reshape(-1) if a.size == shape[0] else v, shape)
 
 
-def _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles=None, tip=None,
-              X=None):
+@memoised      # a sweep reuses an evaluation whose inputs are all the same (mechanisms.analysis.reuse)
+def _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles=None):
+    """Tool forces at poses (lengths ``L``: cylinder → arrays): a dict per function of
+    arrays ``hydraulic``, ``tipping``, ``force``, ``limit``, ``dx``, ``dy`` and ``tip``."""
+    return _evaluate_at(study, grid, L, functions, direction, pressures, weights, base, point, angles)
+
+
+@memoised      # a sweep reuses the maps whose inputs are all the same (the key: the grid's lengths, no angles)
+def _evaluate_grid(study, grid, L, functions, direction, pressures, weights, base, point):
+    """:func:`_evaluate` at every pose of ``grid`` (``L``: its flattened lengths): the tool point
+    and the model's states made from the grid's own axes (each part's angle over the lengths it
+    depends on: the same numbers as over every pose, a fraction of the work)."""
+    kin = study.kinematics
+    _, part, pt = tool_point(study.description, point)
+    _, pts = kin.forward(grid.angles, grid.lengths(), points=[f"{part}/{pt}"])
+    tip = tuple(np.broadcast_to(v, grid.shape).ravel() for v in pts[f"{part}/{pt}"])
+    X = kin.states(study.statics.model, grid.angles, grid.lengths(), shape=grid.shape)
+    return _evaluate_at(study, grid, L, functions, direction, pressures, weights, base, point, None, tip, X)
+
+
+def _evaluate_at(study, grid, L, functions, direction, pressures, weights, base, point, angles=None, tip=None,
+                 X=None):
     """Tool forces at poses (lengths ``L``: cylinder → arrays): a dict per function of
     arrays ``hydraulic``, ``tipping``, ``force``, ``limit``, ``dx``, ``dy`` and ``tip``
     (given with ``X``: the tool point and the model's states at the poses, flat)."""
@@ -434,7 +457,7 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
         _, pts = kin.forward(ang, Lf, points=[f"{part}/{pt}"])
         tip = pts[f"{part}/{pt}"]
     px, py = (v if np.shape(v) == shape else np.broadcast_to(v, shape) for v in tip)
-    st = study.statics.evaluate(X, points=[(part, pt)], functions=functions)
+    st = _statics_at(study, X, ((part, pt),), tuple(functions))
     out: dict[str, Any] = {"tip": (px, py)}
     M0 = {}
     if base is not None:
@@ -472,27 +495,42 @@ def _evaluate(study, grid, L, functions, direction, pressures, weights, base, po
     return out
 
 
+@memoised(key=statics_key)  # a sweep shares the statics of a grid between points that differ in bores only
+def _statics_at(study, X, points, functions):
+    """The statics of the front at the states ``X`` (:meth:`.statics.FrontStatics.evaluate`)."""
+    return study.statics.evaluate(X, points=list(points), functions=list(functions))
+
+
 class _Probe:
     """Tool forces at scattered lengths, for :func:`~.optimise.refine`."""
 
-    def __init__(self, res_args, only: str, memo: dict | None = None):
+    def __init__(self, res_args, only: str):
         self.args = res_args
         self.kin = res_args[0].kinematics
         self.only = only
-        self.memo = memo        # the kinematic blocks solved so far in this analysis (:meth:`BoxKinematics.solve`)
 
     def at(self, lengths):
         study, grid, _, direction, pressures, weights, base, point = self.args
-        functions = (self.only,)
         L = {c: np.atleast_1d(np.asarray(v, dtype=float)) for c, v in lengths.items()}
-        angles, ok = self.kin.solve(L, near=grid, limits=False, memo=self.memo)   # ranges: refine's constraints
-        ev = _evaluate(study, grid, L, functions, direction, pressures, weights, base, point, angles)
-        vals: dict[str, Any] = {"tip": ev["tip"], **limit_values(angles, grid)}
-        for f in functions:
-            for k in ("hydraulic", "force", "tipping", "limit"):
-                vals[f"{f}/{k}"] = np.where(ok, ev[f][k], np.nan) if k != "limit" else ev[f][k]
-            vals[f"{f}/direction"] = (ev[f]["dx"], ev[f]["dy"])
-        return vals, ok & np.all([np.isfinite(ev[f]["hydraulic"]) for f in functions], axis=0)
+        return _probe_at(study, grid, L, (self.only,), direction, pressures, weights, base, point)
+
+
+#: the kinematic blocks the probes of the running tool-force analysis have solved (one memo per
+#: :func:`tool_forces` call, :meth:`BoxKinematics.solve`'s ``memo``)
+_BLOCKS: contextvars.ContextVar = contextvars.ContextVar("tool-force probes' kinematic blocks", default=None)
+
+
+@memoised      # a sweep reuses a probe whose inputs are all the same (mechanisms.analysis.reuse)
+def _probe_at(study, grid, L, functions, direction, pressures, weights, base, point):
+    """:meth:`_Probe.at`: the tool forces of ``functions`` at lengths ``L``."""
+    angles, ok = solve_kinematics(study.kinematics, L, grid, memo=_BLOCKS.get())   # limits=False: refine's constraints
+    ev = _evaluate_at(study, grid, L, functions, direction, pressures, weights, base, point, angles)
+    vals: dict[str, Any] = {"tip": ev["tip"], **limit_values(angles, grid)}
+    for f in functions:
+        for k in ("hydraulic", "force", "tipping", "limit"):
+            vals[f"{f}/{k}"] = np.where(ok, ev[f][k], np.nan) if k != "limit" else ev[f][k]
+        vals[f"{f}/direction"] = (ev[f]["dx"], ev[f]["dy"])
+    return vals, ok & np.all([np.isfinite(ev[f]["hydraulic"]) for f in functions], axis=0)
 
 
 @one_blas_thread
@@ -603,12 +641,7 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
     t_grid = time.perf_counter() - T
     T = time.perf_counter()
     flat = grid.flat_lengths()
-    # the tool point and the model's states from the grid's own axes (each part's angle over the
-    # lengths it depends on: the same numbers as over every pose, a fraction of the work)
-    _, pts = study.kinematics.forward(grid.angles, grid.lengths(), points=[f"{part}/{pt}"])
-    grid_tip = tuple(np.broadcast_to(v, grid.shape).ravel() for v in pts[f"{part}/{pt}"])
-    X = study.kinematics.states(study.statics.model, grid.angles, grid.lengths(), shape=grid.shape)
-    ev = _evaluate(study, grid, flat, functions, sigma, pressures, weights, base, name, None, grid_tip, X)
+    ev = _evaluate_grid(study, grid, flat, functions, sigma, pressures, weights, base, name)
     ok = grid.ok.ravel()
     every = bool(ok.all())
 
@@ -668,42 +701,45 @@ def tool_forces(machine: Any, *, functions: Sequence[str] | None = None,
         if f not in extra:    # a function not asked for (the bucket, for the arm's SAE J1179 pose)
             sg = dict(sigma)
             sg.setdefault(f, 1.0)
-            e2 = _evaluate(study, grid, flat, (f,), sg, pressures, weights, base, name, None, grid_tip, X)
+            e2 = _evaluate_grid(study, grid, flat, (f,), sg, pressures, weights, base, name)
             extra[f] = {k: masked(e2[f][k]) if k != "limit"
                         else e2[f][k].reshape(grid.shape) for k in ("hydraulic", "tipping", "force", "limit")}
         return extra[f]
 
     early: dict[str, ToolForceAt] = {}   # a tool's optimum found for an arm's SAE J1179 pose, kept for its own
-    memo: dict = {}     # kinematic blocks the probes have solved (this call's: the grid is this call's)
-    for f in functions:
-        optimum[f] = {}
-        probe = _Probe(args, f, memo)
-        h = early.pop(f) if f in early else hydraulic_optimum(f, probe)
-        optimum[f]["hydraulic"] = h
-        if base is None or h.tipping >= h.hydraulic:
-            # the hydraulic optimum is not tipping-limited (at its worst free posture): no pose does better
-            optimum[f]["governing"] = ToolForceAt(f, "governing", h.force, "hydraulic", h.hydraulic, h.tipping,
-                                                  h.point, h.direction, h.lengths, h.refined, h.free)
-        else:
-            vals = maps[f]["force"]
-            idx = np.unravel_index(np.nanargmax(np.where(np.isfinite(vals), vals, np.nan)), grid.shape)
-            start = {c: float(grid.axes[c][k]) for c, k in zip(grid.cylinders, idx)}
-            e = refine(probe, lambda p, f=f: p[f"{f}/force"], start, maximise=True, optimise=refine_optimum)
-            optimum[f]["governing"] = at_optimum(f, "governing", e)
-        if f in arms and tools:
-            # SAE J1179: the tool held where its own cylinder gives its largest moment (its optimum)
-            held = {}
-            for t in tools:
-                if t in optimum:
-                    o = optimum[t]["hydraulic"]
-                elif t in early:
-                    o = early[t]
-                else:
-                    o = hydraulic_optimum(t, _Probe((study, grid, (t,), {**sigma, t: sigma.get(t, 1.0)}, pressures,
-                                                     weights, base, name), t, memo))
-                    if t in functions:      # the same search its own turn would make (same σ): made once
-                        early[t] = o
-                held[desc.cylinder_of[t]] = o.lengths[t]
-            optimum[f]["sae_j1179"] = hydraulic_optimum(f, probe, held)
+    token = _BLOCKS.set({})     # the probes of this call share the kinematic blocks they solve
+    try:
+        for f in functions:
+            optimum[f] = {}
+            probe = _Probe(args, f)
+            h = early.pop(f) if f in early else hydraulic_optimum(f, probe)
+            optimum[f]["hydraulic"] = h
+            if base is None or h.tipping >= h.hydraulic:
+                # the hydraulic optimum is not tipping-limited (at its worst free posture): no pose does better
+                optimum[f]["governing"] = ToolForceAt(f, "governing", h.force, "hydraulic", h.hydraulic, h.tipping,
+                                                      h.point, h.direction, h.lengths, h.refined, h.free)
+            else:
+                vals = maps[f]["force"]
+                idx = np.unravel_index(np.nanargmax(np.where(np.isfinite(vals), vals, np.nan)), grid.shape)
+                start = {c: float(grid.axes[c][k]) for c, k in zip(grid.cylinders, idx)}
+                e = refine(probe, lambda p, f=f: p[f"{f}/force"], start, maximise=True, optimise=refine_optimum)
+                optimum[f]["governing"] = at_optimum(f, "governing", e)
+            if f in arms and tools:
+                # SAE J1179: the tool held where its own cylinder gives its largest moment (its optimum)
+                held = {}
+                for t in tools:
+                    if t in optimum:
+                        o = optimum[t]["hydraulic"]
+                    elif t in early:
+                        o = early[t]
+                    else:
+                        o = hydraulic_optimum(t, _Probe((study, grid, (t,), {**sigma, t: sigma.get(t, 1.0)}, pressures,
+                                                         weights, base, name), t))
+                        if t in functions:      # the same search its own turn would make (same σ): made once
+                            early[t] = o
+                    held[desc.cylinder_of[t]] = o.lengths[t]
+                optimum[f]["sae_j1179"] = hydraulic_optimum(f, probe, held)
+    finally:
+        _BLOCKS.reset(token)
     timings = {"grid": t_grid, "maps": t_maps, "optimum": time.perf_counter() - T}
     return ToolForces(study, grid, functions, sigma, pressures, weights, base, maps, tip, optimum, timings, name)

@@ -43,7 +43,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from bondgraph.errors import ParameterError
+from bondgraph.errors import BondGraphError, ParameterError
 
 from ..machine.description import MachineDescription, split_key
 from .kinematics import BoxGrid, BoxKinematics
@@ -60,6 +60,40 @@ def _geometry(desc: MachineDescription) -> str:
         parts[name] = (p.type, sorted(p.points.items()), [v.get(k) for k in keys.get(p.type, ())])
     return repr((sorted(parts.items()), sorted(desc.chassis.items()), desc.hinges, sorted(desc.start.items()),
                  sorted(desc.guess.items()), sorted(desc.limits.items()), sorted(desc.angles.items())))
+
+
+_GEOMETRY: dict[int, tuple[MachineDescription, str]] = {}
+
+
+def geometry_key(desc: MachineDescription) -> str:
+    """Everything the position analysis of ``desc`` depends on, as one comparable text
+    (made once per description object: an evaluation keyed by it asks at every call).
+
+    Parameters
+    ----------
+    desc : MachineDescription
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from mechanisms.machine import DATA
+    >>> d = MachineDescription.load(DATA / "excavator.toml")
+    >>> geometry_key(d) == geometry_key(d.with_overrides({"bucket.mass": "900 kg"}))
+    True
+    >>> geometry_key(d) == geometry_key(d.with_overrides({"arm.points.G": ["Li", "0.52 m", "0.96 m"]}))
+    False
+    """
+    hit = _GEOMETRY.get(id(desc))
+    if hit is not None and hit[0] is desc:
+        return hit[1]
+    if len(_GEOMETRY) > 256:
+        _GEOMETRY.clear()
+    text = _geometry(desc)
+    _GEOMETRY[id(desc)] = (desc, text)
+    return text
 
 
 class Study:
@@ -175,7 +209,10 @@ class Study:
         ParameterError
             Unknown keys, wrong units, bad values (every problem at once).
         """
-        new = self.base.with_overrides(overrides)
+        return self._move(overrides, self.base.with_overrides(overrides))
+
+    def _move(self, overrides: Mapping[str, Any], new: MachineDescription) -> dict[str, str]:
+        """:meth:`update` to ``new``, the base read with ``overrides`` (read once by the caller)."""
         old = self.description
         log: dict[str, str] = {}
         if self._kin is not None:
@@ -189,7 +226,17 @@ class Study:
         if new.circuit != old.circuit:
             self._pressures = {}
         for mode, machine in list(self._machines.items()):
-            log[mode] = self._update_machine(mode, machine, new, overrides)
+            try:
+                log[mode] = self._update_machine(mode, machine, new, overrides)
+            except BondGraphError:
+                # a machine whose move failed may be half-moved (a rebuild refused part-way):
+                # forgotten, so that the next use builds it from the description (a later
+                # point never runs on it)
+                del self._machines[mode]
+                if mode == "extensions":
+                    self._statics = None
+                    self._kin = None
+                raise
         if "extensions" in self._machines and log.get("extensions") == "rebuilt":
             self._statics = None
         self.description = new
@@ -208,6 +255,29 @@ class Study:
             return "kept"
         done = machine.set({k: overrides[k] if k in overrides else _raw(self.base, k) for k in keys})
         return "kept" if done == "description" else done
+
+    def _snapshot(self) -> tuple["Study", Any]:
+        """A study at this one's description that shares what this one has built (kinematics,
+        grids, compiled models), and the function that puts its models' run-time parameter
+        values of now back into the shared models (:mod:`.lockstep`: points of one geometry
+        run side by side, taking turns)."""
+        import copy
+
+        view = copy.copy(self)
+        # the machines copied (a later rebuild of this study's machine, in place, leaves them)
+        view._machines = {mode: copy.copy(m) for mode, m in self._machines.items()}
+        if self._statics is not None:
+            view._statics = copy.copy(self._statics)
+            view._statics.machine = view._machines.get("extensions", self._statics.machine)
+        view.overrides, view.log = dict(self.overrides), dict(self.log)
+        params = [(m.model.model.system.params, m.model.model.system.params.copy())
+                  for m in self._machines.values()]
+
+        def enter() -> None:
+            for live, own in params:
+                live[:] = own
+
+        return view, enter
 
     def _remember(self, key: tuple, make):
         """``make()``, made once per ``key`` and geometry: for an analysis of the geometry alone

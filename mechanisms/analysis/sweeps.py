@@ -23,6 +23,14 @@ makes cheap for a geometry seen before); points are ordered with the keys that
 rebuild outermost. Results do not depend on that history (every point starts from
 the base description and the start pose).
 
+Within one sweep a process also keeps the tool-force evaluations it made (the maps over
+the stroke grid, the optimiser's probes) under the key of every input they read
+(:mod:`.reuse`): a point whose change reaches none of them — a boom bore, for the arm's
+and the bucket's tool forces — replays them instead of evaluating again, and gets the
+same numbers. Chunks of points sent to processes keep together the points that share
+the values the statics model and the kinematics read (a bucket mass), so each
+evaluation is made in one process only. What is kept is forgotten when the sweep ends.
+
 Work runs in local processes by default (``processes``, default all cores), serially
 with ``processes=1``, or on a Dask cluster when ``client`` is a
 ``distributed.Client`` (``hydrobond sweep --scheduler ADDRESS``); a progress bar
@@ -41,17 +49,20 @@ Examples
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
 import os
 import re
 import threading
+import uuid
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from bondgraph.errors import BondGraphError, ParameterError
 from .progress import silenced
+from .reuse import EvaluationMemo, reusing
 
 __all__ = ["sweep", "ANALYSES", "parse_values", "run_analysis", "Combined"]
 
@@ -262,14 +273,15 @@ def _coordinate_override(desc, key: str, value: Any) -> tuple[str, Any] | None:
     return head, new
 
 
-def _si(desc, key: str, value: Any) -> float:
-    """The SI number of a swept value (as the description reads it)."""
+def _si(desc, key: str, value: Any, read=None) -> float:
+    """The SI number of a swept value (as the description reads it; ``read``: the
+    description with the point's values, when the caller has it)."""
     from ..machine.quantities import to_si
 
     ov = _coordinate_override(desc, key, value)
     if ov is not None:
         return float(to_si(value, "m", key=key))
-    d = desc.with_overrides({key: value})
+    d = read if read is not None else desc.with_overrides({key: value})
     v = d.values.get(key)
     if isinstance(v, (int, float)):
         return float(v)
@@ -346,11 +358,20 @@ def _overrides(desc, point: Mapping[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- workers
 _STUDIES: dict[Any, Any] = {}
+_MEMOS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
-def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
-    """Run points ``items`` = [(index, point)] on this process's study of ``base``."""
+def _run_chunk(base, analysis, options, items, read=None, run: str = "",
+               done: Callable[[int], Any] | None = None) -> list[dict[str, Any]]:
+    """Run points ``items`` = [(index, point)] on this process's study of ``base``
+    (``read``: index → the base read with the point's values, when the caller has them;
+    ``done(k)``: k more points finished, for a progress bar in this process).
+
+    The process keeps its study of ``base`` (compiled models, stroke grids) between chunks
+    and sweeps — a Dask worker builds it once — and, for the sweep ``run``, one
+    :class:`~.reuse.EvaluationMemo` shared by every chunk of that sweep it is given
+    (forgotten by :func:`_forget` when the sweep ends)."""
     from .study import Study
 
     from .threads import single_blas_thread
@@ -363,11 +384,23 @@ def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
             while len(_STUDIES) >= 4:      # a long-lived worker keeps the last few bases
                 _STUDIES.pop(next(iter(_STUDIES)))
             study = _STUDIES[key] = Study(base)
+        memo = _MEMOS.get(run)
+        if memo is None:
+            while len(_MEMOS) >= 2:        # a sweep that ended without its _forget (an interrupted one)
+                _MEMOS.pop(next(iter(_MEMOS)))
+            memo = _MEMOS[run] = EvaluationMemo()
+        if analysis == "tool-forces" and len(items) > 1:      # points of one geometry side by side
+            for batch in _batches(items, _group_of(base)):
+                out += _run_batch(study, base, analysis, options, batch, read, memo)
+                if done is not None:
+                    done(len(batch))
+            return out
         for index, point in items:
             row: dict[str, Any] = {"_index": index}
             try:
-                log = study.update(_overrides(base, point))
-                with silenced():             # the sweep's own bar counts the points
+                ov = _overrides(base, point)
+                log = study._move(ov, read[index]) if read is not None and index in read else study.update(ov)
+                with silenced(), reusing(memo):  # the sweep's own bar counts the points
                     res = run_analysis(study, analysis, options)
                 row.update(res.summary())
                 row["_units"] = dict(res.summary_units)
@@ -377,7 +410,91 @@ def _run_chunk(base, analysis, options, items) -> list[dict[str, Any]]:
                 row["error"] = str(exc)
                 row["rebuilt"] = ""
             out.append(row)
+            if done is not None:
+                done(1)
     return out
+
+
+def _batches(items: list, group: Callable[[Any], Any], most: int = 64) -> list[list]:
+    """Batches of points run side by side: the k-th point of each group (in the table's
+    order), so that no two points of a batch share the evaluations the memo would replay
+    for the later one (they run at the same time), and a batch meets one value of the keys
+    the groups ignore (one circuit check for a new bore); at most ``most`` points each."""
+    groups: dict[Any, list] = {}
+    for it in items:
+        groups.setdefault(group(it), []).append(it)
+    out = []
+    for k in range(max(len(g) for g in groups.values())):
+        batch = sorted((g[k] for g in groups.values() if k < len(g)), key=lambda it: it[0])
+        out += [batch[i:i + most] for i in range(0, len(batch), most)]
+    return out
+
+
+def _analyse(study, analysis, options, memo):
+    with silenced(), reusing(memo):  # the sweep's own bar counts the points
+        return run_analysis(study, analysis, options)
+
+
+def _run_batch(study, base, analysis, options, batch, read, memo) -> list[dict[str, Any]]:
+    """The points of ``batch`` moved to one after the other (what each rebuilt, as alone), then
+    analysed side by side (:class:`~.lockstep.Lockstep`): each on a snapshot of the study that
+    shares the built kinematics, grids and compiled models, its own parameter values put in
+    whenever it runs; their kinematic solves batched."""
+    import functools
+
+    from .study import geometry_key
+
+    rows, jobs, enters, slots = [], [], [], []
+    for index, point in batch:
+        row: dict[str, Any] = {"_index": index}
+        try:
+            ov = _overrides(base, point)
+            new = read[index] if read is not None and index in read else base.with_overrides(ov)
+            if jobs and geometry_key(new) != geometry_key(study.description):
+                _run_side_by_side(study, jobs, enters, slots)    # a new geometry: those so far first
+                jobs, enters, slots = [], [], []
+            log = study._move(ov, new)
+            row["rebuilt"] = ", ".join(f"{k} {v}" for k, v in log.items() if v != "kept")
+            study.kinematics, study.statics           # built once, shared by the snapshots
+            view, enter = study._snapshot()
+            jobs.append(functools.partial(_analyse, view, analysis, options, memo))
+            enters.append(enter)
+            slots.append(row)
+        except BondGraphError as exc:
+            row["error"] = str(exc)
+            row["rebuilt"] = ""
+        rows.append(row)
+    _run_side_by_side(study, jobs, enters, slots)
+    return rows
+
+
+def _run_side_by_side(study, jobs, enters, slots) -> None:
+    """Run the analyses ``jobs`` of snapshots of ``study`` in lockstep; their rows filled in."""
+    from .lockstep import Lockstep
+
+    if not jobs:
+        return
+    _, restore = study._snapshot()
+    try:
+        results = Lockstep().run(jobs, enters)
+    finally:
+        restore()                                      # the study's own parameter values back
+    for row, res in zip(slots, results):
+        if isinstance(res, BondGraphError):
+            row["error"] = str(res)
+            row["rebuilt"] = ""
+        elif isinstance(res, BaseException):
+            raise res
+        else:
+            row.update(res.summary())
+            row["_units"] = dict(res.summary_units)
+            row["error"] = ""
+
+
+def _forget(run: str) -> None:
+    """Drop the evaluations kept for the sweep ``run`` (its end, in every process it ran in)."""
+    with _LOCK:
+        _MEMOS.pop(run, None)
 
 
 def _collect(finished, rows: list, bar) -> None:
@@ -389,10 +506,40 @@ def _collect(finished, rows: list, bar) -> None:
             bar.update(len(got))
 
 
-def _chunks(items: list, n_chunks: int) -> list[list]:
+def _chunks(items: list, n_chunks: int, group: Callable[[Any], Any] | None = None,
+            workers: int = 1) -> list[list]:
+    """``items`` in about ``n_chunks`` chunks. With ``group`` (item → a key), one chunk per
+    worker, each of whole groups (the points with the same values of every key the statics
+    model or the kinematics read: a bucket mass), filled largest group first into the
+    lightest chunk, in the table's order inside: a process evaluates a group's points once
+    and replays them for the others (the boom bores), and meets each value of the other keys
+    once in a row (a new bore checks the circuit again). Fewer groups than twice the
+    workers: the groups are split (each worker must have work)."""
     n_chunks = max(1, min(n_chunks, len(items)))
-    size = math.ceil(len(items) / n_chunks)
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    if group is None:
+        size = math.ceil(len(items) / n_chunks)
+        return [items[i:i + size] for i in range(0, len(items), size)]
+    groups: dict[Any, list] = {}
+    for it in items:
+        groups.setdefault(group(it), []).append(it)
+    if len(groups) < 2 * workers:
+        return _chunks([it for g in groups.values() for it in g], n_chunks)
+    chunks: list[list] = [[] for _ in range(max(1, workers))]
+    for g in sorted(groups.values(), key=len, reverse=True):
+        min(chunks, key=len).extend(g)
+    return [sorted(c, key=lambda it: it[0]) for c in chunks if c]
+
+
+def _group_of(desc) -> Callable[[Any], tuple]:
+    """A point's values of the keys that enter the statics model or the kinematics (those
+    the hydraulic data of a cylinder, the base or the circuit do not)."""
+    from ..machine.machine import inert_key
+
+    def key(item):
+        _, point = item[0], item[1]
+        return tuple(sorted((k, repr(v)) for k, v in point.items() if not inert_key(desc, k, "extensions")))
+
+    return key
 
 
 def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces", *,
@@ -477,9 +624,10 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
                             "swept as part.points.NAME.x, chassis.\"part.point\".y or part.cog.x)")
     if problems:
         raise ParameterError(problems, subject="sweep")
-    for p in points:  # every point is read before any work (units, ranges, keys)
+    read = {}
+    for i, p in enumerate(points):  # every point is read before any work (units, ranges, keys)
         try:
-            base.with_overrides(_overrides(base, p))
+            read[i] = base.with_overrides(_overrides(base, p))
         except BondGraphError as exc:
             problems += [q for q in exc.problems if q not in problems]
     if problems:
@@ -496,6 +644,7 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
         _check_options(analysis, options)
         _check_requirements(analysis, base, options)
     items = list(enumerate(points))
+    run = uuid.uuid4().hex              # the evaluations its processes keep, by this sweep
     rows: list[dict] = []
     bar = None
     if progress:
@@ -507,29 +656,44 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
             from distributed import as_completed
 
             workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
-            parts = _chunks(items, workers * chunks_per_worker)
-            futures = [client.submit(_run_chunk, base, analysis, dict(options or {}), part, pure=False)
-                       for part in parts]
-            _collect(as_completed(futures), rows, bar)
+            parts = _chunks(items, workers * chunks_per_worker, _group_of(base), workers)
+            futures = [client.submit(_run_chunk, base, analysis, dict(options or {}), part, None, run,
+                                     pure=False) for part in parts]
+            try:
+                _collect(as_completed(futures), rows, bar)
+            finally:
+                try:
+                    client.run(_forget, run)
+                except Exception:  # noqa: BLE001 - a worker gone: nothing of it to forget
+                    pass
         else:
             procs = processes if processes is not None else (os.cpu_count() or 1)
             if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
                 raise ParameterError(f"processes = {processes!r}: expected a whole number ≥ 1")
             if procs == 1 or len(items) == 1:
-                for it in items:
-                    rows += _run_chunk(base, analysis, dict(options or {}), [it])
-                    if bar is not None:
-                        bar.update(1)
+                tick = bar.update if bar is not None else None
+                if analysis == "tool-forces":                  # points side by side, the bar per batch
+                    rows += _run_chunk(base, analysis, dict(options or {}), items, read, run, tick)
+                else:
+                    for it in items:
+                        rows += _run_chunk(base, analysis, dict(options or {}), [it], read, run)
+                        if tick is not None:
+                            tick(1)
             else:
                 import multiprocessing as mp
                 from concurrent.futures import ProcessPoolExecutor, as_completed as done
 
-                parts = _chunks(items, procs * chunks_per_worker)
-                with ProcessPoolExecutor(max_workers=procs, mp_context=mp.get_context("fork")) as ex:
-                    futures = [ex.submit(_run_chunk, base, analysis, dict(options or {}), part)
-                               for part in parts]
-                    _collect(done(futures), rows, bar)
+                parts = _chunks(items, procs * chunks_per_worker, _group_of(base), procs)
+                gc.freeze()    # the parent's objects out of the children's collections: their pages stay shared
+                try:
+                    with ProcessPoolExecutor(max_workers=procs, mp_context=mp.get_context("fork")) as ex:
+                        futures = [ex.submit(_run_chunk, base, analysis, dict(options or {}), part, None, run)
+                                   for part in parts]
+                        _collect(done(futures), rows, bar)
+                finally:
+                    gc.unfreeze()
     finally:
+        _forget(run)
         if bar is not None:
             bar.close()
     rows.sort(key=lambda r: r["_index"])
@@ -538,7 +702,7 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
         units.update(r.pop("_units", {}))
     records = []
     for (i, p), r in zip(items, rows):
-        rec = {k: _si(base, k, p[k]) if k in p else np.nan for k in keys}
+        rec = {k: _si(base, k, p[k], read.get(i)) if k in p else np.nan for k in keys}
         rec.update({k: v for k, v in r.items() if k != "_index"})
         records.append(rec)
     df = pd.DataFrame(records)

@@ -205,7 +205,10 @@ def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = No
             from ..analysis.cli import run_analyse, run_sweep
 
             return run_analyse(args) if args.command == "analyse" else run_sweep(args)
-        return _run(args, name)
+        from .gcpolicy import command_gc
+
+        with command_gc():       # the collector off while the run imports and builds (gcpolicy)
+            return _run(args, name)
     except BondGraphError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2
@@ -355,6 +358,9 @@ def _run(args, name: str) -> int:
         cycle = Cycle.from_csv(args.cycle, cycle_mode, machine.functions)
     else:
         cycle = machine.cycle(args.cycle, mode=cycle_mode)
+    from .gcpolicy import settle
+
+    settle()                     # the imports and the build frozen out of the collector's reach
     operator = None
     if track:
         from .operator import TrackingOperator
@@ -405,6 +411,7 @@ def _run(args, name: str) -> int:
 
     from .plots import animate, plot_bond_graph, plot_timeseries, plot_trajectory
 
+    settle()                     # and matplotlib, imported just now
     T_plots = time.perf_counter()
     before = set(plt.get_fignums())
     written = [run.to_csv(out / "results.csv").name]

@@ -41,6 +41,7 @@ from .assemble import assemble
 from .buildkey import machine_key
 from .cycle import Cycle
 from .description import MODES, MachineDescription
+from .warmstart import start_targets
 
 __all__ = ["Machine", "FORMULATIONS", "check_pose", "start_pose_of", "inert_key"]
 
@@ -291,6 +292,7 @@ class Machine:
             raise ParameterError(f"{desc.name}: [soil] is modelled in the causal formulation only "
                                  f"(found formulation {self.formulation!r})")
         key = machine_key(desc, self.mode, end_stops=self.end_stops) if causal else None
+        self._key = key
         if causal and desc.soil is not None:
             from .soil import with_soil
 
@@ -309,7 +311,18 @@ class Machine:
 
     def _solve_start(self) -> Pose:
         """The start pose of ``[start]``, checked against strokes and joint limits."""
-        pose = start_pose_of(self.description, self.mechanism)
+        key = getattr(self, "_key", None)
+        pose = None
+        if key is not None:       # a warm build: the pose stored under the machine's key
+            from .warmstart import load_start_pose
+
+            pose = load_start_pose(key, self.mechanism, start_targets(self.description)[0])
+        if pose is None:
+            pose = start_pose_of(self.description, self.mechanism)
+            if key is not None:
+                from .warmstart import save_start_pose
+
+                save_start_pose(key, pose)
         self._check_pose(pose, f"start pose of {self.description.file.name} "
                                f"({self.description.where('start')})")
         return pose
@@ -744,29 +757,9 @@ def _targets_of(desc: MachineDescription, pose: Pose) -> dict[str, float]:
 def start_pose_of(desc: MachineDescription, mechanism: Mechanism) -> Pose:
     """Solve the ``[start]`` targets of a description on its mechanism (not yet checked
     against strokes and limits: :meth:`Machine._check_pose` does that)."""
-    targets: dict[str, float] = {}
-    pending = dict(desc.start)
-    for k, v in list(pending.items()):
-        if k in desc.parts and desc.parts[k].type == "cylinder":
-            targets[k] = v
-            del pending[k]
-    absolute: dict[str, float] = {}
-    for _ in range(len(pending) + 1):
-        for k, v in list(pending.items()):
-            part, ref = desc.angles.get(k, (k, None))
-            if ref is None:
-                absolute[part] = v
-            elif ref in absolute:
-                absolute[part] = absolute[ref] + v
-            else:
-                continue
-            del pending[k]
-    problems = [f"'start.{k}' ({desc.where(f'start.{k}')}): angle {k!r} is relative to "
-                f"{desc.angles[k][1]!r}, whose angle is not a start target; give it too" for k in pending]
+    targets, guess, problems = start_targets(desc)
     if problems:
         raise ParameterError(problems, subject=f"start pose of {desc.file.name}")
-    targets.update(absolute)
-    guess = {**desc.guess, **absolute}
     try:
         return mechanism.solve_pose(targets, guess=guess)
     except (AssemblyError, ParameterError) as exc:

@@ -231,9 +231,26 @@ class OpenCentreLaw:
         lo, hi = 0.0, math.sqrt(ps)
         tol = 1e-13 * hi
         s = math.sqrt(ps / (1.0 + c2 * r))
-        q = s * rc
+        # _negacon_flow_slope and _drop_at inlined (the same arithmetic, their constants once)
+        relief = self._relief
+        if relief is not None:
+            pc, pf, qr = relief
+            k_full = rc + qr / math.sqrt(pf)
+            b_rel = qr / ((pf - pc) * math.sqrt(pf))
+        lam_out = p_tr * 2.0 * math.sqrt(5.0 / 3.0)
+        lam_in = 3.0 * math.sqrt(3.0 / 5.0)
+        sqrt, sin, asin = math.sqrt, math.sin, math.asin
         for _ in range(60):
-            q, dq = self._negacon_flow_slope(s)
+            if relief is None:
+                q, dq = rc * s, rc
+            else:
+                p = s * s
+                if p <= pc:
+                    q, dq = rc * s, rc
+                elif p >= pf:
+                    q, dq = k_full * s, k_full
+                else:
+                    q, dq = rc * s + b_rel * s * (p - pc), rc + b_rel * (3.0 * p - pc)
             e, de = s * s - ps, 2.0 * s
             for g in sections:
                 v = q / g
@@ -241,7 +258,8 @@ class OpenCentreLaw:
                     e += v * v
                     de += 2.0 * v * dq / g
                 else:
-                    d = _drop_at(v, p_tr)
+                    w = 4.0 * v / sqrt(p_tr)
+                    d = lam_out * sin(asin(lam_in * w / 10.0) / 3.0)
                     u = d / p_tr
                     e += d
                     de += 4.0 * root_tr * dq / ((5.0 - 3.0 * u * u) * g)
@@ -419,7 +437,7 @@ class OpenCentreLaw:
 
     def openings(self, rates: Mapping[str, float], forces: Mapping[str, float], speed_ratio: float = 1.0,
                  max_opening: float = 1.0, held: Mapping[str, float] | None = None,
-                 start: float | None = None) -> OpenCentreState:
+                 start: float | None = None, *, gallery: bool = True) -> OpenCentreState:
         """The spool openings that give ``rates`` at the load ``forces``, and the state they settle to.
 
         At each trial pump pressure the openings follow from the rates through the sections'
@@ -443,6 +461,11 @@ class OpenCentreLaw:
         start : float, optional
             A pump pressure near the answer (Pa; a previous solve's) to start the root's
             bracket at: the same root to its tolerance, found in fewer steps.
+        gallery : bool
+            ``False``: leave out the gallery's end at the answer (``negacon_pressure``,
+            ``bypass_flow`` and ``pump_flow`` are then NaN; the pump pressure, openings, rates,
+            flows and saturated functions are the same): a caller that wants the openings alone
+            (a tracking operator, several times a sample) saves a gallery solve.
 
         Returns
         -------
@@ -450,7 +473,15 @@ class OpenCentreLaw:
 
         Examples
         --------
-        See the class.
+        See the class; without the gallery's end:
+
+        >>> from mechanisms.machine import DATA, Machine
+        >>> law = OpenCentreLaw(Machine.from_file(DATA / "excavator.toml", {"circuit.type": "open-centre"},
+        ...                                       mode="valves").circuit)
+        >>> full = law.openings({"boom": 0.05}, {"boom": 1e5})
+        >>> light = law.openings({"boom": 0.05}, {"boom": 1e5}, gallery=False)
+        >>> light.openings == full.openings, light.pump_pressure == full.pump_pressure, math.isnan(light.pump_flow)
+        (True, True, True)
         """
         fns = self.functions
         held = dict(held or {})
@@ -460,25 +491,50 @@ class OpenCentreLaw:
                         else self._opening(f, rates.get(f, 0.0), ps, forces.get(f, 0.0), max_opening))
                     for f in fns}
 
-        targets = [(f, f in held, held.get(f, 0.0) if f in held else rates.get(f, 0.0), forces.get(f, 0.0),
-                    *self._bypass_g[f]) for f in fns]
+        # per section, what does not depend on the trial pressure: the same arithmetic as _opening,
+        # _drop and section (so the same residual to the bit), without the lookups and calls
+        targets = []
+        for f in fns:
+            a_cap, a_rod = self.areas[f]
+            phi = a_rod / a_cap
+            v = held[f] if f in held else rates.get(f, 0.0)
+            targets.append((f, f in held, v, forces.get(f, 0.0), *self._bypass_g[f], a_cap, a_rod, self.gain[f],
+                            a_cap + phi ** 2 * a_rod, a_rod + a_cap / phi ** 2, v * a_cap, v * a_rod))
+        sqrt, copysign, section, solve_gallery = math.sqrt, math.copysign, self.section, self._gallery
+        pump_flow = self.pump_flow
 
         def residual(ps: float) -> float:       # solve(ps) and gallery_end, without the dicts
             used, gs = 0.0, []
-            for f, is_held, v, force, g, xc in targets:
+            for f, is_held, v, force, g, xc, a_cap, a_rod, k, den_ext, den_ret, v_cap, v_rod in targets:
                 if is_held:
                     x = v
-                    used += self.section(f, x, ps, force)[1]
+                    used += section(f, x, ps, force)[1]
+                elif v != 0.0:                  # _opening(f, v, ps, force, max_opening)
+                    drop = (ps * a_cap - force) / den_ext if v > 0 else (ps * a_rod + force) / den_ret
+                    if drop <= 0.0:
+                        x = copysign(max_opening, v)
+                    else:
+                        ahead = v < 0 and drop > ps and force > 0
+                        if v > 0:
+                            x = v_cap / (k * sqrt(drop))
+                        elif ahead:
+                            x = v_cap / (k * sqrt(force / a_cap))
+                        else:
+                            x = v_rod / (k * sqrt(drop))
+                        if abs(x) > max_opening:
+                            x = copysign(max_opening, x)
+                            used += section(f, x, ps, force)[1]
+                        else:
+                            used += k * abs(x) * sqrt(max(ps, 0.0) if ahead else drop)
                 else:
-                    x, q, _ = self._opening(f, v, ps, force, max_opening)
-                    used += q
+                    x = 0.0
                 o = 1.0 - abs(x) / xc
                 if o <= 0.0:
                     gs = None
                 elif gs is not None:
                     gs.append(g * o)
-            pn, qb = self._gallery(ps, gs) if gs is not None else (0.0, 0.0)
-            return self.pump_flow(ps, pn, speed_ratio) - qb - used
+            pn, qb = solve_gallery(ps, gs) if gs is not None else (0.0, 0.0)
+            return pump_flow(ps, pn, speed_ratio) - qb - used
 
         lo = 0.0
         for f in fns:       # below the highest load the rates cannot be given at all
@@ -490,11 +546,13 @@ class OpenCentreLaw:
         ps = self._root(residual, lo, max(self.relief_pressure, lo + 1.0), self.tol, start)
         sol = solve(ps)
         x = {f: sol[f][0] for f in fns}
-        pn, qb = self.gallery_end(ps, x)
         rate, flows = {}, {}
         for f in fns:
             rate[f], flows[f] = self.section(f, x[f], ps, forces.get(f, 0.0))
         sat = tuple(f for f in fns if sol[f][2])
+        if not gallery:
+            return OpenCentreState(ps, math.nan, math.nan, math.nan, x, rate, flows, sat)
+        pn, qb = self.gallery_end(ps, x)
         return OpenCentreState(ps, pn, self.pump_flow(ps, pn, speed_ratio), qb, x, rate, flows, sat)
 
     @staticmethod

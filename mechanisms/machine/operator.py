@@ -255,6 +255,13 @@ class TrackingOperator:
         self._drop = getattr(circ, "metering_drop", None)
         self._supply = f"{prefix}/pu/C_P.e" if "pu/C_P.e" in circ.supply else None
         self._signals = reference.signals()
+        # the same clamped cubic splines of all the lengths as one (the same values as the signals',
+        # to the bit: tests/machines/test_operator.py), read once a sample instead of once per function
+        from scipy.interpolate import CubicSpline
+
+        self._spline = CubicSpline(reference.time, np.column_stack([reference.values[f] for f in machine.functions]),
+                                   bc_type="clamped", extrapolate=False)
+        self._spline_rate = self._spline.derivative()
         self.reference_time = float(reference.time[-1])
         self._length = {f: machine.model.state(machine.cylinder_of[f], "s") for f in machine.functions}
         self._chambers = {f: tuple(f"{prefix}/{s}" for s in circ.chambers[f]) for f in machine.functions}
@@ -331,15 +338,11 @@ class TrackingOperator:
 
     def _kinematic_run(self, slower: float = 1.0) -> Mapping[str, np.ndarray]:
         """The reference run in mode ``extensions`` (pure kinematics): path and cylinder forces;
-        ``slower`` stretches its time."""
-        from .cycle import Cycle
+        ``slower`` stretches its time. Made once per machine description (its circuit aside) and
+        reference: operators on circuit variants share it (:func:`.reference_runs.kinematic_run`)."""
+        from .reference_runs import kinematic_run
 
-        kin = self.machine.with_mode("extensions")
-        ref = self.reference
-        if slower != 1.0:
-            ref = Cycle("extensions", ref.time * slower, ref.values, ref.functions,
-                        source=f"{ref.source}, {slower:g} times slower", swing=ref.swing)
-        return kin.run(ref, progress=False).table()
+        return kinematic_run(self.machine, self.reference, slower)
 
     def _per_rate(self, f: str, v: float, force: float, ps: float | None) -> float:
         """Spool opening per m/s of rod speed that gives rate ``v`` against the load ``force``."""
@@ -381,16 +384,29 @@ class TrackingOperator:
         sw = self._swing
         fs = fns + (("swing",) if sw is not None else ())   # the swing: one more function, in radians
         ps = self._pressure(self._supply, y, dt) if self._supply is not None else None
-        err = {f: self._signals[f].value(c) - float(y[self._length[f]]) for f in fns}
+        inside = c >= self.reference.time[0]     # (before the reference's start: its signals' extrapolation)
+        if inside:
+            ref = self._spline(c)
+            err = {f: float(ref[i]) - float(y[self._length[f]]) for i, f in enumerate(fns)}
+        else:
+            err = {f: self._signals[f].value(c) - float(y[self._length[f]]) for f in fns}
         if sw is not None:
             ref = sw["ref"]
             err["swing"] = (ref.value(c) if ref is not None else 0.0) - float(y[sw["angle"]])
         for f in fs:
             self._sum[f] += err[f] * dt
 
+        # the reference's rates now and, when pacing, at the two looks ahead: one read of the spline
+        ahead = (c, *(c + k * self.look_ahead / 2 for k in (1, 2))) if self.pace_on else (c,)
+        read = self._spline_rate([min(w + self.lead, end) for w in ahead]) if inside else None
+
         def rates_at(when: float) -> dict[str, float]:
-            r = {f: (self._signals[f].derivative(min(when + self.lead, end)) if when < end else 0.0)
-                 for f in fns}
+            if read is not None:
+                row = read[ahead.index(when)]
+                r = {f: (float(row[i]) if when < end else 0.0) for i, f in enumerate(fns)}
+            else:
+                r = {f: (self._signals[f].derivative(min(when + self.lead, end)) if when < end else 0.0)
+                     for f in fns}
             if sw is not None:
                 r["swing"] = (sw["ref"].derivative(min(when + self.lead, end))
                               if (sw["ref"] is not None and when < end) else 0.0)
@@ -451,7 +467,7 @@ class TrackingOperator:
         def solve(r: Mapping[str, float], s: float, x_max: float, site: str):
             # each site's bracket starts at its last answer (the previous sample's or pace's)
             state = law.openings({f: r[f] * s + fb[f] for f in fs}, force, ratio, x_max, held(r, s),
-                                 start=self._oc_start.get(site))
+                                 start=self._oc_start.get(site), gallery=False)
             self._oc_start[site] = state.pump_pressure
             return state
 

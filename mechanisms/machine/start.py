@@ -74,10 +74,20 @@ def start_state(machine, pose, inputs: Mapping[str, Any] | None = None) -> dict[
             x[model.state_index(rod)] = (-force + base * a_cap) / a_rod
             free.append(rod)
     free += [f"{prefix}/{local}" for local in circ.supply]
+    key = getattr(machine, "_key", None)
+    if key is not None:    # a warm run: the equilibrium kept under the machine's key, checked
+        from .warmstart import load_start_state, save_start_state, start_state_key
+
+        key = start_state_key(key, model, x, free, inputs)
+        kept = load_start_state(key, model, x, free, inputs)
+        if kept is not None:
+            return dict(zip(names, map(float, kept)))
     try:
         x = equilibrium(model, x, free=free, inputs=inputs)
     except BondGraphError as exc:
         raise SimulationError(f"{machine.name}: no hydraulic equilibrium at the start pose: {exc}") from None
+    if key is not None:
+        save_start_state(key, x)
     return dict(zip(names, map(float, x)))
 
 

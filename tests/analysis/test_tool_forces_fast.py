@@ -314,8 +314,8 @@ def _reference_paths(monkeypatch):
     monkeypatch.setattr(digging, "_first_least", lambda rows: np.argmin(rows, axis=0))
     real_extreme = optimise._extreme
     monkeypatch.setattr(optimise, "_extreme", lambda *a, **k: real_extreme(*a[:6]))   # no known values
-    real_init = digging._Probe.__init__
-    monkeypatch.setattr(digging._Probe, "__init__", lambda self, args, only, memo=None: real_init(self, args, only))
+    real_solve = digging.solve_kinematics
+    monkeypatch.setattr(digging, "solve_kinematics", lambda kin, L, grid, memo=None: real_solve(kin, L, grid))
     return calls
 
 

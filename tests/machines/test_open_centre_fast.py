@@ -102,3 +102,22 @@ def test_openings_warm_equals_cold(law):
         prev_s = w.pump_pressure
         assert abs(w.pump_pressure - c.pump_pressure) <= 1e-9 * c.pump_pressure
     assert warm_used > 30
+
+
+def test_openings_without_the_gallery_end_are_the_same_openings(law):
+    """``gallery=False`` (what a tracking operator asks every sample) leaves out the gallery's end
+    only: the pump pressure, openings, rates, flows and saturated functions are those of the full
+    solve, at random rates, loads, held sections and largest openings."""
+    rng = random.Random(7)
+    for _ in range(200):
+        rates = {f: rng.uniform(-0.3, 0.3) for f in law.functions}
+        forces = {f: rng.uniform(-1e5, 3e5) for f in law.functions}
+        held = {law.functions[0]: rng.uniform(-1, 1)} if rng.random() < 0.3 else None
+        kw = dict(speed_ratio=rng.uniform(0.6, 1.1), max_opening=rng.choice([0.9, 1.0]), held=held,
+                  start=rng.choice([None, rng.uniform(0, 300e5)]))
+        full = law.openings(rates, forces, **kw)
+        light = law.openings(rates, forces, gallery=False, **kw)
+        assert (light.pump_pressure, light.openings, light.rates, light.flows, light.saturated) == \
+            (full.pump_pressure, full.openings, full.rates, full.flows, full.saturated)
+        assert math.isnan(light.pump_flow) and math.isnan(light.bypass_flow) and math.isnan(light.negacon_pressure)
+        assert (full.negacon_pressure, full.bypass_flow) == law.gallery_end(full.pump_pressure, full.openings)

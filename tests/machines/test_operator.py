@@ -145,3 +145,17 @@ def test_a_held_section_takes_part_in_the_open_centre_balance():
     # the held bucket's flow and bypass count: without it the others need other openings
     alone = law.openings({"boom": 0.06, "arm": 0.04}, forces)
     assert abs(alone.openings["boom"] - st.openings["boom"]) > 1e-3
+
+
+def test_batched_reference_spline_is_the_signals_to_the_bit():
+    """The operator reads the reference's lengths and rates from one spline of all functions: the
+    same values as each function's own signal (the clamped cubic spline a run uses), ends included."""
+    m = Machine.from_file(DIG, mode="valves")
+    ref = Machine.from_file(DIG, mode="extensions").cycle()
+    op = TrackingOperator(m, ref)
+    sig = ref.signals()
+    times = np.concatenate([ref.time, np.random.default_rng(3).uniform(ref.time[0], ref.time[-1], 500)])
+    values, rates = op._spline(times), op._spline_rate(times)
+    for i, f in enumerate(m.functions):
+        assert [sig[f].value(float(t)) for t in times] == values[:, i].tolist()
+        assert [sig[f].derivative(float(t)) for t in times] == rates[:, i].tolist()

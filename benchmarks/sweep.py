@@ -1,0 +1,143 @@
+"""Benchmark: issue 22's 100-point design sweep — serially, in two local processes and on a
+Dask ``LocalCluster`` of two worker processes — for this checkout and, with ``--against DIR``,
+another one (e.g. ``git archive main | tar -x -C /tmp/before``), interleaved run by run so
+both see the same load; medians of ``--repeat`` runs, each in a fresh interpreter.
+
+Run: ``python benchmarks/sweep.py [--repeat 3] [--against DIR] [--no-dask] [--grid boom|arm|both]``.
+
+The sweeps (tool forces on 20 lengths per stroke, weights on, the excavator):
+
+* ``boom``: issue 22's grid, boom cylinder bore 120..165 mm × bucket mass 600..1050 kg
+  (10 × 10). The boom's bore is no input of the arm's and bucket's tool forces: a sweep
+  that reuses evaluations by their inputs evaluates ten points and replays ninety;
+* ``arm``: arm cylinder bore 100..145 mm × bucket mass (10 × 10): the arm's bore is an
+  input of the arm's tool force, so only the bucket's evaluations can be reused — the
+  case of a grid whose every point is new to the analysis.
+
+Each interpreter runs its sweeps in order — serial (the study built in the timing, from
+the compile cache: "first"), serial again (the study kept: "warm"), ``processes=2``, and
+on Dask: the cluster started and its workers' imports done before the timing, then a
+first sweep (each worker builds its study) and a second (its study kept) — and reports
+wall and CPU time (the parent's for serial; the parent's and its children's for
+processes; the client's and the workers' for Dask). Every table is checked equal to the
+serial one. The load average is printed before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+GRIDS = {"boom": {"boom_cylinder.bore": "120..165 mm:10", "bucket.mass": "600..1050 kg:10"},
+         "arm": {"arm_cylinder.bore": "100..145 mm:10", "bucket.mass": "600..1050 kg:10"}}
+OPTIONS = {"n": 20, "weights": True}
+
+
+def _noop() -> None:
+    """Import the analyses on a Dask worker (nothing sent back)."""
+    import mechanisms.analysis.sweeps  # noqa: F401
+
+
+def _child(grid_name: str, dask: bool) -> None:
+    import resource
+
+    from mechanisms.analysis import sweep
+    from mechanisms.machine import DATA
+
+    grid = GRIDS[grid_name]
+    out = {}
+
+    def timed(label, **kw):
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        c0, t0 = time.process_time(), time.perf_counter()
+        df = sweep(DATA / "excavator.toml", grid, "tool-forces", options=OPTIONS, progress=False, **kw)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out[label] = {"wall": wall, "cpu": cpu + (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)}
+        return df
+
+    ref = timed("serial first", processes=1)
+    timed("serial warm", processes=1)
+    cols = [c for c in ref.columns if c != "rebuilt"]
+    same = {"processes": timed("processes 2", processes=2)[cols].equals(ref[cols])}
+    if dask:
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        t0 = time.perf_counter()
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=logging.CRITICAL) as cl, Client(cl) as client:
+            client.run(_noop)
+            out["dask start"] = {"wall": time.perf_counter() - t0, "cpu": float("nan")}
+            for label in ("dask first", "dask warm"):
+                c0 = sum(client.run(time.process_time).values())
+                same[label] = timed(label, client=client)[cols].equals(ref[cols])
+                out[label]["cpu"] += sum(client.run(time.process_time).values()) - c0   # the workers' CPU
+    out["same"] = same
+    print("RESULT " + json.dumps(out))
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--against", type=Path, default=None, help="another checkout, measured interleaved")
+    ap.add_argument("--no-dask", action="store_true")
+    ap.add_argument("--grid", choices=["boom", "arm", "both"], default="both")
+    ap.add_argument("--child", choices=list(GRIDS), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        _child(args.child, not args.no_dask)
+        return
+    here = Path(__file__).resolve().parents[1]
+    roots = [("this", here)] + ([("against", args.against.resolve())] if args.against else [])
+    grids = list(GRIDS) if args.grid == "both" else [args.grid]
+    runs: dict = {}
+    print(f"load average (1, 5, 15 min) before: {_load()}")
+    for r in range(args.repeat):
+        for g in grids:
+            for name, root in roots:
+                env = {**os.environ, "PYTHONPATH": str(root), "MPLBACKEND": "Agg"}
+                cmd = [sys.executable, str(Path(__file__).resolve()), "--child", g] + (["--no-dask"] if args.no_dask else [])
+                p = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True)
+                line = next((ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")), None)
+                if line is None:
+                    print(f"{name} {g}: failed\n{p.stderr[-2000:]}")
+                    continue
+                res = json.loads(line[7:])
+                runs.setdefault((g, name), []).append(res)
+                print(f"  run {r + 1} {g} {name}: " + ", ".join(
+                    f"{k} {v['wall']:.2f} s" for k, v in res.items() if k != "same") + f"; same tables {res['same']}; "
+                    f"load {_load()}", flush=True)
+    print(f"\nmedians of {args.repeat} (wall / CPU, s)")
+    labels = ["serial first", "serial warm", "processes 2", "dask start", "dask first", "dask warm"]
+    for g in grids:
+        print(f"grid {g}: " + ", ".join(f"{k} = {v}" for k, v in GRIDS[g].items()))
+        for name, _ in roots:
+            rs = runs.get((g, name), [])
+            if not rs:
+                continue
+            med = {k: (statistics.median(x[k]["wall"] for x in rs), statistics.median(x[k]["cpu"] for x in rs))
+                   for k in labels if k in rs[0]}
+            cells = "  ".join(f"{k}: {w:.2f} / {c:.2f}" for k, (w, c) in med.items())
+            ratio = ""
+            if "serial warm" in med and "processes 2" in med:
+                ratio += f"; processes {med['serial warm'][0] / med['processes 2'][0]:.2f}× serial warm"
+            if "dask warm" in med:
+                ratio += f", Dask warm {med['serial warm'][0] / med['dask warm'][0]:.2f}× serial warm"
+            print(f"  {name:<8} {cells}{ratio}")
+    print(f"load average (1, 5, 15 min) after: {_load()}")
+
+
+if __name__ == "__main__":
+    main()
