@@ -894,16 +894,22 @@ class BoxKinematics:
         """
         L = {c: np.atleast_1d(np.asarray(lengths[c], dtype=float)) for c in self.cylinders}
         M = max(len(v) for v in L.values())
-        L = {c: np.broadcast_to(v, (M,)).copy() for c, v in L.items()}
+        L = {c: v.copy() if v.shape == (M,) else np.broadcast_to(v, (M,)).copy() for c, v in L.items()}
         if near is not None:
             idx = tuple(np.argmin(np.abs(near.axes[c][:, None] - L[c][None, :]), axis=0)
                         for c in near.cylinders)
+            first = np.zeros(M, dtype=np.intp)
+
+            def nearest(v):
+                """The grid's value at the nearest node (an axis of size 1: its one entry)."""
+                if np.ndim(v) != len(idx):
+                    return np.broadcast_to(v, near.shape)[idx]
+                return v[tuple(i if n > 1 else first for i, n in zip(idx, v.shape))]
         rel: dict[str, np.ndarray] = {}
         ok = np.ones(M, bool)
         for b in self.blocks:
             if near is not None:
-                a0 = np.stack([np.broadcast_to(near.relative[u], near.shape)[idx] for u in b.unknowns],
-                              axis=1)
+                a0 = np.stack([nearest(near.relative[u]) for u in b.unknowns], axis=1)
             else:
                 a0 = np.tile(self._relative(b, self.start), (M, 1))
             frame = self._frame_points(b, rel, L)
@@ -921,7 +927,10 @@ class BoxKinematics:
             for k, u in enumerate(b.unknowns):
                 rel[u] = sol[:, k]
             ok &= np.all(np.isfinite(sol), axis=1)
-        ang = {u: np.broadcast_to(np.asarray(self._angle(u, None, rel), dtype=float), (M,)) for u in self.order}
+        ang = {}
+        for u in self.order:
+            v = np.asarray(self._angle(u, None, rel), dtype=float)
+            ang[u] = v if v.shape == (M,) else np.broadcast_to(v, (M,))
         if limits and near is not None:
             for below, above in limit_margins(ang, near.limits).values():
                 ok &= (below >= -1e-12) & (above >= -1e-12)

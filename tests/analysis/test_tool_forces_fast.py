@@ -340,3 +340,43 @@ def test_tool_forces_are_the_reference_paths_ones(machine, options, monkeypatch)
             assert np.array_equal(fast[k], v, equal_nan=True), k
         else:
             assert fast[k] == v or (v != v and fast[k] != fast[k]), (k, fast[k], v)
+
+
+def _reference_solve(kin, lengths, near, jump=0.6, limits=True):
+    """Scattered poses the plain way: the start of each block read from the grid broadcast
+    to its full shape, every array broadcast (the previous code of :meth:`BoxKinematics.solve`)."""
+    from mechanisms.analysis.kinematics import limit_margins
+
+    L = {c: np.atleast_1d(np.asarray(lengths[c], dtype=float)) for c in kin.cylinders}
+    M = max(len(v) for v in L.values())
+    L = {c: np.broadcast_to(v, (M,)).copy() for c, v in L.items()}
+    idx = tuple(np.argmin(np.abs(near.axes[c][:, None] - L[c][None, :]), axis=0) for c in near.cylinders)
+    rel: dict = {}
+    ok = np.ones(M, bool)
+    for b in kin.blocks:
+        a0 = np.stack([np.broadcast_to(near.relative[u], near.shape)[idx] for u in b.unknowns], axis=1)
+        sol = kin._newton(b, a0, L, kin._frame_points(b, rel, L), jump=jump)
+        for k, u in enumerate(b.unknowns):
+            rel[u] = sol[:, k]
+        ok &= np.all(np.isfinite(sol), axis=1)
+    ang = {u: np.broadcast_to(np.asarray(kin._angle(u, None, rel), dtype=float), (M,)) for u in kin.order}
+    if limits:
+        for below, above in limit_margins(ang, near.limits).values():
+            ok &= (below >= -1e-12) & (above >= -1e-12)
+    return ang, ok
+
+
+@pytest.mark.parametrize("machine", MACHINES)
+def test_scattered_solve_is_the_reference_solve(machine):
+    """Scattered lengths (one shared length among them) solved from a grid: the same angles
+    and the same ``ok`` as the plain code, bit for bit, with and without the joint ranges."""
+    study = _study(machine)
+    kin, grid = study.kinematics, study.grid(9)
+    _, L = _scattered(kin, 25, 11)
+    L[kin.cylinders[0]] = np.float64(L[kin.cylinders[0]][0])        # one length for every pose
+    for limits in (True, False):
+        got = kin.solve(L, near=grid, limits=limits)
+        ref = _reference_solve(kin, L, grid, limits=limits)
+        assert np.array_equal(got[1], ref[1])
+        for u in ref[0]:
+            assert np.array_equal(got[0][u], ref[0][u], equal_nan=True), u
