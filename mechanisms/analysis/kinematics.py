@@ -79,7 +79,11 @@ try:    # the gufuncs np.linalg.det and np.linalg.solve call, without their per-
     def _solve(J: np.ndarray, r: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):     # only regular matrices reach it (their determinant checked)
             return _gufuncs.solve(J, r, signature="dd->d")
-except ImportError:                         # pragma: no cover  (a NumPy without the module)
+
+    _probe = np.eye(2)[None]                # a NumPy whose gufuncs take other arguments falls back
+    if _det(_probe)[0] != 1.0 or not np.array_equal(_solve(_probe, np.ones((1, 2, 1))), np.ones((1, 2, 1))):
+        raise ImportError("numpy.linalg._umath_linalg differs")
+except (ImportError, AttributeError, TypeError, ValueError):    # pragma: no cover  (another NumPy)
     _det, _solve = np.linalg.det, np.linalg.solve
 
 
