@@ -398,9 +398,13 @@ def _emit_primal(prog: _Program, w: _Writer, scaled: frozenset[int] = frozenset(
         for k in prog.internal[bi]:
             nm, ex = prog.inter[k]
             w.expr(f"{ind}{nm} = {{}};", ex)
-        # tangents wrt each block unknown (seed sU), one column of E per pass
-        w.raw(f"{ind}{{ double sU[{n}]; int jj; for (jj = 0; jj < {n}; ++jj) {{")
-        w.raw(f"{ind}  memset(sU, 0, sizeof(sU)); sU[jj] = 1.0;")
+        # tangents wrt each block unknown (seed sU), one column of E per pass (a block of
+        # one unknown: its one pass without the loop, lighter for the compiler)
+        if n == 1:
+            w.raw(f"{ind}{{ const double sU[1] = {{1.0}}; const int jj = 0; {{")
+        else:
+            w.raw(f"{ind}{{ double sU[{n}]; int jj; for (jj = 0; jj < {n}; ++jj) {{")
+            w.raw(f"{ind}  memset(sU, 0, sizeof(sU)); sU[jj] = 1.0;")
         tan = {f"Us[{u}]": se.Symbol(f"sU[{li}]") for li, u in enumerate(mem)}
         for k in prog.internal[bi]:
             nm = prog.inter[k][0]
