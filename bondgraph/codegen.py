@@ -44,6 +44,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -571,7 +572,48 @@ class _Source:
         return ["".join(u) for u in out]
 
 
+_CALL_LINE = re.compile(r"^( *)if \(\(st = (bg_c\d+)\(" + re.escape(_CALL) + r"\)\) != 0\) (return st|goto \w+);$")
+
+
+def _tables(body: list[str]) -> list[str]:
+    """``body`` with each run of chunk calls (same indent, same exit) made one loop over a
+    table of the chunks: the same calls in the same order, far less code to compile than
+    hundreds of call sites."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        m = _CALL_LINE.match(body[i])
+        j = i + 1
+        while m and j < len(body):
+            m2 = _CALL_LINE.match(body[j])
+            if not m2 or (m2.group(1), m2.group(3)) != (m.group(1), m.group(3)):
+                break
+            j += 1
+        if not m or j - i < 3:
+            out += body[i:j]
+            i = j
+            continue
+        names = [_CALL_LINE.match(ln).group(2) for ln in body[i:j]]
+        ind = m.group(1)
+        out.append(f"{ind}{{ static int (*const tab_[])({_ARGS}) = {{{', '.join(names)}}};")
+        out.append(f"{ind}  int c_; for (c_ = 0; c_ < {len(names)}; ++c_) "
+                   f"if ((st = tab_[c_]({_CALL})) != 0) {m.group(3)}; }}")
+        i = j
+    return out
+
+
+def _copy_loop(ind: str, dest: str, src: str, index: list[int]) -> list[str]:
+    """``dest`` (an expression of ``r_``) ``= src[index[r_]]`` for every ``r_``: a loop
+    over a table of the indices (one statement per copy is slow to compile for a large
+    model)."""
+    if len(index) < 8:
+        return [f"{ind}{dest.replace('r_', str(r))} = {src}[{i}];" for r, i in enumerate(index)]
+    return [f"{ind}{{ static const int ix_[] = {{{', '.join(map(str, index))}}}; int r_;",
+            f"{ind}  for (r_ = 0; r_ < {len(index)}; ++r_) {dest} = {src}[ix_[r_]]; }}"]
+
+
 def _public(name: str, body: list[str]) -> str:
+    body = _tables(body)
     return (f"int {name}(double t, const double* xs, const double* us, const double* dus, "
             "const double* ps, double* Us, double* out, double* work, int mode) {\n"
             "    int st = 0; double* W = work; const bg_inputs_t* bin; (void)st; (void)W;\n"
@@ -638,8 +680,8 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
 
     # rhs (+ power sums when mode & 1)
     w = _Writer()
-    for r, i in enumerate(eqs.xdot):
-        w.raw(f"    out[{r}] = Us[{i}];")
+    for line in _copy_loop("    ", "out[r_]", "Us", list(eqs.xdot)):
+        w.raw(line)
     w.raw(f"    {{ int k_; for (k_ = 0; k_ < {nx}; ++k_) if (!isfinite(out[k_])) return -1000 - k_; }}")
     psrc = _rn(sum(eqs.source_power.values(), se.Integer(0)), prog.rename)
     pdis = _rn(sum(eqs.dissipation.values(), se.Integer(0)), prog.rename)
@@ -719,7 +761,7 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
                  f"      memset(dxs, 0, {max(nx, 1)} * sizeof(double)); "
                  f"memset(dUs, 0, {max(nU, 1)} * sizeof(double)); dxs[col] = 1.0;"]
                 + ["  " + c for c in jac_body]
-                + [f"      out[{r} * {nx} + col] = dUs[{i}];" for r, i in enumerate(eqs.xdot)]
+                + _copy_loop("      ", f"out[r_ * {nx} + col]", "dUs", list(eqs.xdot))
                 + ["    }"])
 
     head = _HEADER + lay.defines()
