@@ -825,7 +825,8 @@ def build_library(source: str, flags: tuple[str, ...] | None = None, libs: tuple
     compiler); ``(path, seconds spent compiling)`` — 0 when it was cached.
 
     A source of several translation units (separated by :data:`UNIT_MARK`) is
-    compiled unit by unit in parallel (as many at once as there are cores), then linked.
+    compiled unit by unit in parallel (as many at once as there are cores, the largest
+    first), then linked.
 
     Parameters
     ----------
@@ -889,7 +890,8 @@ def build_library(source: str, flags: tuple[str, ...] | None = None, libs: tuple
                 c_file.write_text(text)
                 objs.append(str(c_file.with_suffix(".o")))
                 cmds.append([cc, *cflags, "-c", str(c_file), "-o", objs[-1]])
-            _run_cc(cmds, what)
+            # the largest units first: the cores finish together (longest-first scheduling)
+            _run_cc([cmds[k] for k in sorted(range(len(cmds)), key=lambda k: -len(units[k]))], what)
             _run_cc([[cc, "-shared", *objs, "-o", str(out), *libs]], what)
         partial = lib.with_suffix(f".{os.getpid()}.tmp")
         shutil.copy(out, partial)
