@@ -69,6 +69,8 @@ def main() -> None:
     roots = {"this": ROOT}
     if args.against:
         roots = {"before": args.against.resolve(), "this": ROOT}
+    print("checkouts built (PYTHONPATH of each build): "
+          + ", ".join(f"{k} = {root}" for k, root in roots.items()))
     for n in args.sizes:
         runs: dict[str, list[dict]] = {k: [] for k in roots}
         loads = []

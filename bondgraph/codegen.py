@@ -833,8 +833,8 @@ def build_library(source: str, flags: tuple[str, ...] | None = None, libs: tuple
     source : str
         C source.
     flags, libs : tuple of str
-        Compiler flags (default :data:`CFLAGS`, read when called, and
-        :data:`GCC_CFLAGS` when the compiler is GCC) and libraries.
+        Compiler flags (default ``CFLAGS`` of this module, read when called, and
+        ``GCC_CFLAGS`` when the compiler is GCC) and libraries.
     prefix : str
         File name prefix in :func:`cache_dir`.
     what : str
