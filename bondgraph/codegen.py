@@ -44,10 +44,12 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import time
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -285,23 +287,29 @@ class _Program:
 
 
 #: statements per common-subexpression search: symengine's ``cse`` grows faster than
-#: linearly with the number of expressions, so a large model is searched in slices of this
-#: many (a model below it is searched whole, as before)
+#: linearly with the number of expressions, so a section of more statements than this is
+#: searched in slices (a section of at most this many is searched whole, as before)
 CSE_SLICE = 2000
+#: statements per slice of a sliced search (at most :data:`CSE_SLICE`): the search's time
+#: per statement still grows with the slice, so small slices keep a large model's
+#: generation fast (the N = 1000 chain's searches: 1.1 s in slices of 2000, 0.36 s in 500s)
+CSE_PIECE = 500
 
 
 def _cse(exprs: list) -> tuple[list, list]:
-    """``symengine.cse`` of ``exprs``, slice by slice for a large model (linear time).
+    """``symengine.cse`` of ``exprs``; above :data:`CSE_SLICE` statements, slice by slice
+    (:data:`CSE_PIECE` statements each: linear time).
 
     Each slice's temporaries are renumbered after the previous slices' (``x<j>`` stays
     unique); a subexpression shared by two slices is computed in each.
     """
     if len(exprs) <= CSE_SLICE:
         return se.cse(exprs)
+    piece = max(1, min(CSE_PIECE, CSE_SLICE))
     repl: list = []
     red: list = []
-    for a in range(0, len(exprs), CSE_SLICE):
-        r, e = se.cse(exprs[a:a + CSE_SLICE])
+    for a in range(0, len(exprs), piece):
+        r, e = se.cse(exprs[a:a + piece])
         off = len(repl)
         new = {sym: se.Symbol(f"x{int(str(sym)[1:]) + off}") for sym, _ in r}
         # cse numbers its temporaries 0, 1, …: shifting by the count so far keeps them unique
@@ -397,9 +405,13 @@ def _emit_primal(prog: _Program, w: _Writer, scaled: frozenset[int] = frozenset(
         for k in prog.internal[bi]:
             nm, ex = prog.inter[k]
             w.expr(f"{ind}{nm} = {{}};", ex)
-        # tangents wrt each block unknown (seed sU), one column of E per pass
-        w.raw(f"{ind}{{ double sU[{n}]; int jj; for (jj = 0; jj < {n}; ++jj) {{")
-        w.raw(f"{ind}  memset(sU, 0, sizeof(sU)); sU[jj] = 1.0;")
+        # tangents wrt each block unknown (seed sU), one column of E per pass (a block of
+        # one unknown: its one pass without the loop, lighter for the compiler)
+        if n == 1:
+            w.raw(f"{ind}{{ const double sU[1] = {{1.0}}; const int jj = 0; {{")
+        else:
+            w.raw(f"{ind}{{ double sU[{n}]; int jj; for (jj = 0; jj < {n}; ++jj) {{")
+            w.raw(f"{ind}  memset(sU, 0, sizeof(sU)); sU[jj] = 1.0;")
         tan = {f"Us[{u}]": se.Symbol(f"sU[{li}]") for li, u in enumerate(mem)}
         for k in prog.internal[bi]:
             nm = prog.inter[k][0]
@@ -560,7 +572,48 @@ class _Source:
         return ["".join(u) for u in out]
 
 
+_CALL_LINE = re.compile(r"^( *)if \(\(st = (bg_c\d+)\(" + re.escape(_CALL) + r"\)\) != 0\) (return st|goto \w+);$")
+
+
+def _tables(body: list[str]) -> list[str]:
+    """``body`` with each run of chunk calls (same indent, same exit) made one loop over a
+    table of the chunks: the same calls in the same order, far less code to compile than
+    hundreds of call sites."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        m = _CALL_LINE.match(body[i])
+        j = i + 1
+        while m and j < len(body):
+            m2 = _CALL_LINE.match(body[j])
+            if not m2 or (m2.group(1), m2.group(3)) != (m.group(1), m.group(3)):
+                break
+            j += 1
+        if not m or j - i < 3:
+            out += body[i:j]
+            i = j
+            continue
+        names = [_CALL_LINE.match(ln).group(2) for ln in body[i:j]]
+        ind = m.group(1)
+        out.append(f"{ind}{{ static int (*const tab_[])({_ARGS}) = {{{', '.join(names)}}};")
+        out.append(f"{ind}  int c_; for (c_ = 0; c_ < {len(names)}; ++c_) "
+                   f"if ((st = tab_[c_]({_CALL})) != 0) {m.group(3)}; }}")
+        i = j
+    return out
+
+
+def _copy_loop(ind: str, dest: str, src: str, index: list[int]) -> list[str]:
+    """``dest`` (an expression of ``r_``) ``= src[index[r_]]`` for every ``r_``: a loop
+    over a table of the indices (one statement per copy is slow to compile for a large
+    model)."""
+    if len(index) < 8:
+        return [f"{ind}{dest.replace('r_', str(r))} = {src}[{i}];" for r, i in enumerate(index)]
+    return [f"{ind}{{ static const int ix_[] = {{{', '.join(map(str, index))}}}; int r_;",
+            f"{ind}  for (r_ = 0; r_ < {len(index)}; ++r_) {dest} = {src}[ix_[r_]]; }}"]
+
+
 def _public(name: str, body: list[str]) -> str:
+    body = _tables(body)
     return (f"int {name}(double t, const double* xs, const double* us, const double* dus, "
             "const double* ps, double* Us, double* out, double* work, int mode) {\n"
             "    int st = 0; double* W = work; const bg_inputs_t* bin; (void)st; (void)W;\n"
@@ -627,8 +680,8 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
 
     # rhs (+ power sums when mode & 1)
     w = _Writer()
-    for r, i in enumerate(eqs.xdot):
-        w.raw(f"    out[{r}] = Us[{i}];")
+    for line in _copy_loop("    ", "out[r_]", "Us", list(eqs.xdot)):
+        w.raw(line)
     w.raw(f"    {{ int k_; for (k_ = 0; k_ < {nx}; ++k_) if (!isfinite(out[k_])) return -1000 - k_; }}")
     psrc = _rn(sum(eqs.source_power.values(), se.Integer(0)), prog.rename)
     pdis = _rn(sum(eqs.dissipation.values(), se.Integer(0)), prog.rename)
@@ -708,7 +761,7 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
                  f"      memset(dxs, 0, {max(nx, 1)} * sizeof(double)); "
                  f"memset(dUs, 0, {max(nU, 1)} * sizeof(double)); dxs[col] = 1.0;"]
                 + ["  " + c for c in jac_body]
-                + [f"      out[{r} * {nx} + col] = dUs[{i}];" for r, i in enumerate(eqs.xdot)]
+                + _copy_loop("      ", f"out[r_ * {nx} + col]", "dUs", list(eqs.xdot))
                 + ["    }"])
 
     head = _HEADER + lay.defines()
@@ -730,6 +783,26 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
 
 #: optimisation and floating-point flags of generated code (part of the cache key)
 CFLAGS = ("-O1", "-std=c99", "-fPIC", "-shared", "-fno-math-errno")
+#: added to :data:`CFLAGS` when the compiler is GCC: no dead-store passes and no
+#: interprocedural mod/ref analysis. The generated functions store only values read later
+#: (in the work array, by other functions), so those passes find nothing, and on large
+#: straight-line code they take about a quarter of the compiler's time
+#: (``benchmarks/cold_build.py``); the run time is unchanged (``benchmarks/native.py``)
+GCC_CFLAGS = ("-fno-tree-dse", "-fno-dse", "-fno-ipa-modref")
+
+
+def _is_gcc(cc: str) -> bool:
+    """Whether ``cc`` is GCC (its ``-v`` says ``gcc version``), cached per process."""
+    if cc not in _IS_GCC:
+        try:
+            proc = subprocess.run([cc, "-v"], capture_output=True, text=True, timeout=30)
+            _IS_GCC[cc] = "gcc version" in proc.stderr + proc.stdout
+        except (OSError, subprocess.SubprocessError):
+            _IS_GCC[cc] = False
+    return _IS_GCC[cc]
+
+
+_IS_GCC: dict[str, bool] = {}
 
 
 def _compiler_id(cc: str) -> str:
@@ -746,20 +819,22 @@ def _compiler_id(cc: str) -> str:
 _CC_ID: dict[str, str] = {}
 
 
-def build_library(source: str, flags: tuple[str, ...] = CFLAGS, libs: tuple[str, ...] = ("-lm",),
+def build_library(source: str, flags: tuple[str, ...] | None = None, libs: tuple[str, ...] = ("-lm",),
                   prefix: str = "bg", what: str = "the generated model") -> tuple[Path, float]:
     """Compile ``source`` to a shared library in the cache (keyed by source, flags and
     compiler); ``(path, seconds spent compiling)`` — 0 when it was cached.
 
     A source of several translation units (separated by :data:`UNIT_MARK`) is
-    compiled unit by unit in parallel (as many at once as there are cores), then linked.
+    compiled unit by unit in parallel (as many at once as there are cores, the largest
+    first), then linked.
 
     Parameters
     ----------
     source : str
         C source.
     flags, libs : tuple of str
-        Compiler flags and libraries.
+        Compiler flags (default ``CFLAGS`` of this module, read when called, and
+        ``GCC_CFLAGS`` when the compiler is GCC) and libraries.
     prefix : str
         File name prefix in :func:`cache_dir`.
     what : str
@@ -789,6 +864,8 @@ def build_library(source: str, flags: tuple[str, ...] = CFLAGS, libs: tuple[str,
         No C compiler, or the compilation failed (the compiler's message is shown).
     """
     cc = find_compiler()
+    if flags is None:
+        flags = CFLAGS + (GCC_CFLAGS if cc is not None and _is_gcc(cc) else ())
     key = "\n".join([source, " ".join(flags), " ".join(libs), _compiler_id(cc) if cc else ""])
     digest = hashlib.sha256(key.encode()).hexdigest()[:20]
     lib = cache_dir() / f"{prefix}_{digest}.so"
@@ -813,7 +890,8 @@ def build_library(source: str, flags: tuple[str, ...] = CFLAGS, libs: tuple[str,
                 c_file.write_text(text)
                 objs.append(str(c_file.with_suffix(".o")))
                 cmds.append([cc, *cflags, "-c", str(c_file), "-o", objs[-1]])
-            _run_cc(cmds, what)
+            # the largest units first: the cores finish together (longest-first scheduling)
+            _run_cc([cmds[k] for k in sorted(range(len(cmds)), key=lambda k: -len(units[k]))], what)
             _run_cc([[cc, "-shared", *objs, "-o", str(out), *libs]], what)
         partial = lib.with_suffix(f".{os.getpid()}.tmp")
         shutil.copy(out, partial)
@@ -822,21 +900,29 @@ def build_library(source: str, flags: tuple[str, ...] = CFLAGS, libs: tuple[str,
 
 
 def _run_cc(cmds: list[list[str]], what: str) -> None:
-    """Run compiler commands, as many at once as there are cores; raise on the first error."""
+    """Run compiler commands, as many at once as there are cores (a core is given the next
+    command as soon as any command finishes); raise on the first error."""
     jobs = max(1, min(len(cmds), os.cpu_count() or 1))
     pending = list(cmds)
-    running: list[tuple[list[str], subprocess.Popen]] = []
+    running: dict[int, tuple[list[str], subprocess.Popen, typing.IO[bytes]]] = {}
     failure = None
     while pending or running:
         while pending and len(running) < jobs and failure is None:
             cmd = pending.pop(0)
-            running.append((cmd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                                  text=True)))
-        cmd, proc = running.pop(0)
-        _, err = proc.communicate()
-        if proc.returncode != 0 and failure is None:
-            failure = (cmd, err)
-            pending.clear()
+            err = tempfile.TemporaryFile()  # a file, not a pipe: a long message cannot block it
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+            running[proc.pid] = (cmd, proc, err)
+        done = [pid for pid, (_, proc, _) in running.items() if proc.poll() is not None]
+        if not done:
+            time.sleep(0.002)
+            continue
+        for pid in done:
+            cmd, proc, err = running.pop(pid)
+            if proc.returncode != 0 and failure is None:
+                err.seek(0)
+                failure = (cmd, err.read().decode(errors="replace"))
+                pending.clear()
+            err.close()
     if failure is not None:
         cmd, err = failure
         raise EquationError(f"C compilation of {what} failed ({' '.join(cmd)}):\n" + err[-3000:])

@@ -116,7 +116,7 @@ def _statements(source: str) -> tuple[str, list[tuple[str, list[str], set[str], 
     body = main[out_at:main.index("\n}\n", out_at)]
     chunks = {m.group(1): m.group(2) for u in units for m in _CHUNK.finditer(u)}
     lines: list[str] = []
-    for name in re.findall(r"\(st = (bg_c\d+)\(", body):
+    for name in re.findall(r"\b(bg_c\d+)\b", body):    # called one by one, or from a table in order
         if name not in chunks:
             raise EquationError(f"selected outputs: chunk {name} of bg_out not found in the model's source")
         lines += chunks[name].split("\n")

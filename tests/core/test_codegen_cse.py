@@ -44,6 +44,26 @@ def test_sliced_search_rebuilds_every_expression(monkeypatch):
         assert abs(float(full.subs(pt)) - float(orig.subs(pt))) < 1e-12
 
 
+def test_above_the_threshold_the_slices_have_the_piece_size(monkeypatch):
+    monkeypatch.setattr(cg, "CSE_SLICE", 100)
+    monkeypatch.setattr(cg, "CSE_PIECE", 30)
+    searches: list[int] = []
+    whole = se.cse
+    monkeypatch.setattr(cg.se, "cse", lambda exprs: searches.append(len(exprs)) or whole(exprs))
+    xs, exprs = _exprs(100)
+    cg._cse(exprs)
+    assert searches == [100]                                   # at the threshold: one search
+    searches.clear()
+    xs, exprs = _exprs(101)
+    repl, red = cg._cse(exprs)
+    assert searches == [30, 30, 30, 11]                        # above it: slices of CSE_PIECE
+    back = {}
+    for sym, ex in repl:
+        back[sym] = ex.subs(back)
+    for orig, r in zip(exprs, red):
+        assert se.expand(r.subs(back) - orig) == 0
+
+
 def test_a_chain_built_with_slices_runs_as_with_one_search(monkeypatch, tmp_path):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from core_chain import mass_chain
