@@ -293,10 +293,17 @@ def _compare(args) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     from .plots import plot_compare
 
-    plot_compare({"A": (a_cols, a_units), "B": (b_cols, b_units)}, out / "compare.png")
-    written = ["compare.png"] + _compare_energy(args.run_a, args.run_b, out, args.verbose)
+    before = set(plt.get_fignums())
+    try:
+        plot_compare({"A": (a_cols, a_units), "B": (b_cols, b_units)}, out / "compare.png")
+        written = ["compare.png"] + _compare_energy(args.run_a, args.run_b, out, args.verbose)
+    finally:        # the figures are in the files: a session that calls main() again holds none
+        for num in set(plt.get_fignums()) - before:
+            plt.close(num)
     print(f"\nwrote {', '.join(written)} to {out.resolve()}")
     if not args.verbose:
         print("(--verbose: every column's largest difference" + (", the energy split side by side"

@@ -43,7 +43,12 @@ def test_cli_compare_of_two_loader_folders_names_the_edge_paths(tmp_path, capsys
         assert main(["run", "wheel_loader", "--t-end", "4", "--set", f"bucket.mass={mass}", "--out",
                      str(tmp_path / label), "--no-animation", "--no-bond-graph", "--quiet"]) == 0
     capsys.readouterr()
+    import matplotlib.pyplot as plt
+
+    open_before = set(plt.get_fignums())
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "c"), "-v"]) == 0
+    assert set(plt.get_fignums()) == open_before          # the plots are in the files, none left open
+    assert (tmp_path / "c" / "compare.png").stat().st_size > 0 and (tmp_path / "c" / "circuits.png").exists()
     out = capsys.readouterr().out
     assert "edge paths: up to" in out
     table = out[out.index("every common column"):].splitlines()
