@@ -357,6 +357,20 @@ def linearize(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
                        x0, u, float(t))
 
 
+def _row_scale(J: np.ndarray) -> np.ndarray:
+    """Each residual row's sensitivity to the free states (1 where it has none): the scale
+    :func:`equilibrium` divides the rates by."""
+    row = np.linalg.norm(J, axis=1)
+    row[row == 0] = 1.0
+    return row
+
+
+def _accepted(resid: float, free_values: np.ndarray, tol: float) -> bool:
+    """:func:`equilibrium`'s acceptance: the scaled residual below ``tol`` × the largest free
+    state (or ``tol``)."""
+    return bool(resid < tol * max(1.0, float(np.max(np.abs(free_values)))))
+
+
 def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
                 free: Sequence[str] = (), inputs: Mapping[str, Any] | None = None,
                 t: float = 0.0, *, tol: float = 1e-8) -> np.ndarray:
@@ -442,8 +456,7 @@ def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
         raise SimulationError(f"model {model.name!r}: equilibrium search cannot start at t = {t}: "
                               f"{exc}", time=t,
                               state=dict(zip(model.state_names, map(float, x0)))) from None
-    row = np.linalg.norm(J, axis=1)
-    row[row == 0] = 1.0
+    row = _row_scale(J)
     zscale = np.maximum(np.abs(x0[idx]), 1.0)
     try:
         sol = least_squares(lambda z: rhs(z * zscale) / row, x0[idx] / zscale, xtol=1e-15,
@@ -454,7 +467,7 @@ def equilibrium(model: Model, x: Mapping[str, float] | np.ndarray | None = None,
     except (FloatingPointError, ValueError) as exc:
         raise SimulationError(f"model {model.name!r}: equilibrium search for {', '.join(free)} "
                               f"failed at t = {t}: {exc}", time=t) from None
-    if not resid < tol * max(1.0, float(np.max(np.abs(out[idx])))):
+    if not _accepted(resid, out[idx], tol):
         raise SimulationError(f"model {model.name!r}: no equilibrium for {', '.join(free)} "
                               f"(scaled residual {resid:.3g}, expected < {tol:g}); free other "
                               "states or change the operating point")

@@ -41,7 +41,6 @@ True
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
 from pathlib import Path
 from typing import Any, Mapping
@@ -144,18 +143,20 @@ def save_start_pose(key: str, pose) -> None:
     >>> start_pose_file("warmstart doc: single boom").exists()
     True
     """
-    path = start_pose_file(key)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
     entry = {"key": key, "layout": _layout(pose.mechanism),
              "values": {n: tuple(float(x) for x in v) for n, v in pose.values.items()}}
+    _save(start_pose_file(key), entry)
+
+
+def _save(path: Path, entry: dict) -> None:
+    """Write a cache entry atomically; a failure only costs speed (the next build solves)."""
+    from bondgraph.errors import BondGraphError
+    from bondgraph.files import atomic_write
+
     try:
-        tmp.write_bytes(pickle.dumps(entry))
-        os.replace(tmp, path)
-    except (OSError, pickle.PicklingError, TypeError):
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        atomic_write(path, pickle.dumps(entry))
+    except (OSError, BondGraphError, pickle.PicklingError, TypeError):
+        pass
 
 
 def load_start_pose(key: str, mechanism, targets: Mapping[str, float]) -> Any:
@@ -270,16 +271,7 @@ def save_start_state(key: str, x: np.ndarray) -> None:
     >>> _state_file("warmstart doc: a state").exists()
     True
     """
-    path = _state_file(key)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(pickle.dumps({"key": key, "x": np.asarray(x, dtype=float).copy()}))
-        os.replace(tmp, path)
-    except (OSError, pickle.PicklingError, TypeError):
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+    _save(_state_file(key), {"key": key, "x": np.asarray(x, dtype=float).copy()})
 
 
 def load_start_state(key: str, model, x0: np.ndarray, free: list[str], inputs: Mapping[str, Any],
@@ -322,7 +314,7 @@ def load_start_state(key: str, model, x0: np.ndarray, free: list[str], inputs: M
     >>> load_start_state(key, model, x0, ["hang/k.e"], {}) is None
     True
     """
-    from bondgraph.linearize import _inputs
+    from bondgraph.linearize import _accepted, _inputs, _row_scale
 
     try:
         entry = pickle.loads(_state_file(key).read_bytes())
@@ -338,11 +330,8 @@ def load_start_state(key: str, model, x0: np.ndarray, free: list[str], inputs: M
         u, du = _inputs(model, inputs, 0.0)
         sysm = model.system
         sysm.set_inputs(u, du)
-        row = np.linalg.norm(sysm.jac(0.0, x0)[:, idx], axis=1)
-        row[row == 0] = 1.0
+        row = _row_scale(sysm.jac(0.0, x0)[:, idx])
         resid = float(np.max(np.abs(sysm.rhs(0.0, out) / row)))
     except Exception:   # noqa: BLE001 - missing, unreadable, foreign or failing: a miss
         return None
-    if not resid < tol * max(1.0, float(np.max(np.abs(out[idx])))):
-        return None
-    return out
+    return out if _accepted(resid, out[idx], tol) else None
