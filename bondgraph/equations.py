@@ -783,15 +783,15 @@ def collect(g: nx.MultiDiGraph, params: dict | None = None) -> Collected:
     state_names = [s.symbol.name for s in states]
     known = set(assigned) | set(state_names) | set(d.params) | set(d.dsyms) | set(d.inputs) | {"t"}
     unknown_syms: dict[str, str] = {}
+    # in the order of first use, names of one law sorted (free_symbols is a set: hash order)
     for var, expr in assigned.items():
-        for s in expr.free_symbols:
-            if s.name not in known:
-                unknown_syms.setdefault(s.name, owner[var])
+        for nm in sorted(s.name for s in expr.free_symbols if s.name not in known):
+            unknown_syms.setdefault(nm, owner[var])
     for spec in states:
-        for s in (spec.coeff.free_symbols | spec.rhs.free_symbols):
-            if s.name not in known:
-                unknown_syms.setdefault(s.name, spec.element)
-    for nm, el in sorted(unknown_syms.items()):  # by name: not the hash order of a set
+        for nm in sorted(s.name for s in spec.coeff.free_symbols | spec.rhs.free_symbols
+                         if s.name not in known):
+            unknown_syms.setdefault(nm, spec.element)
+    for nm, el in list(unknown_syms.items()):
         if nm in d.user_params:
             d.params[nm] = d.user_params[nm]
             d.param_owner[nm] = "user"
