@@ -57,26 +57,30 @@ def coupled_ladder_chain(n: int = 6) -> bg.BondGraph:
     return M
 
 
-#: run in a fresh process: build the model above, write its C source to argv[1]
+#: run in a fresh process: build the model above, write its C source and its Modelica export
 CHILD = """
 import sys
 sys.path.insert(0, sys.argv[2])
 import bondgraph as bg
+from bondgraph.export.modelica import to_modelica
 from test_hash_seed import PARAMS, coupled_ladder_chain
 m = bg.build(coupled_ladder_chain(), PARAMS)
 assert m.build_times.get("cached", 0.0) == 0.0, "the cache was not empty"
-open(sys.argv[1], "w").write(m.system.source)
+open(sys.argv[1] + ".c", "w").write(m.system.source)
+open(sys.argv[1] + ".mo", "w").write(to_modelica(m).text)
 """
 
 
-def derived_in(seed: int, tmp_path: Path) -> str:
-    """The model's C source as a fresh process with hash seed ``seed`` derives it."""
-    cache, out = tmp_path / f"cache{seed}", tmp_path / f"model{seed}.c"
+def derived_in(seed: int, tmp_path: Path) -> tuple[str, str]:
+    """The model's C source and Modelica export as a fresh process with hash seed ``seed``
+    derives them."""
+    cache, out = tmp_path / f"cache{seed}", tmp_path / f"model{seed}"
     env = dict(os.environ, PYTHONHASHSEED=str(seed), BONDGRAPH_CACHE=str(cache),
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    subprocess.run([sys.executable, "-c", CHILD, str(out), str(Path(__file__).parent)], cwd=ROOT,
-                   env=env, check=True, capture_output=True, text=True)
-    return out.read_text()
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(out), str(Path(__file__).parent)], cwd=ROOT,
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, f"the derivation under hash seed {seed} failed:\n{proc.stderr[-3000:]}"
+    return Path(f"{out}.c").read_text(), Path(f"{out}.mo").read_text()
 
 
 def first_difference(a: str, b: str) -> str:
@@ -97,6 +101,7 @@ def test_the_model_has_what_the_orders_came_from():
     assert {"ra", "rb", "rc"} <= set(eqs.params) and len(eqs.intermediates) > 20
 
 
-def test_two_hash_seeds_derive_the_same_c_source(tmp_path):
-    a, b = (derived_in(s, tmp_path) for s in SEEDS)
-    assert a == b, f"seeds {SEEDS} derive other sources, first at {first_difference(a, b)}"
+def test_two_hash_seeds_derive_the_same_c_source_and_modelica_model(tmp_path):
+    (c_a, mo_a), (c_b, mo_b) = (derived_in(s, tmp_path) for s in SEEDS)
+    assert c_a == c_b, f"seeds {SEEDS} derive other C sources, first at {first_difference(c_a, c_b)}"
+    assert mo_a == mo_b, f"seeds {SEEDS} export other Modelica, first at {first_difference(mo_a, mo_b)}"

@@ -38,8 +38,9 @@ def built_in(seed: int, tmp_path: Path) -> tuple[str, dict[str, np.ndarray]]:
     env = dict(os.environ, PYTHONHASHSEED=str(seed), BONDGRAPH_CACHE=str(tmp_path / f"cache{seed}"),
                MPLBACKEND="Agg",
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    subprocess.run([sys.executable, "-c", CHILD, str(out)], cwd=ROOT, env=env, check=True,
-                   capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(out)], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, f"the build under hash seed {seed} failed:\n{proc.stderr[-3000:]}"
     with np.load(f"{out}.npz") as table:
         return Path(f"{out}.c").read_text(), {k: table[k] for k in table.files}
 
