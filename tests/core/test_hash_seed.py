@@ -5,7 +5,7 @@ iteration order of a set of names or of sympy symbols. The derivation must not f
 it: the same graph, derived in two fresh processes with other hash seeds and empty
 compile caches, gives the same generated C source character for character (the order
 of the intermediates, of the loop unknowns, of the parameters and of the monitored
-divisors are all written into it).
+divisors are all written into it), and the same Modelica export (its law parameters).
 
 The model has what each of those orders came from: a chain of masses (many
 intermediates), a resistive ladder between neighbours (an algebraic loop each: several
