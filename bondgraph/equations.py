@@ -783,14 +783,14 @@ def collect(g: nx.MultiDiGraph, params: dict | None = None) -> Collected:
     state_names = [s.symbol.name for s in states]
     known = set(assigned) | set(state_names) | set(d.params) | set(d.dsyms) | set(d.inputs) | {"t"}
     unknown_syms: dict[str, str] = {}
+    # in the order of first use, names of one law sorted (free_symbols is a set: hash order)
     for var, expr in assigned.items():
-        for s in expr.free_symbols:
-            if s.name not in known:
-                unknown_syms.setdefault(s.name, owner[var])
+        for nm in sorted(s.name for s in expr.free_symbols if s.name not in known):
+            unknown_syms.setdefault(nm, owner[var])
     for spec in states:
-        for s in (spec.coeff.free_symbols | spec.rhs.free_symbols):
-            if s.name not in known:
-                unknown_syms.setdefault(s.name, spec.element)
+        for nm in sorted(s.name for s in spec.coeff.free_symbols | spec.rhs.free_symbols
+                         if s.name not in known):
+            unknown_syms.setdefault(nm, spec.element)
     for nm, el in list(unknown_syms.items()):
         if nm in d.user_params:
             d.params[nm] = d.user_params[nm]
@@ -870,7 +870,7 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
 
     # ---- dependency graph (algebraic edges only) and tearing
     dep = nx.DiGraph()
-    dep.add_nodes_from(bond_names)
+    dep.add_nodes_from(assigned)  # the elements' order, not a set's: the topological order follows it
     for var, expr in se_assigned.items():
         for s in expr.free_symbols:
             if s.name in bond_names:
@@ -922,7 +922,7 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
             if names & set(elem_d) or names & stage_b or any(diff_flag.get(n, False) for n in names):
                 stage_b.add(z)
                 changed = True
-    stage_a = [z for z in tears if z not in stage_b]
+    stage_a = [z for z in sorted(tears) if z not in stage_b]
     stage_a_set = set(stage_a)
 
     # ---- time derivatives along the graph (one tangent per needed variable)
@@ -970,7 +970,7 @@ def derive(g: nx.MultiDiGraph, params: dict | None = None, collected: "Collected
         while pending:
             nm = pending.pop()
             need_d[nm] = tangent(inter[nm], f"variable {nm}")
-        new = [z for z in need_zdot if z not in zdot_rows]
+        new = [z for z in sorted(need_zdot) if z not in zdot_rows]
         if not new:
             break
         for z in new:
@@ -1082,6 +1082,7 @@ def _divisors(col, g, x_names, u_names, p_names, unknowns, residuals, blocks, in
     for el, ex in sources:
         if not isinstance(ex, sp.Basic):
             continue
+        found = []
         for pw in ex.atoms(sp.Pow):
             base, expo = pw.args
             if not (expo.is_number and expo.is_negative):
@@ -1090,9 +1091,10 @@ def _divisors(col, g, x_names, u_names, p_names, unknowns, residuals, blocks, in
             if not names & varying or any(n.startswith(("e[", "f[", "D(")) for n in names):
                 continue
             key = (el, sp.srepr(base))
-            if key in seen:
-                continue
-            seen.add(key)
+            if key not in seen:
+                seen.add(key)
+                found.append((key[1], base))
+        for _, base in sorted(found, key=lambda kb: kb[0]):  # atoms() is a set: hash order
             kind = g.nodes[el]["element"].kind if el in g.nodes else "element"
             what = "modulus" if _divides_by_modulus(g, el) else "divisor"
             text = str(base)

@@ -762,7 +762,7 @@ def to_modelica(source, *, name: str | None = None, inputs: Mapping[str, Any] | 
                     continue
                 missing.setdefault(nm, n)
     extra = {}
-    for nm in list(missing):
+    for nm in sorted(missing):  # by name: the symbols above came from sets (hash order)
         if nm in values:
             extra[nm] = float(values[nm])
             del missing[nm]

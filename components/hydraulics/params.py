@@ -310,7 +310,7 @@ def _common_tables(params: Any, lengths: Mapping[str, Any], commands: Mapping[st
                                 "cylinder.length_symbol}})")
             if dn not in commands:
                 problems.append(f"drives.{dn}: no valve command given (commands={{{dn!r}: ...}})")
-        for dn in set(lengths) | set(commands):
+        for dn in sorted(set(lengths) | set(commands)):
             if dn not in drives:
                 problems.append(f"{dn!r}: a length or command is given but there is no "
                                 f"[drives.{dn}] table")

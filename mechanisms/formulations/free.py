@@ -79,7 +79,7 @@ class FreeBody(MainBody):
         if n_rt != 1:
             problems.append(f"{self.name} (free body): has {n_rt} Rt ports; expected exactly one "
                             "(rule: a free body has one Rt and any number of Li)")
-        for c in set(classes) - {PortClass.RT, PortClass.LI}:
+        for c in sorted(set(classes) - {PortClass.RT, PortClass.LI}, key=lambda c: c.value):
             problems.append(f"{self.name} (free body): has a {c.value} port; a free body takes "
                             "only Rt and Li (use MainBody for a body an actuator pushes)")
         return problems
