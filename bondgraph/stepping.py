@@ -1290,27 +1290,41 @@ def _crossings(events: EventSet, i: int, drv, t_old: float, t: float, ga: float,
     def g(s: float) -> float:
         return float(_event_values(events, s, drv(s))[i])
 
+    # a native step's guard linear in the state is a polynomial on the step: its roots and
+    # extrema by numpy (bondgraph.native.steppoly); else Brent's methods on the interpolant
+    def poly():
+        return drv.guard_polynomial(events, i) if hasattr(drv, "guard_polynomial") else None
+
+    def root(a: float, b: float) -> float:
+        p = poly()
+        r = p.root(a, b) if p is not None else None
+        return _root(g, a, b) if r is None else r
+
+    def extremum(a: float, b: float, sign: int) -> tuple[float, float]:
+        p = poly()
+        return p.extremum(a, b, sign) if p is not None else _extremum(g, a, b, sign)
+
     up = ga <= 0 <= gb and not (ga == 0 and gb == 0)
     down = ga >= 0 >= gb and not (ga == 0 and gb == 0)
     if up or down:
-        return [_root(g, t_old, t)] if (up and d >= 0) or (down and d <= 0) else []
+        return [root(t_old, t)] if (up and d >= 0) or (down and d <= 0) else []
     if dga is None or dgb is None:
         return []
     out = []
     if ga < 0 and gb < 0 and dga > 0 > dgb:  # a maximum inside: above zero?
-        tm, gm = _extremum(g, t_old, t, +1)
+        tm, gm = extremum(t_old, t, +1)
         if gm >= 0:
             if d >= 0:
-                out.append(_root(g, t_old, tm))
+                out.append(root(t_old, tm))
             if d <= 0:
-                out.append(_root(g, tm, t))
+                out.append(root(tm, t))
     elif ga > 0 and gb > 0 and dga < 0 < dgb:  # a minimum inside: below zero?
-        tm, gm = _extremum(g, t_old, t, -1)
+        tm, gm = extremum(t_old, t, -1)
         if gm <= 0:
             if d <= 0:
-                out.append(_root(g, t_old, tm))
+                out.append(root(t_old, tm))
             if d >= 0:
-                out.append(_root(g, tm, t))
+                out.append(root(tm, t))
     return out
 
 
