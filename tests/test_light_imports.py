@@ -94,3 +94,18 @@ def test_a_warm_build_loads_no_scipy_solver():
         "from mechanisms.machine import DATA, Machine\n"
         "m = Machine.from_file(DATA / 'excavator.toml', mode='valves')\n"
         "m.mechanism.solve_pose({'boom': 0.8, 'arm': -0.5, 'bucket': -0.2})")
+
+
+def test_a_warm_valves_run_loads_no_scipy_solver():
+    # the excavator's valves run has stroke-end events (StateEvents): on the native path
+    # their crossings and the extrema inside a step are located on the step's polynomial
+    # by numpy, without scipy.optimize's Brent
+    code = ("import bondgraph.stepping as st\n"
+            "looked = []\n"
+            "crossings = st._crossings\n"
+            "st._crossings = lambda *a: looked.append(a[1]) or crossings(*a)\n"
+            "from mechanisms.machine import DATA, Machine\n"
+            "run = Machine.from_file(DATA / 'excavator.toml', mode='valves').run(progress=False)\n"
+            "assert run.results.stats['backend'] == 'native' and looked  # steps were examined\n")
+    loaded_after(code)                 # fills the caches (model, start pose, start state)
+    assert "scipy.optimize" not in loaded_after(code)
