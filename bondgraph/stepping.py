@@ -8,14 +8,21 @@ integrate through it, so the rules below hold for every method. They are also wh
 native CVODE driver (:mod:`bondgraph.native`, ``run_segment(..., native=session)``)
 applies in C: it takes the steps and checks R1–R4, R9, R10 itself and hands back each
 step where R5–R7 may find something, which :func:`_examine` finishes exactly as for
-the Python path (roots, their order, the outputs, messages and warnings are this
-module's code for both).
+the Python path (which roots count, their order, the outputs, messages and warnings are
+this module's code for both; only a guard linear in the state is located otherwise
+there, see R7).
 
 Rules
 -----
 Times are those of the integrator's accepted steps ``t_old → t``; "located" means a
 root found by ``brentq`` (``xtol = rtol = 4·eps``) on the step's own interpolant
-(scipy's dense output; CVODE's ``CVodeGetDky``).
+(scipy's dense output; CVODE's ``CVodeGetDky``) — except a native step's guard that reads
+only states and constants (a :class:`~bondgraph.events.StateEvent`, ``Above``/``Below``/
+``Exceeds`` on states): that guard is a polynomial on the step (CVODE's interpolant is
+one, of the step's order), so its crossings are the real roots of that polynomial and its
+extremum the real roots of its derivative, by numpy
+(:mod:`bondgraph.native.steppoly`; the same times as Brent's to an ulp or so of the step,
+no scipy.optimize loaded).
 
 R0 The start: the right-hand side must be finite at ``(t0, x0)`` and no divisor zero
    there, else the run does not begin (time ``t0``).
@@ -48,9 +55,9 @@ R7 Events and guards ``g(t, x)`` with a direction (+1 up, −1 down, 0 both). A 
    a sign change between the step's ends (``g_old ≤ 0 ≤ g`` upwards, as solve_ivp); when
    there is none, an extremum inside the step is looked for: with ``ġ`` estimated at both
    ends by one-sided differences on the interpolant (``δ = 1e-4·h``), ``ġ_old > 0 > ġ``
-   with both ends below zero means a maximum: it is found (bounded Brent) and, if ``g``
-   is positive there, the upward crossing before it is located (minima likewise for
-   downward crossings). So a guard that becomes true and false again within one step is
+   with both ends below zero means a maximum: it is found (bounded Brent, or the
+   polynomial's critical points) and, if ``g`` is positive there, the upward crossing
+   before it is located, the earliest root (minima likewise for downward crossings). So a guard that becomes true and false again within one step is
    not lost. Terminal events stop the segment at the earliest one; others are recorded.
 R8 Order inside one step: the earliest of the located times (R5, R6 errors, R7 terminal
    events) wins; the outputs end there (the interpolated state at that time is kept).

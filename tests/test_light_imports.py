@@ -109,3 +109,16 @@ def test_a_warm_valves_run_loads_no_scipy_solver():
             "assert run.results.stats['backend'] == 'native' and looked  # steps were examined\n")
     loaded_after(code)                 # fills the caches (model, start pose, start state)
     assert "scipy.optimize" not in loaded_after(code)
+
+
+def test_a_run_shorter_than_its_progress_bars_delay_loads_no_tqdm():
+    # the bar appears after a second; tqdm.auto (asyncio with it) is imported only then
+    code = ("import sys\n"
+            "import bondgraph as bg\n"
+            "M = bg.BondGraph('osc')\n"
+            "M.add(bg.One('v'), bg.I('m', 1.0, initial=1.0), bg.C.spring('k', 4.0))\n"
+            "M.connect('v', 'm'); M.connect('v', 'k')\n"
+            "res = bg.simulate(bg.build(M), (0, 1), method='CVODE', progress=True)\n"
+            "print(res.stats['backend'], 'tqdm' in sys.modules, 'asyncio' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["native", "False", "False"]
