@@ -257,6 +257,27 @@ def test_hybrid_transitions_on_states_agree_with_brent(brent):
                                    [r.time for r in brt.transitions], rtol=1e-12, atol=1e-12)
 
 
+def test_an_end_stop_hammered_by_the_boom_gives_brents_contact_times(brent):
+    """test_native's 1e9 N on the excavator's boom: dozens of stroke-end crossings (impacts
+    and bounces, non-terminal, direction 0), each within 1e-12 s of Brent's on the same
+    native steps, and the run itself unchanged."""
+    from mechanisms.machine import DATA, Cycle, Machine
+
+    cyc = Cycle("forces", [0, 0.1, 1.0], {"boom": [0, 1e9, 1e9], "arm": [0, 0, 0], "bucket": [0, 0, 0]},
+                ("boom", "arm", "bucket"))
+    m = Machine.from_file(DATA / "excavator.toml", mode="forces")
+    poly = m.run(cyc, progress=False)
+    brent()
+    brt = m.run(cyc, progress=False)
+    assert poly.results.stats["backend"] == "native" and len(poly.results.events[0]) > 20
+    np.testing.assert_array_equal(poly.results.events[1], brt.results.events[1])
+    np.testing.assert_allclose(poly.results.events[0], brt.results.events[0], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(poly.results.t, brt.results.t)
+    np.testing.assert_array_equal(poly.results.x, brt.results.x)
+    assert [(c.function, c.end, c.bounces, c.ongoing) for c in poly.contacts] == \
+        [(c.function, c.end, c.bounces, c.ongoing) for c in brt.contacts]
+
+
 # ---------------------------------------------------------------------------- no scipy.optimize
 def test_a_native_run_with_state_events_loads_no_scipy_optimize():
     code = """
