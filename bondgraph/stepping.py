@@ -57,7 +57,8 @@ R7 Events and guards ``g(t, x)`` with a direction (+1 up, −1 down, 0 both). A 
    ends by one-sided differences on the interpolant (``δ = 1e-4·h``), ``ġ_old > 0 > ġ``
    with both ends below zero means a maximum: it is found (bounded Brent, or the
    polynomial's critical points) and, if ``g`` is positive there, the upward crossing
-   before it is located, the earliest root (minima likewise for downward crossings). So a guard that becomes true and false again within one step is
+   before it is located (on a polynomial, its earliest root there), minima likewise for
+   downward crossings. So a guard that becomes true and false again within one step is
    not lost. Terminal events stop the segment at the earliest one; others are recorded.
 R8 Order inside one step: the earliest of the located times (R5, R6 errors, R7 terminal
    events) wins; the outputs end there (the interpolated state at that time is kept).
