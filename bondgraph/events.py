@@ -6,7 +6,11 @@ stays on the Python path. These two kinds run natively as well (:mod:`bondgraph.
 
 * :class:`StateEvent` — a state crossing a level, ``g = sign·(x[state] − threshold)``:
   evaluated and checked in C after every step (sign changes and extrema inside a step,
-  rule R7 of :mod:`bondgraph.stepping`), located by the same Python code on both paths;
+  rule R7 of :mod:`bondgraph.stepping`), the crossings counted by the same Python code on
+  both paths; located on the Python path by Brent's methods on the solver's interpolant,
+  natively as the real roots of the step's own polynomial (CVODE's interpolant on its
+  last step; :mod:`bondgraph.native.steppoly`, numpy, no scipy.optimize) — the same
+  times to an ulp or so of the step;
 * :class:`Flag` — a terminal event that ends a run cleanly once ``requested`` is set
   (from a signal handler, a GUI): checked after every step on the Python path, and each
   time the native driver hands control back (at least every 0.1 s of wall clock) — a

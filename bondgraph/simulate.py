@@ -244,11 +244,11 @@ def simulate(model: Model, t_span: Sequence[float], *, x0: Mapping[str, float] |
     if x_init.size == 0 and not energy:
         return _no_states(model, inp, t0, t1, t_eval, events, backend)
     bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    if progress:   # tqdm imported only by a run still going after a second
+        from .progressbar import LazyBar
 
-        bar = tqdm(total=t1 - t0, delay=1.0, unit="s", desc=f"simulating {model.name}",
-                   leave=False, bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
+        bar = LazyBar(t1 - t0, delay=1.0, unit="s", desc=f"simulating {model.name}", leave=False,
+                      bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     try:
         rhs = _Rhs(model, inp, energy)
         native = native_session(model, backend, method, subject=f"model {model.name!r}",

@@ -8,14 +8,21 @@ integrate through it, so the rules below hold for every method. They are also wh
 native CVODE driver (:mod:`bondgraph.native`, ``run_segment(..., native=session)``)
 applies in C: it takes the steps and checks R1–R4, R9, R10 itself and hands back each
 step where R5–R7 may find something, which :func:`_examine` finishes exactly as for
-the Python path (roots, their order, the outputs, messages and warnings are this
-module's code for both).
+the Python path (which roots count, their order, the outputs, messages and warnings are
+this module's code for both; only a guard linear in the state is located otherwise
+there, see R7).
 
 Rules
 -----
 Times are those of the integrator's accepted steps ``t_old → t``; "located" means a
 root found by ``brentq`` (``xtol = rtol = 4·eps``) on the step's own interpolant
-(scipy's dense output; CVODE's ``CVodeGetDky``).
+(scipy's dense output; CVODE's ``CVodeGetDky``) — except a native step's guard that reads
+only states and constants (a :class:`~bondgraph.events.StateEvent`, ``Above``/``Below``/
+``Exceeds`` on states): that guard is a polynomial on the step (CVODE's interpolant is
+one, of the step's order), so its crossings are the real roots of that polynomial and its
+extremum the real roots of its derivative, by numpy
+(:mod:`bondgraph.native.steppoly`; the same times as Brent's to an ulp or so of the step,
+no scipy.optimize loaded).
 
 R0 The start: the right-hand side must be finite at ``(t0, x0)`` and no divisor zero
    there, else the run does not begin (time ``t0``).
@@ -48,9 +55,10 @@ R7 Events and guards ``g(t, x)`` with a direction (+1 up, −1 down, 0 both). A 
    a sign change between the step's ends (``g_old ≤ 0 ≤ g`` upwards, as solve_ivp); when
    there is none, an extremum inside the step is looked for: with ``ġ`` estimated at both
    ends by one-sided differences on the interpolant (``δ = 1e-4·h``), ``ġ_old > 0 > ġ``
-   with both ends below zero means a maximum: it is found (bounded Brent) and, if ``g``
-   is positive there, the upward crossing before it is located (minima likewise for
-   downward crossings). So a guard that becomes true and false again within one step is
+   with both ends below zero means a maximum: it is found (bounded Brent, or the
+   polynomial's critical points) and, if ``g`` is positive there, the upward crossing
+   before it is located (on a polynomial, its earliest root there), minima likewise for
+   downward crossings. So a guard that becomes true and false again within one step is
    not lost. Terminal events stop the segment at the earliest one; others are recorded.
 R8 Order inside one step: the earliest of the located times (R5, R6 errors, R7 terminal
    events) wins; the outputs end there (the interpolated state at that time is kept).
@@ -1290,27 +1298,41 @@ def _crossings(events: EventSet, i: int, drv, t_old: float, t: float, ga: float,
     def g(s: float) -> float:
         return float(_event_values(events, s, drv(s))[i])
 
+    # a native step's guard linear in the state is a polynomial on the step: its roots and
+    # extrema by numpy (bondgraph.native.steppoly); else Brent's methods on the interpolant
+    def poly():
+        return drv.guard_polynomial(events, i) if hasattr(drv, "guard_polynomial") else None
+
+    def root(a: float, b: float) -> float:
+        p = poly()
+        r = p.root(a, b) if p is not None else None
+        return _root(g, a, b) if r is None else r
+
+    def extremum(a: float, b: float, sign: int) -> tuple[float, float]:
+        p = poly()
+        return p.extremum(a, b, sign) if p is not None else _extremum(g, a, b, sign)
+
     up = ga <= 0 <= gb and not (ga == 0 and gb == 0)
     down = ga >= 0 >= gb and not (ga == 0 and gb == 0)
     if up or down:
-        return [_root(g, t_old, t)] if (up and d >= 0) or (down and d <= 0) else []
+        return [root(t_old, t)] if (up and d >= 0) or (down and d <= 0) else []
     if dga is None or dgb is None:
         return []
     out = []
     if ga < 0 and gb < 0 and dga > 0 > dgb:  # a maximum inside: above zero?
-        tm, gm = _extremum(g, t_old, t, +1)
+        tm, gm = extremum(t_old, t, +1)
         if gm >= 0:
             if d >= 0:
-                out.append(_root(g, t_old, tm))
+                out.append(root(t_old, tm))
             if d <= 0:
-                out.append(_root(g, tm, t))
+                out.append(root(tm, t))
     elif ga > 0 and gb > 0 and dga < 0 < dgb:  # a minimum inside: below zero?
-        tm, gm = _extremum(g, t_old, t, -1)
+        tm, gm = extremum(t_old, t, -1)
         if gm <= 0:
             if d <= 0:
-                out.append(_root(g, t_old, tm))
+                out.append(root(t_old, tm))
             if d >= 0:
-                out.append(_root(g, tm, t))
+                out.append(root(tm, t))
     return out
 
 

@@ -94,3 +94,31 @@ def test_a_warm_build_loads_no_scipy_solver():
         "from mechanisms.machine import DATA, Machine\n"
         "m = Machine.from_file(DATA / 'excavator.toml', mode='valves')\n"
         "m.mechanism.solve_pose({'boom': 0.8, 'arm': -0.5, 'bucket': -0.2})")
+
+
+def test_a_warm_valves_run_loads_no_scipy_solver():
+    # the excavator's valves run has stroke-end events (StateEvents): on the native path
+    # their crossings and the extrema inside a step are located on the step's polynomial
+    # by numpy, without scipy.optimize's Brent
+    code = ("import bondgraph.stepping as st\n"
+            "looked = []\n"
+            "crossings = st._crossings\n"
+            "st._crossings = lambda *a: looked.append(a[1]) or crossings(*a)\n"
+            "from mechanisms.machine import DATA, Machine\n"
+            "run = Machine.from_file(DATA / 'excavator.toml', mode='valves').run(progress=False)\n"
+            "assert run.results.stats['backend'] == 'native' and looked  # steps were examined\n")
+    loaded_after(code)                 # fills the caches (model, start pose, start state)
+    assert "scipy.optimize" not in loaded_after(code)
+
+
+def test_a_run_shorter_than_its_progress_bars_delay_loads_no_tqdm():
+    # the bar appears after a second; tqdm.auto (asyncio with it) is imported only then
+    code = ("import sys\n"
+            "import bondgraph as bg\n"
+            "M = bg.BondGraph('osc')\n"
+            "M.add(bg.One('v'), bg.I('m', 1.0, initial=1.0), bg.C.spring('k', 4.0))\n"
+            "M.connect('v', 'm'); M.connect('v', 'k')\n"
+            "res = bg.simulate(bg.build(M), (0, 1), method='CVODE', progress=True)\n"
+            "print(res.stats['backend'], 'tqdm' in sys.modules, 'asyncio' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["native", "False", "False"]

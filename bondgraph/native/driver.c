@@ -28,7 +28,8 @@
    one-sided slopes on the interpolant showing an extremum inside the step). A step where
    any of these may hold returns BGN_LOOK before its outputs are written: Python
    (bondgraph.stepping) finishes that step with the same code as its own loop (roots by
-   Brent on CVodeGetDky through bgn_dky, the order of R8, warnings, messages) and either
+   Brent on CVodeGetDky through bgn_dky, or, for a guard linear in the state, on the
+   step's polynomial from bgn_taylor; the order of R8, warnings, messages) and either
    ends the segment or calls bgn_run(resume = 1) to go on. Every other step is finished
    here: its output rows (requested times interpolated, or the step itself) are
    appended to the session's row buffer, which Python drains after each return. */
@@ -88,6 +89,9 @@ int CVodeSetStopTime(void* mem, sunrealtype tstop);
 int CVodeClearStopTime(void* mem);
 int CVode(void* mem, sunrealtype tout, N_Vector yout, sunrealtype* tret, int itask);
 int CVodeGetDky(void* mem, sunrealtype t, int k, N_Vector dky);
+int CVodeGetLastOrder(void* mem, int* qlast);
+int CVodeGetLastStep(void* mem, sunrealtype* hlast);
+int CVodeGetCurrentTime(void* mem, sunrealtype* tcur);
 void CVodeFree(void** mem);
 
 #define CV_BDF 2
@@ -390,6 +394,26 @@ int bgn_dky(bgn_session* s, double tq, double* out) {
     const double* v = interp(s, tq);
     if (!v) return -1;
     memcpy(out, v, sizeof(double) * s->n);
+    return 0;
+}
+
+/* The last step's interpolant (what interp evaluates) as a polynomial: its degree is the
+   order q of that step and it is valid on [tn - hu, tn] (tn: CVODE's current time, hu: the
+   step). out[k*n + i] = the k-th derivative of state i at tn, k = 0..q (out holds 6*n:
+   q <= 5), so that y_i(t) = sum_k out[k*n + i] (t - tn)^k / k!; info = {tn, hu, q}.
+   Returns 0 or a CVODE error flag. */
+int bgn_taylor(bgn_session* s, double* out, double* info) {
+    int q, k, flag;
+    double tn, hu;
+    if ((flag = CVodeGetLastOrder(s->mem, &q)) < 0) return flag;
+    if ((flag = CVodeGetLastStep(s->mem, &hu)) < 0) return flag;
+    if ((flag = CVodeGetCurrentTime(s->mem, &tn)) < 0) return flag;
+    if (q < 1 || q > 5 || !(hu > 0)) return -100;
+    for (k = 0; k <= q; ++k) {
+        if ((flag = CVodeGetDky(s->mem, tn, k, s->dky)) < 0) return flag;
+        memcpy(out + (size_t)k * s->n, N_VGetArrayPointer(s->dky), sizeof(double) * s->n);
+    }
+    info[0] = tn; info[1] = hu; info[2] = (double)q;
     return 0;
 }
 

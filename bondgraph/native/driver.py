@@ -152,6 +152,7 @@ def _declare(lib) -> None:
         "bgn_begin": ([_P, _D, _D, _P, _D, _P, _I, _D, _D, _I, _P, _I, _I], _I),
         "bgn_run": ([_P, _I], _I),
         "bgn_dky": ([_P, _D, _P], _I),
+        "bgn_taylor": ([_P, _P, _P], _I),
         "bgn_guards": ([_P, _D, _P, _P], _I),
         "bgn_monitor": ([_P, _D, _P, _P], _I),
         "bgn_rows": ([_P, ctypes.POINTER(_DP), ctypes.POINTER(_DP)], _I),
@@ -274,6 +275,9 @@ class Session:
         self._gbuf = np.zeros(1)
         self._guard_specs: list[tuple] | None = None     # the guards last set (:meth:`set_guards`)
         self._dky = np.zeros(self.n)
+        self._taylor = np.zeros(6 * self.n)     # y^(k)(tn), k = 0..q ≤ 5 (bgn_taylor)
+        self._tinfo = np.zeros(3)
+        self._polys: tuple = (None, {})          # (the step they are of, guard → polynomial)
         self._rt, self._ry = _DP(), _DP()
         self.b = math.inf
         self.watch = None
@@ -516,6 +520,96 @@ class Session:
         if self.lib.bgn_dky(self.h, float(tq), _ptr(self._dky)) != 0:
             return np.full(self.n, np.nan)
         return self._dky.copy()
+
+    def taylor(self) -> tuple[float, float, np.ndarray] | None:
+        """CVODE's interpolant on the last step as its Taylor polynomial about ``tn``.
+
+        ``y(t) = Σₖ dₖ·(t − tn)ᵏ/k!`` for ``k = 0 … q`` (``q`` the order of the step) is what
+        the session interpolates (``session(t)``) on ``[tn − hu, tn]``.
+
+        Returns
+        -------
+        (tn, hu, d) or None
+            CVODE's current time, its last step (s) and ``d`` of shape ``(q + 1, n)``;
+            ``None`` if CVODE refuses (no step taken yet).
+
+        Examples
+        --------
+        ``ẋ = −x``: the first derivative at ``tn`` is ``−x(tn)``, and the polynomial gives
+        what the session interpolates inside the step:
+
+        >>> import math
+        >>> import numpy as np
+        >>> from bondgraph import BondGraph, One, I, R, build
+        >>> from bondgraph.native.cvode import native_session
+        >>> from bondgraph.stepping import Watch, run_segment
+        >>> bg = BondGraph("decay")
+        >>> _ = bg.add(One("v"), I("m", 1.0, initial=1.0), R("b", 1.0))
+        >>> _ = bg.connect("v", "m"); _ = bg.connect("v", "b")
+        >>> model = build(bg)
+        >>> session = native_session(model, "native", "CVODE", subject="decay")
+        >>> watch = Watch(model, 0.0, 0.3, np.array([1.0]), method="CVODE", timeout=None,
+        ...               blowup=None, singular="ignore", max_steps=10_000)
+        >>> session.attach(watch)
+        >>> _ = run_segment("CVODE", None, None, 0.0, 0.3, np.array([1.0]), watch, rtol=1e-8,
+        ...                 atol=1e-10, max_step=np.inf, first_step=None, native=session)
+        >>> tn, hu, d = session.taylor()
+        >>> bool(np.isclose(d[1, 0], -d[0, 0], rtol=1e-6))
+        True
+        >>> tm = tn - hu / 3
+        >>> y = sum(d[k, 0] * (tm - tn) ** k / math.factorial(k) for k in range(len(d)))
+        >>> bool(abs(y - session(tm)[0]) < 1e-15)
+        True
+        """
+        if self.lib.bgn_taylor(self.h, _ptr(self._taylor), _ptr(self._tinfo)) != 0:
+            return None
+        q = int(self._tinfo[2])
+        d = self._taylor[: (q + 1) * self.n].reshape(q + 1, self.n).copy()
+        return float(self._tinfo[0]), float(self._tinfo[1]), d
+
+    def guard_polynomial(self, events, i: int):
+        """Guard ``i`` on the last step as a polynomial in time
+        (:class:`~bondgraph.native.steppoly.GuardPolynomial`), for rule R7's roots and
+        extrema without scipy; ``None`` when ``events`` are not this session's guards, the
+        guard reads an output or an input, or the step is not CVODE's last one.
+
+        Parameters
+        ----------
+        events : EventSet
+            The run's events (their ``values`` must be :meth:`guard_values`).
+        i : int
+            The guard.
+
+        Returns
+        -------
+        GuardPolynomial or None
+
+        Examples
+        --------
+        See :mod:`bondgraph.native.steppoly`.
+        """
+        if events.values != self.guard_values or self._guard_specs is None or i >= self.ng:
+            return None
+        from .steppoly import LINEAR_KINDS, guard_polynomial
+
+        spec = self._guard_specs[i]
+        if spec[0] not in LINEAR_KINDS[:2] or spec[7] not in LINEAR_KINDS:
+            return None
+        step = (self.w.steps, self.w.t_old, self.w.t)
+        if self._polys[0] != step:
+            tay = self.taylor()
+            ok = tay is not None
+            if ok:   # the step Python finishes must be CVODE's last: [t_old, t] ⊂ [tn − hu, tn]
+                tn, hu, _ = tay
+                fuzz = 100 * np.finfo(float).eps * (abs(tn) + hu)   # CVodeGetDky's own
+                ok = self.w.t_old >= tn - hu - fuzz and self.w.t <= tn + fuzz
+            self._polys = (step, {"taylor": tay if ok else None})
+        cache = self._polys[1]
+        if cache["taylor"] is None:
+            return None
+        if i not in cache:
+            cache[i] = guard_polynomial(spec, *cache["taylor"])
+        return cache[i]
 
     def old_monitor(self) -> np.ndarray | None:
         """The divisors at the start of the last step (None without monitors).
