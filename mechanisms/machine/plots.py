@@ -26,9 +26,11 @@ import numpy as np
 from .files import atomic_path
 
 __all__ = ["plot_trajectory", "plot_timeseries", "animate", "plot_bond_graph", "posture_lines",
-           "plot_compare", "save_figure", "write_full_bond_graph"]
+           "plot_compare", "save_figure", "write_full_bond_graph", "write_bond_graph"]
 
 _PATH_COLOURS = ("tab:red", "tab:purple", "tab:green", "tab:orange")
+#: the causal diagram's figure size (inch) and resolution (dpi) as plot_bond_graph writes it
+_DIAGRAM_SIZE, _DIAGRAM_DPI = (12, 7), 120
 
 
 def _check_run(run, what: str) -> None:
@@ -338,11 +340,46 @@ def plot_bond_graph(machine, path: str | Path | None = None, full_path: str | Pa
     part: :func:`write_full_bond_graph`)."""
     from ..drawing import draw_causal_diagram
 
-    ax = draw_causal_diagram(machine.model)
-    _save(ax.figure, path)
+    ax = draw_causal_diagram(machine.model, figsize=_DIAGRAM_SIZE)
+    _save(ax.figure, path, dpi=_DIAGRAM_DPI)
     if full_path:
         write_full_bond_graph(machine, full_path)
     return ax.figure
+
+
+def write_bond_graph(machine, path: str | Path, full_path: str | Path | None = None) -> list[Path]:
+    """Write what :func:`plot_bond_graph` writes (the part-level causal diagram at ``path``,
+    every element at ``full_path``), the diagram as a PNG kept from an earlier run of the
+    same machine when there is one (:mod:`.keptfigures`: the same bytes, not drawn
+    again). Returns the files written.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import os, tempfile
+    >>> from mechanisms.machine import Machine, DATA
+    >>> m = Machine.from_file(DATA / "knuckle_crane.toml", mode="forces")
+    >>> d = tempfile.mkdtemp()
+    >>> [p.name for p in write_bond_graph(m, os.path.join(d, "bond_graph.png"))]
+    ['bond_graph.png']
+    """
+    import matplotlib.pyplot as plt
+
+    from ..drawing import causal_scene
+    from .keptfigures import figure_key, write_kept_png
+
+    path = Path(path)
+    model = machine.model
+    if path.suffix.lower() == ".png":
+        key = figure_key(causal_scene(model).describe(), size=_DIAGRAM_SIZE, dpi=_DIAGRAM_DPI,
+                         bbox_inches="tight", pad_inches=0.1)
+
+        def draw(p: Path) -> None:
+            plt.close(plot_bond_graph(machine, p))
+        write_kept_png(key, path, draw)
+    else:                  # a PDF or SVG carries its date: drawn every time
+        plt.close(plot_bond_graph(machine, path))
+    return [path] + (write_full_bond_graph(machine, full_path) if full_path else [])
 
 
 def plot_compare(runs: dict, path: str | Path | None = None):
