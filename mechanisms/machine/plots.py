@@ -45,13 +45,21 @@ def _check_run(run, what: str) -> None:
     raise ParameterError(f"{what}: got {type(run).__name__}; {hint}")
 
 
-def save_figure(fig, path: str | Path | None, dpi: int = 120):
+def save_figure(fig, path: str | Path | None, dpi: int = 120, *, draw_once: bool = False):
     """Write ``fig`` atomically when a path is given (format from the suffix); return it.
 
     The image is cut to what the figure draws (``bbox_inches="tight"``), so a legend or a
-    title outside the axes is in the file, never clipped at the figure's edge.
+    title outside the axes is in the file, never clipped at the figure's edge. With
+    ``draw_once``, a PNG whose drawing lies inside the figure is drawn once and cut out of
+    the canvas (:func:`.tightpng.write_tight_png`; savefig draws twice); any other file,
+    or a drawing past the figure's edge, is savefig's.
     """
     if path:
+        if draw_once and (Path(path).suffix.lower() or ".png") == ".png":
+            from .tightpng import write_tight_png
+
+            if write_tight_png(fig, path, dpi=dpi, pad_inches=0.1) is not None:
+                return fig
         with atomic_path(path) as tmp:
             fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip(".") or "png", bbox_inches="tight",
                         pad_inches=0.1)
@@ -130,7 +138,7 @@ def plot_trajectory(run, path: str | Path | None = None, ax=None):
     _legend_outside(ax, fontsize="small")
     ax.set_title(f"{desc.name}: {run.mode} cycle {run.cycle.source}")
     fig.tight_layout()
-    return _save(fig, path)
+    return _save(fig, path, draw_once=True)
 
 
 def plot_timeseries(run, path: str | Path | None = None):
@@ -167,7 +175,7 @@ def plot_timeseries(run, path: str | Path | None = None):
         ax.grid(True, alpha=0.3)
         _legend_outside(ax, fontsize="x-small")
     fig.tight_layout()
-    return _save(fig, path)
+    return _save(fig, path, draw_once=True)
 
 
 def _frame_figure(run, dpi: float = 80):
