@@ -41,7 +41,7 @@ import numpy as np
 from bondgraph.plotting import bond_segments, draw_bond_graph
 from components.ports import PortClass
 
-__all__ = ["draw_causal_diagram", "causal_scene", "Scene", "draw_full_graph", "full_graph_pages", "GraphPage", "part_centres",
+__all__ = ["draw_causal_diagram", "causal_scene", "Scene", "page_layout_key", "draw_full_graph", "full_graph_pages", "GraphPage", "part_centres",
            "tree_layout"]
 
 _COL = {"body": "#1f77b4", "lever": "#2ca02c", "cylinder": "#d62728"}
@@ -480,14 +480,21 @@ def _bands(und: nx.Graph, own: set[str], page: str) -> dict[str, int]:
     return band
 
 
+def _page_edges(g, own: set[str], ghosts: set[str]) -> list[tuple[str, str]]:
+    """The bonds a page's layout follows (none between two ghosts), in one order whatever
+    the order of the sets (a subgraph of few nodes iterates its node set): the layout's
+    sums then come out the same in every process."""
+    return sorted(tuple(sorted((u, v))) for u, v in nx.Graph(g).subgraph(own | ghosts).edges
+                  if not (u in ghosts and v in ghosts))
+
+
 def _page_layout(g, own: set[str], ghosts: set[str], size, page: str) -> dict[str, np.ndarray]:
     """Positions of a page's nodes: each connected piece in columns from where it meets
     the other pages or the chassis (or from its best-connected element), the pieces one
     under the other."""
     und = nx.Graph()
     und.add_nodes_from(sorted(own | ghosts))
-    und.add_edges_from((u, v) for u, v in nx.Graph(g).subgraph(own | ghosts).edges
-                       if not (u in ghosts and v in ghosts))
+    und.add_edges_from(_page_edges(g, own, ghosts))
     band = _bands(und, own, page)
     ends = {n for n in own if len(n.split("/")) == 2 and und.degree(n) == 1}   # fixings, drives
     pieces = sorted(nx.connected_components(und), key=lambda c: (-len(c), min(c)))
@@ -503,6 +510,75 @@ def _page_layout(g, own: set[str], ghosts: set[str], size, page: str) -> dict[st
         for n, p in local.items():
             pos[n] = p + np.array([0.0, shift])
         top = shift + min(ys) - 0.5
+    return pos
+
+
+#: layout of a kept page layout; a change makes every older one a miss
+_LAYOUT_FORMAT = 1
+
+
+def page_layout_key(und: nx.Graph, own: set[str], ghosts: set[str], size, page: str) -> str:
+    """Everything a page's layout is made from: its nodes, its bonds,
+    every box's size (from its label and font), the page's name (its sub-groups), the
+    drawing code (this module's source) and the versions of networkx, numpy and scipy
+    that place it.
+
+    Parameters
+    ----------
+    und : networkx.Graph
+        The whole bond graph, undirected.
+    own, ghosts : set of str
+        The page's nodes and the greyed nodes of other pages it is bonded to.
+    size : mapping
+        Node → (width, height) of its box (inch).
+    page : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> und = nx.Graph([("a/p/x", "a/p/y")])
+    >>> size = {"a/p/x": (0.5, 0.2), "a/p/y": (0.6, 0.2)}
+    >>> k = page_layout_key(und, {"a/p/x", "a/p/y"}, set(), size, "p")
+    >>> k == page_layout_key(und, {"a/p/y", "a/p/x"}, set(), dict(size), "p")
+    True
+    >>> k != page_layout_key(und, {"a/p/x", "a/p/y"}, set(), {**size, "a/p/y": (0.7, 0.2)}, "p")
+    True
+    """
+    import hashlib
+    from importlib.metadata import version
+    from pathlib import Path
+
+    if not _SOURCE:
+        _SOURCE.append(hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16])
+    nodes = own | ghosts
+    edges = _page_edges(und, own, ghosts)
+    sizes = sorted((n, float(size[n][0]), float(size[n][1])) for n in nodes)
+    return repr((_LAYOUT_FORMAT, _SOURCE[0], nx.__version__, np.__version__, version("scipy"), page,
+                 sorted(own), sorted(ghosts), edges, sizes))
+
+
+_SOURCE: list[str] = []
+
+
+def _kept_page_layout(und: nx.Graph, own: set[str], ghosts: set[str], size, page: str) -> dict[str, np.ndarray]:
+    """:func:`_page_layout`, kept in the cache folder under :func:`page_layout_key`: a page
+    laid out before (by any process) is read back, not placed again (no isotonic
+    regression, no scipy.optimize). A kept layout is used only if it places exactly the
+    page's nodes at finite positions."""
+    from bondgraph.kept import keep, kept
+
+    key = page_layout_key(und, own, ghosts, size, page)
+    pos = kept("layout", key)
+    nodes = own | ghosts
+    if isinstance(pos, dict) and set(pos) == nodes and all(
+            len(p) == 2 and all(isinstance(v, float) and math.isfinite(v) for v in p) for p in pos.values()):
+        return {n: np.array(p) for n, p in pos.items()}
+    pos = _page_layout(und, own, ghosts, size, page)
+    keep("layout", key, {n: (float(p[0]), float(p[1])) for n, p in pos.items()})
     return pos
 
 
@@ -550,7 +626,7 @@ def full_graph_pages(mm, *, font_size: float = 7.5) -> list[GraphPage]:
         ghosts = {m for n in own for m in und[n] if m not in own}
         labels = {n: _node_label(g, n, page) for n in own | ghosts}
         size = {n: _text_size(labels[n], font_size) for n in labels}
-        pos = _page_layout(g, own, ghosts, size, page)
+        pos = _kept_page_layout(und, own, ghosts, size, page)
         lo = np.min([pos[n] - np.array(size[n]) / 2 for n in pos], axis=0)
         hi = np.max([pos[n] + np.array(size[n]) / 2 for n in pos], axis=0)
         margin = 0.3

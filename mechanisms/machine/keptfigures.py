@@ -39,7 +39,6 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import pickle
 from pathlib import Path
 from typing import Callable
 
@@ -122,17 +121,15 @@ def kept_png_file(key: str) -> Path:
     >>> kept_png_file("a").name == kept_png_file("a").name != kept_png_file("b").name
     True
     """
-    from bondgraph.files import cache_dir
+    from bondgraph.kept import kept_file
 
-    return cache_dir() / f"figure_{hashlib.sha256(key.encode()).hexdigest()[:32]}.pkl"
+    return kept_file("figure", key)
 
 
 def _load(key: str) -> bytes | None:
-    try:
-        entry = pickle.loads(kept_png_file(key).read_bytes())
-        png = entry["png"] if entry.get("key") == key else None
-    except Exception:   # noqa: BLE001 - missing, unreadable or foreign: a miss
-        return None
+    from bondgraph.kept import kept
+
+    png = kept("figure", key)
     if isinstance(png, bytes) and png.startswith(_PNG_START) and png.endswith(_PNG_END):
         return png
     return None
@@ -159,8 +156,8 @@ def write_kept_png(key: str, path, draw: Callable[[Path], object]) -> str:
     --------
     See the module.
     """
-    from bondgraph.errors import BondGraphError
     from bondgraph.files import atomic_write
+    from bondgraph.kept import keep
 
     path = Path(path)
     png = _load(key)
@@ -168,8 +165,5 @@ def write_kept_png(key: str, path, draw: Callable[[Path], object]) -> str:
         atomic_write(path, png)
         return "kept"
     draw(path)
-    try:
-        atomic_write(kept_png_file(key), pickle.dumps({"key": key, "png": path.read_bytes()}))
-    except (OSError, BondGraphError):     # only costs the next run the drawing
-        pass
+    keep("figure", key, path.read_bytes())
     return "drawn"
