@@ -301,7 +301,7 @@ class MainBody(Part):
         return {"w.theta": float(pose[2])}
 
     def outline(self) -> tuple[int, ...] | None:
-        """Indices (in :attr:`points` order) of the hinge points on the body's outline, the
+        """Indices (in ``points`` order) of the hinge points on the body's outline, the
         convex hull of its points, counter-clockwise; ``None`` when there is none (fewer
         than three points, or all on one line).
 
