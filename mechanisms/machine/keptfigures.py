@@ -24,12 +24,12 @@ cannot be read or written only costs the drawing.
 Examples
 --------
 >>> import os, tempfile
->>> key = figure_key("kept figures doc: a scene", dpi=120)
+>>> d = tempfile.mkdtemp()
+>>> key = figure_key(f"kept figures doc: a scene drawn into {d}", dpi=120)   # new each time
 >>> drawn = []
 >>> def draw(path):
 ...     drawn.append(path)
 ...     _ = open(path, "wb").write(_PNG_START + b"...pixels..." + _PNG_END)
->>> d = tempfile.mkdtemp()
 >>> write_kept_png(key, os.path.join(d, "a.png"), draw), write_kept_png(key, os.path.join(d, "b.png"), draw)
 ('drawn', 'kept')
 >>> len(drawn), open(os.path.join(d, "b.png"), "rb").read() == open(os.path.join(d, "a.png"), "rb").read()
