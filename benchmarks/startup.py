@@ -21,7 +21,12 @@ process it forked), which a busy machine disturbs less than the wall time.
 ``PYTHONDONTWRITEBYTECODE`` is set (an installed package has them; without them every
 command compiles the packages' source again, about 0.25 s).
 
-Run: ``python benchmarks/startup.py [--repeat 5] [--skip-outputs] [--against DIR] [--bytecode]``.
+Part 3, the output stage in one process file by file (as a run at a load of 1 or more
+writes it), each in a fresh interpreter with warm caches: the CPU of each file and the
+scipy packages the stage itself imports; with ``--against DIR`` that checkout too,
+interleaved.
+
+Run: ``python benchmarks/startup.py [--repeat 5] [--skip-outputs] [--skip-files] [--against DIR] [--bytecode]``.
 """
 
 from __future__ import annotations
@@ -171,11 +176,70 @@ def outputs(repeat: int) -> None:
           f"ratio {med(seq) / med(par):.2f}× (load average now {os.getloadavg()[0]:.2f})")
 
 
+#: the output stage's files one after the other in one process, as `hydrobond run` writes
+#: them at a load of 1 or more: the CPU of each and the scipy modules the stage imports
+_FILES = """
+import json, os, sys, tempfile, time
+import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
+from mechanisms.machine import DATA, Machine
+import mechanisms.machine.plots as P
+machine = Machine.from_file(DATA / "excavator.toml", mode="valves")
+run = machine.run(progress=False); run.table()
+d = tempfile.mkdtemp()
+before = set(sys.modules)
+bond_graph = getattr(P, "write_bond_graph", P.plot_bond_graph)   # the writer `hydrobond run` calls
+cpu = {}
+for name, write in [("trajectory", lambda: P.plot_trajectory(run, os.path.join(d, "trajectory.png"))),
+                    ("time series", lambda: P.plot_timeseries(run, os.path.join(d, "timeseries.png"))),
+                    ("bond graph", lambda: bond_graph(machine, os.path.join(d, "bond_graph.png"))),
+                    ("animation", lambda: P.animate(run, os.path.join(d, "cycle.gif"), progress=False))]:
+    c0 = time.process_time()
+    write()
+    cpu[name] = time.process_time() - c0
+    plt.close("all")
+print(json.dumps({"cpu": cpu, "scipy": sorted(m for m in set(sys.modules) - before
+                                              if m.startswith("scipy.") and m.count(".") == 1)}))
+"""
+
+
+def files(repeat: int, other: Path | None) -> None:
+    """Part 3: the output stage's CPU file by file in a fresh interpreter (warm caches), this
+    checkout (and ``other``, interleaved), medians; the scipy packages the stage imports."""
+    import json
+
+    def stage(root: Path) -> dict:
+        proc = subprocess.run([sys.executable, "-c", _FILES], env=_env(root), cwd=root, capture_output=True,
+                              text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"the output stage failed in {root}:\n{proc.stderr[-2000:]}")
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    roots = ([other] if other else []) + [ROOT]
+    for root in roots:
+        stage(root)                                   # warm-up: caches filled
+    got: dict[Path, list[dict]] = {root: [] for root in roots}
+    for _ in range(repeat):
+        for root in roots:
+            got[root].append(stage(root))
+    med = statistics.median
+    print(f"\nPart 3: the output stage in one process, CPU by file, fresh interpreters, interleaved, "
+          f"medians of {repeat} (load average now {os.getloadavg()[0]:.2f})")
+    names = list(got[ROOT][0]["cpu"])
+    print(f"{'checkout':<28} " + " ".join(f"{n:>12}" for n in names) + f" {'total':>8}  scipy imported by the stage")
+    for root in roots:
+        rows = got[root]
+        per = [med(r["cpu"][n] for r in rows) for n in names]
+        label = "this checkout" if root == ROOT else str(root)
+        print(f"{label[:28]:<28} " + " ".join(f"{v:>11.3f}s" for v in per) +
+              f" {med(sum(r['cpu'].values()) for r in rows):>7.3f}s  {', '.join(rows[-1]['scipy']) or 'none'}")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--skip-outputs", action="store_true", help="only part 1")
-    ap.add_argument("--skip-commands", action="store_true", help="only part 2")
+    ap.add_argument("--skip-commands", action="store_true", help="only parts 2 and 3")
+    ap.add_argument("--skip-files", action="store_true", help="without part 3")
     ap.add_argument("--against", type=Path, help="another checkout to measure part 1 in, interleaved")
     ap.add_argument("--bytecode", action="store_true", help="let the commands use .pyc files")
     args = ap.parse_args(argv)
@@ -187,6 +251,8 @@ def main(argv=None) -> None:
             commands(args.repeat)
     if not args.skip_outputs:
         outputs(args.repeat)
+    if not args.skip_files:
+        files(args.repeat, args.against.resolve() if args.against else None)
 
 
 if __name__ == "__main__":

@@ -300,17 +300,37 @@ class MainBody(Part):
     def states_from_pose(self, pose) -> dict[str, float]:
         return {"w.theta": float(pose[2])}
 
+    def outline(self) -> tuple[int, ...] | None:
+        """Indices (in ``points`` order) of the hinge points on the body's outline, the
+        convex hull of its points, counter-clockwise; ``None`` when there is none (fewer
+        than three points, or all on one line).
+
+        The same at every pose (the body is rigid): found once from the points in the
+        body's own frame and kept on the body and in the cache folder
+        (:func:`components.outline.hull_order`).
+
+        Examples
+        --------
+        >>> body = MainBody("plate", mass=1.0, inertia=1.0, cog=(0.5, 0.3), points={
+        ...     "C": ("Rt", (0.0, 0.0)), "B": ("Pd", (1.0, 0.0)), "D": ("Li", (0.4, 0.2)),
+        ...     "F": ("Li", (0.5, 1.0))})
+        >>> [list(body.points)[i] for i in body.outline()]        # D lies inside
+        ['C', 'B', 'F']
+        """
+        local = np.array([p.local for p in self.points.values()], dtype=float).reshape(-1, 2)
+        key = local.tobytes()
+        kept = getattr(self, "_outline", None)
+        if kept is None or kept[0] != key:
+            from .outline import hull_order
+
+            kept = self._outline = (key, hull_order(local))
+        return kept[1]
+
     def sketch(self, pose) -> list[list[tuple]]:
         pts = list(self.world_points(pose).values())
-        if len(pts) < 3:
+        order = self.outline() if len(pts) >= 3 else None
+        if order is None:          # fewer than three points, or on one line: a polyline
             return [pts]
-        # outline: convex hull of the hinge points
-        arr = np.array(pts, dtype=float)
-        from scipy.spatial import ConvexHull
-
-        try:
-            hull = ConvexHull(arr)
-            loop = [tuple(arr[i]) for i in hull.vertices]
-            return [loop + [loop[0]]]
-        except Exception:  # collinear points
-            return [pts]
+        # outline: the convex hull of the hinge points, its vertices found once (outline())
+        loop = [pts[i] for i in order]
+        return [loop + [loop[0]]]

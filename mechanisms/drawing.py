@@ -41,7 +41,7 @@ import numpy as np
 from bondgraph.plotting import bond_segments, draw_bond_graph
 from components.ports import PortClass
 
-__all__ = ["draw_causal_diagram", "draw_full_graph", "full_graph_pages", "GraphPage", "part_centres",
+__all__ = ["draw_causal_diagram", "causal_scene", "Scene", "page_layout_key", "draw_full_graph", "full_graph_pages", "GraphPage", "part_centres",
            "tree_layout"]
 
 _COL = {"body": "#1f77b4", "lever": "#2ca02c", "cylinder": "#d62728"}
@@ -101,16 +101,110 @@ def tree_layout(mech) -> dict[str, np.ndarray]:
     return out
 
 
+class Scene:
+    """What a drawing does to its axes, recorded as plain data: each call's method name
+    and its arguments (numbers as Python floats, arrays as tuples), to be drawn later on
+    any axes by :meth:`replay`. Its :meth:`describe` names everything the drawing shows, so
+    that a kept image of it can be looked up by it
+    (:mod:`mechanisms.machine.keptfigures`).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, numpy as np
+    >>> scene = Scene()
+    >>> scene.plot(np.array([0.0, 1.0]), [0, np.float64(2.5)], color="k")
+    >>> scene.set_title("a line")
+    >>> scene.describe()
+    "[('plot', ((0.0, 1.0), [0, 2.5]), {'color': 'k'}), ('set_title', ('a line',), {})]"
+    >>> fig, ax = plt.subplots()
+    >>> scene.replay(ax).get_title()
+    'a line'
+    >>> plt.close(fig)
+    """
+
+    def __init__(self):
+        self.calls: list[tuple[str, tuple, dict]] = []
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def record(*args, **kwargs) -> None:
+            self.calls.append((name, _plain(args), _plain(kwargs)))
+        return record
+
+    def describe(self) -> str:
+        """Every recorded call, as text (exact: floats by their ``repr``).
+
+        Examples
+        --------
+        >>> s = Scene(); s.axis("off"); s.describe()
+        "[('axis', ('off',), {})]"
+        """
+        return repr(self.calls)
+
+    def replay(self, ax):
+        """Make the recorded calls on ``ax``; returns ``ax``.
+
+        Examples
+        --------
+        >>> import matplotlib; matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> s = Scene(); s.set_xlim(0.0, 2.0)
+        >>> fig, ax = plt.subplots()
+        >>> [float(x) for x in s.replay(ax).get_xlim()]
+        [0.0, 2.0]
+        >>> plt.close(fig)
+        """
+        for name, args, kwargs in self.calls:
+            getattr(ax, name)(*args, **kwargs)
+        return ax
+
+
+def _plain(value):
+    """Numbers as Python floats, arrays as tuples, containers element by element."""
+    if isinstance(value, np.ndarray):
+        return tuple(_plain(v) for v in value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
 def draw_causal_diagram(mm, pose=None, ax=None, *, layout: str = "tree", figsize=(12, 7)):
     """Parts and hinges with port classes and causal strokes (x and y bonds per hinge).
 
     ``layout="tree"`` places parts by depth from the chassis (like the paper's Fig. 7);
-    ``"machine"`` places them where they sit in ``pose``.
+    ``"machine"`` places them where they sit in ``pose``. The drawing is
+    :func:`causal_scene` replayed on ``ax`` (a new figure of ``figsize`` if None).
     """
     import matplotlib.pyplot as plt
 
     if ax is None:
         _, ax = plt.subplots(figsize=figsize)
+    return causal_scene(mm, pose, layout=layout).replay(ax)
+
+
+def causal_scene(mm, pose=None, *, layout: str = "tree") -> Scene:
+    """The part-level causal diagram of :func:`draw_causal_diagram` as a :class:`Scene`
+    (what it draws, before any matplotlib object exists).
+
+    Examples
+    --------
+    >>> from mechanisms.examples import single_boom
+    >>> from mechanisms import MechanismModel
+    >>> mm = MechanismModel.build(single_boom())
+    >>> scene = causal_scene(mm)
+    >>> scene.describe() == causal_scene(mm).describe(), "boom_cyl" in scene.describe()
+    (True, True)
+    """
+    scene = Scene()
     mech = mm.mechanism
     g = mm.model.graph
     centres = tree_layout(mech) if layout == "tree" or pose is None else _spread(part_centres(mm, pose), 1.2)
@@ -129,7 +223,7 @@ def draw_causal_diagram(mm, pose=None, ax=None, *, layout: str = "tree", figsize
         return out
 
     def box(p, label, colour):
-        ax.text(p[0], p[1], label, ha="center", va="center", fontsize=9, fontweight="bold",
+        scene.text(p[0], p[1], label, ha="center", va="center", fontsize=9, fontweight="bold",
                 bbox=dict(boxstyle="round,pad=0.4", fc="white", ec=colour, lw=1.5), zorder=3)
 
     for pname, part in mech.parts.items():
@@ -145,13 +239,13 @@ def draw_causal_diagram(mm, pose=None, ax=None, *, layout: str = "tree", figsize
         n = np.array([-e[1], e[0]])
         for i, off in enumerate((-0.06, 0.06)):
             a, b = pa + e * 0.55 + n * off, pb - e * 0.55 + n * off
-            ax.plot([a[0], b[0]], [a[1], b[1]], color="0.35", lw=1.0, zorder=1)
+            scene.plot([a[0], b[0]], [a[1], b[1]], color="0.35", lw=1.0, zorder=1)
             for end, mark, sgn in ((a, sa[i] if i < len(sa) else "?", 1), (b, sb[i] if i < len(sb) else "?", -1)):
                 if mark == "e":  # this end receives effort: stroke across it
                     s1, s2 = end + n * 0.09, end - n * 0.09
-                    ax.plot([s1[0], s2[0]], [s1[1], s2[1]], color="black", lw=1.8, zorder=2)
-        ax.text(*(pa + e * 0.85 + n * 0.22), la, fontsize=7, color="navy", ha="center", va="center")
-        ax.text(*(pb - e * 0.85 + n * 0.22), lb, fontsize=7, color="navy", ha="center", va="center")
+                    scene.plot([s1[0], s2[0]], [s1[1], s2[1]], color="black", lw=1.8, zorder=2)
+        scene.text(*(pa + e * 0.85 + n * 0.22), la, fontsize=7, color="navy", ha="center", va="center")
+        scene.text(*(pb - e * 0.85 + n * 0.22), lb, fontsize=7, color="navy", ha="center", va="center")
 
     for (pname, pt), _ in mech.fixed.items():
         junction = f"h_{pname}_{pt}"
@@ -168,17 +262,17 @@ def draw_causal_diagram(mm, pose=None, ax=None, *, layout: str = "tree", figsize
              strokes(junction, a.part), strokes(junction, b.part))
     for cyl, d in mech.drives.items():
         p = centres[cyl] + np.array([0.0, -0.9])
-        ax.text(*p, f"I ← {d.kind}", fontsize=7, ha="center", color=_COL["cylinder"])
-    ax.set_aspect("equal")
-    ax.axis("off")
+        scene.text(*p, f"I ← {d.kind}", fontsize=7, ha="center", color=_COL["cylinder"])
+    scene.set_aspect("equal")
+    scene.axis("off")
     xs = [c[0] for c in centres.values()] + [chassis[0]]
     ys = [c[1] for c in centres.values()] + [chassis[1]]
     low = min(ys) - (1.3 if mech.drives else 0.8)      # the drives' labels sit under their cylinders
-    ax.set_xlim(min(xs) - 1.3, max(xs) + 1.3)
-    ax.set_ylim(low, max(ys) + 0.8)
-    ax.set_title("causal connections of " + mech.name + ": two bonds (x, y) per hinge; a stroke marks "
+    scene.set_xlim(min(xs) - 1.3, max(xs) + 1.3)
+    scene.set_ylim(low, max(ys) + 0.8)
+    scene.set_title("causal connections of " + mech.name + ": two bonds (x, y) per hinge; a stroke marks "
                  "the end that receives the effort", fontsize=9)
-    return ax
+    return scene
 
 
 def draw_full_graph(mm, pose, ax=None, *, scale: float = 2.2, figsize=(20, 15), font_size: float = 4.5):
@@ -386,14 +480,21 @@ def _bands(und: nx.Graph, own: set[str], page: str) -> dict[str, int]:
     return band
 
 
+def _page_edges(g, own: set[str], ghosts: set[str]) -> list[tuple[str, str]]:
+    """The bonds a page's layout follows (none between two ghosts), in one order whatever
+    the order of the sets (a subgraph of few nodes iterates its node set): the layout's
+    sums then come out the same in every process."""
+    return sorted(tuple(sorted((u, v))) for u, v in nx.Graph(g).subgraph(own | ghosts).edges
+                  if not (u in ghosts and v in ghosts))
+
+
 def _page_layout(g, own: set[str], ghosts: set[str], size, page: str) -> dict[str, np.ndarray]:
     """Positions of a page's nodes: each connected piece in columns from where it meets
     the other pages or the chassis (or from its best-connected element), the pieces one
     under the other."""
     und = nx.Graph()
     und.add_nodes_from(sorted(own | ghosts))
-    und.add_edges_from((u, v) for u, v in nx.Graph(g).subgraph(own | ghosts).edges
-                       if not (u in ghosts and v in ghosts))
+    und.add_edges_from(_page_edges(g, own, ghosts))
     band = _bands(und, own, page)
     ends = {n for n in own if len(n.split("/")) == 2 and und.degree(n) == 1}   # fixings, drives
     pieces = sorted(nx.connected_components(und), key=lambda c: (-len(c), min(c)))
@@ -409,6 +510,75 @@ def _page_layout(g, own: set[str], ghosts: set[str], size, page: str) -> dict[st
         for n, p in local.items():
             pos[n] = p + np.array([0.0, shift])
         top = shift + min(ys) - 0.5
+    return pos
+
+
+#: layout of a kept page layout; a change makes every older one a miss
+_LAYOUT_FORMAT = 1
+
+
+def page_layout_key(und: nx.Graph, own: set[str], ghosts: set[str], size, page: str) -> str:
+    """Everything a page's layout is made from: its nodes, its bonds,
+    every box's size (from its label and font), the page's name (its sub-groups), the
+    drawing code (this module's source) and the versions of networkx, numpy and scipy
+    that place it.
+
+    Parameters
+    ----------
+    und : networkx.Graph
+        The whole bond graph, undirected.
+    own, ghosts : set of str
+        The page's nodes and the greyed nodes of other pages it is bonded to.
+    size : mapping
+        Node → (width, height) of its box (inch).
+    page : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> und = nx.Graph([("a/p/x", "a/p/y")])
+    >>> size = {"a/p/x": (0.5, 0.2), "a/p/y": (0.6, 0.2)}
+    >>> k = page_layout_key(und, {"a/p/x", "a/p/y"}, set(), size, "p")
+    >>> k == page_layout_key(und, {"a/p/y", "a/p/x"}, set(), dict(size), "p")
+    True
+    >>> k != page_layout_key(und, {"a/p/x", "a/p/y"}, set(), {**size, "a/p/y": (0.7, 0.2)}, "p")
+    True
+    """
+    import hashlib
+    from importlib.metadata import version
+    from pathlib import Path
+
+    if not _SOURCE:
+        _SOURCE.append(hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16])
+    nodes = own | ghosts
+    edges = _page_edges(und, own, ghosts)
+    sizes = sorted((n, float(size[n][0]), float(size[n][1])) for n in nodes)
+    return repr((_LAYOUT_FORMAT, _SOURCE[0], nx.__version__, np.__version__, version("scipy"), page,
+                 sorted(own), sorted(ghosts), edges, sizes))
+
+
+_SOURCE: list[str] = []
+
+
+def _kept_page_layout(und: nx.Graph, own: set[str], ghosts: set[str], size, page: str) -> dict[str, np.ndarray]:
+    """:func:`_page_layout`, kept in the cache folder under :func:`page_layout_key`: a page
+    laid out before (by any process) is read back, not placed again (no isotonic
+    regression, no scipy.optimize). A kept layout is used only if it places exactly the
+    page's nodes at finite positions."""
+    from bondgraph.kept import keep, kept
+
+    key = page_layout_key(und, own, ghosts, size, page)
+    pos = kept("layout", key)
+    nodes = own | ghosts
+    if isinstance(pos, dict) and set(pos) == nodes and all(
+            len(p) == 2 and all(isinstance(v, float) and math.isfinite(v) for v in p) for p in pos.values()):
+        return {n: np.array(p) for n, p in pos.items()}
+    pos = _page_layout(und, own, ghosts, size, page)
+    keep("layout", key, {n: (float(p[0]), float(p[1])) for n, p in pos.items()})
     return pos
 
 
@@ -456,7 +626,7 @@ def full_graph_pages(mm, *, font_size: float = 7.5) -> list[GraphPage]:
         ghosts = {m for n in own for m in und[n] if m not in own}
         labels = {n: _node_label(g, n, page) for n in own | ghosts}
         size = {n: _text_size(labels[n], font_size) for n in labels}
-        pos = _page_layout(g, own, ghosts, size, page)
+        pos = _kept_page_layout(und, own, ghosts, size, page)
         lo = np.min([pos[n] - np.array(size[n]) / 2 for n in pos], axis=0)
         hi = np.max([pos[n] + np.array(size[n]) / 2 for n in pos], axis=0)
         margin = 0.3

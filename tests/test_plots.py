@@ -148,17 +148,29 @@ INLINE = {"bbox_inches": "tight"}
 
 
 class Saves:
-    """Records each ``Figure.savefig`` call with its options (the product's own)."""
+    """Records each ``Figure.savefig`` call with its options (the product's own), and each
+    PNG cut out of a figure drawn once (:func:`mechanisms.machine.tightpng.write_tight_png`)
+    as the savefig options that write the same area (its test below shows they do)."""
 
     def __init__(self, monkeypatch):
+        import mechanisms.machine.tightpng as tightpng
+
         self.calls: list[tuple[Figure, dict]] = []
         original = Figure.savefig
+        cut = tightpng.write_tight_png
 
         def savefig(fig, fname, *args, **kwargs):
             self.calls.append((fig, dict(kwargs)))
             return original(fig, fname, *args, **kwargs)
 
+        def write_tight_png(fig, path, dpi=120, pad_inches=0.1):
+            area = cut(fig, path, dpi=dpi, pad_inches=pad_inches)
+            if area is not None:
+                self.calls.append((fig, {"dpi": dpi, "bbox_inches": "tight", "pad_inches": pad_inches}))
+            return area
+
         monkeypatch.setattr(Figure, "savefig", savefig)
+        monkeypatch.setattr(tightpng, "write_tight_png", write_tight_png)
 
     def options(self, fig: Figure) -> dict:
         found = [o for f, o in self.calls if f is fig]
@@ -188,6 +200,32 @@ def runs(studies):
 
 
 # ---------------------------------------------------------------------------- the tests
+def test_a_png_drawn_once_is_savefigs_image(runs, tmp_path):
+    """The run's figures are drawn once and cut out of the canvas: the image savefig writes
+    with the same options, to within the one-pixel widening of its area and the sub-pixel
+    shift of savefig's second drawing (grey levels, best of the shifts by 0-2 px)."""
+    from PIL import Image
+
+    from mechanisms.machine.plots import plot_timeseries, plot_trajectory
+    from mechanisms.machine.tightpng import write_tight_png
+
+    for fn in (plot_trajectory, plot_timeseries):
+        fig = fn(runs["excavator"])
+        fig.savefig(tmp_path / "savefig.png", dpi=120, bbox_inches="tight", pad_inches=0.1)
+        area = write_tight_png(fig, tmp_path / "once.png", dpi=120, pad_inches=0.1)
+        plt.close(fig)
+        assert area is not None, fn.__name__
+        a = np.asarray(Image.open(tmp_path / "savefig.png").convert("L"), dtype=float)
+        b = np.asarray(Image.open(tmp_path / "once.png").convert("L"), dtype=float)
+        assert b.shape == (area.height, area.width)
+        assert 0 <= b.shape[0] - a.shape[0] <= 2 and 0 <= b.shape[1] - a.shape[1] <= 2, (a.shape, b.shape)
+        h, w = a.shape[0] - 2, a.shape[1] - 2
+        best = min(np.abs(a[:h, :w] - b[dy:dy + h, dx:dx + w]).mean() for dy in range(3) for dx in range(3))
+        assert best < 4.0, (fn.__name__, best)           # of 255: anti-aliasing only
+        off = np.abs(a[:h - 6, :w - 6] - b[6:h, 6:w]).mean()    # the same images 6 px apart
+        assert best < off / 3, (fn.__name__, best, off)            # (the measure tells images apart)
+
+
 @pytest.mark.parametrize("name", MACHINES)
 def test_run_plots(runs, name, tmp_path, monkeypatch):
     from mechanisms.machine.plots import plot_timeseries, plot_trajectory

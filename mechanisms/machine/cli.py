@@ -416,7 +416,7 @@ def _run(args, name: str) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .plots import animate, plot_bond_graph, plot_timeseries, plot_trajectory
+    from .plots import animate, plot_timeseries, plot_trajectory, write_bond_graph
 
     settle()                     # and matplotlib, imported just now
     T_plots = time.perf_counter()
@@ -437,7 +437,7 @@ def _run(args, name: str) -> int:
     def bond_graph_and_animation() -> list[str]:
         done = []
         if bond_graph:
-            plot_bond_graph(machine, out / "bond_graph.png", full)
+            write_bond_graph(machine, out / "bond_graph.png", full)     # kept from the last run if the same
             done += ["bond_graph.png"] + (["bond_graph_full.pdf"] if full else [])
         if not args.no_animation:
             animate(run, out / "cycle.gif", progress=not args.quiet)

@@ -26,9 +26,11 @@ import numpy as np
 from .files import atomic_path
 
 __all__ = ["plot_trajectory", "plot_timeseries", "animate", "plot_bond_graph", "posture_lines",
-           "plot_compare", "save_figure", "write_full_bond_graph"]
+           "plot_compare", "save_figure", "write_full_bond_graph", "write_bond_graph"]
 
 _PATH_COLOURS = ("tab:red", "tab:purple", "tab:green", "tab:orange")
+#: the causal diagram's figure size (inch) and resolution (dpi) as plot_bond_graph writes it
+_DIAGRAM_SIZE, _DIAGRAM_DPI = (12, 7), 120
 
 
 def _check_run(run, what: str) -> None:
@@ -43,13 +45,21 @@ def _check_run(run, what: str) -> None:
     raise ParameterError(f"{what}: got {type(run).__name__}; {hint}")
 
 
-def save_figure(fig, path: str | Path | None, dpi: int = 120):
+def save_figure(fig, path: str | Path | None, dpi: int = 120, *, draw_once: bool = False):
     """Write ``fig`` atomically when a path is given (format from the suffix); return it.
 
     The image is cut to what the figure draws (``bbox_inches="tight"``), so a legend or a
-    title outside the axes is in the file, never clipped at the figure's edge.
+    title outside the axes is in the file, never clipped at the figure's edge. With
+    ``draw_once``, a PNG whose drawing lies inside the figure is drawn once and cut out of
+    the canvas (:func:`.tightpng.write_tight_png`; savefig draws twice); any other file,
+    or a drawing past the figure's edge, is savefig's.
     """
     if path:
+        if draw_once and (Path(path).suffix.lower() or ".png") == ".png":
+            from .tightpng import write_tight_png
+
+            if write_tight_png(fig, path, dpi=dpi, pad_inches=0.1) is not None:
+                return fig
         with atomic_path(path) as tmp:
             fig.savefig(tmp, dpi=dpi, format=Path(path).suffix.lstrip(".") or "png", bbox_inches="tight",
                         pad_inches=0.1)
@@ -128,7 +138,7 @@ def plot_trajectory(run, path: str | Path | None = None, ax=None):
     _legend_outside(ax, fontsize="small")
     ax.set_title(f"{desc.name}: {run.mode} cycle {run.cycle.source}")
     fig.tight_layout()
-    return _save(fig, path)
+    return _save(fig, path, draw_once=True)
 
 
 def plot_timeseries(run, path: str | Path | None = None):
@@ -165,7 +175,7 @@ def plot_timeseries(run, path: str | Path | None = None):
         ax.grid(True, alpha=0.3)
         _legend_outside(ax, fontsize="x-small")
     fig.tight_layout()
-    return _save(fig, path)
+    return _save(fig, path, draw_once=True)
 
 
 def _frame_figure(run, dpi: float = 80):
@@ -338,11 +348,46 @@ def plot_bond_graph(machine, path: str | Path | None = None, full_path: str | Pa
     part: :func:`write_full_bond_graph`)."""
     from ..drawing import draw_causal_diagram
 
-    ax = draw_causal_diagram(machine.model)
-    _save(ax.figure, path)
+    ax = draw_causal_diagram(machine.model, figsize=_DIAGRAM_SIZE)
+    _save(ax.figure, path, dpi=_DIAGRAM_DPI)
     if full_path:
         write_full_bond_graph(machine, full_path)
     return ax.figure
+
+
+def write_bond_graph(machine, path: str | Path, full_path: str | Path | None = None) -> list[Path]:
+    """Write what :func:`plot_bond_graph` writes (the part-level causal diagram at ``path``,
+    every element at ``full_path``), the diagram as a PNG kept from an earlier run of the
+    same machine when there is one (:mod:`.keptfigures`: the same bytes, not drawn
+    again). Returns the files written.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import os, tempfile
+    >>> from mechanisms.machine import Machine, DATA
+    >>> m = Machine.from_file(DATA / "knuckle_crane.toml", mode="forces")
+    >>> d = tempfile.mkdtemp()
+    >>> [p.name for p in write_bond_graph(m, os.path.join(d, "bond_graph.png"))]
+    ['bond_graph.png']
+    """
+    import matplotlib.pyplot as plt
+
+    from ..drawing import causal_scene
+    from .keptfigures import figure_key, write_kept_png
+
+    path = Path(path)
+    model = machine.model
+    if path.suffix.lower() == ".png":
+        key = figure_key(causal_scene(model).describe(), size=_DIAGRAM_SIZE, dpi=_DIAGRAM_DPI,
+                         bbox_inches="tight", pad_inches=0.1)
+
+        def draw(p: Path) -> None:
+            plt.close(plot_bond_graph(machine, p))
+        write_kept_png(key, path, draw)
+    else:                  # a PDF or SVG carries its date: drawn every time
+        plt.close(plot_bond_graph(machine, path))
+    return [path] + (write_full_bond_graph(machine, full_path) if full_path else [])
 
 
 def plot_compare(runs: dict, path: str | Path | None = None):

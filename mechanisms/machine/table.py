@@ -166,9 +166,8 @@ def write_csv(run, path):
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header(run))
-    cols = [np.asarray(tab[k], dtype=float) for k in keys]
-    for i in range(len(tab["time"])):
-        w.writerow([f"{c[i]:.10g}" for c in cols])
+    cols = [np.asarray(tab[k], dtype=float).tolist() for k in keys]     # Python floats: formatted alike, faster
+    w.writerows([f"{x:.10g}" for x in row] for row in zip(*cols))
     return atomic_write(path, buf.getvalue())
 
 

@@ -156,3 +156,15 @@ def test_a_wrong_unit_and_a_bad_value_are_reported_together(tmp_path):
         Cycle.from_csv(p, "extensions", FUNCS)
     text = str(e.value)
     assert "2 problems" in text and "'boom [kg]'" in text and "line 2, column 'arm': 'x' is not a number" in text
+
+
+def test_the_csv_holds_every_value_to_ten_digits(lengths_run):
+    """Each cell is the table's value printed as ``%.10g`` (printf's rounding), every row
+    and column in the table's order; the header names each column with its unit."""
+    _, run, folder = lengths_run
+    tab = run.table()
+    lines = (folder / "results.csv").read_text().splitlines()
+    assert lines[0].split(",") == [f"{k} [{run.units.get(k, '1')}]" for k in tab]
+    assert len(lines) == len(tab["time"]) + 1
+    for i in (0, 1, len(lines) // 2, len(lines) - 2):
+        assert lines[i + 1].split(",") == ["%.10g" % float(np.asarray(tab[k])[i]) for k in tab]
