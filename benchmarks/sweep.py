@@ -15,11 +15,14 @@ The sweeps (tool forces on 20 lengths per stroke, weights on, the excavator):
   case of a grid whose every point is new to the analysis.
 
 Each interpreter runs its sweeps in order — serial (the study built in the timing, from
-the compile cache: "first"), serial again (the study kept: "warm"), ``processes=2``, and
+the compile cache: "first"), serial again (the study kept: "warm"), ``processes=2`` (the
+workers forked in the timing), ``processes=2`` again ("processes 2 warm": the pool kept
+between sweeps, where the checkout keeps it; forked again where it does not), and
 on Dask: the cluster started and its workers' imports done before the timing, then a
 first sweep (each worker builds its study) and a second (its study kept) — and reports
 wall and CPU time (the parent's for serial; the parent's and its children's for
-processes; the client's and the workers' for Dask). Every table is checked equal to the
+processes, the children's split from the parent's for the two — a kept pool's live workers
+read from ``/proc`` —; the client's and the workers' for Dask). Every table is checked equal to the
 serial one. The load average is printed before and after.
 """
 
@@ -55,17 +58,26 @@ def _child(grid_name: str, dask: bool) -> None:
 
     def timed(label, **kw):
         ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        live = _live_children_cpu if "client" not in kw else dict    # Dask's workers: counted below
+        live0 = live()
         c0, t0 = time.process_time(), time.perf_counter()
         df = sweep(DATA / "excavator.toml", grid, "tool-forces", options=OPTIONS, progress=False, **kw)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        out[label] = {"wall": wall, "cpu": cpu + (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)}
+        live1 = live()
+        # the children: those that ended (rusage, less what they had used before), and those
+        # still running (a kept pool's workers: what they used meanwhile, from /proc)
+        ended = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime) \
+            - sum(c for pid, c in live0.items() if pid not in live1)
+        running = sum(c - live0.get(pid, 0.0) for pid, c in live1.items())
+        out[label] = {"wall": wall, "cpu": cpu + ended + running, "parent": cpu, "children": ended + running}
         return df
 
     ref = timed("serial first", processes=1)
     timed("serial warm", processes=1)
     cols = [c for c in ref.columns if c != "rebuilt"]
     same = {"processes": timed("processes 2", processes=2)[cols].equals(ref[cols])}
+    same["processes warm"] = timed("processes 2 warm", processes=2)[cols].equals(ref[cols])
     if dask:
         import logging
 
@@ -82,6 +94,21 @@ def _child(grid_name: str, dask: bool) -> None:
                 out[label]["cpu"] += sum(client.run(time.process_time).values()) - c0   # the workers' CPU
     out["same"] = same
     print("RESULT " + json.dumps(out))
+
+
+def _live_children_cpu() -> dict[int, float]:
+    """CPU seconds (user + system) of this process's live children, by pid (Linux /proc)."""
+    import multiprocessing as mp
+
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for p in mp.active_children():
+        try:
+            fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[p.pid] = (int(fields[11]) + int(fields[12])) / tick
+    return out
 
 
 def _load() -> str:
@@ -120,7 +147,8 @@ def main(argv=None) -> None:
                     f"{k} {v['wall']:.2f} s" for k, v in res.items() if k != "same") + f"; same tables {res['same']}; "
                     f"load {_load()}", flush=True)
     print(f"\nmedians of {args.repeat} (wall / CPU, s)")
-    labels = ["serial first", "serial warm", "processes 2", "dask start", "dask first", "dask warm"]
+    labels = ["serial first", "serial warm", "processes 2", "processes 2 warm", "dask start", "dask first",
+              "dask warm"]
     for g in grids:
         print(f"grid {g}: " + ", ".join(f"{k} = {v}" for k, v in GRIDS[g].items()))
         for name, _ in roots:
@@ -133,9 +161,16 @@ def main(argv=None) -> None:
             ratio = ""
             if "serial warm" in med and "processes 2" in med:
                 ratio += f"; processes {med['serial warm'][0] / med['processes 2'][0]:.2f}× serial warm"
+            if "serial warm" in med and "processes 2 warm" in med:
+                ratio += f", processes warm {med['serial warm'][0] / med['processes 2 warm'][0]:.2f}×"
             if "dask warm" in med:
                 ratio += f", Dask warm {med['serial warm'][0] / med['dask warm'][0]:.2f}× serial warm"
             print(f"  {name:<8} {cells}{ratio}")
+            split = [f"{k}: parent {statistics.median(x[k]['parent'] for x in rs):.3f} + children "
+                     f"{statistics.median(x[k]['children'] for x in rs):.3f}"
+                     for k in ("processes 2", "processes 2 warm") if k in rs[0] and "parent" in rs[0][k]]
+            if split:
+                print(f"  {'':<8} CPU split (s): " + "; ".join(split))
     print(f"load average (1, 5, 15 min) after: {_load()}")
 
 
