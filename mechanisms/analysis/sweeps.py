@@ -34,7 +34,10 @@ evaluation is made in one process only. What is kept is forgotten when the sweep
 Work runs in local processes by default (``processes``, default all cores), serially
 with ``processes=1``, or on a Dask cluster when ``client`` is a
 ``distributed.Client`` (``hydrobond sweep --scheduler ADDRESS``); a progress bar
-counts the points.
+counts the points. Local processes are forked once and kept for the next sweep of the
+same machine (:mod:`.workers`; :func:`~.workers.close_workers` ends them); they read and
+check their points themselves, side by side, and a bad point still stops the sweep
+before its analyses with the error a serial sweep gives. Ctrl-C stops a sweep at once.
 
 Examples
 --------
