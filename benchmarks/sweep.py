@@ -69,8 +69,10 @@ def _child(grid_name: str, dask: bool) -> None:
         # still running (a kept pool's workers: what they used meanwhile, from /proc)
         ended = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime) \
             - sum(c for pid, c in live0.items() if pid not in live1)
-        running = sum(c - live0.get(pid, 0.0) for pid, c in live1.items())
-        out[label] = {"wall": wall, "cpu": cpu + ended + running, "parent": cpu, "children": ended + running}
+        each = sorted(c - live0.get(pid, 0.0) for pid, c in live1.items())
+        running = sum(each)
+        out[label] = {"wall": wall, "cpu": cpu + ended + running, "parent": cpu, "children": ended + running,
+                      "busiest": max(each) if each and not ended > 0.005 else float("nan")}
         return df
 
     ref = timed("serial first", processes=1)
@@ -168,6 +170,8 @@ def main(argv=None) -> None:
             print(f"  {name:<8} {cells}{ratio}")
             split = [f"{k}: parent {statistics.median(x[k]['parent'] for x in rs):.3f} + children "
                      f"{statistics.median(x[k]['children'] for x in rs):.3f}"
+                     + (f" (busiest worker {statistics.median(x[k]['busiest'] for x in rs):.3f})"
+                        if rs[0][k].get("busiest", float("nan")) == rs[0][k].get("busiest") else "")
                      for k in ("processes 2", "processes 2 warm") if k in rs[0] and "parent" in rs[0][k]]
             if split:
                 print(f"  {'':<8} CPU split (s): " + "; ".join(split))
