@@ -3,7 +3,7 @@ Dask ``LocalCluster`` of two worker processes — for this checkout and, with ``
 another one (e.g. ``git archive main | tar -x -C /tmp/before``), interleaved run by run so
 both see the same load; medians of ``--repeat`` runs, each in a fresh interpreter.
 
-Run: ``python benchmarks/sweep.py [--repeat 3] [--against DIR] [--no-dask] [--grid boom|arm|both]``.
+Run: ``python benchmarks/sweep.py [--repeat 3] [--against DIR] [--no-dask] [--grid boom|arm|both] [--pairs N]``.
 
 The sweeps (tool forces on 20 lengths per stroke, weights on, the excavator):
 
@@ -24,6 +24,11 @@ wall and CPU time (the parent's for serial; the parent's and its children's for
 processes, the children's split from the parent's for the two — a kept pool's live workers
 read from ``/proc`` —; the client's and the workers' for Dask). Every table is checked equal to the
 serial one. The load average is printed before and after.
+
+``--pairs N`` then alternates, in the same interpreter, N serial sweeps and N sweeps on two
+processes (the pool kept where the checkout keeps it), and prints the median of the N
+ratios of each pair: the two sweeps of a pair a second apart see the same load, where the
+medians above compare sweeps a minute apart.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ def _noop() -> None:
     import mechanisms.analysis.sweeps  # noqa: F401
 
 
-def _child(grid_name: str, dask: bool) -> None:
+def _child(grid_name: str, dask: bool, pairs: int = 0) -> None:
     import resource
 
     from mechanisms.analysis import sweep
@@ -80,6 +85,13 @@ def _child(grid_name: str, dask: bool) -> None:
     cols = [c for c in ref.columns if c != "rebuilt"]
     same = {"processes": timed("processes 2", processes=2)[cols].equals(ref[cols])}
     same["processes warm"] = timed("processes 2 warm", processes=2)[cols].equals(ref[cols])
+    ratios = []
+    for _ in range(pairs):
+        timed("pair serial", processes=1)
+        timed("pair processes", processes=2)
+        ratios.append(out["pair serial"]["wall"] / out["pair processes"]["wall"])
+    if ratios:
+        out["pairs"] = {"wall": statistics.median(ratios), "cpu": float("nan"), "all": ratios}
     if dask:
         import logging
 
@@ -123,10 +135,11 @@ def main(argv=None) -> None:
     ap.add_argument("--against", type=Path, default=None, help="another checkout, measured interleaved")
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--grid", choices=["boom", "arm", "both"], default="both")
+    ap.add_argument("--pairs", type=int, default=0, help="alternate N serial and pooled sweeps, paired ratios")
     ap.add_argument("--child", choices=list(GRIDS), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        _child(args.child, not args.no_dask)
+        _child(args.child, not args.no_dask, args.pairs)
         return
     here = Path(__file__).resolve().parents[1]
     roots = [("this", here)] + ([("against", args.against.resolve())] if args.against else [])
@@ -137,7 +150,8 @@ def main(argv=None) -> None:
         for g in grids:
             for name, root in roots:
                 env = {**os.environ, "PYTHONPATH": str(root), "MPLBACKEND": "Agg"}
-                cmd = [sys.executable, str(Path(__file__).resolve()), "--child", g] + (["--no-dask"] if args.no_dask else [])
+                cmd = [sys.executable, str(Path(__file__).resolve()), "--child", g, "--pairs", str(args.pairs)] + \
+                    (["--no-dask"] if args.no_dask else [])
                 p = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True)
                 line = next((ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")), None)
                 if line is None:
@@ -146,7 +160,10 @@ def main(argv=None) -> None:
                 res = json.loads(line[7:])
                 runs.setdefault((g, name), []).append(res)
                 print(f"  run {r + 1} {g} {name}: " + ", ".join(
-                    f"{k} {v['wall']:.2f} s" for k, v in res.items() if k != "same") + f"; same tables {res['same']}; "
+                    f"{k} {v['wall']:.2f} s" for k, v in res.items() if k not in ("same", "pairs", "pair serial",
+                                                                               "pair processes"))
+                    + (f"; paired ratios {', '.join(f'{x:.2f}' for x in res['pairs']['all'])}" if "pairs" in res else "")
+                    + f"; same tables {res['same']}; "
                     f"load {_load()}", flush=True)
     print(f"\nmedians of {args.repeat} (wall / CPU, s)")
     labels = ["serial first", "serial warm", "processes 2", "processes 2 warm", "dask start", "dask first",
@@ -175,6 +192,10 @@ def main(argv=None) -> None:
                      for k in ("processes 2", "processes 2 warm") if k in rs[0] and "parent" in rs[0][k]]
             if split:
                 print(f"  {'':<8} CPU split (s): " + "; ".join(split))
+            if "pairs" in rs[0]:
+                every = sorted(v for x in rs for v in x["pairs"]["all"])
+                print(f"  {'':<8} serial / 2 processes, sweeps alternated: median {statistics.median(every):.2f}× "
+                      f"({len(every)} pairs, {every[0]:.2f}–{every[-1]:.2f}×)")
     print(f"load average (1, 5, 15 min) after: {_load()}")
 
 
