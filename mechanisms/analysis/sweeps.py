@@ -611,7 +611,9 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
     client : distributed.Client, optional
         Run on this Dask cluster.
     processes : int, optional
-        Local worker processes (default: the CPU count; 1 runs in this process).
+        Local worker processes (default: the CPU count; 1 runs in this process). They are
+        kept for the next sweep of the same machine file in this interpreter
+        (``mechanisms.analysis.close_workers()`` ends them); Ctrl-C stops them.
     progress : bool
         A progress bar over the points.
 
