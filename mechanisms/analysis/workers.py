@@ -15,7 +15,8 @@ stop flag (each stops at its next point or batch of points; the workers ignore S
 themselves, so that a terminal's Ctrl-C reaches the sweep, not them half-way through a
 chunk), cancels what has not started and gives the pool up: the next sweep starts a
 fresh one. Two sweeps at once (from two threads) do not share it: the second gets a
-pool of its own, shut down at its end.
+pool of its own, shut down at its end. While kept, the pool has two idle threads in the
+interpreter (its manager and its queue's feeder), as any live ``ProcessPoolExecutor``.
 
 Examples
 --------
