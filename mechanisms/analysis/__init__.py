@@ -11,7 +11,8 @@ costs — and how that changes with a pin or a bore.
   height and reach at 45° come with its working range (:mod:`.loading`);
 * :func:`cycle_energy` — where the pump work of a valves cycle goes (:mod:`.energy`);
 * :func:`sweep` — any of them over a grid or a sample of parameters, in local
-  processes or on a Dask cluster (:mod:`.sweeps`).
+  processes (kept between sweeps; :func:`close_workers` ends them) or on a Dask cluster
+  (:mod:`.sweeps`).
 
 Statics come from the machine's bond graph (:mod:`.statics`: holding forces, chassis
 reactions, velocity ratios, evaluated in batches by :func:`bondgraph.batch.evaluate_many`),
@@ -50,6 +51,7 @@ _EXPORTS = {
     'parse_values': '.sweeps',
     'run_analysis': '.sweeps',
     'sweep': '.sweeps',
+    'close_workers': '.workers',
     'ToolForces': '.digging',
     'tool_forces': '.digging',
     'WorkingRange': '.reach',
@@ -60,6 +62,6 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["Study", "working_range", "WorkingRange", "tool_forces", "ToolForces", "lift_capacity",
            "LiftCapacity", "breakout_forces", "BreakoutForces", "cycle_energy", "CycleEnergy", "sweep", "ANALYSES",
-           "run_analysis",
+           "run_analysis", "close_workers",
            "parse_values", "AnalysisResult", "BoxKinematics", "BoxGrid", "FrontStatics",
            "cylinder_force_limits"]

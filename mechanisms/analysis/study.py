@@ -245,15 +245,16 @@ class Study:
         return log
 
     def _update_machine(self, mode, machine, new, overrides) -> str:
-        """Move a built machine to ``new`` with :meth:`Machine.set`: only the keys that
-        differ from its description, each at its override or its base value. A change
-        its model does not contain (``"description"``) leaves the model as it was."""
+        """Move a built machine to ``new`` as :meth:`Machine.set` of the keys that differ from
+        its description (each at its override or its base value) would, without reading the
+        point again. A change its model does not contain (``"description"``) leaves the
+        model as it was."""
         cur = machine.description
         keys = {k for k in set(cur.overrides) | set(overrides)
                 if cur.overrides.get(k, _MISSING) != overrides.get(k, _MISSING)}
         if not keys:
             return "kept"
-        done = machine.set({k: overrides[k] if k in overrides else _raw(self.base, k) for k in keys})
+        done = machine._set_to(new)         # what set() of those keys reads: the point, read once
         return "kept" if done == "description" else done
 
     def _snapshot(self) -> tuple["Study", Any]:

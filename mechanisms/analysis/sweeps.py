@@ -34,7 +34,10 @@ evaluation is made in one process only. What is kept is forgotten when the sweep
 Work runs in local processes by default (``processes``, default all cores), serially
 with ``processes=1``, or on a Dask cluster when ``client`` is a
 ``distributed.Client`` (``hydrobond sweep --scheduler ADDRESS``); a progress bar
-counts the points.
+counts the points. Local processes are forked once and kept for the next sweep of the
+same machine (:mod:`.workers`; :func:`~.workers.close_workers` ends them); they read and
+check their points themselves, side by side, and a bad point still stops the sweep
+before its analyses with the error a serial sweep gives. Ctrl-C stops a sweep at once.
 
 Examples
 --------
@@ -49,7 +52,6 @@ Examples
 
 from __future__ import annotations
 
-import gc
 import itertools
 import math
 import os
@@ -362,11 +364,19 @@ _MEMOS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
+def _base_key(base) -> tuple:
+    """What a worker's study (and a kept pool, :mod:`.workers`) is of: the file's path, its
+    overrides and its text."""
+    return (base.file.path, repr(sorted(base.overrides.items())), repr(base.file.data))
+
+
 def _run_chunk(base, analysis, options, items, read=None, run: str = "",
-               done: Callable[[int], Any] | None = None) -> list[dict[str, Any]]:
+               done: Callable[[int], Any] | None = None,
+               stop: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
     """Run points ``items`` = [(index, point)] on this process's study of ``base``
     (``read``: index → the base read with the point's values, when the caller has them;
-    ``done(k)``: k more points finished, for a progress bar in this process).
+    ``done(k)``: k more points finished, for a progress bar in this process; ``stop()``
+    true: return before the next point or batch).
 
     The process keeps its study of ``base`` (compiled models, stroke grids) between chunks
     and sweeps — a Dask worker builds it once — and, for the sweep ``run``, one
@@ -378,7 +388,7 @@ def _run_chunk(base, analysis, options, items, read=None, run: str = "",
 
     out = []
     with _LOCK, single_blas_thread():  # one point at a time per process: compiled models keep buffers
-        key = (base.file.path, repr(sorted(base.overrides.items())), repr(base.file.data))
+        key = _base_key(base)
         study = _STUDIES.get(key)
         if study is None:
             while len(_STUDIES) >= 4:      # a long-lived worker keeps the last few bases
@@ -391,11 +401,15 @@ def _run_chunk(base, analysis, options, items, read=None, run: str = "",
             memo = _MEMOS[run] = EvaluationMemo()
         if analysis == "tool-forces" and len(items) > 1:      # points of one geometry side by side
             for batch in _batches(items, _group_of(base)):
+                if stop is not None and stop():
+                    break
                 out += _run_batch(study, base, analysis, options, batch, read, memo)
                 if done is not None:
                     done(len(batch))
             return out
         for index, point in items:
+            if stop is not None and stop():
+                break
             row: dict[str, Any] = {"_index": index}
             try:
                 ov = _overrides(base, point)
@@ -413,6 +427,33 @@ def _run_chunk(base, analysis, options, items, read=None, run: str = "",
             if done is not None:
                 done(1)
     return out
+
+
+def _run_pooled(base, analysis, options, items, run: str) -> list[dict[str, Any]]:
+    """A chunk in a local worker (:mod:`.workers`): its points read (the check the parent
+    makes of every point before any work, made here, by the workers side by side), then
+    run. A point that cannot be read stops the sweep: the chunk returns the problems
+    (``"_problems"``) and sets the pool's stop flag, so that the other chunks stop before
+    their next point. A row carries the SI values of its point's keys (``"_si"``)."""
+    from .workers import request_stop, stop_requested
+
+    read, problems = {}, []
+    for index, point in items:
+        try:
+            read[index] = base.with_overrides(_overrides(base, point))
+        except BondGraphError as exc:
+            problems.append({"_index": index, "_problems": list(exc.problems)})
+    if problems:
+        request_stop()
+        return problems
+    if stop_requested():
+        return []
+    rows = _run_chunk(base, analysis, options, items, read, run, stop=stop_requested)
+    points = dict(items)
+    for row in rows:
+        i = row["_index"]
+        row["_si"] = {k: _si(base, k, v, read[i]) for k, v in points[i].items()}
+    return rows
 
 
 def _batches(items: list, group: Callable[[Any], Any], most: int = 64) -> list[list]:
@@ -570,7 +611,9 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
     client : distributed.Client, optional
         Run on this Dask cluster.
     processes : int, optional
-        Local worker processes (default: the CPU count; 1 runs in this process).
+        Local worker processes (default: the CPU count; 1 runs in this process). They are
+        kept for the next sweep of the same machine file in this interpreter
+        (``mechanisms.analysis.close_workers()`` ends them); Ctrl-C stops them.
     progress : bool
         A progress bar over the points.
 
@@ -624,14 +667,6 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
                             "swept as part.points.NAME.x, chassis.\"part.point\".y or part.cog.x)")
     if problems:
         raise ParameterError(problems, subject="sweep")
-    read = {}
-    for i, p in enumerate(points):  # every point is read before any work (units, ranges, keys)
-        try:
-            read[i] = base.with_overrides(_overrides(base, p))
-        except BondGraphError as exc:
-            problems += [q for q in exc.problems if q not in problems]
-    if problems:
-        raise ParameterError(problems, subject="sweep")
     if isinstance(analysis, (list, tuple)):
         bad = [k for k in (options or {}) if k not in analysis]
         if bad:
@@ -643,7 +678,20 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
     else:
         _check_options(analysis, options)
         _check_requirements(analysis, base, options)
+    procs = processes if processes is not None else (os.cpu_count() or 1)
+    if client is None and (isinstance(procs, bool) or not isinstance(procs, int) or procs < 1):
+        raise ParameterError(f"processes = {processes!r}: expected a whole number ≥ 1")
+    pooled = client is None and procs > 1 and len(points) > 1
     items = list(enumerate(points))
+    read = {}
+    if not pooled:   # every point is read before any work (units, ranges, keys); on local workers, by them
+        for i, p in items:
+            try:
+                read[i] = base.with_overrides(_overrides(base, p))
+            except BondGraphError as exc:
+                problems += [q for q in exc.problems if q not in problems]
+        if problems:
+            raise ParameterError(problems, subject="sweep")
     run = uuid.uuid4().hex              # the evaluations its processes keep, by this sweep
     rows: list[dict] = []
     bar = None
@@ -666,32 +714,30 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
                     client.run(_forget, run)
                 except Exception:  # noqa: BLE001 - a worker gone: nothing of it to forget
                     pass
-        else:
-            procs = processes if processes is not None else (os.cpu_count() or 1)
-            if isinstance(procs, bool) or not isinstance(procs, int) or procs < 1:
-                raise ParameterError(f"processes = {processes!r}: expected a whole number ≥ 1")
-            if procs == 1 or len(items) == 1:
-                tick = bar.update if bar is not None else None
-                if analysis == "tool-forces":                  # points side by side, the bar per batch
-                    rows += _run_chunk(base, analysis, dict(options or {}), items, read, run, tick)
-                else:
-                    for it in items:
-                        rows += _run_chunk(base, analysis, dict(options or {}), [it], read, run)
-                        if tick is not None:
-                            tick(1)
+        elif not pooled:
+            tick = bar.update if bar is not None else None
+            if analysis == "tool-forces":                  # points side by side, the bar per batch
+                rows += _run_chunk(base, analysis, dict(options or {}), items, read, run, tick)
             else:
-                import multiprocessing as mp
-                from concurrent.futures import ProcessPoolExecutor, as_completed as done
+                for it in items:
+                    rows += _run_chunk(base, analysis, dict(options or {}), [it], read, run)
+                    if tick is not None:
+                        tick(1)
+        else:
+            from concurrent.futures import as_completed as done
 
-                parts = _chunks(items, procs * chunks_per_worker, _group_of(base), procs)
-                gc.freeze()    # the parent's objects out of the children's collections: their pages stay shared
-                try:
-                    with ProcessPoolExecutor(max_workers=procs, mp_context=mp.get_context("fork")) as ex:
-                        futures = [ex.submit(_run_chunk, base, analysis, dict(options or {}), part, None, run)
-                                   for part in parts]
-                        _collect(done(futures), rows, bar)
-                finally:
-                    gc.unfreeze()
+            from .workers import local_workers
+
+            parts = _chunks(items, procs * chunks_per_worker, _group_of(base), procs)
+            named = all(isinstance(a, str) for a in names)   # a user's function: workers forked for it
+            with local_workers(procs, _base_key(base), keep=named) as (pool, _):
+                futures = [pool.submit(_run_pooled, base, analysis, dict(options or {}), part, run)
+                           for part in parts]
+                _collect(done(futures), rows, bar)
+            for r in sorted(rows, key=lambda r: r["_index"]):      # in the points' order, as serially
+                problems += [q for q in r.get("_problems", ()) if q not in problems]
+            if problems:
+                raise ParameterError(problems, subject="sweep")
     finally:
         _forget(run)
         if bar is not None:
@@ -702,7 +748,9 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
         units.update(r.pop("_units", {}))
     records = []
     for (i, p), r in zip(items, rows):
-        rec = {k: _si(base, k, p[k], read.get(i)) if k in p else np.nan for k in keys}
+        si = r.pop("_si", None)
+        rec = {k: (si[k] if si is not None else _si(base, k, p[k], read.get(i))) if k in p else np.nan
+               for k in keys}
         rec.update({k: v for k, v in r.items() if k != "_index"})
         records.append(rec)
     df = pd.DataFrame(records)

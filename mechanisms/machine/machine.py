@@ -544,7 +544,11 @@ class Machine:
         ParameterError
             Unknown keys, wrong units, bad values (every problem at once); nothing changes.
         """
-        new = self.description.with_overrides(values)
+        return self._set_to(self.description.with_overrides(values))
+
+    def _set_to(self, new: MachineDescription) -> str:
+        """:meth:`set` to ``new``, this machine's description already read with the new values
+        (a study's point, read once by its caller)."""
         old = self.description
         changed = {k for k in set(new.values) | set(old.values) if new.values.get(k) != old.values.get(k)}
         bad = [k for k in changed if new.values.get(k) == 0 and k.endswith(("bore", "rod"))]
