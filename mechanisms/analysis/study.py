@@ -111,7 +111,8 @@ class Study:
     Attributes
     ----------
     base : MachineDescription
-        The description sweeps are relative to.
+        The description :meth:`update` is relative to (a sweep of a study is relative to its
+        :attr:`description`: the study's overrides stay).
     description : MachineDescription
         The base with the current overrides.
     log : dict
@@ -159,7 +160,7 @@ class Study:
         else:
             raise ParameterError(f"a study of {type(source).__name__}: expected a machine file, a "
                                  "MachineDescription or a Machine")
-        #: the description sweeps are relative to
+        #: the description update() is relative to
         self.base = desc
         self.description = desc if not overrides else desc.with_overrides(overrides)
         self.overrides: dict[str, Any] = dict(overrides or {})

@@ -592,7 +592,8 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
     Parameters
     ----------
     machine : path, MachineDescription, Machine or Study
-        The base every point is relative to.
+        The base every point is relative to (a study's description: its base with its
+        overrides; a point's value wins on a key both set).
     parameters : dict or list of dicts
         Dotted key → values (see the module docstring): their product is the grid, or
         ``sample`` points are drawn over their ranges; or an explicit list of points.
@@ -652,7 +653,7 @@ def sweep(machine: Any, parameters: Any, analysis: str | Callable = "tool-forces
     from .study import Study
 
     study = Study.of(machine)
-    base = study.base
+    base = study.description     # a study's own overrides stay under every point
     names = list(analysis) if isinstance(analysis, (list, tuple)) else [analysis]
     for a in names:
         if not callable(a) and a not in ANALYSES:

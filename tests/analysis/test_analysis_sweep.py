@@ -149,3 +149,28 @@ def test_cli_analyse_prints_the_lift_table_and_writes_its_files(tmp_path, capsys
     out = capsys.readouterr().out
     assert "rated lift capacity over the front / over the side [t]" in out and "lift_capacity.csv" in out
     assert (tmp_path / "lift_capacity.png").stat().st_size > 10_000
+
+
+def _bucket_and_bore(study):
+    """What the point's description holds: the bucket's mass and the boom cylinder's bore."""
+    from types import SimpleNamespace
+
+    parts = study.description.parts
+    vals = {"bucket_mass": parts["bucket"].values["mass"],
+            "boom_bore": parts["boom_cylinder"].values["bore"]}
+    return SimpleNamespace(summary=lambda: vals, summary_units={"bucket_mass": "kg", "boom_bore": "m"})
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_study_with_overrides_is_swept_with_them(processes):
+    # the sweep's points go on top of the study's own overrides (its description), the
+    # point's value winning on a key both set
+    study = Study(DATA / "excavator.toml", {"bucket.mass": "900 kg", "boom_cylinder.bore": "150 mm"})
+    df = sweep(study, {"boom_cylinder.bore": "130, 140 mm"}, _bucket_and_bore, processes=processes,
+               progress=False)
+    assert (df["error"] == "").all()
+    assert df["bucket_mass"].tolist() == [900.0, 900.0]
+    assert df["boom_bore"].tolist() == pytest.approx([0.13, 0.14], rel=1e-12)
+    plain = sweep(DATA / "excavator.toml", {"boom_cylinder.bore": "130 mm"}, _bucket_and_bore,
+                  processes=1, progress=False)
+    assert plain["bucket_mass"].iloc[0] != 900.0      # the file's own mass: the check above can fail
