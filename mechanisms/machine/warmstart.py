@@ -41,7 +41,6 @@ True
 from __future__ import annotations
 
 import hashlib
-import pickle
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -116,10 +115,13 @@ def start_pose_file(key: str) -> Path:
     >>> start_pose_file("a").name == start_pose_file("a").name != start_pose_file("b").name
     True
     """
-    from bondgraph.files import cache_dir
+    from bondgraph.kept import kept_file
 
-    digest = hashlib.sha256(f"start pose {_FORMAT}|{key}".encode()).hexdigest()[:32]
-    return cache_dir() / f"start_{digest}.pkl"
+    return kept_file("start", _pose_key(key))
+
+
+def _pose_key(key: str) -> str:
+    return f"start pose {_FORMAT}|{key}"
 
 
 def _layout(mechanism) -> list[tuple[str, int]]:
@@ -143,20 +145,10 @@ def save_start_pose(key: str, pose) -> None:
     >>> start_pose_file("warmstart doc: single boom").exists()
     True
     """
-    entry = {"key": key, "layout": _layout(pose.mechanism),
-             "values": {n: tuple(float(x) for x in v) for n, v in pose.values.items()}}
-    _save(start_pose_file(key), entry)
+    from bondgraph.kept import keep
 
-
-def _save(path: Path, entry: dict) -> None:
-    """Write a cache entry atomically; a failure only costs speed (the next build solves)."""
-    from bondgraph.errors import BondGraphError
-    from bondgraph.files import atomic_write
-
-    try:
-        atomic_write(path, pickle.dumps(entry))
-    except (OSError, BondGraphError, pickle.PicklingError, TypeError):
-        pass
+    keep("start", _pose_key(key), {"layout": _layout(pose.mechanism),
+                                   "values": {n: tuple(float(x) for x in v) for n, v in pose.values.items()}})
 
 
 def load_start_pose(key: str, mechanism, targets: Mapping[str, float]) -> Any:
@@ -184,11 +176,13 @@ def load_start_pose(key: str, mechanism, targets: Mapping[str, float]) -> Any:
     >>> load_start_pose("warmstart doc: boom", mech, {"boom_cyl": 3.3}) is None   # another target
     True
     """
+    from bondgraph.kept import kept
+
     from ..assembly import Pose
 
     try:
-        entry = pickle.loads(start_pose_file(key).read_bytes())
-        if entry.get("key") != key or entry.get("layout") != _layout(mechanism):
+        entry = kept("start", _pose_key(key))      # None: missing, unreadable or another key's
+        if entry is None or entry.get("layout") != _layout(mechanism):
             return None
         values = entry["values"]
         z = np.concatenate([np.asarray(values[name], dtype=float) for name in mechanism.parts])
@@ -249,9 +243,9 @@ def start_state_key(machine_key: str, model, x: np.ndarray, free: list[str], inp
 
 
 def _state_file(key: str) -> Path:
-    from bondgraph.files import cache_dir
+    from bondgraph.kept import kept_file
 
-    return cache_dir() / f"start_{hashlib.sha256(key.encode()).hexdigest()[:32]}.pkl"
+    return kept_file("start", key)
 
 
 def save_start_state(key: str, x: np.ndarray) -> None:
@@ -271,7 +265,9 @@ def save_start_state(key: str, x: np.ndarray) -> None:
     >>> _state_file("warmstart doc: a state").exists()
     True
     """
-    _save(_state_file(key), {"key": key, "x": np.asarray(x, dtype=float).copy()})
+    from bondgraph.kept import keep
+
+    keep("start", key, np.asarray(x, dtype=float).copy())
 
 
 def load_start_state(key: str, model, x0: np.ndarray, free: list[str], inputs: Mapping[str, Any],
@@ -316,11 +312,13 @@ def load_start_state(key: str, model, x0: np.ndarray, free: list[str], inputs: M
     """
     from bondgraph.linearize import _accepted, _inputs, _row_scale
 
+    from bondgraph.kept import kept
+
     try:
-        entry = pickle.loads(_state_file(key).read_bytes())
-        if entry.get("key") != key:
+        out = kept("start", key)                    # None: missing, unreadable or another key's
+        if out is None:
             return None
-        out = np.asarray(entry["x"], dtype=float)
+        out = np.asarray(out, dtype=float)
         x0 = np.asarray(x0, dtype=float)
         idx = [model.state_index(n) for n in free]
         held = np.ones(len(x0), dtype=bool)

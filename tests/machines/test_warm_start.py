@@ -44,7 +44,7 @@ def test_a_pose_that_no_longer_closes_the_loops_or_meets_the_targets_is_not_used
     other = dict(targets, boom=targets["boom"] + 1e-6)                        # another target
     assert load_start_pose(key, exc.mechanism, other) is None
     entry = pickle.loads(start_pose_file(key).read_bytes())
-    entry["values"]["arm"] = tuple(v + 1e-7 for v in entry["values"]["arm"])   # a loop opened
+    entry["value"]["values"]["arm"] = tuple(v + 1e-7 for v in entry["value"]["values"]["arm"])  # a loop opened
     start_pose_file(key).write_bytes(pickle.dumps(entry))
     assert load_start_pose(key, exc.mechanism, targets) is None
     entry["key"] = "another key"                                              # a foreign entry
