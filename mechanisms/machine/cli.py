@@ -109,6 +109,14 @@ def parser() -> argparse.ArgumentParser:
                      help="also the mobility count, the causal report with its derivative-causality "
                           "chains and each start length in its stroke")
     sub.add_parser("list", help="list the shipped machines")
+    cache = sub.add_parser("cache", help="what the cache folder holds (compiled models, kept results); empty it",
+                           description="Show the cache folder (~/.cache/bondgraph, or $BONDGRAPH_CACHE): its "
+                                       "entries by kind and their size. Every entry is made again when it is "
+                                       "missing (a cold build, a solve, a drawing), so deleting any is safe; "
+                                       "files another process is writing are left.")
+    cache.add_argument("--clear", action="store_true", help="delete the entries")
+    cache.add_argument("--older-than", metavar="DAYS", type=_positive_float("--older-than"),
+                       help="with --clear: only entries written more than DAYS days ago")
     fmu = sub.add_parser("export-fmu", help="write a standalone FMI 2.0 or 3.0 FMU of a machine (no Python inside)",
                          description="Write MACHINE as an FMI 2.0 (or, with --fmi-version 3, FMI 3.0) FMU for "
                                      "model exchange and co-simulation: "
@@ -195,6 +203,8 @@ def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = No
     try:
         if args.command == "list":
             return _list()
+        if args.command == "cache":
+            return _cache(args)
         if args.command == "check":
             return _check(args)
         if args.command == "compare":
@@ -244,6 +254,20 @@ def _list() -> int:
                   f"{', '.join(d.cycles) or 'none'})")
         except BondGraphError as exc:
             print(f"{p.stem:<16} (does not load: {exc.problems[0]})")
+    return 0
+
+
+def _cache(args) -> int:
+    from bondgraph.cachefolder import cache_usage, clear_cache
+
+    if args.older_than is not None and not args.clear:
+        raise ParameterError(f"cache: --older-than {args.older_than:g} deletes nothing without --clear")
+    if args.clear:
+        files, size = clear_cache(args.older_than)
+        days = args.older_than
+        which = "" if days is None else f" written more than {days:g} day{'s' * (days != 1)} ago"
+        print(f"deleted {files} entr{'ies' if files != 1 else 'y'}{which} ({size / 1e6:.1f} MB)")
+    print(cache_usage())
     return 0
 
 
