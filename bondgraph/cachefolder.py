@@ -20,18 +20,17 @@ deletes.
 Examples
 --------
 >>> import os, tempfile
->>> os.environ["BONDGRAPH_CACHE"] = folder = tempfile.mkdtemp()
+>>> folder = tempfile.mkdtemp()         # (without it: the toolkit's own cache folder)
 >>> for name in ("bg_1a2b3c4d5e6f.so", "bg_1a2b3c4d5e6f.c", "eq_0f0f0f0f0f0f.pkl"):
 ...     _ = open(os.path.join(folder, name), "wb").write(b"x" * 1000)
->>> print(cache_usage())                                # doctest: +ELLIPSIS
+>>> print(cache_usage(folder))                          # doctest: +ELLIPSIS
 cache folder /...: 3 files, 3.0 kB
   bg         compiled models (C source and library)       2 files    2.0 kB
   eq         derived equations                            1 file     1.0 kB
->>> clear_cache()
+>>> clear_cache(folder=folder)
 (3, 3000)
->>> cache_usage().files
+>>> cache_usage(folder).files
 0
->>> del os.environ["BONDGRAPH_CACHE"]
 """
 
 from __future__ import annotations
