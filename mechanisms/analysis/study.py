@@ -102,9 +102,10 @@ class Study:
     Parameters
     ----------
     source : str, Path, MachineDescription, Machine or Study
-        A machine file (or a shipped machine's name), a description, or a built machine
+        A machine file (or a shipped machine's name), a description, a built machine
         (its description is taken, and the machine itself is reused for its mode — and
-        changed by :meth:`update`).
+        changed by :meth:`update`), or another study (its description, its overrides
+        included, is this study's base).
     overrides : dict, optional
         Dotted keys with units on top of ``source``.
 
@@ -148,7 +149,7 @@ class Study:
 
         machine = None
         if isinstance(source, Study):
-            desc = source.base
+            desc = source.description     # where that study is: its overrides included
         elif isinstance(source, Machine):
             desc, machine = source.description, source
         elif isinstance(source, MachineDescription):

@@ -174,3 +174,13 @@ def test_a_study_with_overrides_is_swept_with_them(processes):
     plain = sweep(DATA / "excavator.toml", {"boom_cylinder.bore": "130 mm"}, _bucket_and_bore,
                   processes=1, progress=False)
     assert plain["bucket_mass"].iloc[0] != 900.0      # the file's own mass: the check above can fail
+
+
+def test_a_study_of_a_study_starts_where_the_other_is():
+    other = Study(DATA / "excavator.toml", {"bucket.mass": "900 kg"})
+    same = Study(other)
+    assert same.description.parts["bucket"].values["mass"] == 900.0
+    more = Study(other, {"boom_cylinder.bore": "150 mm"})
+    assert more.description.parts["bucket"].values["mass"] == 900.0
+    assert more.description.parts["boom_cylinder"].values["bore"] == pytest.approx(0.15, rel=1e-12)
+    assert Study(DATA / "excavator.toml").description.parts["bucket"].values["mass"] != 900.0
