@@ -9,8 +9,8 @@ cache folder (:func:`bondgraph.files.cache_dir`) keyed by the exact bytes of the
 so that a later process drawing the same body (every frame of an animation, every
 snapshot of a trajectory) needs no :mod:`scipy.spatial` at all.
 
-A kept order is used only if it was written for exactly these points (their bytes are
-stored and compared) and if it still is their hull: a counter-clockwise loop of
+A kept order (:mod:`bondgraph.kept`) is used only if it was written for exactly these points
+(their bytes are the key, stored and compared) and if it still is their hull: a counter-clockwise loop of
 distinct points with no point outside any of its edges (checked here, a few products
 per point). Anything else is a miss and the hull is found again; an unreadable or
 unwritable cache only costs that. Fewer than three points, or points on one line
@@ -28,8 +28,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import numpy as np
@@ -40,8 +38,9 @@ __all__ = ["hull_order", "hull_file", "is_hull"]
 _FORMAT = 1
 
 
-def _key(points: np.ndarray) -> bytes:
-    return np.ascontiguousarray(points, dtype=np.float64).tobytes()
+def _key(points: np.ndarray) -> str:
+    """What a kept hull is kept under: the format and the exact bytes of the points."""
+    return f"hull {_FORMAT}|" + np.ascontiguousarray(points, dtype=np.float64).tobytes().hex()
 
 
 def hull_file(points) -> Path:
@@ -62,10 +61,9 @@ def hull_file(points) -> Path:
     >>> hull_file(a).name == hull_file(a.copy()).name != hull_file(b).name
     True
     """
-    from bondgraph.files import cache_dir
+    from bondgraph.kept import kept_file
 
-    digest = hashlib.sha256(b"hull %d|" % _FORMAT + _key(points)).hexdigest()[:32]
-    return cache_dir() / f"hull_{digest}.json"
+    return kept_file("hull", _key(points))
 
 
 def is_hull(points, order) -> bool:
@@ -144,29 +142,17 @@ def hull_order(points) -> tuple[int, ...] | None:
     pts = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 2)
     if len(pts) < 3:
         return None
-    path = hull_file(pts)
-    key = _key(pts).hex()
-    try:
-        entry = json.loads(path.read_text())
-        if entry.get("points") == key:
-            order = entry["hull"]
-            if order is None:            # kept: no hull (Qhull refused these points)
-                return None
-            if is_hull(pts, order):
-                return tuple(order)
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        pass                             # missing, unreadable or foreign: found again
+    from bondgraph.kept import keep, kept
+
+    key = _key(pts)
+    entry = kept("hull", key)       # None: missing, unreadable or kept for other points
+    if isinstance(entry, dict) and "hull" in entry:
+        order = entry["hull"]
+        if order is None:            # kept: no hull (Qhull refused these points)
+            return None
+        if isinstance(order, (list, tuple)) and is_hull(pts, order):
+            return tuple(order)
     order = _found(pts)
-    _keep(path, {"format": _FORMAT, "points": key, "hull": None if order is None else list(order)})
+    keep("hull", key, {"hull": None if order is None else list(order)})
     return order
 
-
-def _keep(path: Path, entry: dict) -> None:
-    """Write an entry atomically; a failure only costs the next process the search."""
-    from bondgraph.errors import BondGraphError
-    from bondgraph.files import atomic_write
-
-    try:
-        atomic_write(path, json.dumps(entry))
-    except (OSError, BondGraphError):
-        pass

@@ -2,7 +2,7 @@
 of its points found at every pose drawn, as it was computed before (one
 :class:`scipy.spatial.ConvexHull` per pose); a warm process draws it without scipy.spatial."""
 
-import json
+import pickle
 import os
 import subprocess
 import sys
@@ -93,13 +93,13 @@ def test_a_stale_or_foreign_entry_is_found_again(tmp_path, monkeypatch):
     pts = np.array([[0.0, 0.0], [3.0, 0.0], [1.0, 0.5], [0.0, 2.0]])
     good = hull_order(pts)
     assert is_hull(pts, good) and set(good) == {0, 1, 3}
-    entry = json.loads(hull_file(pts).read_text())
-    for bad in ([0, 3, 1], [0, 1, 2], [0, 1, 7], "x"):       # clockwise, not convex, out of range, junk
-        hull_file(pts).write_text(json.dumps({**entry, "hull": bad}))
+    entry = pickle.loads(hull_file(pts).read_bytes())
+    for bad in ([0, 3, 1], [0, 1, 2], [0, 1, 7], "x", 7):    # clockwise, not convex, out of range, junk
+        hull_file(pts).write_bytes(pickle.dumps({**entry, "value": {"hull": bad}}))
         assert hull_order(pts) == good
-    hull_file(pts).write_text(json.dumps({**entry, "points": "00"}))   # written for other points
+    hull_file(pts).write_bytes(pickle.dumps({**entry, "key": "hull 1|00"}))   # written for other points
     assert hull_order(pts) == good
-    hull_file(pts).write_text("not json")
+    hull_file(pts).write_bytes(b"not a pickle")
     assert hull_order(pts) == good
 
 
