@@ -16,7 +16,10 @@ lower-triangular order. This module emits C for:
   block's coefficient (one unknown) or normalised determinant ``det(E)/Π‖E_i‖``
   (``bg_detlu``: from the LU factors the primal left in the work array, the row norms
   kept before factorising); a singular block reports 0 and the call its status, the
-  blocks after it NaN. :mod:`bondgraph.stepping` evaluates it after every accepted step.
+  blocks after it NaN. :mod:`bondgraph.stepping` evaluates it after every accepted step;
+* ``bg_monw`` — the same divisors without the primal: the moduli, and the blocks'
+  measures from the factors the last call of the primal with ``mode & 2`` left in the
+  work array (the native driver's cheap reading after a step, :mod:`bondgraph.native`).
 
 Common subexpressions are eliminated once per function with symengine, and a
 temporary is emitted as soon as the unknowns it reads are solved. LAPACK is
@@ -757,6 +760,20 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
         measure = f"LU{bi}[0]" if n == 1 else f"bg_detlu({n}, LU{bi}, P{bi}, MS{bi})"
         mon_body.append(f"      out[{k}] = {bi} > failed ? NAN : {measure};")
     mon_body.append("      return st; }")
+    # the monitor without the primal: the moduli at (t, x), each block's measure from the
+    # factors the last successful call of the primal with mode & 2 left in the work array
+    # (the native driver reads it after the last right-hand side of a step: the measures
+    # are those of the last Newton iterate, used only well away from any threshold)
+    w = _Writer()
+    for k, d in enumerate(divisors):
+        if d.kind != "block":
+            w.expr(f"    out[{k}] = {{}};", _rn(d.expr, rn))
+    monw_body = sum(section(w), [])
+    for k, d in enumerate(divisors):
+        if d.kind == "block":
+            bi, n = d.block, len(prog.blocks[d.block].unknowns)
+            measure = f"LU{bi}[0]" if n == 1 else f"bg_detlu({n}, LU{bi}, P{bi}, MS{bi})"
+            monw_body.append(f"    out[{k}] = {measure};")
     jac_loop = ([f"    int col; for (col = 0; col < {nx}; ++col) {{",
                  f"      memset(dxs, 0, {max(nx, 1)} * sizeof(double)); "
                  f"memset(dUs, 0, {max(nU, 1)} * sizeof(double)); dxs[col] = 1.0;"]
@@ -777,6 +794,7 @@ def generate_c(eqs: Equations) -> tuple[str, list[str]]:
     main.append(_public("bg_jac", primal + jac_pre + jac_loop))
     main.append(f"int bg_nmon(void) {{ return {len(divisors)}; }}\n")
     main.append(_public("bg_mon", mon_body))
+    main.append(_public("bg_monw", monw_body))
     source = UNIT_MARK.join(["\n".join(main)] + [head + u for u in units])
     return source, [nm for nm, _ in outputs]
 

@@ -142,6 +142,9 @@ typedef struct {
     int mu, ml;       /* half-bandwidths of a band solver; ml < 0: dense */
     int nx, nu, ndu, nU, nout, nwork, nmon;
     bg_fn rhs, jac, out, mon;
+    bg_fn monw;                     /* bg_monw: the divisors from the work array (or NULL) */
+    int rhs_w;                      /* the work array holds the factors of a successful
+                                       bg_rhs call (mode & 2) of the current CVode step */
     const double* ps;               /* parameters (the caller's vector: mode switches show) */
     double *us, *dus, *Us, *W, *J, *outs;
     int mode, initialised;
@@ -155,6 +158,8 @@ typedef struct {
        of kind gkind2, or 0 when G_NONE) */
     int ng, gcap; int *gkind, *gidx, *gdir, *gkind2, *gidx2; double *gsign, *gthr, *gtol, *gconst, *gconst2;
     double *g_old, *g_new, *dg_old, *dg_new, *gtmp; int dg_valid;
+    /* the last step's Taylor coefficients (bgn_taylor), read at most once per step */
+    double* tay; double tay_info[3]; long tay_step; int tay_ok;
     /* the segment */
     double b, t_prev;
     const double* te; int nte, ie;  /* requested output times (caller's), next index */
@@ -207,7 +212,8 @@ static int drv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* ud) {
     w->calls++;
     if (w->calls > w->stall_calls) { w->abort = BGN_CALLS; return -1; }
     if (now() > w->deadline) { w->abort = BGN_TIMEOUT; return -1; }
-    st = s->rhs(t, yv, s->us, s->dus, s->ps, s->Us, yd, s->W, s->mode);
+    st = s->rhs(t, yv, s->us, s->dus, s->ps, s->Us, yd, s->W, s->mode | (s->monw ? 2 : 0));
+    s->rhs_w = st == 0;
     if (st != 0) {
         for (i = 0; i < s->n; ++i) yd[i] = NAN;
         if (failed(s, t, yv, st, 0)) return -1;
@@ -223,6 +229,7 @@ static int drv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm, void* u
     int n = s->n, nx = s->nx, r, c, st;
     (void)fy; (void)t1; (void)t2; (void)t3;
     s->w->njev++;
+    s->rhs_w = 0;
     st = s->jac(t, yv, s->us, s->dus, s->ps, s->Us, s->J, s->W, 0);
     if (st != 0) {
         failed(s, t, yv, st, 1);
@@ -284,7 +291,7 @@ void bgn_free(bgn_session* s) {
     if (s->ctx) SUNContext_Free(&s->ctx);
     free(s->us); free(s->dus); free(s->Us); free(s->W); free(s->J); free(s->outs);
     free(s->ff_y); free(s->y_good); free(s->m_old); free(s->m_new);
-    free(s->rt); free(s->ry);
+    free(s->rt); free(s->ry); free(s->tay);
     free_guards(s);
     free(s);
 }
@@ -313,8 +320,10 @@ bgn_session* bgn_new(void* rhs, void* jac, void* out, void* mon, int nmon, const
     s->y_good = (double*)calloc(s->n + 1, sizeof(double));
     s->m_old = (double*)calloc(s->nmon + 1, sizeof(double));
     s->m_new = (double*)calloc(s->nmon + 1, sizeof(double));
+    s->tay = (double*)calloc(6 * (size_t)s->n + 1, sizeof(double));
+    s->tay_step = -1;
     if (!s->us || !s->dus || !s->Us || !s->W || !s->J || !s->outs || !s->ff_y || !s->y_good
-        || !s->m_old || !s->m_new) { bgn_free(s); return 0; }
+        || !s->m_old || !s->m_new || !s->tay) { bgn_free(s); return 0; }
     if (SUNContext_Create(0, &s->ctx) != 0) { bgn_free(s); return 0; }
     SUNContext_ClearErrHandlers(s->ctx);
     SUNContext_PushErrHandler(s->ctx, bgn_errh, s);
@@ -329,6 +338,9 @@ bgn_session* bgn_new(void* rhs, void* jac, void* out, void* mon, int nmon, const
     if (!s->LS || !s->mem) { bgn_free(s); return 0; }
     return s;
 }
+
+/* the cheap monitor (bg_monw of the model, or NULL for none) */
+void bgn_set_monw(bgn_session* s, void* monw) { s->monw = (bg_fn)monw; }
 
 /* the model's input buffers (constant inputs are written here; tables overwrite them) */
 double* bgn_us(bgn_session* s) { return s->us; }
@@ -453,6 +465,7 @@ int bgn_guards(bgn_session* s, double t, const double* y, double* g) {
 /* the divisors' values at (t, y) (bg_mon: NaN past a failing block); its status */
 int bgn_monitor(bgn_session* s, double t, const double* y, double* m) {
     if (!s->nmon) return 0;
+    s->rhs_w = 0;
     return s->mon(t, y, s->us, s->dus, s->ps, s->Us, m, s->W, 0);
 }
 
@@ -500,6 +513,7 @@ int bgn_begin(bgn_session* s, double a, double b, const double* y0, double rtol,
     s->te = te; s->nte = te ? nte : 0; s->ie = ie;
     s->nrows = 0;
     s->dg_valid = 0;
+    s->tay_step = -1;
     if (!s->initialised) {
         flag = CVodeInit(s->mem, drv_rhs, a, s->y);
         if (flag < 0) { s->flag = flag; return BGN_INIT; }
@@ -554,6 +568,43 @@ static int accept(bgn_session* s, double t_old, double t) {
     return 0;
 }
 
+/* Does guard i keep its sign on the whole step, by a bound on its polynomial? For a guard
+   linear in the state (states and constants), on CVODE's last step [tn - hu, tn] that
+   contains [t_old, t], g(tn + u) = sum_k c_k u^k / k! lies within
+   c_0 -/+ sum_{k>=1} |c_k| hu^k / k!: below zero everywhere (sign +1) or above (-1) means
+   the extremum stepping._crossings would compute on that same polynomial
+   (bondgraph.native.steppoly) cannot reach zero. 1: proven; 0: not (Python looks). */
+static int keeps_sign(bgn_session* s, int i, int sign) {
+    int k, q, n = s->n, k1 = s->gkind[i], k2 = s->gkind2[i];
+    double tn, hu, c0, spread = 0.0, hk = 1.0;
+    if (!(k1 == G_STATE || k1 == G_CONST) || !(k2 == G_STATE || k2 == G_CONST || k2 == G_NONE))
+        return 0;
+    if (s->tay_step != s->w->steps) {
+        s->tay_step = s->w->steps;
+        s->tay_ok = bgn_taylor(s, s->tay, s->tay_info) == 0;
+        if (s->tay_ok) {
+            double fuzz = 100 * DBL_EPSILON * (fabs(s->tay_info[0]) + s->tay_info[1]);
+            s->tay_ok = s->w->t_old >= s->tay_info[0] - s->tay_info[1] - fuzz
+                        && s->w->t <= s->tay_info[0] + fuzz;
+        }
+    }
+    if (!s->tay_ok) return 0;
+    tn = s->tay_info[0]; hu = s->tay_info[1]; q = (int)s->tay_info[2];
+    (void)tn;
+    c0 = (k1 == G_STATE ? s->tay[s->gidx[i]] : s->gconst[i])
+         - (k2 == G_STATE ? s->tay[s->gidx2[i]] : (k2 == G_CONST ? s->gconst2[i] : 0.0));
+    c0 = s->gsign[i] * (c0 - s->gthr[i]) - s->gtol[i];
+    for (k = 1; k <= q; ++k) {
+        double ck = (k1 == G_STATE ? s->tay[(size_t)k * n + s->gidx[i]] : 0.0)
+                    - (k2 == G_STATE ? s->tay[(size_t)k * n + s->gidx2[i]] : 0.0);
+        hk *= hu / k;
+        spread += fabs(ck) * hk;
+    }
+    spread += 1e-12 * (fabs(c0) + spread);
+    if (!isfinite(c0) || !isfinite(spread)) return 0;
+    return sign > 0 ? c0 + spread < 0 : c0 - spread > 0;
+}
+
 /* could stepping._crossings find a crossing of guard i in this step? */
 static int may_cross(bgn_session* s, int i) {
     double ga = s->g_old[i], gb = s->g_new[i], dga = s->dg_old[i], dgb = s->dg_new[i];
@@ -561,8 +612,10 @@ static int may_cross(bgn_session* s, int i) {
     int both0 = ga == 0 && gb == 0;
     int up = ga <= 0 && 0 <= gb && !both0, down = ga >= 0 && 0 >= gb && !both0;
     if (up || down) return (up && d >= 0) || (down && d <= 0);
-    if (ga < 0 && gb < 0 && dga > 0 && 0 > dgb) return 1;  /* a maximum inside */
-    if (ga > 0 && gb > 0 && dga < 0 && 0 < dgb) return 1;  /* a minimum inside */
+    /* an extremum inside: Python finds it (and the crossings beside it) unless the
+       guard's polynomial cannot reach zero on the step */
+    if (ga < 0 && gb < 0 && dga > 0 && 0 > dgb) return !keeps_sign(s, i, +1);
+    if (ga > 0 && gb > 0 && dga < 0 && 0 < dgb) return !keeps_sign(s, i, -1);
     return 0;
 }
 
@@ -578,6 +631,26 @@ static int commit(bgn_session* s) {
     memcpy(s->y_good, N_VGetArrayPointer(s->y), sizeof(double) * s->n);
     if (w->t >= s->b) return BGN_END;
     return -1;
+}
+
+/* R6's reading without the primal: the moduli at (t, y), the blocks' measures from the
+   factors of the step's last right-hand side (its last Newton iterate, within the
+   nonlinear solver's tolerance of y). Taken only when every value keeps its sign and
+   stays clear of every threshold by a wide margin (twice the ill-conditioning level and
+   block_eps, a millionth of its value at the last step): a reading that close to a
+   threshold could differ from the one at y, so then the full monitor is evaluated at
+   (t, y) as before. 1: m_new holds the reading, no check can fire. */
+static int cheap_monitor(bgn_session* s, double t, const double* y) {
+    int i;
+    if (!s->monw || !s->rhs_w) return 0;
+    if (s->monw(t, y, s->us, s->dus, s->ps, s->Us, s->m_new, s->W, 0) != 0) return 0;
+    for (i = 0; i < s->nmon; ++i) {
+        double mo = s->m_old[i], mn = s->m_new[i], a = fabs(mn);
+        if (!isfinite(mn) || !(mo * mn > 0)) return 0;
+        if (a < 2 * s->low[i] || a < 1e-6 * fabs(mo)) return 0;
+        if (s->coupled[i] && a < 2 * s->w->block_eps) return 0;
+    }
+    return 1;
 }
 
 /* Step the segment. resume = 1 after Python finished a BGN_LOOK step without ending the
@@ -596,6 +669,7 @@ int bgn_run(bgn_session* s, int resume) {
         double tret, t_old, t;
         int flag, look = 0, bad = 0;
         CVodeSetStopTime(s->mem, s->b);
+        s->rhs_w = 0;
         flag = CVode(s->mem, s->b, s->y, &tret, CV_ONE_STEP);
         CVodeClearStopTime(s->mem);
         if (w->abort) return w->abort;
@@ -623,7 +697,7 @@ int bgn_run(bgn_session* s, int resume) {
         if (s->mon_on) {
             int low = 0, nanprod = 0;
             double minprod = INFINITY;
-            bgn_monitor(s, t, yv, s->m_new);
+            if (!cheap_monitor(s, t, yv)) bgn_monitor(s, t, yv, s->m_new);
             for (i = 0; i < s->nmon; ++i) {
                 double mo = s->m_old[i], mn = s->m_new[i], p = mo * mn;
                 if (fabs(mn) < s->low[i]) low = 1;

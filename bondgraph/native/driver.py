@@ -145,6 +145,7 @@ def _declare(lib) -> None:
         "bgn_new": ([_P, _P, _P, _P, _I, _P, _I, _P, _I, _I], _P),
         "bgn_free": ([_P], None),
         "bgn_set_params": ([_P, _P], None),
+        "bgn_set_monw": ([_P, _P], None),
         "bgn_set_input_tables": ([_P, _P], None),
         "bgn_set_checks": ([_P, _P, _I, _P, _P], None),
         "bgn_set_yield": ([_P, _D], None),
@@ -262,6 +263,9 @@ class Session:
         if not self.h:
             raise MemoryError("the native CVODE driver could not allocate its session")
         lib.bgn_set_params(self.h, _ptr(system.params))
+        monw = getattr(slib, "bg_monw", None) if nmon else None   # older libraries have none
+        if monw is not None:
+            lib.bgn_set_monw(self.h, ctypes.cast(monw, ctypes.c_void_p).value)
         self.us = _view(lib.bgn_us(self.h), int(sizes[2]))
         self.dus = _view(lib.bgn_dus(self.h), int(sizes[3]))
         self._ff_y = _view(lib.bgn_ff_y(self.h), self.n)

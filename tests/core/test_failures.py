@@ -98,7 +98,10 @@ def test_law_turning_non_finite_is_bracketed(method):
         bg.simulate(bg.build(M), (0, 2), method=method, rtol=1e-8, atol=1e-10, progress=False)
     err = exc.value
     last = err.results.t[-1]
-    assert last <= 1.0 <= err.time and err.time - last < 1e-3
+    # the law ends at t = 1: the last good step is before it, the failure at it; a step
+    # method that gives up with a step below the spacing of the numbers there reports
+    # the time it reached, which may be the double just below 1 (seen with Radau)
+    assert last <= 1.0 <= err.time + 4 * np.spacing(1.0) and err.time - last < 1e-3
     assert "non-finite" in str(err) and "sq/j.x" in str(err)
     assert err.state["sq/j.x"] == pytest.approx(2 / 3 * (1 - (1 - last) ** 1.5), rel=1e-6)
 
