@@ -9,9 +9,12 @@ command's wall and CPU time (user + system of it and its children) are printed b
 ``--against DIR`` runs each probe in another checkout too (an export of the commit before
 a change), interleaved with this one; medians of ``--repeat``. ``--light`` skips the
 bond-graph figure and the animation (the outputs do not change the figures read).
+``--bytecode`` lets the runs write and read ``.pyc`` files even when
+``PYTHONDONTWRITEBYTECODE`` is set, as an installed package has them (without them the
+modules a run imports on its way are compiled from source inside the timed stages).
 
 Run: ``PYTHONPATH=. python benchmarks/cli_run.py [--repeat 5] [--machine excavator]
-[--against DIR] [--light]``.
+[--against DIR] [--light] [--bytecode]``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+#: whether the runs may use .pyc files (``--bytecode``)
+BYTECODE = [False]
+
 _TIMINGS = re.compile(r"start state ([\d.]+) s, integration ([\d.]+) s")
 
 
@@ -37,6 +43,8 @@ def probe(root: Path, machine: str, light: bool) -> dict[str, float]:
     reports, its wall and CPU time (s)."""
     extra = ["--no-bond-graph", "--no-animation"] if light else []
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=str(root))
+    if BYTECODE[0]:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory() as out:
         t0, c0 = time.perf_counter(), os.times()
         proc = subprocess.run([sys.executable, "-m", "mechanisms.machine", "run", machine, "--out", out, *extra],
@@ -57,7 +65,9 @@ def main(argv=None) -> None:
     ap.add_argument("--machine", default="excavator")
     ap.add_argument("--against", type=Path, help="another checkout, measured interleaved with this one")
     ap.add_argument("--light", action="store_true", help="no bond-graph figure, no animation")
+    ap.add_argument("--bytecode", action="store_true", help="let the runs use .pyc files")
     args = ap.parse_args(argv)
+    BYTECODE[0] = args.bytecode
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from conditions import announce, load
 
@@ -70,7 +80,8 @@ def main(argv=None) -> None:
         for k, r in roots.items():
             rows[k].append(probe(r, args.machine, args.light))
     med = statistics.median
-    print(f"\nhydrobond run {args.machine}{' (light)' if args.light else ''}: each in a fresh interpreter, "
+    print(f"\nhydrobond run {args.machine}{' (light)' if args.light else ''}"
+          f"{', .pyc files used' if args.bytecode else ''}: each in a fresh interpreter, "
           f"interleaved, medians of {args.repeat}; load now {load()}")
     print(f"{'':<8} {'start state':>12} {'integration':>12} {'start + int.':>13} {'command wall / CPU':>20}")
     for k, rs in rows.items():

@@ -96,17 +96,22 @@ def test_a_warm_build_loads_no_scipy_solver():
         "m.mechanism.solve_pose({'boom': 0.8, 'arm': -0.5, 'bucket': -0.2})")
 
 
-def test_a_warm_valves_run_loads_no_scipy_solver():
-    # the excavator's valves run has stroke-end events (StateEvents): on the native path
-    # their crossings and the extrema inside a step are located on the step's polynomial
-    # by numpy, without scipy.optimize's Brent
+def test_a_warm_valves_run_loads_no_scipy_solver(tmp_path):
+    # the excavator's stroke ends are state events (StateEvents): on the native path their
+    # crossings and the extrema inside a step are located on the step's polynomial by
+    # numpy, without scipy.optimize's Brent. The bucket's spool held open drives it to its
+    # outer end: a contact, located on steps handed to Python
+    cycle = tmp_path / "bucket_to_its_end.csv"
+    cycle.write_text("time,boom,arm,bucket\n0,0,0,0\n0.2,0,0,1\n3,0,0,1\n")
     code = ("import bondgraph.stepping as st\n"
             "looked = []\n"
             "crossings = st._crossings\n"
             "st._crossings = lambda *a: looked.append(a[1]) or crossings(*a)\n"
-            "from mechanisms.machine import DATA, Machine\n"
-            "run = Machine.from_file(DATA / 'excavator.toml', mode='valves').run(progress=False)\n"
-            "assert run.results.stats['backend'] == 'native' and looked  # steps were examined\n")
+            "from mechanisms.machine import DATA, Cycle, Machine\n"
+            "m = Machine.from_file(DATA / 'excavator.toml', mode='valves')\n"
+            f"run = m.run(Cycle.from_csv({str(cycle)!r}, 'valves', m.functions), progress=False)\n"
+            "assert run.results.stats['backend'] == 'native' and looked  # steps were examined\n"
+            "assert [(c.function, c.end) for c in run.contacts] == [('bucket', 'outer')]\n")
     loaded_after(code)                 # fills the caches (model, start pose, start state)
     assert "scipy.optimize" not in loaded_after(code)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,11 +93,15 @@ def _library_dir() -> Path | None:
 
 
 def _find(libdir: Path) -> tuple[dict[str, Path], list[str]]:
+    # one listing, matched by prefix (``lib<name>-<hash>.so…`` of a repaired wheel, else
+    # ``lib<name>.so…``): what two globs per library found, without compiling patterns
+    files = sorted(os.listdir(libdir))
     paths, missing = {}, []
     for name in _LIBS:
-        hits = sorted(libdir.glob(f"lib{name}-*.so*")) or sorted(libdir.glob(f"lib{name}.so*"))
+        hits = ([f for f in files if f.startswith(f"lib{name}-") and ".so" in f]
+                or [f for f in files if f.startswith(f"lib{name}.so")])
         if hits:
-            paths[name] = hits[0]
+            paths[name] = libdir / hits[0]
         else:
             missing.append(f"lib{name}")
     return paths, missing

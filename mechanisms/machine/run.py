@@ -190,13 +190,18 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     if watcher is not None:
         all_events.append(watcher)
     atol = _atol(machine, atol)
-    from .swing import swing_inputs
-
     swing_x0: dict[str, float] = {}
-    swing_u = swing_inputs(machine, cycle, swing_x0)      # the turntable's (none without [swing])
-    from .travel import travel_inputs
+    swing_u: dict[str, Any] = {}
+    # the turntable's and the carrier's inputs (their modules only where there is either,
+    # or a cycle column for one: a machine without [swing] refuses a swing column there)
+    if getattr(machine, "turntable", None) is not None or getattr(cycle, "swing", None) is not None:
+        from .swing import swing_inputs
 
-    swing_u.update(travel_inputs(machine, cycle))         # the carrier's (none without [travel])
+        swing_u.update(swing_inputs(machine, cycle, swing_x0))
+    if getattr(machine, "carrier", None) is not None or getattr(cycle, "travel", None) is not None:
+        from .travel import travel_inputs
+
+        swing_u.update(travel_inputs(machine, cycle))
     kw = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method, energy=energy, progress=progress)
     res = None
     try:
@@ -270,9 +275,10 @@ def run_machine(machine, cycle: Cycle, t_end: float | None = None, *, dt: float 
     T = time.perf_counter()
     if machine.mode == "extensions" and causal:
         exact_poses(machine, res, {desc.cylinder_of[f]: s for f, s in sig.items()})
-        from .swing import exact_swing
+        if getattr(machine, "turntable", None) is not None:
+            from .swing import exact_swing
 
-        exact_swing(machine, res, cycle)
+            exact_swing(machine, res, cycle)
     if hasattr(mm, "state_units"):   # the states' units, for Results.plot (reference formulations: none)
         res.units.update(mm.state_units())
         if machine.circuit is not None:

@@ -26,7 +26,6 @@ from typing import Any, Mapping
 import numpy as np
 
 from bondgraph.errors import BondGraphError, SimulationError
-from bondgraph.linearize import equilibrium
 
 __all__ = ["start_state"]
 
@@ -82,6 +81,8 @@ def start_state(machine, pose, inputs: Mapping[str, Any] | None = None) -> dict[
         kept = load_start_state(key, model, x, free, inputs)
         if kept is not None:
             return dict(zip(names, map(float, kept)))
+    from bondgraph.linearize import equilibrium     # settled here only when none is kept
+
     try:
         x = equilibrium(model, x, free=free, inputs=inputs)
     except BondGraphError as exc:
