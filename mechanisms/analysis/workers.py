@@ -18,6 +18,13 @@ fresh one. Two sweeps at once (from two threads) do not share it: the second get
 pool of its own, shut down at its end. While kept, the pool has two idle threads in the
 interpreter (its manager and its queue's feeder), as any live ``ProcessPoolExecutor``.
 
+Where the system lets a process choose its cores (Linux) and the pool has no more
+workers than the interpreter may use, each worker keeps to a core of its own
+(:func:`worker_cores`). A worker runs a sweep's points side by side in threads that take
+turns (:mod:`.lockstep`); spread over the cores, each turn would wait for the next thread
+to be woken on a core the other worker is using (measured on two cores: a tenth of each
+worker's time, the two-process sweep 1.75× the serial one instead of 1.9×).
+
 Examples
 --------
 >>> with local_workers(2, key=("doctest",)) as (pool, stop):
@@ -34,13 +41,14 @@ from __future__ import annotations
 import atexit
 import gc
 import multiprocessing as mp
+import os
 import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Hashable, Iterator
 
-__all__ = ["local_workers", "close_workers", "stop_requested", "request_stop"]
+__all__ = ["local_workers", "close_workers", "stop_requested", "request_stop", "worker_cores"]
 
 
 class _Kept:
@@ -55,10 +63,48 @@ _BUSY = threading.Lock()           # held while a sweep uses the kept pool
 _STOP: list = []                   # in a worker: the stop flag of its pool
 
 
-def _worker_init(stop) -> None:
-    """In each worker as it starts: Ctrl-C is the parent's to handle; the stop flag kept."""
+def worker_cores(procs: int) -> list[int]:
+    """The cores ``procs`` workers keep to, one each: the interpreter's own (its affinity),
+    when it may use at least ``procs`` of them and the system lets a process choose;
+    otherwise none (the workers go where the system puts them).
+
+    Parameters
+    ----------
+    procs : int
+        Worker processes.
+
+    Returns
+    -------
+    list of int
+        Worker ``k`` (in the order the workers start) keeps to core ``cores[k]``.
+
+    Examples
+    --------
+    >>> cores = worker_cores(1)
+    >>> cores == [] or len(cores) == 1
+    True
+    >>> worker_cores(10_000)              # more workers than cores: none pinned
+    []
+    """
+    if not hasattr(os, "sched_getaffinity") or not hasattr(os, "sched_setaffinity"):
+        return []
+    cores = sorted(os.sched_getaffinity(0))
+    return cores[:procs] if 1 <= procs <= len(cores) else []
+
+
+def _worker_init(stop, started=None, cores=()) -> None:
+    """In each worker as it starts: Ctrl-C is the parent's to handle; the stop flag kept;
+    the worker kept to its core (the k-th worker to start, the k-th of ``cores``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STOP[:] = [stop]
+    if cores and started is not None:
+        with started.get_lock():
+            k = started.value
+            started.value += 1
+        try:
+            os.sched_setaffinity(0, {cores[k % len(cores)]})
+        except OSError:     # the core was taken from this process meanwhile: left where it is
+            pass
 
 
 def _ready() -> None:
@@ -96,7 +142,9 @@ def request_stop() -> None:
 def _start(procs: int, key: Hashable) -> _Kept:
     ctx = mp.get_context("fork")
     stop = ctx.Event()
-    pool = ProcessPoolExecutor(max_workers=procs, mp_context=ctx, initializer=_worker_init, initargs=(stop,))
+    started = ctx.Value("i", 0)       # how many workers have taken their core
+    pool = ProcessPoolExecutor(max_workers=procs, mp_context=ctx, initializer=_worker_init,
+                               initargs=(stop, started, tuple(worker_cores(procs))))
     gc.freeze()      # the parent's objects out of the children's collections: their pages stay shared
     try:
         pool.submit(_ready)   # a fork pool starts all its workers at its first task

@@ -143,3 +143,24 @@ def test_ctrl_c_stops_a_pooled_sweep_at_once_and_leaves_no_worker(serial):
     assert time.perf_counter() - seen["at"] < 4.0       # at their next batch, not at their chunk's end
     after = sweep(EXC, GRID, "tool-forces", options=OPTIONS, processes=2, progress=False)
     assert _table(after).equals(_table(serial))
+
+
+def _where(_):
+    """In a worker: its pid and the cores it may run on (held a moment, so that both
+    workers take tasks)."""
+    time.sleep(0.05)
+    return os.getpid(), sorted(os.sched_getaffinity(0))
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs two cores the process may choose")
+def test_each_worker_keeps_to_a_core_of_its_own():
+    # a worker's analysis threads take turns: kept on one core they hand over without
+    # waiting for a core the other worker holds (workers.worker_cores)
+    cores = workers.worker_cores(2)
+    assert cores == sorted(os.sched_getaffinity(0))[:2]
+    with workers.local_workers(2, key=("cores test",), keep=False) as (pool, _):
+        seen = dict(pool.map(_where, range(8)))
+    assert len(seen) == 2                                  # both workers
+    assert sorted(c for aff in seen.values() for c in aff) == cores   # one core each, different
+    assert len(os.sched_getaffinity(0)) >= 2               # the parent is not pinned
