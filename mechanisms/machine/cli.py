@@ -192,7 +192,13 @@ def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = No
     """Entry point; returns the exit status (0 ok, 2 a named error, 130 interrupted).
 
     ``shortcut=(prog, machine_file)`` makes a command for one machine (``excavator run ...``
-    = ``hydrobond run excavator ...``, with ``--params FILE`` for another file of it)."""
+    = ``hydrobond run excavator ...``, with ``--params FILE`` for another file of it).
+    Started as a program (``argv`` None), the command keeps OpenBLAS to one thread unless
+    ``OPENBLAS_NUM_THREADS`` is set (:mod:`.blaspolicy`)."""
+    if argv is None:
+        from .blaspolicy import one_blas_thread_for_commands
+
+        one_blas_thread_for_commands()
     if shortcut is None:
         args = parser().parse_args(argv)
         name = "hydrobond"

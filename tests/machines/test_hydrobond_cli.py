@@ -1,5 +1,6 @@
 """The `hydrobond` command: run with overrides, compare, check, list; interrupts; file modes."""
 
+import json
 import os
 import signal
 import stat
@@ -206,3 +207,32 @@ def test_the_tracking_operator_drives_a_run_from_the_command_line(tmp_path, caps
 def test_the_tracking_operator_needs_the_valves(capsys):
     assert main(["run", "excavator", "--mode", "extensions", "--operator", "track", "--quiet"]) == 2
     assert "--operator track: drives the valves; expected --mode valves" in capsys.readouterr().err
+
+
+_POOLS = ("import json, os, sys\n"
+          "from mechanisms.machine import cli\n"
+          "sys.argv = ['hydrobond', 'check', 'excavator']\n"
+          "status = cli.main({argv})\n"
+          "from threadpoolctl import threadpool_info\n"
+          "print(json.dumps([status, os.environ.get('OPENBLAS_NUM_THREADS'),\n"
+          "                  sorted({{p['num_threads'] for p in threadpool_info() if p['internal_api'] == 'openblas'}})]))\n")
+
+
+@pytest.mark.parametrize("preset, argv, expected", [
+    (None, "None", ["1", [1]]),          # a command started as a program: one thread
+    ("2", "None", ["2", [2]]),           # the user's own setting wins
+    (None, "sys.argv[1:]", [None, None]),  # called in-process: the environment untouched
+])
+def test_a_command_keeps_openblas_to_one_thread_unless_told(preset, argv, expected):
+    # OpenBLAS's pool waits busily after it loads, on the core the run needs (blaspolicy)
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    out = subprocess.run([sys.executable, "-c", _POOLS.format(argv=argv)], env=env, capture_output=True,
+                         text=True, check=True)
+    status, var, threads = json.loads(out.stdout.strip().splitlines()[-1])
+    assert status == 0 and var == expected[0]
+    if expected[1] is not None:
+        assert threads == expected[1]
+    else:                               # the libraries' own default: a thread per core
+        assert threads == [os.cpu_count()]
