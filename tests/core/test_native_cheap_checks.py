@@ -25,6 +25,7 @@ import bondgraph as bg
 from bondgraph.errors import SimulationError
 from bondgraph.native import driver as native_driver
 from bondgraph.native.driver import load_driver
+from test_native import _coupled   # E = [[M·n², M·n], [M·n, m2 + M]], n = cos t, M = 2, m2 = 1
 
 pytestmark = pytest.mark.skipif(not load_driver().ok, reason="no native CVODE driver here")
 
@@ -42,19 +43,6 @@ def _crank():
     for a, b in [("w", "J"), ("w", "rod/1"), ("rod/2", "v"), ("v", "m"), ("F", "v")]:
         M.connect(a, b)
     return bg.build(M)
-
-
-def _coupled(mass=2.0, m2=1.0):
-    """``E = [[M·n², M·n], [M·n, m2 + M]]`` with ``n = cos t``: a coupled block whose
-    determinant ``M·m2·n²`` vanishes at ``t = π/2``."""
-    G = bg.BondGraph("cpl")
-    G.add(bg.Se("F1", 0.0), bg.One("v1"), bg.I("m1", 0.0, prefer="state"), bg.Se("F2", 1.0),
-          bg.One("v2"), bg.I("m2", m2, prefer="state"), bg.MTF("t1", sp.cos(bg.t)),
-          bg.MTF("t2", 1.0 + 0 * bg.t), bg.Zero("z"), bg.One("vm"), bg.I("M", mass, prefer="dependent"))
-    for a, b in [("F1", "v1"), ("v1", "m1"), ("F2", "v2"), ("v2", "m2"), ("v1", "t1/1"),
-                 ("t1/2", "z"), ("v2", "t2/1"), ("t2/2", "z"), ("z", "vm"), ("vm", "M")]:
-        G.connect(a, b)
-    return bg.build(G)
 
 
 def _cheap_reading(system, t: float, x: np.ndarray) -> np.ndarray:
