@@ -13,8 +13,9 @@ reports them, took 0.059 s beside one busy core with the pools and 0.029 s witho
 
 A command started as a program (``hydrobond``, ``excavator``, ``python -m
 mechanisms.machine``) therefore sets ``OPENBLAS_NUM_THREADS=1`` before numpy is imported,
-unless it is already set (yours wins) — the processes it starts (a sweep's workers, the
-output stage's) inherit it. A command called in-process (:func:`~.cli.main` with
+unless you set the pool's size yourself (``OPENBLAS_NUM_THREADS``, ``GOTO_NUM_THREADS`` or
+``OMP_NUM_THREADS``, which OpenBLAS reads in that order: yours wins) — the processes it
+starts (a sweep's workers, the output stage's) inherit it. A command called in-process (:func:`~.cli.main` with
 arguments, from a test or a notebook) changes nothing: the interpreter's libraries are
 already loaded, and its environment is yours.
 
@@ -32,22 +33,24 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["one_blas_thread_for_commands", "VARIABLE"]
+__all__ = ["one_blas_thread_for_commands", "VARIABLE", "USER_VARIABLES"]
 
-#: the environment variable OpenBLAS reads for its pool's size as it loads
+#: the environment variable set: OpenBLAS reads it for its pool's size as it loads
 VARIABLE = "OPENBLAS_NUM_THREADS"
+#: the variables OpenBLAS reads for that size, in its order: any one set is the user's choice
+USER_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 
 
 def one_blas_thread_for_commands() -> bool:
-    """Set :data:`VARIABLE` to 1 for this process if numpy is not loaded yet and the
-    variable is not set.
+    """Set :data:`VARIABLE` to 1 for this process if numpy is not loaded yet and none of
+    :data:`USER_VARIABLES` is set.
 
     Returns
     -------
     bool
         Whether it was set.
     """
-    if "numpy" in sys.modules or VARIABLE in os.environ:
+    if "numpy" in sys.modules or any(v in os.environ for v in USER_VARIABLES):
         return False
     os.environ[VARIABLE] = "1"
     return True

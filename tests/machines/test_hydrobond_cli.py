@@ -221,12 +221,18 @@ _POOLS = ("import json, os, sys\n"
 @pytest.mark.parametrize("preset, argv, expected", [
     (None, "None", ["1", [1]]),          # a command started as a program: one thread
     ("2", "None", ["2", [2]]),           # the user's own setting wins
+    ("omp", "None", [None, [2]]),        # so does OMP_NUM_THREADS, which OpenBLAS also reads
     (None, "sys.argv[1:]", [None, None]),  # called in-process: the environment untouched
 ])
 def test_a_command_keeps_openblas_to_one_thread_unless_told(preset, argv, expected):
     # OpenBLAS's pool waits busily after it loads, on the core the run needs (blaspolicy)
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    if preset is not None:
+    # none of the variables OpenBLAS reads for its size (a Dask cluster started earlier in
+    # this process sets OMP_NUM_THREADS in its environment)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")}
+    if preset == "omp":
+        env["OMP_NUM_THREADS"] = "2"
+    elif preset is not None:
         env["OPENBLAS_NUM_THREADS"] = preset
     out = subprocess.run([sys.executable, "-c", _POOLS.format(argv=argv)], env=env, capture_output=True,
                          text=True, check=True)
