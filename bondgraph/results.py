@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
+from .bondindex import bond_edges
 from .errors import BondGraphWarning, ParameterError, UnknownNameError
 from .files import atomic_path
 
@@ -203,7 +204,7 @@ class Results:
     def _bond(self, bond: str) -> str:
         """Full bond name from a bond name, a unique suffix, or a one-port element."""
         g = self.model.graph
-        names = [k for *_, k in g.edges(keys=True)]
+        names = [k for *_, k in bond_edges(self.model)]
         if bond in names:
             return bond
         cands = [n for n in names if n.endswith("/" + bond)]

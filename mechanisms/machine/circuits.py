@@ -329,25 +329,25 @@ class FixedCircuit(Circuit):
 
     def read_outs(self, res, prefix: str) -> dict[str, tuple[np.ndarray, str]]:
         hc = self.hydraulic
-        g = res.model.graph
+        model = res.model                 # its bonds looked up by their ends (_bond)
         out: dict[str, tuple[np.ndarray, str]] = {}
         for f, d in hc.drives.items():
             base = f"{prefix}/{f}"
             for port, hose in (("A", "hose_A"), ("B", "hose_B")):
-                k = _bond(g, f"{base}/valve/", f"{base}/{hose}") or _bond(g, f"{base}/{hose}", f"{base}/valve/") \
-                    or _bond(g, f"{base}/valve/", f"{base}/cyl/") or _bond(g, f"{base}/cyl/", f"{base}/valve/")
+                k = _bond(model, f"{base}/valve/", f"{base}/{hose}") or _bond(model, f"{base}/{hose}", f"{base}/valve/") \
+                    or _bond(model, f"{base}/valve/", f"{base}/cyl/") or _bond(model, f"{base}/cyl/", f"{base}/valve/")
                 if k is not None:
                     out[f"{f}_valve_flow_{port}"] = (res.flow(k), "m^3/s")
         pu = hc.power_unit
         if pu.pressure_state:
             p = res[f"{prefix}/{pu.name}/{pu.pressure_state}"]
             out["pump_pressure"] = (p, "Pa")
-            k = _bond(g, f"{prefix}/{pu.name}/pump", f"{prefix}/{pu.name}/")
+            k = _bond(model, f"{prefix}/{pu.name}/pump", f"{prefix}/{pu.name}/")
             if k is not None:
                 q = res.flow(k)
                 out["pump_flow"] = (q, "m^3/s")
                 out["pump_power"] = (p * q, "W")
-            k = _bond(g, f"{prefix}/{pu.name}/", f"{prefix}/{pu.name}/relief")
+            k = _bond(model, f"{prefix}/{pu.name}/", f"{prefix}/{pu.name}/relief")
             if k is not None:
                 out["relief_flow"] = (res.flow(k), "m^3/s")
         from .circuits_engine import engine_read_outs
@@ -385,8 +385,10 @@ class FixedCircuit(Circuit):
         return None
 
 
-def _bond(g, tail_prefix: str, head_prefix: str) -> str | None:
-    for u, v, k in g.edges(keys=True):
+def _bond(model, tail_prefix: str, head_prefix: str) -> str | None:
+    from bondgraph.bondindex import bond_edges
+
+    for u, v, k in bond_edges(model):
         if u.startswith(tail_prefix) and v.startswith(head_prefix):
             return k
     return None
