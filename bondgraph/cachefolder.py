@@ -43,7 +43,7 @@ from pathlib import Path
 
 from .errors import ParameterError
 
-__all__ = ["CacheUsage", "cache_usage", "clear_cache"]
+__all__ = ["CacheUsage", "cache_usage", "clear_cache", "size_text"]
 
 #: what each kind of entry is (a kind not listed is shown by its prefix)
 KINDS = {
@@ -76,7 +76,23 @@ def _kind(name: str) -> str:
     return stem.split("_")[0] if stem else name
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """A size in bytes as people read it (decimal units).
+
+    Parameters
+    ----------
+    n : int
+        Bytes.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> size_text(950), size_text(2000), size_text(3_400_000)
+    ('950 B', '2.0 kB', '3.4 MB')
+    """
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
@@ -119,10 +135,10 @@ class CacheUsage:
         return sum(b for _, b in self.kinds.values())
 
     def __str__(self) -> str:
-        lines = [f"cache folder {self.folder}: {self.files} file{'s' * (self.files != 1)}, {_size(self.bytes)}"]
+        lines = [f"cache folder {self.folder}: {self.files} file{'s' * (self.files != 1)}, {size_text(self.bytes)}"]
         for k, (n, b) in self.kinds.items():
             lines.append(f"  {k:<10} {KINDS.get(k, '(other)'):<40} {n:>5} file{'s' if n != 1 else ' '} "
-                         f"{_size(b):>9}")
+                         f"{size_text(b):>9}")
         return "\n".join(lines)
 
 

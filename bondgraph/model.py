@@ -93,6 +93,29 @@ class Model:
         return list(self.equations.inputs)
 
     @property
+    def bond_ends(self) -> tuple[tuple[str, str, str], ...]:
+        """Every bond as ``(tail, head, name)``, in the graph's order.
+
+        Read from the graph once (a built model's graph does not change): looking bonds
+        up by name or by their ends (:meth:`Results.effort <bondgraph.Results.effort>`, a
+        machine's read-outs) scans this tuple instead of networkx's edge view.
+
+        Examples
+        --------
+        >>> from bondgraph import BondGraph, Se, One, I, build
+        >>> bg = BondGraph("push")
+        >>> _ = bg.add(Se("F", 1.0), One("v"), I("m", 1.0))
+        >>> _ = bg.connect("F", "v"); _ = bg.connect("v", "m")
+        >>> build(bg).bond_ends
+        (('push/F', 'push/v', 'push/b1'), ('push/v', 'push/m', 'push/b2'))
+        """
+        kept = self.__dict__.get("_bond_ends")
+        if kept is None or kept[0] is not self.graph:      # read for this very graph
+            kept = (self.graph, tuple((u, v, k) for u, v, k in self.graph.edges(keys=True)))
+            self.__dict__["_bond_ends"] = kept
+        return kept[1]
+
+    @property
     def params(self) -> dict[str, float]:
         """Current parameter values by name (a copy)."""
         return dict(zip(self.equations.params, self.system.params.tolist()))

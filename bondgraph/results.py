@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
-from .bondindex import bond_edges
 from .errors import BondGraphWarning, ParameterError, UnknownNameError
 from .files import atomic_path
 
@@ -204,7 +203,7 @@ class Results:
     def _bond(self, bond: str) -> str:
         """Full bond name from a bond name, a unique suffix, or a one-port element."""
         g = self.model.graph
-        names = [k for *_, k in bond_edges(self.model)]
+        names = [k for *_, k in self.model.bond_ends]
         if bond in names:
             return bond
         cands = [n for n in names if n.endswith("/" + bond)]

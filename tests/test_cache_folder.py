@@ -83,4 +83,4 @@ def test_cli_shows_and_clears(folder, capsys):
     assert "older_than" in capsys.readouterr().err
     assert main(["cache", "--clear"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("deleted 1 entry (0.0 MB)") and "0 files" in out
+    assert out.startswith("deleted 1 entry (2.0 kB)") and "0 files" in out

@@ -576,7 +576,7 @@ static int accept(bgn_session* s, double t_old, double t) {
    (bondgraph.native.steppoly) cannot reach zero. 1: proven; 0: not (Python looks). */
 static int keeps_sign(bgn_session* s, int i, int sign) {
     int k, q, n = s->n, k1 = s->gkind[i], k2 = s->gkind2[i];
-    double tn, hu, c0, spread = 0.0, hk = 1.0;
+    double hu, c0, spread = 0.0, hk = 1.0;
     if (!(k1 == G_STATE || k1 == G_CONST) || !(k2 == G_STATE || k2 == G_CONST || k2 == G_NONE))
         return 0;
     if (s->tay_step != s->w->steps) {
@@ -589,8 +589,7 @@ static int keeps_sign(bgn_session* s, int i, int sign) {
         }
     }
     if (!s->tay_ok) return 0;
-    tn = s->tay_info[0]; hu = s->tay_info[1]; q = (int)s->tay_info[2];
-    (void)tn;
+    hu = s->tay_info[1]; q = (int)s->tay_info[2];
     c0 = (k1 == G_STATE ? s->tay[s->gidx[i]] : s->gconst[i])
          - (k2 == G_STATE ? s->tay[s->gidx2[i]] : (k2 == G_CONST ? s->gconst2[i] : 0.0));
     c0 = s->gsign[i] * (c0 - s->gthr[i]) - s->gtol[i];

@@ -18,12 +18,15 @@ fresh one. Two sweeps at once (from two threads) do not share it: the second get
 pool of its own, shut down at its end. While kept, the pool has two idle threads in the
 interpreter (its manager and its queue's feeder), as any live ``ProcessPoolExecutor``.
 
-Where the system lets a process choose its cores (Linux) and the pool has no more
-workers than the interpreter may use, each worker keeps to a core of its own
+Where the system lets a process choose its cores (Linux) and the pool has a worker for
+every core the interpreter may use, each worker keeps to a core of its own
 (:func:`worker_cores`). A worker runs a sweep's points side by side in threads that take
 turns (:mod:`.lockstep`); spread over the cores, each turn would wait for the next thread
 to be woken on a core the other worker is using (measured on two cores: a tenth of each
-worker's time, the two-process sweep 1.75× the serial one instead of 1.9×).
+worker's time, the two-process sweep 1.75× the serial one instead of 1.9×). A pool with
+fewer workers than cores is left to the system: there a hand-over finds a free core, and
+pools of two interpreters pinned to the same first cores would share them while the others
+idle.
 
 Examples
 --------
@@ -65,7 +68,7 @@ _STOP: list = []                   # in a worker: the stop flag of its pool
 
 def worker_cores(procs: int) -> list[int]:
     """The cores ``procs`` workers keep to, one each: the interpreter's own (its affinity),
-    when it may use at least ``procs`` of them and the system lets a process choose;
+    when there are exactly ``procs`` of them and the system lets a process choose;
     otherwise none (the workers go where the system puts them).
 
     Parameters
@@ -80,16 +83,17 @@ def worker_cores(procs: int) -> list[int]:
 
     Examples
     --------
-    >>> cores = worker_cores(1)
-    >>> cores == [] or len(cores) == 1
+    >>> import os
+    >>> n = len(os.sched_getaffinity(0))
+    >>> worker_cores(n) == sorted(os.sched_getaffinity(0))     # a worker on every core
     True
-    >>> worker_cores(10_000)              # more workers than cores: none pinned
-    []
+    >>> worker_cores(n + 1), worker_cores(n - 1) if n > 1 else []   # more or fewer: none pinned
+    ([], [])
     """
     if not hasattr(os, "sched_getaffinity") or not hasattr(os, "sched_setaffinity"):
         return []
     cores = sorted(os.sched_getaffinity(0))
-    return cores[:procs] if 1 <= procs <= len(cores) else []
+    return cores if procs == len(cores) else []
 
 
 def _worker_init(stop, started=None, cores=()) -> None:

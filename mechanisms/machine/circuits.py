@@ -386,9 +386,7 @@ class FixedCircuit(Circuit):
 
 
 def _bond(model, tail_prefix: str, head_prefix: str) -> str | None:
-    from bondgraph.bondindex import bond_edges
-
-    for u, v, k in bond_edges(model):
+    for u, v, k in model.bond_ends:
         if u.startswith(tail_prefix) and v.startswith(head_prefix):
             return k
     return None

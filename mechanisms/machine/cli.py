@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None, *, shortcut: tuple[str, str] | None = No
     ``shortcut=(prog, machine_file)`` makes a command for one machine (``excavator run ...``
     = ``hydrobond run excavator ...``, with ``--params FILE`` for another file of it).
     Started as a program (``argv`` None), the command keeps OpenBLAS to one thread unless
-    ``OPENBLAS_NUM_THREADS`` is set (:mod:`.blaspolicy`)."""
+    its size is set in the environment (:mod:`.blaspolicy`)."""
     if argv is None:
         from .blaspolicy import one_blas_thread_for_commands
 
@@ -264,7 +264,7 @@ def _list() -> int:
 
 
 def _cache(args) -> int:
-    from bondgraph.cachefolder import cache_usage, clear_cache
+    from bondgraph.cachefolder import cache_usage, clear_cache, size_text
 
     if args.older_than is not None and not args.clear:
         raise ParameterError(f"cache: --older-than {args.older_than:g} deletes nothing without --clear")
@@ -272,7 +272,7 @@ def _cache(args) -> int:
         files, size = clear_cache(args.older_than)
         days = args.older_than
         which = "" if days is None else f" written more than {days:g} day{'s' * (days != 1)} ago"
-        print(f"deleted {files} entr{'ies' if files != 1 else 'y'}{which} ({size / 1e6:.1f} MB)")
+        print(f"deleted {files} entr{'ies' if files != 1 else 'y'}{which} ({size_text(size)})")
     print(cache_usage())
     return 0
 

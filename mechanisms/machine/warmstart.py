@@ -310,9 +310,8 @@ def load_start_state(key: str, model, x0: np.ndarray, free: list[str], inputs: M
     >>> load_start_state(key, model, x0, ["hang/k.e"], {}) is None
     True
     """
-    from bondgraph.linearize import _accepted, _inputs, _row_scale
-
     from bondgraph.kept import kept
+    from bondgraph.linearize import _accepted, _inputs, _row_scale
 
     try:
         out = kept("start", key)                    # None: missing, unreadable or another key's

@@ -152,15 +152,16 @@ def _where(_):
     return os.getpid(), sorted(os.sched_getaffinity(0))
 
 
-@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
-                    reason="needs two cores the process may choose")
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or not 2 <= len(os.sched_getaffinity(0)) <= 8,
+                    reason="needs 2 to 8 cores the process may choose")
 def test_each_worker_keeps_to_a_core_of_its_own():
     # a worker's analysis threads take turns: kept on one core they hand over without
-    # waiting for a core the other worker holds (workers.worker_cores)
-    cores = workers.worker_cores(2)
-    assert cores == sorted(os.sched_getaffinity(0))[:2]
-    with workers.local_workers(2, key=("cores test",), keep=False) as (pool, _):
-        seen = dict(pool.map(_where, range(8)))
-    assert len(seen) == 2                                  # both workers
+    # waiting for a core the other worker holds (workers.worker_cores); a worker per core
+    n = len(os.sched_getaffinity(0))
+    cores = workers.worker_cores(n)
+    assert cores == sorted(os.sched_getaffinity(0)) and workers.worker_cores(n - 1) == []
+    with workers.local_workers(n, key=("cores test",), keep=False) as (pool, _):
+        seen = dict(pool.map(_where, range(4 * n)))
+    assert len(seen) == n                                  # every worker
     assert sorted(c for aff in seen.values() for c in aff) == cores   # one core each, different
     assert len(os.sched_getaffinity(0)) >= 2               # the parent is not pinned

@@ -2,8 +2,8 @@
 of its points found at every pose drawn, as it was computed before (one
 :class:`scipy.spatial.ConvexHull` per pose); a warm process draws it without scipy.spatial."""
 
-import pickle
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
